@@ -1,0 +1,32 @@
+# Two commands do everything on a fresh clone (Python 3.11 and pip; no GPU, no network but PyPI):
+#   make book   set up .venv, execute every notebook (papermill, default profile), build the HTML book
+#   make test   set up .venv, run the unit tests and nbval over the executed notebooks in book/
+PYTHON ?= python3
+PROFILE ?= default
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: book test setup html clean
+
+book: $(STAMP)
+	$(BIN)/python -m lmnotes.book all --profile $(PROFILE)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+setup: $(STAMP)
+
+html: $(STAMP)
+	$(BIN)/python -m lmnotes.book build
+
+# The environment is rebuilt when the pins change. requirements.lock pins every package
+# (transitive ones too) and is applied as pip constraints.
+$(STAMP): pyproject.toml requirements.lock
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[test]'
+	touch $(STAMP)
+
+clean:
+	rm -rf _build data/cache

@@ -1,0 +1,18 @@
+"""lmnotes: the helper package of the report *Evaluating language models beyond perplexity*.
+
+Every chapter of the book (``notebooks/NN_*.py``) imports this package; the notebooks hold
+narrative, parameters, calls, figures and tables, and all shared logic lives here where the
+unit tests in ``tests/`` reach it.
+
+Modules
+-------
+- :mod:`lmnotes.io`      atomic writes and the on-disk cache (every chapter)
+- :mod:`lmnotes.wiki`    Wikipedia dump reading and wikitext cleaning (corpus chapter)
+- :mod:`lmnotes.text`    sentence splitting and Moses tokenization (every chapter)
+- :mod:`lmnotes.corpus`  corpora, deterministic splits, raw and tokenized views (every chapter)
+- :mod:`lmnotes.laws`    rank–frequency and type–token statistics (corpus, tendencies)
+- :mod:`lmnotes.plots`   the shared figure style
+- :mod:`lmnotes.book`    the papermill runner and the book build
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,229 @@
+"""The book's runner: sync, execute and build. ``python -m lmnotes.book --help``.
+
+- ``sync``: write each ``notebooks/NN_name.py`` (jupytext py:percent, the source of truth)
+  to its paired, output-free ``notebooks/NN_name.ipynb``.
+- ``run [NAME ...] [--profile P] [-p KEY VALUE ...]``: execute notebooks with papermill
+  using the parameters of ``params/P.yaml`` plus overrides, into ``book/NN_name.ipynb``.
+  Execution writes to a hidden temporary file that replaces the old notebook only on
+  success; a failing cell stops the run with that cell's traceback and a non-zero exit.
+- ``build``: render the book with jupyter-book (notebooks are not re-executed; warnings
+  are errors) and print the path of ``_build/html/index.html``.
+- ``all``: sync, run every notebook, build.
+
+A profile is a YAML file with two sections: ``common`` (parameters applied to every notebook
+that declares them) and ``notebooks`` (a mapping from notebook name to its parameters).
+Unknown profiles, notebooks and parameter names are errors, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import yaml
+
+from . import io
+
+NOTEBOOKS = io.ROOT / "notebooks"
+BOOK = io.ROOT / "book"
+PARAMS = io.ROOT / "params"
+HTML_INDEX = io.ROOT / "_build" / "html" / "index.html"
+PROFILE_SECTIONS = ("common", "notebooks")
+
+
+class BookError(RuntimeError):
+    """A user error in running the book: the message says what to do."""
+
+
+def notebook_names() -> list[str]:
+    """Names (``NN_name``) of the chapter sources in ``notebooks/``, in order."""
+    return sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+
+
+def profiles() -> list[str]:
+    return sorted(p.stem for p in PARAMS.glob("*.yaml"))
+
+
+def load_profile(name: str) -> dict[str, Any]:
+    """The parsed ``params/<name>.yaml``, checked for its shape."""
+    path = PARAMS / f"{name}.yaml"
+    if not path.is_file():
+        raise BookError(f"unknown profile {name!r}; the profiles are {profiles()} (files in {PARAMS})")
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict) or set(data) - set(PROFILE_SECTIONS):
+        raise BookError(f"profile {path} must be a mapping with the sections {list(PROFILE_SECTIONS)}; "
+                        f"found {sorted(data) if isinstance(data, dict) else type(data).__name__}")
+    unknown = set(data.get("notebooks") or {}) - set(notebook_names())
+    if unknown:
+        raise BookError(f"profile {name!r} names unknown notebooks {sorted(unknown)}; "
+                        f"the notebooks are {notebook_names()}")
+    return {"common": data.get("common") or {}, "notebooks": data.get("notebooks") or {}}
+
+
+def declared_parameters(name: str) -> dict[str, Any]:
+    """The parameters of a notebook's ``parameters`` cell, with their default values."""
+    import jupytext
+    from papermill.translators import PythonTranslator
+
+    nb = jupytext.read(NOTEBOOKS / f"{name}.py")
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise BookError(f"notebooks/{name}.py must have exactly one cell tagged 'parameters' "
+                        f"(found {len(cells)})")
+    return {p.name: p.default for p in PythonTranslator.inspect(cells[0])}
+
+
+def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, Any]
+                       ) -> dict[str, dict[str, Any]]:
+    """Parameters for each notebook: profile ``common``, then its section, then overrides.
+
+    Raises :class:`BookError` for a parameter that no notebook concerned declares.
+    """
+    prof = load_profile(profile)
+    declared = {n: declared_parameters(n) for n in notebook_names()}
+    everything = set().union(*declared.values()) if declared else set()
+    unknown = set(prof["common"]) - everything
+    if unknown:
+        raise BookError(f"profile {profile!r}: no notebook declares {sorted(unknown)}; "
+                        f"declared parameters are {sorted(everything)}")
+    selected = set().union(*(declared[n] for n in names)) if names else set()
+    unknown = set(overrides) - selected
+    if unknown:
+        raise BookError(f"unknown parameter(s) {sorted(unknown)} for {list(names)}; "
+                        f"their parameters are {sorted(selected)}")
+    out = {}
+    for n in names:
+        section = prof["notebooks"].get(n) or {}
+        bad = set(section) - set(declared[n])
+        if bad:
+            raise BookError(f"profile {profile!r}, notebook {n!r}: unknown parameter(s) {sorted(bad)}; "
+                            f"it declares {sorted(declared[n])}")
+        params = {k: v for k, v in prof["common"].items() if k in declared[n]}
+        params.update(section)
+        params.update({k: v for k, v in overrides.items() if k in declared[n]})
+        out[n] = params
+    return out
+
+
+def sync(names: Sequence[str] | None = None) -> None:
+    """Write each ``notebooks/NAME.py`` to its paired, output-free ``.ipynb``."""
+    import jupytext
+
+    for n in names or notebook_names():
+        nb = jupytext.read(NOTEBOOKS / f"{n}.py")
+        io.write_text(NOTEBOOKS / f"{n}.ipynb", jupytext.writes(nb, fmt="ipynb"))
+
+
+# Metadata that papermill writes and that changes from run to run (times, paths): dropped so
+# that the same parameters give the same committed notebook.
+_VOLATILE_NB = ("start_time", "end_time", "duration", "input_path", "output_path", "exception")
+
+
+def _scrub(nb) -> None:
+    for key in _VOLATILE_NB:
+        nb.metadata.get("papermill", {}).pop(key, None)
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+
+
+def execute(name: str, parameters: dict[str, Any], profile: str, kernel: str = "python3") -> Path:
+    """Execute ``notebooks/NAME.ipynb`` into ``book/NAME.ipynb`` atomically."""
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    source = NOTEBOOKS / f"{name}.ipynb"
+    target = BOOK / f"{name}.ipynb"
+    with io.atomic_path(target, suffix=".ipynb") as tmp:
+        try:
+            papermill.execute_notebook(
+                str(source), str(tmp), parameters=parameters, kernel_name=kernel, language="python",
+                cwd=str(BOOK), progress_bar=sys.stderr.isatty(), report_mode=False,
+            )
+        except PapermillExecutionError as exc:
+            tb = "\n".join(exc.traceback) if exc.traceback else f"{exc.ename}: {exc.evalue}"
+            raise BookError(f"{name}: cell {exc.exec_count} failed (profile {profile!r}); "
+                            f"book/{name}.ipynb is unchanged.\n{tb}") from None
+        nb = nbformat.read(tmp, as_version=4)
+        nb.metadata.setdefault("lmnotes", {})["profile"] = profile
+        _scrub(nb)
+        nbformat.write(nb, tmp)
+    return target
+
+
+def run(names: Sequence[str] | None = None, profile: str = "default",
+        overrides: dict[str, Any] | None = None) -> list[Path]:
+    """Execute the named notebooks (all by default), printing progress per notebook."""
+    known = notebook_names()
+    names = list(names or known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise BookError(f"unknown notebook(s) {unknown}; the notebooks are {known}")
+    params = resolve_parameters(names, profile, overrides or {})
+    sync(names)
+    out = []
+    for i, n in enumerate(names, 1):
+        print(f"[{i}/{len(names)}] {n} (profile {profile}) ...", flush=True)
+        t0 = time.perf_counter()
+        out.append(execute(n, params[n], profile))
+        print(f"[{i}/{len(names)}] {n} done in {time.perf_counter() - t0:.0f} s -> "
+              f"{os.path.relpath(out[-1])}", flush=True)
+    return out
+
+
+def build() -> Path:
+    """Render the book with jupyter-book, warnings as errors; return ``index.html``'s path."""
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(io.ROOT),
+           "--warningiserror", "--nitpick", "--keep-going", "--quiet"]
+    print("building the book ...", flush=True)
+    if subprocess.run(cmd, cwd=io.ROOT).returncode != 0:
+        raise BookError("jupyter-book build failed (warnings are errors); see the messages above")
+    return HTML_INDEX
+
+
+def _overrides(pairs: Sequence[Sequence[str]]) -> dict[str, Any]:
+    # Values are YAML scalars, as on papermill's command line: 3 -> int, 0.5 -> float, x -> str.
+    return {k: yaml.safe_load(v) for k, v in pairs}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lmnotes.book", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for cmd in ("run", "all"):
+        p = sub.add_parser(cmd, help="execute notebooks" + (", then build" if cmd == "all" else ""))
+        if cmd == "run":
+            p.add_argument("names", nargs="*", help="notebooks (default: all), e.g. 00_corpus")
+        p.add_argument("--profile", default="default", help="params/PROFILE.yaml (default: default)")
+        p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                       metavar=("KEY", "VALUE"), help="override one parameter (YAML value)")
+    sub.add_parser("build", help="render _build/html with jupyter-book")
+    sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
+    sub.add_parser("list", help="list notebooks, their parameters and the profiles")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "sync":
+            sync()
+        elif args.command == "list":
+            for n in notebook_names():
+                print(n, declared_parameters(n))
+            print("profiles:", profiles())
+        elif args.command == "build":
+            print(f"the book is at {build()}")
+        else:
+            run(getattr(args, "names", None), args.profile, _overrides(args.parameter))
+            if args.command == "all":
+                print(f"the book is at {build()}")
+    except BookError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

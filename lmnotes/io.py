@@ -1,0 +1,86 @@
+"""Atomic file writes and the on-disk cache. Used by every chapter.
+
+A cache entry or an executed notebook is first written to a temporary file in the same folder,
+flushed to disk, and then moved into place with :func:`os.replace`, which is atomic on POSIX
+and Windows: a reader sees either the old file or the complete new one, never a half-written
+file, and an interrupted run leaves at most a stray ``*.tmp`` file that nothing loads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+#: The repository root (parent of the package), used to find ``data/`` and ``params/``.
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cache_dir() -> Path:
+    """The folder for derived files: ``$LMNOTES_CACHE`` if set, else ``<repo>/data/cache``."""
+    path = Path(os.environ.get("LMNOTES_CACHE", ROOT / "data" / "cache"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success move it onto ``path`` atomically.
+
+    If the body raises, the temporary file is removed and ``path`` is left untouched. The
+    temporary name is hidden (leading dot) and ends in ``suffix``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:  # make the bytes durable before the rename
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_pickle(path: str | os.PathLike, obj: Any) -> None:
+    """Pickle ``obj`` to ``path`` atomically."""
+    write_bytes(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def read_pickle(path: str | os.PathLike) -> Any:
+    """Load a pickle written by :func:`write_pickle`."""
+    with open(path, "rb") as fh:
+        return pickle.load(fh)
+
+
+def digest(*parts: Any) -> str:
+    """A short stable hash of JSON-serialisable ``parts``, used as a cache key."""
+    blob = json.dumps(parts, sort_keys=True, default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's bytes (hex), so that a changed input invalidates the cache."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,107 @@
+"""The runner (lmnotes.book): profiles, parameters, atomic execution, paired notebooks."""
+
+import json
+
+import jupytext
+import nbformat
+import pytest
+
+from lmnotes import book
+from lmnotes.book import BookError
+
+
+def test_every_notebook_is_paired_executed_and_in_the_toc():
+    toc = (book.io.ROOT / "_toc.yml").read_text()
+    assert book.notebook_names(), "no notebooks found"
+    for name in book.notebook_names():
+        py = jupytext.read(book.NOTEBOOKS / f"{name}.py")
+        ipynb = nbformat.read(book.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+        assert [c.source for c in py.cells] == [c.source for c in ipynb.cells], f"{name}: run `python -m lmnotes.book sync`"
+        assert all(not c.get("outputs") for c in ipynb.cells if c.cell_type == "code")
+        executed = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
+        assert executed.metadata["lmnotes"]["profile"] == "default"
+        assert f"book/{name}" in toc
+
+
+def test_default_profile_resolves():
+    params = book.resolve_parameters(["00_corpus"], "default", {})
+    assert params["00_corpus"]["corpus"] == "enwiki"
+    assert set(params["00_corpus"]) <= set(book.declared_parameters("00_corpus"))
+    over = book.resolve_parameters(["00_corpus"], "gpu", {"n_samples": 3})
+    assert over["00_corpus"]["n_samples"] == 3
+
+
+def test_unknown_profile():
+    with pytest.raises(BookError, match=r"unknown profile 'nope'.*'default'"):
+        book.resolve_parameters(["00_corpus"], "nope", {})
+
+
+def test_unknown_parameter_override():
+    with pytest.raises(BookError, match=r"unknown parameter\(s\) \['n_sample'\]"):
+        book.resolve_parameters(["00_corpus"], "default", {"n_sample": 3})
+
+
+def test_unknown_notebook():
+    with pytest.raises(BookError, match="unknown notebook"):
+        book.run(["99_nothing"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ("common:\n  nonsense_knob: 1\n", "no notebook declares"),
+    ("notebooks:\n  00_corpus:\n    n_sample: 1\n", "unknown parameter"),
+    ("notebooks:\n  77_missing:\n    x: 1\n", "unknown notebooks"),
+    ("knobs:\n  x: 1\n", "sections"),
+])
+def test_bad_profiles(tmp_path, monkeypatch, text, message):
+    (tmp_path / "bad.yaml").write_text(text)
+    monkeypatch.setattr(book, "PARAMS", tmp_path)
+    with pytest.raises(BookError, match=message):
+        book.resolve_parameters(["00_corpus"], "bad", {})
+
+
+def test_cli_reports_errors_with_exit_code(capsys):
+    assert book.main(["run", "00_corpus", "--profile", "nope"]) == 2
+    assert "unknown profile 'nope'" in capsys.readouterr().err
+    assert book.main(["run", "00_corpus", "-p", "bogus", "1"]) == 2
+    assert "bogus" in capsys.readouterr().err
+
+
+TOY = '''# %% tags=["parameters"]
+x = 1  # a number
+fail = False  # raise in the second cell
+
+# %%
+assert not fail, "asked to fail"
+print(x * 2)
+'''
+
+
+@pytest.fixture
+def toy_book(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book").mkdir()
+    (tmp_path / "params").mkdir()
+    (tmp_path / "notebooks" / "00_toy.py").write_text(TOY)
+    (tmp_path / "params" / "default.yaml").write_text("notebooks:\n  00_toy:\n    x: 5\n")
+    for attr in ("NOTEBOOKS", "BOOK", "PARAMS"):
+        monkeypatch.setattr(book, attr, tmp_path / attr.lower())
+    return tmp_path
+
+
+def test_run_executes_with_profile_and_overrides(toy_book, capsys):
+    book.run(profile="default", overrides={"x": 21})
+    nb = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4)
+    assert nb.cells[-1].outputs[0]["text"] == "42\n"
+    assert "x = 21" in nb.cells[1].source  # papermill's injected-parameters cell
+    assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps([c.metadata for c in nb.cells])
+    assert "[1/1] 00_toy" in capsys.readouterr().out
+
+
+def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):
+    book.run(profile="default")
+    target = toy_book / "book" / "00_toy.ipynb"
+    before = target.read_bytes()
+    with pytest.raises(BookError, match="(?s)00_toy: cell .* failed.*asked to fail"):
+        book.run(profile="default", overrides={"fail": True})
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in (toy_book / "book").iterdir()) == ["00_toy.ipynb"]

@@ -1,0 +1,38 @@
+"""Project files agree with each other: pins, the CI script, the README's commands."""
+
+import re
+import tomllib
+
+import yaml
+
+from lmnotes.io import ROOT
+
+
+def _pins(lines):
+    return {re.split(r"==", l)[0].lower(): l.split("==")[1] for l in lines if "==" in l}
+
+
+def test_environment_yml_matches_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = project["dependencies"] + project["optional-dependencies"]["test"]
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert sorted(p for p in pip if "==" in p) == sorted(declared)
+    assert "-e ." in pip
+    python = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python="))
+    assert project["requires-python"] == ">=" + python.split("=")[1]
+
+
+def test_lock_agrees_with_direct_pins():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    direct = _pins(project["dependencies"] + project["optional-dependencies"]["test"])
+    locked = _pins((ROOT / "requirements.lock").read_text().splitlines())
+    for name, version in direct.items():
+        assert locked.get(name.replace("_", "-")) == version or locked.get(name) == version, name
+
+
+def test_readme_and_ci_commands():
+    readme = (ROOT / "README.md").read_text()
+    assert "make book" in readme and "make test" in readme
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test" in ci
