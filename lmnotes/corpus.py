@@ -35,7 +35,8 @@ from .text import moses_words, split_sentences
 
 log = logging.getLogger(__name__)
 
-#: Bump when cleaning, splitting or tokenization changes, so that old caches are not reused.
+#: Bump when the meaning of a prepared corpus changes; edits to the code that prepares it and
+#: the versions of the libraries it uses are part of the cache key anyway (see _prep_version).
 PREP_VERSION = 1
 SPLITS = ("train", "valid", "test")
 EMBEDDED = "enwiki"
@@ -260,6 +261,16 @@ def _source_key(source: str) -> tuple[str, str]:
                       f"a local .txt file or folder, or one of the HF datasets {sorted(HF_DATASETS)}")
 
 
+def _prep_version() -> str:
+    """Digest of the code and library versions that prepare a corpus, for the cache key."""
+    from importlib.metadata import version
+
+    here = Path(__file__).parent
+    code = [io.file_digest(here / f) for f in ("corpus.py", "wiki.py", "text.py")]
+    libs = [version(p) for p in ("mwparserfromhell", "pysbd", "sacremoses", "gensim")]
+    return io.digest(PREP_VERSION, code, libs)
+
+
 def load(source: str = EMBEDDED, fractions: Sequence[float] = (0.8, 0.1, 0.1), seed: int = 0,
          cache: bool = True) -> Corpus:
     """Load a corpus with its train/valid/test splits, from the cache when possible.
@@ -274,7 +285,7 @@ def load(source: str = EMBEDDED, fractions: Sequence[float] = (0.8, 0.1, 0.1), s
     cache : read and write the prepared corpus under :func:`lmnotes.io.cache_dir`.
     """
     kind, identity = _source_key(str(source))
-    key = io.digest("corpus", PREP_VERSION, kind, identity, list(fractions), seed)
+    key = io.digest("corpus", _prep_version(), kind, identity, list(fractions), seed)
     path = io.cache_dir() / f"corpus-{key}.pkl"
     if cache and path.is_file():
         log.info("corpus %s from cache %s", source, path)
