@@ -18,6 +18,7 @@ Unknown profiles, notebooks and parameter names are errors, never silently ignor
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -116,6 +117,7 @@ def sync(names: Sequence[str] | None = None) -> None:
 
     for n in names or notebook_names():
         nb = jupytext.read(NOTEBOOKS / f"{n}.py")
+        _stable_ids(nb)
         io.write_text(NOTEBOOKS / f"{n}.ipynb", jupytext.writes(nb, fmt="ipynb"))
 
 
@@ -124,7 +126,15 @@ def sync(names: Sequence[str] | None = None) -> None:
 _VOLATILE_NB = ("start_time", "end_time", "duration", "input_path", "output_path", "exception")
 
 
+def _stable_ids(nb) -> None:
+    """Give cells ids derived from their position and source (jupytext and papermill draw
+    random ones), so that the same source gives the same file."""
+    for i, cell in enumerate(nb.cells):
+        cell.id = hashlib.sha1(f"{i}:{cell.cell_type}:{cell.source}".encode()).hexdigest()[:8]
+
+
 def _scrub(nb) -> None:
+    _stable_ids(nb)
     for key in _VOLATILE_NB:
         nb.metadata.get("papermill", {}).pop(key, None)
     for cell in nb.cells:

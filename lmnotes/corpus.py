@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import logging
-import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -133,8 +132,8 @@ def embedded_path() -> Path:
     try:
         path = importlib.resources.files(package).joinpath(resource)
     except ModuleNotFoundError as exc:
-        raise CorpusError(f"the embedded corpus ships with gensim, which is not installed: "
-                          f"run `pip install -e .` (or `make book`) in the repository") from exc
+        raise CorpusError("the embedded corpus ships with gensim, which is not installed: "
+                          "run `pip install -e .` (or `make book`) in the repository") from exc
     if not path.is_file():
         raise CorpusError(f"the embedded corpus file is missing from gensim ({path}); reinstall it "
                           f"with `pip install --force-reinstall --no-deps gensim`")
@@ -305,7 +304,7 @@ def load(source: str = EMBEDDED, fractions: Sequence[float] = (0.8, 0.1, 0.1), s
             raise CorpusError(f"split {name!r} of {source!r} is empty: the corpus has "
                               f"{sum(len(s.documents) for s in splits.values())} documents; use a "
                               f"larger corpus or give {name!r} a larger fraction (now {list(fractions)})")
-    corpus = Corpus(name=str(source) if kind != "text" else os.fspath(source), splits=splits, key=key)
+    corpus = Corpus(name=str(source), splits=splits, key=key)
     if cache:
         io.write_pickle(path, corpus)
     return corpus

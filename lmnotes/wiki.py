@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 import mwparserfromhell as mwp
-from mwparserfromhell.nodes import Argument, Comment, ExternalLink, Heading, Tag, Template, Wikilink
+from mwparserfromhell.nodes import Argument, Comment, Heading, Template
 
 #: Tags whose whole content is not prose.
 DROP_TAGS = frozenset(

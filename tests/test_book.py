@@ -95,6 +95,11 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     assert "x = 21" in nb.cells[1].source  # papermill's injected-parameters cell
     assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps([c.metadata for c in nb.cells])
     assert "[1/1] 00_toy" in capsys.readouterr().out
+    first = (toy_book / "book" / "00_toy.ipynb").read_bytes()
+    paired = (toy_book / "notebooks" / "00_toy.ipynb").read_bytes()
+    book.run(profile="default", overrides={"x": 21})
+    assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first  # same parameters, same file
+    assert (toy_book / "notebooks" / "00_toy.ipynb").read_bytes() == paired
 
 
 def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):

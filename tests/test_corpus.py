@@ -1,7 +1,6 @@
 """The embedded corpus and the corpus API (lmnotes.corpus)."""
 
 import re
-import shutil
 
 import pytest
 
