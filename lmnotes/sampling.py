@@ -1,0 +1,73 @@
+"""Decoding strategies as transformations of next-token logits. Used by every chapter that
+samples (tendencies, distortion, models).
+
+Each strategy turns the model's next-token logits into the log-probabilities of the
+distribution it actually samples from:
+
+- ancestral with temperature T: softmax(logits / T) (T = 1 is the model itself);
+- top-k: keep the k largest logits, renormalise (Fan et al. 2018);
+- nucleus (top-p): keep the smallest set of most probable tokens whose mass reaches p,
+  renormalise (Holtzman et al. 2020; Meister & Cotterell 2021, Eq. 15).
+
+Temperature is applied first, then top-k, then top-p, as in Hugging Face's
+``generate``. The warped log-probabilities give each sample's log-probability under the
+sampling distribution, beside its log-probability under the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+STRATEGIES = ("ancestral", "top-k", "nucleus")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A decoding strategy: ``kind`` in STRATEGIES plus its settings."""
+
+    kind: str = "ancestral"
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+
+    def __post_init__(self):
+        if self.kind not in STRATEGIES:
+            raise ValueError(f"unknown strategy {self.kind!r}; the strategies are {list(STRATEGIES)}")
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be > 0, got {self.temperature}")
+        if self.kind == "top-k" and not (isinstance(self.top_k, int) and self.top_k >= 1):
+            raise ValueError(f"top-k sampling needs an integer top_k >= 1, got {self.top_k!r}")
+        if self.kind == "nucleus" and not (self.top_p is not None and 0 < self.top_p <= 1):
+            raise ValueError(f"nucleus sampling needs 0 < top_p <= 1, got {self.top_p!r}")
+
+    def warp(self, logits: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities [..., V] of the sampling distribution for logits [..., V]."""
+        logp = torch.log_softmax(logits.float() / self.temperature, dim=-1)
+        if self.kind == "top-k":
+            logp = top_k_filter(logp, self.top_k)
+        elif self.kind == "nucleus":
+            logp = nucleus_filter(logp, self.top_p)
+        return torch.log_softmax(logp, dim=-1)  # renormalise over the kept set
+
+
+def top_k_filter(logp: torch.Tensor, k: int) -> torch.Tensor:
+    """Set all but the k largest entries of the last dimension to -inf."""
+    k = min(k, logp.shape[-1])
+    kth = torch.topk(logp, k, dim=-1).values[..., -1:]
+    return logp.masked_fill(logp < kth, float("-inf"))
+
+
+def nucleus_filter(logp: torch.Tensor, p: float) -> torch.Tensor:
+    """Keep the smallest set of most probable tokens whose probability mass reaches ``p``.
+
+    A token is kept iff the mass of the tokens strictly more probable than it (in sorted
+    order) is below p; so the most probable token is always kept, and the kept set's mass is
+    the first cumulative sum >= p.
+    """
+    sorted_logp, order = torch.sort(logp, dim=-1, descending=True)
+    mass_before = torch.cumsum(sorted_logp.exp(), dim=-1) - sorted_logp.exp()  # [..., V]
+    drop_sorted = mass_before >= p
+    drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+    return logp.masked_fill(drop, float("-inf"))

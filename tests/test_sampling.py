@@ -1,0 +1,89 @@
+"""Decoding strategies (lmnotes.sampling) and sampling through the LanguageModel interface."""
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+
+from lmnotes.sampling import Strategy, nucleus_filter, top_k_filter
+from toy import Bigram
+
+
+def test_nucleus_keeps_exactly_the_smallest_set_reaching_p():
+    p = torch.tensor([0.05, 0.4, 0.1, 0.25, 0.2])
+    kept = torch.isfinite(nucleus_filter(p.log(), 0.6))
+    assert kept.tolist() == [False, True, False, True, False]  # 0.4 + 0.25 = 0.65 >= 0.6
+    kept = torch.isfinite(nucleus_filter(p.log(), 0.65 + 1e-6))
+    assert kept.tolist() == [False, True, False, True, True]
+    assert torch.isfinite(nucleus_filter(p.log(), 0.01)).sum() == 1  # the top token always stays
+    assert torch.isfinite(nucleus_filter(p.log(), 1.0)).all()
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # the kept set is minimal: dropping its least likely member falls below p
+        probs = torch.tensor(rng.dirichlet(np.ones(30)))
+        top_p = float(rng.uniform(0.05, 0.99))
+        kept = torch.isfinite(nucleus_filter(probs.log(), top_p))
+        mass = probs[kept].sum()
+        assert mass >= top_p - 1e-12 and mass - probs[kept].min() < top_p
+        assert probs[kept].min() >= probs[~kept].max() if (~kept).any() else True
+
+
+def test_top_k_and_temperature():
+    logits = torch.tensor([[1.0, 3.0, 2.0, 0.5]])
+    assert torch.isfinite(top_k_filter(logits, 2)).tolist() == [[False, True, True, False]]
+    warped = Strategy("ancestral", temperature=0.5).warp(logits)
+    assert torch.allclose(warped, torch.log_softmax(logits / 0.5, -1))
+    warped = Strategy("top-k", temperature=2.0, top_k=2).warp(logits)
+    expected = torch.log_softmax(torch.tensor([[3.0, 2.0]]) / 2.0, -1)
+    assert torch.allclose(warped[0, [1, 2]], expected[0]) and torch.isinf(warped[0, [0, 3]]).all()
+
+
+@pytest.mark.parametrize("kind, settings", [("nucleus", {}), ("top-k", {"top_k": 0}), ("beam?", {})])
+def test_bad_strategies(kind, settings):
+    with pytest.raises(ValueError):
+        Strategy(kind, **settings)
+    with pytest.raises(ValueError, match="temperature"):
+        Strategy("ancestral", temperature=0)
+
+
+@pytest.mark.parametrize("strategy", [
+    Strategy("ancestral"),
+    Strategy("ancestral", temperature=0.7),
+    Strategy("top-k", top_k=4),
+    Strategy("nucleus", top_p=0.8),
+    Strategy("nucleus", temperature=1.5, top_p=0.5),
+])
+def test_first_token_frequencies_pass_chi_square(strategy):
+    lm = Bigram(seed=1)
+    n = 6000
+    out = lm.sample(n, strategy, max_tokens=1, seed=3, batch_size=1000)
+    first = [ids[0] if ids else lm.eos_id for ids in out.token_ids]
+    counts = np.bincount(first, minlength=lm.vocab_size)
+    probs = strategy.warp(lm.table[lm.bos_id][None])[0].exp().numpy().astype(np.float64)
+    support = probs > 0
+    assert counts[~support].sum() == 0, "sampled a token outside the strategy's support"
+    expected = probs[support] / probs[support].sum() * n
+    assert stats.chisquare(counts[support], expected).pvalue > 1e-3
+
+
+def test_sample_logprobs_match_scores_and_are_deterministic():
+    lm = Bigram(seed=2, sharpness=1.0)
+    a = lm.sample(50, "nucleus", top_p=0.9, max_tokens=40, seed=7)
+    b = lm.sample(50, "nucleus", top_p=0.9, max_tokens=40, seed=7)
+    assert a.token_ids == b.token_ids
+    done = a.finished
+    assert done.any()
+    scores = lm.score([t for t, d in zip(a.texts, done) if d])
+    assert np.allclose(scores.logprob, a.logprob_model[done], atol=1e-6)
+    assert np.all(a.logprob_sampling >= a.logprob_model - 1e-9)  # truncation raises kept tokens' mass
+    c = lm.sample(30, "ancestral", max_tokens=40, seed=1)
+    assert np.allclose(c.logprob_model, c.logprob_sampling)
+    assert all(len(ids) == 40 for ids, d in zip(c.token_ids, c.finished) if not d)
+
+
+def test_sample_errors():
+    lm = Bigram(max_length=16)
+    with pytest.raises(ValueError, match="context window"):
+        lm.sample(1, max_tokens=20)
+    with pytest.raises(ValueError):
+        lm.sample(-1)
+    assert lm.sample(0, max_tokens=4).texts == []
