@@ -7,7 +7,9 @@ distribution it actually samples from:
 - ancestral with temperature T: softmax(logits / T) (T = 1 is the model itself);
 - top-k: keep the k largest logits, renormalise (Fan et al. 2018);
 - nucleus (top-p): keep the smallest set of most probable tokens whose mass reaches p,
-  renormalise (Holtzman et al. 2020; Meister & Cotterell 2021, Eq. 15).
+  renormalise (Holtzman et al. 2020; Meister & Cotterell 2021, Eq. 15);
+- beam: stochastic beam sampling with ``beam`` hypotheses, whose candidates are drawn from
+  the tempered distribution (:mod:`lmnotes.models.beam`).
 
 Temperature is applied first, then top-k, then top-p, as in Hugging Face's
 ``generate``. The warped log-probabilities give each sample's log-probability under the
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
-STRATEGIES = ("ancestral", "top-k", "nucleus")
+STRATEGIES = ("ancestral", "top-k", "nucleus", "beam")
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Strategy:
     temperature: float = 1.0
     top_k: int | None = None
     top_p: float | None = None
+    beam: int | None = None
 
     def __post_init__(self):
         if self.kind not in STRATEGIES:
@@ -41,15 +44,21 @@ class Strategy:
             raise ValueError(f"top-k sampling needs an integer top_k >= 1, got {self.top_k!r}")
         if self.kind == "nucleus" and not (self.top_p is not None and 0 < self.top_p <= 1):
             raise ValueError(f"nucleus sampling needs 0 < top_p <= 1, got {self.top_p!r}")
+        if self.kind == "beam" and not (isinstance(self.beam, int) and self.beam >= 1):
+            raise ValueError(f"beam sampling needs an integer beam >= 1, got {self.beam!r}")
 
-    def warp(self, logits: torch.Tensor) -> torch.Tensor:
-        """Log-probabilities [..., V] of the sampling distribution for logits [..., V]."""
-        logp = torch.log_softmax(logits.float() / self.temperature, dim=-1)
+    def warp(self, logits: torch.Tensor, logp: torch.Tensor | None = None) -> torch.Tensor:
+        """Log-probabilities [..., V] of the sampling distribution for logits [..., V].
+
+        ``logp``, if given, is log_softmax(logits) already computed (reused when T = 1).
+        """
+        if logp is None or self.temperature != 1.0:
+            logp = torch.log_softmax(logits.float() / self.temperature, dim=-1)
         if self.kind == "top-k":
-            logp = top_k_filter(logp, self.top_k)
+            logp = torch.log_softmax(top_k_filter(logp, self.top_k), dim=-1)  # renormalise
         elif self.kind == "nucleus":
-            logp = nucleus_filter(logp, self.top_p)
-        return torch.log_softmax(logp, dim=-1)  # renormalise over the kept set
+            logp = torch.log_softmax(nucleus_filter(logp, self.top_p), dim=-1)
+        return logp
 
 
 def top_k_filter(logp: torch.Tensor, k: int) -> torch.Tensor:

@@ -37,7 +37,8 @@ def test_top_k_and_temperature():
     assert torch.allclose(warped[0, [1, 2]], expected[0]) and torch.isinf(warped[0, [0, 3]]).all()
 
 
-@pytest.mark.parametrize("kind, settings", [("nucleus", {}), ("top-k", {"top_k": 0}), ("beam?", {})])
+@pytest.mark.parametrize("kind, settings", [("nucleus", {}), ("top-k", {"top_k": 0}), ("beam", {"beam": 0}),
+                                            ("greedy?", {})])
 def test_bad_strategies(kind, settings):
     with pytest.raises(ValueError):
         Strategy(kind, **settings)
@@ -51,6 +52,7 @@ def test_bad_strategies(kind, settings):
     Strategy("top-k", top_k=4),
     Strategy("nucleus", top_p=0.8),
     Strategy("nucleus", temperature=1.5, top_p=0.5),
+    Strategy("beam", beam=1),  # a beam of one is ancestral sampling
 ])
 def test_first_token_frequencies_pass_chi_square(strategy):
     lm = Bigram(seed=1)
@@ -87,3 +89,15 @@ def test_sample_errors():
     with pytest.raises(ValueError):
         lm.sample(-1)
     assert lm.sample(0, max_tokens=4).texts == []
+
+
+def test_beam_sampling_prefers_probable_strings_and_reports_their_logprob():
+    lm = Bigram(seed=2, sharpness=1.0)
+    beam = lm.sample(100, "beam", beam=5, max_tokens=40, seed=0)
+    anc = lm.sample(100, "ancestral", max_tokens=40, seed=0)
+    assert beam.token_ids == lm.sample(100, "beam", beam=5, max_tokens=40, seed=0).token_ids
+    assert beam.finished.all() and np.isnan(beam.logprob_sampling).all()
+    assert np.allclose(lm.score(beam.texts).logprob, beam.logprob_model, atol=1e-5)
+    per_token = lambda s: s.logprob_model / (np.array([len(t) for t in s.token_ids]) + 1)
+    assert per_token(beam).mean() > per_token(anc).mean() + 0.3
+    assert len(set(beam.texts)) > 10  # random, unlike beam search

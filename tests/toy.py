@@ -33,7 +33,7 @@ class Bigram(LanguageModel):
     def decode(self, ids):
         return "".join(ALPHABET[i] for i in ids)
 
-    def _hidden(self, ids, mask, past=None, use_cache=False):
+    def _hidden(self, ids, past=None, use_cache=False):
         return torch.nn.functional.one_hot(ids, self.vocab_size).double(), None
 
     def _head(self, states):

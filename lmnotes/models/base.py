@@ -28,6 +28,11 @@ from ..sampling import Strategy
 #: Logit elements computed at once by the output head (bounds memory for 262k vocabularies).
 HEAD_CHUNK_ELEMENTS = 1 << 25
 
+# _RIGHT_PADDING: batches are padded on the right and every model is causal, so a real
+# position never attends to a padding position (all lie in its future). The states of real
+# positions are therefore exact without an attention mask, and skipping the mask lets
+# PyTorch's scaled-dot-product attention take its fast causal path (about 10% faster here).
+
 
 class ModelError(RuntimeError):
     """A model cannot be loaded or used as asked; the message says what to do."""
@@ -111,10 +116,10 @@ class LanguageModel(ABC):
         """The string of token ids (the inverse of encode on its image)."""
 
     @abstractmethod
-    def _hidden(self, ids: torch.Tensor, mask: torch.Tensor | None, past: Any = None,
+    def _hidden(self, ids: torch.Tensor, past: Any = None,
                 use_cache: bool = False) -> tuple[torch.Tensor, Any]:
-        """States [B, T, H] for ids [B, T] (right-padded, ``mask`` 1 on real tokens), given the
-        cache ``past`` of earlier positions; returns the new cache when ``use_cache``."""
+        """States [B, T, H] for ids [B, T] (right-padded, see _RIGHT_PADDING), given the cache
+        ``past`` of earlier positions; returns the new cache when ``use_cache``."""
 
     @abstractmethod
     def _head(self, states: torch.Tensor) -> torch.Tensor:
@@ -153,7 +158,7 @@ class LanguageModel(ABC):
 
     @torch.inference_mode()
     def score(self, texts: Sequence[str], temperature: float = 1.0, stride: int | None = None,
-              batch_tokens: int = 4096) -> Scores:
+              batch_tokens: int = 1024) -> Scores:
         """Score strings: per-token and total log p(text + EOS), see :class:`Scores`.
 
         Strings longer than the context window are scored with a sliding window of
@@ -176,11 +181,9 @@ class LanguageModel(ABC):
             stop = min(len(jobs), start + max(1, batch_tokens // width))
             batch = jobs[start:stop]
             ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
             for r, (i, b, e, _) in enumerate(batch):
                 ids[r, : e - b] = torch.tensor(seqs[i][b:e])
-                mask[r, : e - b] = 1
-            states, _ = self._hidden(ids.to(self.device), mask.to(self.device))
+            states, _ = self._hidden(ids.to(self.device))  # right padding: see _RIGHT_PADDING
             # state at position p (relative to b) predicts token b + p + 1
             rows, cols, tgts = [], [], []
             for r, (i, b, e, f) in enumerate(batch):
@@ -221,12 +224,11 @@ class LanguageModel(ABC):
             idx = order[a:a + batch_size]
             width = len(seqs[idx[0]])
             ids = torch.full((len(idx), width), self.pad_id, dtype=torch.long)
-            mask = torch.zeros((len(idx), width), dtype=torch.long)
             for r, i in enumerate(idx):
                 ids[r, : len(seqs[i])] = torch.tensor(seqs[i])
-                mask[r, : len(seqs[i])] = 1
-            states, _ = self._hidden(ids.to(self.device), mask.to(self.device))
-            last = states[torch.arange(len(idx)), mask.sum(1).to(self.device) - 1]
+            states, _ = self._hidden(ids.to(self.device))  # right padding: see _RIGHT_PADDING
+            ends = torch.tensor([len(seqs[i]) - 1 for i in idx], device=self.device)
+            last = states[torch.arange(len(idx), device=self.device), ends]
             logits = self._head(last).float() / temperature
             out[idx] = torch.log_softmax(logits, dim=-1).cpu()
         return out
@@ -237,8 +239,8 @@ class LanguageModel(ABC):
         """Draw ``n`` samples that continue BOS + ``prefix`` until EOS or ``max_tokens``.
 
         ``strategy`` is a :class:`~lmnotes.sampling.Strategy` or its kind (``"ancestral"``,
-        ``"top-k"``, ``"nucleus"``) with ``temperature``, ``top_k``, ``top_p`` as keywords.
-        Deterministic for a given seed, batch size and device.
+        ``"top-k"``, ``"nucleus"``, ``"beam"``) with ``temperature``, ``top_k``, ``top_p``,
+        ``beam`` as keywords. Deterministic for a given seed, batch size and device.
         """
         if isinstance(strategy, str):
             strategy = Strategy(strategy, **settings)
@@ -250,12 +252,21 @@ class LanguageModel(ABC):
         if len(context) + max_tokens > self.max_length:
             raise ValueError(f"prefix ({len(context)} tokens with BOS) + max_tokens ({max_tokens}) "
                              f"exceeds the context window of {self.max_length} tokens")
+        if strategy.kind == "beam":
+            from .beam import stochastic_beam
+
+            ids_out, lp_model, finished = stochastic_beam(self, n, strategy, context, max_tokens,
+                                                          seed, batch_size)
+            return Samples(texts=[self.decode(t) for t in ids_out], token_ids=ids_out,
+                           logprob_model=np.array(lp_model, dtype=float),
+                           logprob_sampling=np.full(len(ids_out), np.nan),
+                           finished=np.array(finished, dtype=bool))
         gen = torch.Generator(device=self.device).manual_seed(seed)
         ids_out, lp_model, lp_samp, finished = [], [], [], []
         for a in range(0, n, batch_size):
             B = min(batch_size, n - a)
             ids = torch.tensor([context] * B, device=self.device)
-            states, past = self._hidden(ids, None, None, use_cache=True)
+            states, past = self._hidden(ids, use_cache=True)
             last = states[:, -1]
             done = torch.zeros(B, dtype=torch.bool, device=self.device)
             lm = torch.zeros(B, dtype=torch.float64, device=self.device)
@@ -264,7 +275,7 @@ class LanguageModel(ABC):
             for _ in range(max_tokens):
                 logits = self._head(last).float()
                 model_lp = torch.log_softmax(logits, dim=-1)
-                samp_lp = strategy.warp(logits)
+                samp_lp = strategy.warp(logits, model_lp)
                 tok = torch.multinomial(samp_lp.exp(), 1, generator=gen)[:, 0]
                 tok = torch.where(done, torch.full_like(tok, self.eos_id), tok)
                 live = ~done
@@ -274,7 +285,7 @@ class LanguageModel(ABC):
                 done |= tok == self.eos_id
                 if bool(done.all()):
                     break
-                states, past = self._hidden(tok[:, None], None, past, use_cache=True)
+                states, past = self._hidden(tok[:, None], past, use_cache=True)
                 last = states[:, -1]
             steps = torch.stack(toks, 1).cpu().tolist() if toks else [[] for _ in range(B)]
             for row in steps:

@@ -58,9 +58,9 @@ class HFModel(LanguageModel):
         return self.tokenizer.decode(list(ids), skip_special_tokens=False,
                                      clean_up_tokenization_spaces=False)
 
-    def _hidden(self, ids: torch.Tensor, mask: torch.Tensor | None, past: Any = None,
+    def _hidden(self, ids: torch.Tensor, past: Any = None,
                 use_cache: bool = False) -> tuple[torch.Tensor, Any]:
-        out = self.hf.base_model(input_ids=ids, attention_mask=mask, past_key_values=past,
+        out = self.hf.base_model(input_ids=ids, past_key_values=past,
                                  use_cache=use_cache)
         return out.last_hidden_state, (out.past_key_values if use_cache else None)
 
