@@ -5,8 +5,23 @@ operations (score, next-token distributions, sampling), :mod:`.hf` for transform
 :mod:`.zoo` for the registry.
 """
 
+import os
+
+# Library chatter would make notebook outputs depend on what is cached (a conversion progress
+# bar on a cold cache, none on a warm one): keep transformers to errors and no progress bars.
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+try:
+    from transformers.utils import logging as _hf_logging
+
+    _hf_logging.set_verbosity_error()
+    _hf_logging.disable_progress_bar()
+except ImportError:  # transformers is a pinned dependency; this only guards partial installs
+    pass
+
 from .base import LanguageModel, ModelError, Samples, Scores, resolve_device
 from .zoo import load, names, register
+from . import trained  # noqa: E402,F401  (registers the wiki/... models)
 
 __all__ = ["LanguageModel", "ModelError", "Samples", "Scores", "load", "names", "register",
            "resolve_device"]

@@ -49,6 +49,20 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
     return device
 
 
+class RowCache:
+    """A model's cache of past positions as tensors with a batch dimension ``dim``.
+
+    ``reorder_cache`` selects rows in place, as transformers' caches do, so that beam sampling
+    (:mod:`lmnotes.models.beam`) treats every model's cache alike.
+    """
+
+    def __init__(self, tensors: tuple[torch.Tensor, ...], dim: int = 0):
+        self.tensors, self.dim = tuple(tensors), dim
+
+    def reorder_cache(self, index: torch.Tensor) -> None:
+        self.tensors = tuple(t.index_select(self.dim, index.to(t.device)) for t in self.tensors)
+
+
 @dataclass
 class Scores:
     """The result of :meth:`LanguageModel.score`, one entry per input string.

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 import torch
 
 from .. import segment as seglib
-from .base import LanguageModel
+from .base import LanguageModel, RowCache
 
 ESTIMATORS = ("mle", "kn")
 
@@ -113,13 +113,13 @@ class NGramModel(LanguageModel):
         return self.seg.decode(ids)
 
     def _hidden(self, ids: torch.Tensor, past: Any = None, use_cache: bool = False):
+        # the state of a position is its history of n-1 tokens; the cache holds the last n-2
         h = self.order - 1
         B = ids.shape[0]
-        before = past if past is not None else torch.full((B, max(h - 1, 0)), seglib.BOS, dtype=torch.long)
+        before = past.tensors[0] if past is not None else torch.full((B, max(h - 1, 0)), seglib.BOS, dtype=torch.long)
         full = torch.cat([before, ids.cpu()], 1)  # [B, h-1+T]
         states = full.unfold(1, h, 1) if h > 0 else torch.zeros((B, ids.shape[1], 0), dtype=torch.long)
-        new_past = full[:, full.shape[1] - (h - 1):] if use_cache and h > 1 else (
-            torch.zeros((B, 0), dtype=torch.long) if use_cache else None)
+        new_past = RowCache((full[:, full.shape[1] - max(h - 1, 0):],)) if use_cache else None
         return states, new_past  # [B, T, n-1]
 
     def _head(self, states: torch.Tensor) -> torch.Tensor:

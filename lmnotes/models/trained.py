@@ -1,0 +1,145 @@
+"""Models trained from scratch on a corpus, registered by name (``wiki/transformer-bpe8k``).
+Models chapter and every study that needs a self-trained model.
+
+A :class:`Recipe` says what to build: the architecture (``ngram-mle``, ``ngram-kn``, ``lstm``,
+``transformer``) and the segmentation (word, char, byte, or BPE with a vocabulary size).
+:func:`build` trains a recipe on **any list of strings** (the distortion chapter trains on
+samples of another model); the registered ``wiki/...`` names train on the sentences of the
+embedded corpus (train split; early stopping on valid). Sizes come in two profiles: ``cpu``
+(minutes on a 2-core CPU, what the book and CI run) and ``gpu`` (larger models and longer
+training, for the accelerator machine).
+
+Trained models are cached on disk under a key that hashes the training strings, the recipe,
+the size, the seed, the code that trains them and the library versions, and are written
+atomically, so an interrupted run never leaves an entry that loads.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Sequence
+
+from .. import io
+from .. import segment as seglib
+from ..train import TrainConfig, train
+from .base import LanguageModel, ModelError
+from .zoo import register
+
+SIZES = {
+    "cpu": {
+        "transformer": dict(d_model=192, n_layers=4, n_heads=4, context=256, dropout=0.1),
+        "lstm": dict(d_model=256, n_layers=2, dropout=0.2),
+        "train": TrainConfig(block=128, batch_size=32, lr=3e-3, max_steps=200, eval_every=50, patience=3),
+    },
+    "gpu": {
+        "transformer": dict(d_model=512, n_layers=8, n_heads=8, context=512, dropout=0.1),
+        "lstm": dict(d_model=1024, n_layers=3, dropout=0.3),
+        "train": TrainConfig(block=256, batch_size=64, lr=1e-3, max_steps=20000, eval_every=500, patience=4),
+    },
+}
+ARCHS = ("ngram-mle", "ngram-kn", "lstm", "transformer")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    arch: str  # one of ARCHS
+    segmentation: str  # word, char, byte, bpe
+    vocab_size: int | None = None  # BPE merges target, or a cap on the closed vocabulary
+    order: int = 3  # n-gram order
+    min_count: int = 2  # closed vocabularies keep types seen this often
+
+    def __post_init__(self):
+        if self.arch not in ARCHS:
+            raise ValueError(f"unknown architecture {self.arch!r}; use one of {list(ARCHS)}")
+        if self.segmentation not in seglib.KINDS:
+            raise ValueError(f"unknown segmentation {self.segmentation!r}; use one of {list(seglib.KINDS)}")
+
+
+#: The registered recipes, trained on the embedded corpus's sentences.
+RECIPES = {
+    "wiki/trigram-word-mle": (Recipe("ngram-mle", "word"), "unsmoothed word trigram (zero probabilities)"),
+    "wiki/kn3-word": (Recipe("ngram-kn", "word"), "interpolated Kneser-Ney word trigram"),
+    "wiki/lstm-bpe8k": (Recipe("lstm", "bpe", 8000), "2-layer LSTM over byte-level BPE, 8k types"),
+    "wiki/transformer-bpe8k": (Recipe("transformer", "bpe", 8000), "GPT-2 decoder over byte-level BPE, 8k types"),
+    "wiki/transformer-word": (Recipe("transformer", "word"), "GPT-2 decoder over words, closed vocabulary with <unk>"),
+    "wiki/transformer-char": (Recipe("transformer", "char"), "GPT-2 decoder over characters"),
+    "wiki/transformer-byte": (Recipe("transformer", "byte"), "GPT-2 decoder over UTF-8 bytes"),
+}
+
+_CODE = ("models/trained.py", "models/neural.py", "models/ngram.py", "models/base.py", "train.py", "segment.py")
+
+
+def _code_version() -> str:
+    import torch
+    import transformers
+
+    here = Path(__file__).resolve().parent.parent
+    return io.digest([io.file_digest(here / f) for f in _CODE], torch.__version__, transformers.__version__)
+
+
+def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str], name: str,
+          size: str = "cpu", seed: int = 0, device: str | None = "cpu", cache: bool = True,
+          progress: bool | None = None) -> LanguageModel:
+    """Train (or load from the cache) a model of ``recipe`` on ``train_texts``.
+
+    ``valid_texts`` drive early stopping of neural models. The model has attributes
+    ``train_seconds`` (wall time of the training that made it) and ``history`` (neural
+    models: the validation curve).
+    """
+    if size not in SIZES:
+        raise ModelError(f"unknown size {size!r}; use one of {list(SIZES)}")
+    train_texts, valid_texts = list(train_texts), list(valid_texts)
+    if not train_texts or not any(t.strip() for t in train_texts):
+        raise ModelError(f"{name}: no training text")
+    neural = recipe.arch in ("lstm", "transformer")
+    if neural and not valid_texts:
+        raise ModelError(f"{name}: neural models need validation strings for early stopping")
+    config = replace(SIZES[size]["train"], seed=seed)
+    key = io.digest("trained", name, asdict(recipe), size, SIZES[size].get(recipe.arch), config.asdict(),
+                    io.digest(train_texts), io.digest(valid_texts) if neural else "", _code_version())
+    path = io.cache_dir() / "models" / f"{name.replace('/', '--')}-{key}.pkl"
+    if cache and path.is_file():
+        lm = io.read_pickle(path)
+        return lm.to(device) if neural else lm
+
+    t0 = time.perf_counter()
+    seg = seglib.train(recipe.segmentation, train_texts, vocab_size=recipe.vocab_size, min_count=recipe.min_count)
+    if neural:
+        import torch
+
+        from .neural import NeuralLM
+
+        torch.manual_seed(seed)  # the initial weights
+        lm = NeuralLM(seg, recipe.arch, name=name, device=device, **SIZES[size][recipe.arch])
+        lm.history = train(lm, train_texts, valid_texts, config, progress=progress)
+    else:
+        from .ngram import NGramModel
+
+        lm = NGramModel(seg, recipe.order, recipe.arch.split("-")[1], name=name).fit(train_texts)
+        lm.history = None
+    lm.train_seconds = time.perf_counter() - t0
+    if cache:
+        if neural:
+            lm.to("cpu")
+        io.write_pickle(path, lm)
+        if neural:
+            lm.to(device)
+    return lm
+
+
+def _register(name: str, recipe: Recipe, description: str) -> None:
+    @register(name, f"{description}; trained on the embedded corpus")
+    def factory(device="cpu", dtype="float32", size="cpu", seed=0, corpus="enwiki", progress=None):
+        if dtype != "float32":
+            raise ModelError(f"{name} is trained and used in float32; dtype {dtype!r} is not supported")
+        from .. import corpus as corpora
+
+        data = corpora.load(corpus)
+        return build(recipe, data["train"].sentences, data["valid"].sentences, name=name, size=size,
+                     seed=seed, device=device, progress=progress)
+
+
+for _name, (_recipe, _description) in RECIPES.items():
+    _register(_name, _recipe, _description)

@@ -1,0 +1,127 @@
+"""Seeded training of neural language models, with early stopping. Models chapter and every
+study that trains a model (the distortion chapter trains on samples of another model).
+
+Training strings (any list of str) are encoded as ``<s> text <s>`` and concatenated into one
+stream, cut into blocks of ``block + 1`` tokens; each epoch visits the blocks in a seeded
+random order. The loss is the mean next-token cross-entropy (nats). Validation loss is
+computed on the validation strings every ``eval_every`` steps; training stops after
+``patience`` evaluations without improvement, at ``max_steps``, or after ``max_epochs``, and
+the best weights are restored. With the same seed, data and device the run is deterministic.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm import tqdm
+
+from .models.neural import NeuralLM
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    block: int = 128  # tokens per training sequence
+    batch_size: int = 32  # sequences per step
+    lr: float = 3e-3  # peak learning rate (AdamW), linear warm-up then cosine decay
+    weight_decay: float = 0.01
+    warmup: int = 50  # warm-up steps
+    max_steps: int = 1000  # upper bound on optimiser steps
+    max_epochs: int = 20
+    eval_every: int = 100  # steps between validation evaluations
+    patience: int = 3  # evaluations without improvement before stopping
+    clip: float = 1.0  # gradient-norm clipping
+    seed: int = 0
+
+    def asdict(self) -> dict:
+        return asdict(self)
+
+
+def _stream(lm: NeuralLM, texts: Sequence[str]) -> torch.Tensor:
+    ids = [lm.bos_id]
+    for t in texts:
+        ids.extend(lm.encode(t))
+        ids.append(lm.eos_id)
+    return torch.tensor(ids, dtype=torch.long)
+
+
+def _blocks(stream: torch.Tensor, block: int) -> torch.Tensor:
+    n = (len(stream) - 1) // block
+    if n == 0:
+        raise ValueError(f"the training text has {len(stream)} tokens, fewer than one block of {block + 1}")
+    # blocks overlap by one token so that every token is a target exactly once
+    return torch.stack([stream[i * block: i * block + block + 1] for i in range(n)])
+
+
+@torch.no_grad()
+def evaluate(lm: NeuralLM, blocks: torch.Tensor, batch_size: int = 64) -> float:
+    """Mean next-token cross-entropy (nats) over ``blocks`` [N, block + 1]."""
+    lm.net.eval()
+    total, count = 0.0, 0
+    for a in range(0, len(blocks), batch_size):
+        x = blocks[a:a + batch_size].to(lm.device)
+        h, _ = lm.net.hidden(x[:, :-1])
+        logits = lm.net.head(h).float()
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1),
+                                                 reduction="sum")
+        total, count = total + float(loss), count + x[:, 1:].numel()
+    return total / count
+
+
+def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
+          config: TrainConfig = TrainConfig(), progress: bool | None = None) -> pd.DataFrame:
+    """Train ``lm`` in place; return the history (step, epoch, train and valid loss, seconds)."""
+    torch.manual_seed(config.seed)
+    gen = torch.Generator().manual_seed(config.seed)
+    block = min(config.block, lm.max_length - 1)
+    train_blocks = _blocks(_stream(lm, train_texts), block)
+    valid_blocks = _blocks(_stream(lm, valid_texts), block)
+    steps_per_epoch = math.ceil(len(train_blocks) / config.batch_size)
+    total = min(config.max_steps, steps_per_epoch * config.max_epochs)
+    opt = torch.optim.AdamW(lm.net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / config.warmup) *
+                                              0.5 * (1 + math.cos(math.pi * min(s, total) / total)))
+    history, best, best_state, bad, step, t0 = [], math.inf, None, 0, 0, time.perf_counter()
+    bar = tqdm(total=total, desc=f"training {lm.name}", unit="step", disable=progress is False or None)
+    running = []
+    for epoch in range(config.max_epochs):
+        order = torch.randperm(len(train_blocks), generator=gen)
+        for a in range(0, len(order), config.batch_size):
+            lm.net.train()
+            x = train_blocks[order[a:a + config.batch_size]].to(lm.device)
+            h, _ = lm.net.hidden(x[:, :-1])
+            logits = lm.net.head(h)
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(lm.net.parameters(), config.clip)
+            opt.step()
+            sched.step()
+            step += 1
+            running.append(loss.item())
+            bar.update(1)
+            if step % config.eval_every == 0 or step == total:
+                valid = evaluate(lm, valid_blocks)
+                history.append({"step": step, "epoch": epoch + 1, "train_loss": float(np.mean(running)),
+                                "valid_loss": valid, "seconds": time.perf_counter() - t0})
+                running = []
+                bar.set_postfix(valid=f"{valid:.3f}")
+                if valid < best - 1e-4:
+                    best, best_state, bad = valid, copy.deepcopy(lm.net.state_dict()), 0
+                else:
+                    bad += 1
+            if step >= total or bad >= config.patience:
+                break
+        if step >= total or bad >= config.patience:
+            break
+    bar.close()
+    if best_state is not None:
+        lm.net.load_state_dict(best_state)
+    lm.net.eval()
+    return pd.DataFrame(history)

@@ -1,0 +1,91 @@
+"""Self-trained models (lmnotes.models.trained, lmnotes.train): determinism, cache, errors."""
+
+import numpy as np
+import pytest
+import torch
+
+from lmnotes import models
+from lmnotes.models import ModelError, trained
+from lmnotes.train import TrainConfig
+
+TINY = {
+    "transformer": dict(d_model=32, n_layers=1, n_heads=2, context=64, dropout=0.1),
+    "lstm": dict(d_model=32, n_layers=1, dropout=0.1),
+    "train": TrainConfig(block=32, batch_size=8, lr=3e-3, max_steps=12, eval_every=4, patience=2),
+}
+
+
+@pytest.fixture(autouse=True)
+def tiny(monkeypatch, tmp_path):
+    monkeypatch.setitem(trained.SIZES, "tiny", TINY)
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def texts(enwiki):
+    return enwiki["train"].sentences[:400], enwiki["valid"].sentences[:80]
+
+
+@pytest.mark.parametrize("arch, seg, vocab", [("transformer", "bpe", 400), ("lstm", "char", None)])
+def test_training_is_deterministic_and_cached(texts, tmp_path, arch, seg, vocab):
+    recipe = trained.Recipe(arch, seg, vocab)
+    a = trained.build(recipe, *texts, name="t", size="tiny", cache=False)
+    b = trained.build(recipe, *texts, name="t", size="tiny", cache=False)
+    for (ka, va), (kb, vb) in zip(a.net.state_dict().items(), b.net.state_dict().items()):
+        assert ka == kb and torch.equal(va, vb)
+    assert len(a.history) == 3 and a.history["valid_loss"].iloc[-1] < a.history["valid_loss"].iloc[0] + 0.5
+    assert not list(tmp_path.glob("models/*"))  # cache=False writes nothing
+    c = trained.build(recipe, *texts, name="t", size="tiny")
+    files = list((tmp_path / "models").glob("t-*.pkl"))
+    assert len(files) == 1
+    d = trained.build(recipe, *texts, name="t", size="tiny")  # from the cache
+    sents = texts[1][:10]
+    assert np.array_equal(c.score(sents).logprob, d.score(sents).logprob)
+    assert np.array_equal(a.score(sents).logprob, d.score(sents).logprob)
+    s = d.sample(3, "nucleus", top_p=0.9, max_tokens=20)
+    assert len(s.texts) == 3 and np.isfinite(s.logprob_model).all()
+    beam = d.sample(2, "beam", beam=3, max_tokens=20)  # the model's cache reorders under beams
+    expected = [lp.sum() if f else lp[:-1].sum() for lp, f in zip(d.score(beam.texts).token_logprobs, beam.finished)]
+    if seg == "char":  # characters round-trip exactly
+        assert np.allclose(expected, beam.logprob_model, atol=1e-3)
+
+
+def test_any_strings_and_a_changed_text_is_a_new_model(tmp_path):
+    words = ["alpha beta gamma delta", "beta gamma alpha", "gamma delta alpha beta"] * 30
+    recipe = trained.Recipe("transformer", "word", min_count=1)
+    lm = trained.build(recipe, words, words[:10], name="toy", size="tiny")
+    assert lm.vocab_size == 3 + 4 and lm.score(["alpha beta"]).logprob[0] < 0
+    trained.build(recipe, words + ["delta"], words[:10], name="toy", size="tiny")
+    assert len(list((tmp_path / "models").glob("toy-*.pkl"))) == 2
+
+
+def test_interrupted_training_caches_nothing(texts, tmp_path, monkeypatch):
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(trained, "train", boom)
+    with pytest.raises(KeyboardInterrupt):
+        trained.build(trained.Recipe("lstm", "byte"), *texts, name="t", size="tiny")
+    assert not list(tmp_path.glob("models/*"))
+
+
+def test_errors(texts):
+    with pytest.raises(ModelError, match="size"):
+        trained.build(trained.Recipe("lstm", "byte"), *texts, name="t", size="huge")
+    with pytest.raises(ModelError, match="no training text"):
+        trained.build(trained.Recipe("lstm", "byte"), ["", " "], texts[1], name="t", size="tiny")
+    with pytest.raises(ModelError, match="validation"):
+        trained.build(trained.Recipe("lstm", "byte"), texts[0], [], name="t", size="tiny")
+    with pytest.raises(ValueError, match="architecture"):
+        trained.Recipe("gru", "byte")
+    with pytest.raises(ModelError, match="float32"):
+        models.load("wiki/kn3-word", dtype="bfloat16")
+
+
+def test_registered_ngram_models(enwiki):
+    assert {"wiki/transformer-bpe8k", "wiki/kn3-word", "wiki/trigram-word-mle"} <= set(models.names())
+    kn = models.load("wiki/kn3-word")
+    mle = models.load("wiki/trigram-word-mle")
+    test = enwiki["test"].sentences[:100]
+    assert np.isfinite(kn.score(test).logprob).all()
+    assert np.isneginf(mle.score(test).logprob).mean() > 0.5
