@@ -11,6 +11,10 @@ Modules
 - :mod:`lmnotes.text`    sentence splitting and Moses tokenization (every chapter)
 - :mod:`lmnotes.corpus`  corpora, deterministic splits, raw and tokenized views (every chapter)
 - :mod:`lmnotes.laws`    rank–frequency and type–token statistics (corpus, tendencies)
+- :mod:`lmnotes.segment` word, character, byte and BPE segmentations (self-trained models)
+- :mod:`lmnotes.sampling` decoding strategies as logit transformations (every sampling chapter)
+- :mod:`lmnotes.models`  the LanguageModel interface, pretrained and self-trained models, registry
+- :mod:`lmnotes.train`   seeded training with early stopping (self-trained models)
 - :mod:`lmnotes.plots`   the shared figure style
 - :mod:`lmnotes.book`    the papermill runner and the book build
 """

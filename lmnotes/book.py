@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -150,6 +151,8 @@ def execute(name: str, parameters: dict[str, Any], profile: str, kernel: str = "
 
     source = NOTEBOOKS / f"{name}.ipynb"
     target = BOOK / f"{name}.ipynb"
+    for stale in BOOK.glob(f".{name}.ipynb.*"):  # left by a run killed without notice (SIGKILL)
+        stale.unlink()
     with io.atomic_path(target, suffix=".ipynb") as tmp:
         try:
             papermill.execute_notebook(
@@ -202,6 +205,10 @@ def _overrides(pairs: Sequence[Sequence[str]]) -> dict[str, Any]:
     return {k: yaml.safe_load(v) for k, v in pairs}
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lmnotes.book", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -216,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
     sub.add_parser("list", help="list notebooks, their parameters and the profiles")
     args = parser.parse_args(argv)
+    # SIGTERM (a CI time-out, `kill`) ends the run like Ctrl-C, so temporary files are removed
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         if args.command == "sync":
             sync()

@@ -103,7 +103,10 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
 
 
 def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):
+    stale = toy_book / "book" / ".00_toy.ipynb.abc123.ipynb"  # as a SIGKILLed run leaves it
+    stale.write_text("{half a notebook")
     book.run(profile="default")
+    assert not stale.exists()
     target = toy_book / "book" / "00_toy.ipynb"
     before = target.read_bytes()
     with pytest.raises(BookError, match="(?s)00_toy: cell .* failed.*asked to fail"):

