@@ -51,8 +51,7 @@ def stochastic_beam(lm, n: int, strategy, context: list[int], max_tokens: int, s
         for step in range(max_tokens):
             logits = lm._head(last).float()
             model_lp = torch.log_softmax(logits, -1)
-            cand = torch.multinomial(strategy.warp(logits).exp(), k, replacement=True, generator=gen)  # [rows, k]
-            cand_lp = model_lp.gather(1, cand).double()
+            cand = torch.multinomial(strategy.warp(logits, model_lp).exp(), k, replacement=True, generator=gen)  # [rows, k]
             # a token drawn twice by one hypothesis is one candidate
             srt, _ = cand.sort(1)
             dup = torch.zeros_like(cand, dtype=torch.bool)
