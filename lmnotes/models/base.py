@@ -154,6 +154,13 @@ class LanguageModel(ABC):
             out[a:a + step] = picked - torch.logsumexp(logits, dim=-1)
         return out
 
+    def _padded_states(self, rows: list[list[int]], width: int) -> torch.Tensor:
+        """States [B, width, H] of token rows right-padded to ``width`` (see _RIGHT_PADDING)."""
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        for r, row in enumerate(rows):
+            ids[r, : len(row)] = torch.tensor(row)
+        return self._hidden(ids.to(self.device))[0]
+
     def _segments(self, seq: list[int], stride: int | None) -> list[tuple[int, int, int]]:
         """Windows (begin, end, first) over a BOS…EOS sequence: tokens seq[begin:end] are fed
         and targets seq[j] for j in [first, end) are scored, each target exactly once."""
@@ -194,10 +201,7 @@ class LanguageModel(ABC):
             width = jobs[start][2] - jobs[start][1]
             stop = min(len(jobs), start + max(1, batch_tokens // width))
             batch = jobs[start:stop]
-            ids = torch.full((len(batch), width), self.pad_id, dtype=torch.long)
-            for r, (i, b, e, _) in enumerate(batch):
-                ids[r, : e - b] = torch.tensor(seqs[i][b:e])
-            states, _ = self._hidden(ids.to(self.device))  # right padding: see _RIGHT_PADDING
+            states = self._padded_states([seqs[i][b:e] for (i, b, e, _) in batch], width)
             # state at position p (relative to b) predicts token b + p + 1
             rows, cols, tgts = [], [], []
             for r, (i, b, e, f) in enumerate(batch):
@@ -237,10 +241,7 @@ class LanguageModel(ABC):
         for a in range(0, len(order), batch_size):
             idx = order[a:a + batch_size]
             width = len(seqs[idx[0]])
-            ids = torch.full((len(idx), width), self.pad_id, dtype=torch.long)
-            for r, i in enumerate(idx):
-                ids[r, : len(seqs[i])] = torch.tensor(seqs[i])
-            states, _ = self._hidden(ids.to(self.device))  # right padding: see _RIGHT_PADDING
+            states = self._padded_states([seqs[i] for i in idx], width)
             ends = torch.tensor([len(seqs[i]) - 1 for i in idx], device=self.device)
             last = states[torch.arange(len(idx), device=self.device), ends]
             logits = self._head(last).float() / temperature
