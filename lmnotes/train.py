@@ -7,6 +7,12 @@ random order. The loss is the mean next-token cross-entropy (nats). Validation l
 computed on the validation strings every ``eval_every`` steps; training stops after
 ``patience`` evaluations without improvement, at ``max_steps``, or after ``max_epochs``, and
 the best weights are restored. With the same seed, data and device the run is deterministic.
+
+``precision="bfloat16"`` trains with mixed precision (Micikevicius et al. 2018): matrix
+products run in bfloat16 under ``torch.autocast`` while the weights, the optimiser state and
+the loss stay in float32. On this project's CPU (AVX512-BF16) a training step of the default
+Transformer takes about half the time of a float32 step, so the ``cpu`` size trains twice as
+many steps in the same minutes. Models are always scored in float32.
 """
 
 from __future__ import annotations
@@ -25,6 +31,14 @@ from tqdm import tqdm
 from .models.neural import NeuralLM
 
 
+PRECISIONS = {"float32": None, "bfloat16": torch.bfloat16}
+
+
+def _autocast(lm: NeuralLM, precision: str):
+    dtype = PRECISIONS[precision]
+    return torch.autocast(lm.device.type, dtype=dtype, enabled=dtype is not None)
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     block: int = 128  # tokens per training sequence
@@ -37,7 +51,12 @@ class TrainConfig:
     eval_every: int = 100  # steps between validation evaluations
     patience: int = 3  # evaluations without improvement before stopping
     clip: float = 1.0  # gradient-norm clipping
+    precision: str = "float32"  # or "bfloat16": mixed-precision matmuls, float32 weights
     seed: int = 0
+
+    def __post_init__(self):
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {self.precision!r}; use one of {list(PRECISIONS)}")
 
     def asdict(self) -> dict:
         return asdict(self)
@@ -60,14 +79,16 @@ def _blocks(stream: torch.Tensor, block: int) -> torch.Tensor:
 
 
 @torch.no_grad()
-def evaluate(lm: NeuralLM, blocks: torch.Tensor, batch_size: int = 64) -> float:
+def evaluate(lm: NeuralLM, blocks: torch.Tensor, batch_size: int = 64, precision: str = "float32") -> float:
     """Mean next-token cross-entropy (nats) over ``blocks`` [N, block + 1]."""
     lm.net.eval()
     total, count = 0.0, 0
     for a in range(0, len(blocks), batch_size):
         x = blocks[a:a + batch_size].to(lm.device)
-        h, _ = lm.net.hidden(x[:, :-1])
-        logits = lm.net.head(h).float()
+        with _autocast(lm, precision):
+            h, _ = lm.net.hidden(x[:, :-1])
+            logits = lm.net.head(h)
+        logits = logits.float()
         loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1),
                                                  reduction="sum")
         total, count = total + float(loss), count + x[:, 1:].numel()
@@ -95,9 +116,10 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
         for a in range(0, len(order), config.batch_size):
             lm.net.train()
             x = train_blocks[order[a:a + config.batch_size]].to(lm.device)
-            h, _ = lm.net.hidden(x[:, :-1])
-            logits = lm.net.head(h)
-            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
+            with _autocast(lm, config.precision):
+                h, _ = lm.net.hidden(x[:, :-1])
+                logits = lm.net.head(h)
+            loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(lm.net.parameters(), config.clip)
@@ -107,7 +129,7 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
             running.append(loss.item())
             bar.update(1)
             if step % config.eval_every == 0 or step == total:
-                valid = evaluate(lm, valid_blocks)
+                valid = evaluate(lm, valid_blocks, precision=config.precision)
                 history.append({"step": step, "epoch": epoch + 1, "train_loss": float(np.mean(running)),
                                 "valid_loss": valid, "seconds": time.perf_counter() - t0})
                 running = []

@@ -31,12 +31,14 @@ SIZES = {
     "cpu": {
         "transformer": dict(d_model=192, n_layers=4, n_heads=4, context=256, dropout=0.1),
         "lstm": dict(d_model=256, n_layers=2, dropout=0.2),
-        "train": TrainConfig(block=128, batch_size=32, lr=3e-3, max_steps=200, eval_every=50, patience=3),
+        "train": TrainConfig(block=128, batch_size=32, lr=3e-3, max_steps=300, eval_every=50, patience=3,
+                             precision="bfloat16"),
     },
     "gpu": {
         "transformer": dict(d_model=512, n_layers=8, n_heads=8, context=512, dropout=0.1),
         "lstm": dict(d_model=1024, n_layers=3, dropout=0.3),
-        "train": TrainConfig(block=256, batch_size=64, lr=1e-3, max_steps=20000, eval_every=500, patience=4),
+        "train": TrainConfig(block=256, batch_size=64, lr=1e-3, max_steps=20000, eval_every=500, patience=4,
+                             precision="bfloat16"),
     },
 }
 ARCHS = ("ngram-mle", "ngram-kn", "lstm", "transformer")
