@@ -10,7 +10,7 @@ of the one parameter that has no closed form:
 
 - :func:`fit_zipf`: a discrete power law over ranks 1..K, p(k) = k^(-s) / H(K, s) (Eq. 4;
   Clauset et al. 2009, App. B). The source keeps the first 10,000 ranks; we normalise over
-  exactly those ranks (``scipy.stats.zipfian``), so the fitted law is a distribution on the
+  exactly those ranks (the law of ``scipy.stats.zipfian``), so the fitted law is a distribution on the
   support its KS distance is computed on.
 - :func:`fit_heaps`: the number of types u in a document of length n is Poisson with mean
   λ(n) = K·n^β, a non-homogeneous Poisson process (Eq. 5). For a fixed β the MLE of K is
@@ -82,8 +82,11 @@ def fit_zipf(counts, max_rank: int | None = 10_000) -> float:
 
 
 def zipf_pmf(s: float, max_rank: int) -> np.ndarray:
-    """p(k) for k = 1..max_rank of the truncated Zipf law with exponent ``s``."""
-    return ss.zipfian.pmf(np.arange(1, max_rank + 1), s, max_rank)
+    """p(k) for k = 1..max_rank of the truncated Zipf law with exponent ``s`` (the pmf of
+    ``scipy.stats.zipfian(s, max_rank)``, computed directly: scipy's evaluates the normaliser
+    once per k, 10,000 times slower here)."""
+    w = np.arange(1, max_rank + 1, dtype=float) ** -s
+    return w / w.sum()
 
 
 @dataclass(frozen=True)
