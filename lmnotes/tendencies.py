@@ -205,3 +205,39 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
             row[f"KS to NHPP({name})"] = stats.ks_distance(np.bincount(u, minlength=len(support)), mix)[0]
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def first_paragraph(text: str) -> str:
+    """A sample's first non-empty line. The reference documents are single lines of prose;
+    the self-trained models never write a newline, the pretrained ones write whole pages."""
+    return next((line for line in text.split("\n") if line.strip()), "")
+
+
+def sample_set(lm, label: str, strategy: str, n: int, top_p: float, beam: int, max_tokens: int,
+               seed: int, batch_size: int) -> tuple[TextSet, np.ndarray]:
+    """``n`` samples of ``lm`` under ``strategy`` (``ancestral``, ``nucleus`` with ``top_p``,
+    or ``beam`` sampling with ``beam`` hypotheses) as a :class:`TextSet` named ``label``,
+    and the flags of the samples that ended with EOS (the others stopped at ``max_tokens``)."""
+    settings = {"nucleus": {"top_p": top_p}, "beam": {"beam": beam}}.get(strategy, {})
+    s = lm.sample(n, strategy, max_tokens=max_tokens, seed=seed, batch_size=batch_size, **settings)
+    return TextSet.from_texts(label, [first_paragraph(t) for t in s.texts]), s.finished
+
+
+def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[int], repeats: int = 50,
+                         alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
+    """How often a two-sample KS test (``scipy.stats.ks_2samp``) on length, stopword and
+    symbol fractions rejects "same distribution" at level ``alpha`` when only ``n`` sampled
+    documents are compared with the whole reference, for each n in ``sizes`` (``repeats``
+    random subsets without replacement of the sample each)."""
+    from scipy.stats import ks_2samp
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in sizes:
+        if n > len(sample):
+            continue
+        for key, attr in [("length", "lengths"), ("stopwords", "stopword_fraction"), ("symbols", "symbol_fraction")]:
+            x, y = getattr(sample, attr), getattr(reference, attr)
+            hits = [ks_2samp(x[rng.choice(len(x), n, replace=False)], y).pvalue < alpha for _ in range(repeats)]
+            rows.append({"documents": n, "statistic": key, "rejected": float(np.mean(hits))})
+    return pd.DataFrame(rows)
