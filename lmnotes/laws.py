@@ -10,8 +10,8 @@ of the one parameter that has no closed form:
 
 - :func:`fit_zipf`: a discrete power law over ranks 1..K, p(k) = k^(-s) / H(K, s) (Eq. 4;
   Clauset et al. 2009, App. B). The source keeps the first 10,000 ranks; we normalise over
-  exactly those ranks (the law of ``scipy.stats.zipfian``), so the fitted law is a distribution on the
-  support its KS distance is computed on.
+  exactly those ranks (the law of ``scipy.stats.zipfian``), so the fitted law is a
+  distribution on the support its KS distance is computed on.
 - :func:`fit_heaps`: the number of types u in a document of length n is Poisson with mean
   λ(n) = K·n^β, a non-homogeneous Poisson process (Eq. 5). For a fixed β the MLE of K is
   Σu / Σn^β, so the likelihood is maximised over β alone.

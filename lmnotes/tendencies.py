@@ -36,6 +36,8 @@ from . import laws, stats
 from .text import moses_words
 
 UNK = "<unk>"  # closed-vocabulary models write this; it stays one token
+#: The per-document quantities of §3.2 that are compared as distributions: name -> TextSet attribute.
+PER_DOCUMENT = {"length": "lengths", "stopwords": "stopword_fraction", "symbols": "symbol_fraction"}
 
 
 def _stopwords() -> frozenset[str]:
@@ -99,6 +101,19 @@ class TextSet:
     def symbol_fraction(self) -> np.ndarray:
         return self._fraction(is_symbol)
 
+    @cached_property
+    def vocabulary(self) -> list[str]:
+        return sorted({w for d in self.docs for w in d})
+
+    @cached_property
+    def heaps(self) -> laws.Heaps:
+        """Heaps' law fitted on the documents (an empty document counts as length 1, 0 types)."""
+        return laws.fit_heaps(np.maximum(self.lengths, 1), self.types)
+
+    def type_totals(self) -> np.ndarray:
+        """How often each type of :attr:`vocabulary` occurs in the whole set."""
+        return np.asarray(self.counts({w: i for i, w in enumerate(self.vocabulary)}).sum(0))[0]
+
     def counts(self, index: dict[str, int]) -> sparse.csr_matrix:
         """Documents x vocabulary word counts over ``index`` (every token must be in it)."""
         rows = np.repeat(np.arange(len(self.docs)), self.lengths)
@@ -108,8 +123,7 @@ class TextSet:
         return X
 
     def summary(self) -> dict:
-        tokens = sum(self.lengths)
-        return {"documents": len(self), "tokens": int(tokens), "types": len({w for d in self.docs for w in d}),
+        return {"documents": len(self), "tokens": int(self.lengths.sum()), "types": len(self.vocabulary),
                 "mean length": float(self.lengths.mean()), "empty": int((self.lengths == 0).sum())}
 
 
@@ -144,11 +158,10 @@ def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, n_permutatio
     """Every distance of the source's Tab. 2, Tab. 3 and App. D between ``sample`` and
     ``reference``, as :class:`~lmnotes.stats.Estimate` (value and bootstrap 95% interval)
     or, for the mean differences, ``(difference, p-value)``."""
-    if len(sample) == 0 or sample.lengths.sum() == 0:
+    if sample.lengths.sum() == 0:
         raise ValueError(f"{sample.name}: the sample has no tokens")
     rng = np.random.default_rng(seed)
-    vocab = sorted({w for d in sample.docs for w in d} | {w for d in reference.docs for w in d})
-    index = {w: i for i, w in enumerate(vocab)}
+    index = {w: i for i, w in enumerate(sorted(set(sample.vocabulary) | set(reference.vocabulary)))}
     X, Y = sample.counts(index), reference.counts(index)
     tx, ty = np.asarray(X.sum(0)), np.asarray(Y.sum(0))
     out = {}
@@ -163,12 +176,10 @@ def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, n_permutatio
                              "Zipf s"]):
         out[key] = stats.interval(value[j], reps[:, j], floor=None if key == "Zipf s" else 0.0)
     out["unigram TVD"] = stats.interval(stats.tvd(tx, ty)[0], stats.tvd(bx, by), floor=0.0)
-    heaps = laws.fit_heaps(np.maximum(sample.lengths, 1), sample.types)
-    out["Heaps beta"] = heaps.beta
-    out["Heaps K"] = heaps.K
+    out["Heaps beta"], out["Heaps K"] = sample.heaps.beta, sample.heaps.K
 
     # length, stopwords, symbols: two-sample KS with intervals; mean differences with p-values
-    for key, attr in [("length", "lengths"), ("stopwords", "stopword_fraction"), ("symbols", "symbol_fraction")]:
+    for key, attr in PER_DOCUMENT.items():
         x, y = getattr(sample, attr), getattr(reference, attr)
         support = np.union1d(x, y)
         out[f"{key} KS"] = stats.bootstrap_distance(stats.ks_distance, stats.one_hot(x, support)[0],
@@ -186,8 +197,7 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
     the NHPPs of Heaps' law fitted on the sample and on the reference (for a bin, the law's
     distribution is the mixture of Poisson(K n^β) over the sample's document lengths in it).
     Bins with fewer than 5 documents on either side are left out."""
-    fits = {"sample": laws.fit_heaps(np.maximum(sample.lengths, 1), sample.types),
-            "reference": laws.fit_heaps(np.maximum(reference.lengths, 1), reference.types)}
+    fits = {"sample": sample.heaps, "reference": reference.heaps}
     rows = []
     for lo, hi in zip(bins[:-1], bins[1:]):
         ix = (sample.lengths >= lo) & (sample.lengths < hi)
@@ -236,7 +246,7 @@ def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[in
     for n in sizes:
         if n > len(sample):
             continue
-        for key, attr in [("length", "lengths"), ("stopwords", "stopword_fraction"), ("symbols", "symbol_fraction")]:
+        for key, attr in PER_DOCUMENT.items():
             x, y = getattr(sample, attr), getattr(reference, attr)
             hits = [ks_2samp(x[rng.choice(len(x), n, replace=False)], y).pvalue < alpha for _ in range(repeats)]
             rows.append({"documents": n, "statistic": key, "rejected": float(np.mean(hits))})

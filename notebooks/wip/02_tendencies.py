@@ -219,13 +219,10 @@ with pd.option_context("display.max_columns", None):
 
 # %%
 fig, axes = plt.subplots(1, len(strategies), figsize=(10, 3.6), sharey=True)
-ref_pmf = T.rank_pmf(np.asarray(reference.counts({w: i for i, w in enumerate(
-    sorted({w for d in reference.docs for w in d}))}).sum(0)), max_rank)[0]
+ref_pmf = T.rank_pmf(reference.type_totals(), max_rank)[0]
 for ax, strategy in zip(np.atleast_1d(axes), strategies):
     for m in order[:-1]:
-        ts = sets[m, strategy]
-        vocab = {w: i for i, w in enumerate(sorted({w for d in ts.docs for w in d}))}
-        pmf = T.rank_pmf(np.asarray(ts.counts(vocab).sum(0)), max_rank)[0]
+        pmf = T.rank_pmf(sets[m, strategy].type_totals(), max_rank)[0]
         ax.loglog(np.arange(1, max_rank + 1)[pmf > 0], pmf[pmf > 0], lw=1, label=m)
     ax.loglog(np.arange(1, max_rank + 1)[ref_pmf > 0], ref_pmf[ref_pmf > 0], color="black", lw=2, label="test")
     ax.set(title=strategy, xlabel="rank")
@@ -258,9 +255,8 @@ with pd.option_context("display.max_columns", None):
 # same marks after the Benjamini–Hochberg correction over every test of the table.
 
 # %%
-test_fit_s = laws.fit_zipf(np.asarray(reference.counts({w: i for i, w in enumerate(
-    sorted({w for d in reference.docs for w in d}))}).sum(0))[0], max_rank)
-test_heaps = laws.fit_heaps(np.maximum(reference.lengths, 1), reference.types)
+test_fit_s = laws.fit_zipf(reference.type_totals(), max_rank)
+test_heaps = reference.heaps
 glue("test_zipf_s", test_fit_s, display=False)
 glue("test_heaps_beta", test_heaps.beta, display=False)
 glue("test_heaps_K", test_heaps.K, display=False)
