@@ -68,13 +68,41 @@ def top_k_filter(logp: torch.Tensor, k: int) -> torch.Tensor:
     return logp.masked_fill(logp < kth, float("-inf"))
 
 
-def nucleus_filter(logp: torch.Tensor, p: float) -> torch.Tensor:
+def nucleus_filter(logp: torch.Tensor, p: float, first_k: int = 256) -> torch.Tensor:
     """Keep the smallest set of most probable tokens whose probability mass reaches ``p``.
 
     A token is kept iff the mass of the tokens strictly more probable than it (in sorted
     order) is below p; so the most probable token is always kept, and the kept set's mass is
     the first cumulative sum >= p.
+
+    Sorting the whole vocabulary at every step dominated sampling time (a full sort of 64 x 8k
+    log-probs took 40% of a nucleus sampling step on the CPU), so the ``first_k`` most
+    probable tokens are found with ``topk`` first: a row whose top ``first_k`` tokens hold
+    mass >= p has its whole nucleus among them, and only the other rows are sorted in full.
     """
+    V = logp.shape[-1]
+    flat = logp.reshape(-1, V)
+    top, idx = torch.topk(flat, min(first_k, V), dim=-1)  # sorted, descending
+    covered = top.exp().sum(-1) >= p
+    if not bool(covered.all()):  # rows whose nucleus reaches beyond the top first_k
+        rest = (~covered).nonzero()[:, 0]
+        out = flat.clone()
+        out[rest] = _nucleus_by_sort(flat[rest], p)
+        if bool(covered.any()):
+            out[covered] = _nucleus_in_top(flat[covered], top[covered], idx[covered], p)
+        return out.reshape(logp.shape)
+    return _nucleus_in_top(flat, top, idx, p).reshape(logp.shape)
+
+
+def _nucleus_in_top(logp: torch.Tensor, top: torch.Tensor, idx: torch.Tensor, p: float) -> torch.Tensor:
+    """The nucleus of rows [N, V] whose sorted top entries ``top`` (at ``idx``) reach p."""
+    mass_before = torch.cumsum(top.exp(), dim=-1) - top.exp()
+    out = torch.full_like(logp, float("-inf"))
+    return out.scatter(-1, idx, top.masked_fill(mass_before >= p, float("-inf")))
+
+
+def _nucleus_by_sort(logp: torch.Tensor, p: float) -> torch.Tensor:
+    """The nucleus of rows [N, V] by a full sort of each row."""
     sorted_logp, order = torch.sort(logp, dim=-1, descending=True)
     mass_before = torch.cumsum(sorted_logp.exp(), dim=-1) - sorted_logp.exp()  # [..., V]
     drop_sorted = mass_before >= p

@@ -33,7 +33,7 @@ import pandas as pd
 from scipy import sparse
 
 from . import laws, stats
-from .text import moses_words
+from .text import moses_words, split_sentences
 
 UNK = "<unk>"  # closed-vocabulary models write this; it stays one token
 #: The per-document quantities of §3.2 that are compared as distributions: name -> TextSet attribute.
@@ -217,20 +217,41 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
     return pd.DataFrame(rows)
 
 
-def first_paragraph(text: str) -> str:
-    """A sample's first non-empty line. The reference documents are single lines of prose;
-    the self-trained models never write a newline, the pretrained ones write whole pages."""
-    return next((line for line in text.split("\n") if line.strip()), "")
+def first_document(text: str, unit: str = "line") -> tuple[str, bool]:
+    """A sample's first document, and whether the sample held it whole.
+
+    ``unit="line"``: its first non-empty line (the reference documents are single lines;
+    the self-trained models never write a newline). ``unit="sentence"``: the first sentence
+    of that line (pysbd, as the corpus was split): the pretrained models write whole pages,
+    and a sentence is what the reference calls a document. The document is whole if more
+    text follows it in the sample (a newline, or a further sentence); a sample that ran into
+    ``max_tokens`` inside it is not.
+    """
+    if unit not in ("line", "sentence"):
+        raise ValueError(f"unit must be 'line' or 'sentence', got {unit!r}")
+    lines = [line.strip() for line in text.split("\n")]
+    first = next((i for i, line in enumerate(lines) if line), None)
+    if first is None:
+        return "", False
+    line, followed = lines[first], first + 1 < len(lines)
+    if unit == "sentence":
+        sentences = split_sentences(line)
+        if len(sentences) > 1:
+            return sentences[0].strip(), True
+    return line, followed
 
 
 def sample_set(lm, label: str, strategy: str, n: int, top_p: float, beam: int, max_tokens: int,
-               seed: int, batch_size: int) -> tuple[TextSet, np.ndarray]:
+               seed: int, batch_size: int, unit: str = "line") -> tuple[TextSet, np.ndarray]:
     """``n`` samples of ``lm`` under ``strategy`` (``ancestral``, ``nucleus`` with ``top_p``,
-    or ``beam`` sampling with ``beam`` hypotheses) as a :class:`TextSet` named ``label``,
-    and the flags of the samples that ended with EOS (the others stopped at ``max_tokens``)."""
+    or ``beam`` sampling with ``beam`` hypotheses) as a :class:`TextSet` named ``label`` of
+    their first documents (:func:`first_document` with ``unit``), and the flags of the
+    documents that ended (with EOS, or with more text after them) rather than at
+    ``max_tokens``."""
     settings = {"nucleus": {"top_p": top_p}, "beam": {"beam": beam}}.get(strategy, {})
     s = lm.sample(n, strategy, max_tokens=max_tokens, seed=seed, batch_size=batch_size, **settings)
-    return TextSet.from_texts(label, [first_paragraph(t) for t in s.texts]), s.finished
+    docs = [first_document(t, unit) for t in s.texts]
+    return TextSet.from_texts(label, [d for d, _ in docs]), s.finished | np.array([w for _, w in docs], dtype=bool)
 
 
 def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[int], repeats: int = 50,

@@ -5,7 +5,7 @@ import pytest
 import torch
 from scipy import stats
 
-from lmnotes.sampling import Strategy, nucleus_filter, top_k_filter
+from lmnotes.sampling import Strategy, _nucleus_by_sort, nucleus_filter, top_k_filter
 from toy import Bigram
 
 
@@ -25,6 +25,20 @@ def test_nucleus_keeps_exactly_the_smallest_set_reaching_p():
         mass = probs[kept].sum()
         assert mass >= top_p - 1e-12 and mass - probs[kept].min() < top_p
         assert probs[kept].min() >= probs[~kept].max() if (~kept).any() else True
+
+
+def test_nucleus_through_topk_equals_the_full_sort():
+    # rows whose nucleus lies inside the first k tokens (peaked) and rows where it does not
+    # (flat) in one batch: both paths of nucleus_filter give the full sort's answer
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(3, 16, 200, generator=g) * torch.tensor([0.1, 1.0, 8.0])[:, None, None]
+    logp = torch.log_softmax(logits, -1)
+    for first_k in (1, 5, 50, 500):
+        for top_p in (0.3, 0.9, 1.0):
+            fast = nucleus_filter(logp, top_p, first_k=first_k)
+            slow = _nucleus_by_sort(logp.reshape(-1, 200), top_p).reshape(logp.shape)
+            assert torch.equal(torch.isfinite(fast), torch.isfinite(slow))
+            assert torch.equal(fast[torch.isfinite(fast)], logp[torch.isfinite(slow)])
 
 
 def test_top_k_and_temperature():

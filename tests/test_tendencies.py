@@ -65,3 +65,14 @@ def test_type_token_by_length_bins_and_nhpp():
     assert df["documents"].sum() == 400
     assert ((df["KS to reference"] >= 0) & (df["KS to reference"] <= 1)).all()
     assert (df["KS to NHPP(sample)"] < 1).all()
+
+
+def test_first_document_cuts_a_line_or_a_sentence_and_says_if_it_ended():
+    page = "\n\nThe cat sat on the mat. It purred.\nA second line"
+    assert T.first_document(page) == ("The cat sat on the mat. It purred.", True)
+    assert T.first_document(page, "sentence") == ("The cat sat on the mat.", True)
+    assert T.first_document("A sentence cut off by the tok", "sentence") == ("A sentence cut off by the tok", False)
+    assert T.first_document("One line only.") == ("One line only.", False)  # complete only with EOS
+    assert T.first_document("\n \n") == ("", False)
+    with pytest.raises(ValueError, match="unit"):
+        T.first_document("x", "paragraph")

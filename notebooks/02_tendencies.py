@@ -46,8 +46,9 @@ strategies = ["ancestral", "nucleus", "beam"]  # decoding strategies (the source
 top_p = 0.9  # nucleus mass
 beam = 5  # beam size of beam sampling (the source: 5, fairseq's default)
 n_samples = 0  # samples per self-trained model and strategy; 0: as many as the test split has documents
-n_samples_pretrained = 120  # samples per pretrained model and strategy (0: as many as n_samples)
-max_tokens = 128  # tokens per sample at most
+n_samples_pretrained = 50  # samples per pretrained model and strategy (0: as many as n_samples)
+max_tokens = 128  # tokens per sample at most (self-trained models)
+max_tokens_pretrained = 64  # tokens per sample at most (pretrained models; their first sentence is kept)
 batch_size = 64  # rows per sampling batch
 size = "cpu"  # size profile of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
@@ -90,6 +91,7 @@ glue("n_reference", len(reference), display=False)
 glue("n_reference_tokens", int(reference.lengths.sum()), display=False)
 glue("n_self", n_self, display=False)
 glue("n_pre", n_pre, display=False)
+glue("max_tokens_pretrained_used", max_tokens_pretrained, display=False)
 
 # %% [markdown]
 # ## The experiment
@@ -115,8 +117,10 @@ glue("n_pre", n_pre, display=False)
 #   source's Eq. 16;
 # - *SmolLM2-135M* and *Gemma-3-270M*: pretrained on web text, **not** on this corpus, and
 #   started from their document separator, so they write whatever documents their training
-#   data held; we keep each sample's first line. They test whether the framework separates a
-#   strong model of *other* text from weak models of *this* text.
+#   data held; we keep the first sentence of each sample (split as the corpus was, with
+#   pysbd), since a sentence is what the reference calls a document, and stop them after
+#   {glue:text}`max_tokens_pretrained_used` tokens. They test whether the framework separates
+#   a strong model of *other* text from weak models of *this* text.
 #
 # The source's CNN is left out: a gated convolutional LM would add a third architecture
 # trained on these same few hundred thousand words, and the CI budget goes to samples instead.
@@ -127,12 +131,13 @@ glue("n_pre", n_pre, display=False)
 # %%
 sets, finished = {}, {}
 for name in model_names:
-    lm = models.load(name, device=device, **({"size": size} if name.startswith("wiki/") else {}))
-    n = n_self if name.startswith("wiki/") else n_pre
+    trained_here = name.startswith("wiki/")
+    lm = models.load(name, device=device, **({"size": size} if trained_here else {}))
+    n, limit, unit = (n_self, max_tokens, "line") if trained_here else (n_pre, max_tokens_pretrained, "sentence")
     for strategy in strategies:
         key = (label[name], strategy)
-        sets[key], finished[key] = T.sample_set(lm, label[name], strategy, n, top_p, beam, max_tokens,
-                                                seed, batch_size)
+        sets[key], finished[key] = T.sample_set(lm, label[name], strategy, n, top_p, beam, limit,
+                                                seed, batch_size, unit=unit)
     del lm
 summary = pd.DataFrame([{"model": m, "strategy": s, **ts.summary(), "ended (%)": 100 * finished[m, s].mean()}
                         for (m, s), ts in sets.items()]
@@ -142,8 +147,10 @@ summary.set_index(["model", "strategy"]).round(1)
 
 # %% [markdown]
 # The table counts each set's documents, tokens and types, its mean length, its empty
-# documents (a sample that ends at once) and the share of samples that ended with the
-# end-of-sequence symbol rather than at the limit of {glue:text}`max_tokens_used` tokens.
+# documents (a sample that ends at once) and the share of documents that ended (with the
+# end-of-sequence symbol, or, for the pretrained models, with more text after the first
+# sentence) rather than at the limit of {glue:text}`max_tokens_used` tokens
+# ({glue:text}`max_tokens_pretrained_used` for the pretrained models).
 #
 # ## The statistics and the distances
 #
@@ -266,7 +273,7 @@ exponents = pd.DataFrame({(c, s): {m: (str(results[m, s]["Zipf s"]) if c == "Zip
                           for c in ["Zipf s", "Heaps beta"] for s in strategies + ["-"]})
 exponents.loc["test (reference)", ("Zipf s", "-")] = f"{test_fit_s:.3g}"
 exponents.loc["test (reference)", ("Heaps beta", "-")] = round(test_heaps.beta, 3)
-exponents = exponents.reindex(order + ["test (reference)"]).fillna("")
+exponents = exponents.astype(object).reindex(order + ["test (reference)"]).fillna("")
 exponents
 
 # %%
@@ -407,18 +414,31 @@ needed_n.unstack("statistic")
 # %% [markdown]
 # ## The claims
 #
-# Each claim of the source against our measurement. *Reproduced*: our numbers show it beyond
+# Each claim of the source against our measurement. The source's models were trained on the
+# text they are compared with, so the verdicts use our self-trained models
+# ({glue:text}`claim_models`); the pretrained models, far from this corpus on every
+# statistic above, are discussed after the table. *Reproduced*: our numbers show it beyond
 # their intervals; *not reproduced*: they contradict it; *differs*: partly, or only within
 # the noise of our sample sizes.
 
 # %%
-neural = [label[m] for m in model_names if m != "wiki/trigram-word-mle"]
-rf_ref, rf_zipf = values("rank KS to reference"), values("rank KS to Zipf(sample)")
-c1 = (rf_ref < rf_zipf).loc[neural, [s for s in strategies if s != "beam"]]
-
-tt_mean = ks_len.groupby(["model", "strategy"])["KS to reference"].mean().unstack()
-best_tt = tt_mean.loc[[m for m in tt_mean.index if m in neural], strategies].idxmin(axis=1)
+own = [label[m] for m in model_names if m.startswith("wiki/")]  # trained on this corpus
+neural = [m for m in own if m != "Trigram"]
 transformers = [m for m in neural if m.startswith("Transformer")]
+glue("claim_models", ", ".join(own), display=False)
+sampled = [s for s in strategies if s != "beam"]
+
+# 1: the distance of a sample to the test set's rank-frequency distribution against the test
+# set's own distance to the Zipf law fitted on it (how well the best Zipf law fits the test)
+test_self = T.compare(reference, reference, n_boot=n_boot, n_permutations=1, max_rank=max_rank, seed=seed)
+test_zipf = test_self["rank KS to Zipf(sample)"]
+glue("test_zipf_ks", test_zipf.value, display=False)
+c1 = {(m, s): results[m, s]["rank KS to reference"] for m in neural for s in sampled}
+c1_better = [k for k, e in c1.items() if e.high < test_zipf.low]
+
+# 2: the strategy with the smallest mean type-token KS over length bins, per model
+tt_mean = ks_len.groupby(["model", "strategy"])["KS to reference"].mean().unstack()
+best_tt = tt_mean.loc[[m for m in own if m in tt_mean.index], strategies].idxmin(axis=1)
 
 
 def long_ttr(ts):
@@ -426,74 +446,103 @@ def long_ttr(ts):
     return ts.types[long] / ts.lengths[long]
 
 
+# 3: distinct words per token in long documents, sample minus test, permutation test
 ref_long = long_ttr(reference)
 c3 = {}
-for m in transformers:
-    for s in strategies:
+for m in neural:
+    for s in sampled:
         x = long_ttr(sets[m, s])
         if len(x) >= 5:
             c3[m, s] = stats.permutation_test(x, ref_long, n_resamples=n_permutations, seed=seed)
-c3_fall = [k for k, r in c3.items() if r.statistic < 0 and r.pvalue < 0.05]
+falls = {k: r.statistic < 0 and r.pvalue < 0.05 for k, r in c3.items()}
+tf_falls = [k for k in falls if k[0] in transformers and falls[k]]
+other_falls = [k for k in falls if k[0] not in transformers and falls[k]]
+n_tf = sum(k[0] in transformers for k in falls)
 
-tvd = values("unigram TVD")
+# 4: unigram TVD against the human floor; closed (word) vs open (BPE) vocabulary Transformer
+tvd_floor = results["human (train)", "-"]["unigram TVD"]
+tvd_own = {(m, s): results[m, s]["unigram TVD"] for m in own for s in sampled}
 tvd_word = {s: (results["Transformer (word)", s]["unigram TVD"], results["Transformer", s]["unigram TVD"])
-            for s in strategies} if {"Transformer", "Transformer (word)"} <= set(order) else {}
+            for s in strategies} if {"Transformer", "Transformer (word)"} <= set(own) else {}
 c4_worse = [s for s, (w, b) in tvd_word.items() if w.low > b.high]
+c4_better = [s for s, (w, b) in tvd_word.items() if w.high < b.low]
 
-lsf = {k: values(f"{k} KS") for k in ["length", "stopwords", "symbols"]}
-lstm_rank = {k: int(v.stack().rank().loc[("LSTM", "ancestral")]) for k, v in lsf.items()} if "LSTM" in order else {}
-beam_worse = {k: float((v["beam"] > v.drop(columns="beam").max(axis=1)).mean()) for k, v in lsf.items()} \
-    if "beam" in strategies else {}
+# 5, 6: length, stopwords, symbols among the self-trained settings
+lsf = {k: values(f"{k} KS").loc[own] for k in ["length", "stopwords", "symbols"]}
+lstm_rank = {k: int(v.stack().rank().loc[("LSTM", "ancestral")]) for k, v in lsf.items()} if "LSTM" in own else {}
+beam_worse = {k: [m for m in own if results[m, "beam"][f"{k} KS"].low >
+                  max(results[m, s][f"{k} KS"].high for s in sampled)] for k in lsf} if "beam" in strategies else {}
 
+# 7: mean range of each distance across strategies (per model) and across models (per strategy)
 spread = []
 for k in ["rank KS to reference", "unigram TVD", "length KS", "stopwords KS", "symbols KS"]:
-    v = values(k)
+    v = values(k).loc[own]
     spread.append({"distance": k, "across strategies": float((v.max(axis=1) - v.min(axis=1)).mean()),
-                   "across models": float((v.max(axis=0) - v.min(axis=0)).mean())})
+                   "across models": float((v.max(axis=0) - v.min(axis=0)).mean()),
+                   "across models (ancestral, nucleus)": float((v[sampled].max(axis=0) - v[sampled].min(axis=0)).mean())})
 spread = pd.DataFrame(spread).set_index("distance")
 n_strategy_wins = int((spread["across strategies"] >= spread["across models"]).sum())
 spread.round(3)
 
 # %% [markdown]
-# The last table measures claim 7: for each distance, the mean over models of its range
-# across strategies, and the mean over strategies of its range across models.
+# The last table measures claim 7 on the self-trained models: for each distance, the mean over
+# models of its range across the strategies, and the mean over strategies of its range across
+# the models (last column: without beam sampling).
 
 # %%
-n_settings = c1.size
+def verdict(share):
+    return "reproduced" if share == 1 else "not reproduced" if share == 0 else "differs"
+
+
+fmt = lambda e: f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"  # noqa: E731
 claims = pd.DataFrame([
     {"claim": "1. models fit the empirical rank–frequency distribution better than a Zipf law",
-     "measured": f"rank KS to test < to the sample's Zipf fit in {int(c1.values.sum())} of {n_settings} "
-                 f"neural model × (ancestral, nucleus) settings",
-     "verdict": "reproduced" if c1.values.mean() > 0.75 else "differs" if c1.values.mean() > 0.25 else "not reproduced"},
+     "measured": f"rank KS of the test set to its own Zipf fit {fmt(test_zipf)}; samples to the test set: "
+                 + ", ".join(f"{m}/{s} {fmt(e)}" for (m, s), e in c1.items())
+                 + f"; below the Zipf fit's interval in {len(c1_better)} of {len(c1)}",
+     "verdict": verdict(len(c1_better) / len(c1))},
     {"claim": "2. nucleus sampling matches the type–token relationship best, notably for Transformers",
-     "measured": "strategy with the smallest mean KS over length bins: "
-                 + ", ".join(f"{m}: {s}" for m, s in best_tt.items()),
-     "verdict": ("reproduced" if all(best_tt.get(m) == "nucleus" for m in transformers) and
-                 (best_tt == "nucleus").mean() > 0.5 else
-                 "differs" if (best_tt == "nucleus").any() else "not reproduced")},
+     "measured": "strategy with the smallest mean KS over length bins (point estimates): "
+                 + ", ".join(f"{m}: {best_tt[m]}" for m in best_tt.index),
+     "verdict": ("reproduced" if all(best_tt.get(m) == "nucleus" for m in transformers) else
+                 "differs" if any(best_tt.get(m) == "nucleus" for m in transformers) else "not reproduced")},
     {"claim": "3. Transformers fall off (fewer distinct words) at long lengths",
-     "measured": f"distinct words per token, documents of ≥ {long_length} tokens, vs test: "
-                 + ", ".join(f"{m}/{s} {r.statistic:+.3f} (p={r.pvalue:.3g})" for (m, s), r in c3.items()),
-     "verdict": "reproduced" if len(c3_fall) >= max(1, len(c3) / 2) else "differs" if c3_fall else "not reproduced"},
+     "measured": f"distinct words per token in documents of ≥ {long_length} tokens, sample − test: "
+                 + ", ".join(f"{m}/{s} {r.statistic:+.3f} (p = {r.pvalue:.2g})" for (m, s), r in c3.items())
+                 + f"; significant fall-off for {len(tf_falls)} of {n_tf} Transformer settings and "
+                 f"{len(other_falls)} of {len(falls) - n_tf} LSTM settings",
+     "verdict": verdict(len(tf_falls) / max(n_tf, 1))},
     {"claim": "4. unigram TVD is small, and worse for the closed vocabulary",
-     "measured": f"TVD {tvd.min().min():.3f}–{tvd.max().max():.3f} (human floor "
-                 f"{results['human (train)', '-']['unigram TVD'].value:.3f}); word > BPE Transformer beyond "
-                 f"the intervals under: {', '.join(c4_worse) or 'no strategy'}",
-     "verdict": "reproduced" if len(c4_worse) == len(tvd_word) and tvd_word else
-                "differs" if c4_worse else "not reproduced"},
+     "measured": f"TVD {min(e.value for e in tvd_own.values()):.3f}–{max(e.value for e in tvd_own.values()):.3f} "
+                 f"under ancestral and nucleus sampling, against {fmt(tvd_floor)} between two human samples; "
+                 f"word-level above BPE Transformer beyond the intervals under: {', '.join(c4_worse) or 'none'}"
+                 f"; below under: {', '.join(c4_better) or 'none'}",
+     "verdict": verdict(len(c4_worse) / max(len(tvd_word), 1))},
     {"claim": "5. the LSTM under ancestral sampling fits length, stopwords and symbols best",
-     "measured": "rank of LSTM/ancestral among all settings (1 = smallest KS): "
+     "measured": f"rank of LSTM/ancestral among the {lsf['length'].size} self-trained settings (1 = smallest KS): "
                  + ", ".join(f"{k} {r}" for k, r in lstm_rank.items()),
-     "verdict": "reproduced" if lstm_rank and all(r == 1 for r in lstm_rank.values()) else
-                "differs" if any(r <= 3 for r in lstm_rank.values()) else "not reproduced"},
+     "verdict": verdict(sum(r == 1 for r in lstm_rank.values()) / max(len(lstm_rank), 1))},
     {"claim": "6. beam sampling diverges strongly on length, stopwords and symbols",
-     "measured": "share of models whose beam KS exceeds both others: "
-                 + ", ".join(f"{k} {v:.0%}" for k, v in beam_worse.items()),
-     "verdict": "reproduced" if beam_worse and min(beam_worse.values()) > 0.75 else
-                "differs" if beam_worse and max(beam_worse.values()) > 0.25 else "not reproduced"},
+     "measured": "models whose beam KS lies above both other strategies' intervals: "
+                 + "; ".join(f"{k} {len(v)} of {len(own)}" + (f" (not {', '.join(sorted(set(own) - set(v)))})"
+                                                               if len(v) < len(own) else "")
+                             for k, v in beam_worse.items()),
+     "verdict": verdict(sum(len(v) for v in beam_worse.values()) / max(len(own) * len(beam_worse), 1))},
     {"claim": "7. the generation strategy matters as much as the architecture",
      "measured": f"range across strategies ≥ range across models for {n_strategy_wins} of {len(spread)} distances",
-     "verdict": "reproduced" if n_strategy_wins >= len(spread) / 2 else "not reproduced"},
+     "verdict": "reproduced" if n_strategy_wins >= len(spread) / 2 else
+                "differs" if n_strategy_wins else "not reproduced"},
 ]).set_index("claim")
 with pd.option_context("display.max_colwidth", None):
     display(claims)
+
+# %% [markdown]
+# The pretrained models were sampled from their document separator with no prompt, so they
+# write the web text they were trained on (code, markup, other languages; see the samples
+# above). Their first sentences lie far from this corpus's test sentences on every statistic,
+# and with only {glue:text}`n_pre` documents per setting almost every difference is already
+# significant (the sample-size table): the framework separates a fluent model of *other*
+# text from weak models of *this* text. Perplexity orders them the other way: on this test
+# split they have the lowest bits per byte of all our models ({doc}`01_models`). The two
+# measures answer different questions: how well a model predicts this text, and whether the
+# text it writes on its own is like it.
