@@ -31,6 +31,19 @@ KINDS = ("word", "char", "byte", "bpe")
 
 
 @lru_cache(maxsize=None)
+def _byte_decoder() -> dict[str, int]:
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    return {c: b for b, c in bytes_to_unicode().items()}
+
+
+def byte_level_bytes(token: str) -> bytes:
+    """The bytes of a byte-level BPE token (GPT-2's printable alphabet: ``Ġ`` is a space)."""
+    table = _byte_decoder()
+    return bytes(table[c] for c in token)
+
+
+@lru_cache(maxsize=None)
 def _detokenizer():
     from sacremoses import MosesDetokenizer
 
@@ -53,6 +66,12 @@ class Segmentation:
 
     def decode(self, ids: Sequence[int]) -> str:
         raise NotImplementedError
+
+    def token_bytes(self) -> list[bytes | None]:
+        """The UTF-8 bytes each id stands for in text, None for the special symbols: the
+        bytes of ``encode(text)`` joined give ``text.encode()`` (open vocabularies)."""
+        raise ValueError(f"the {self.kind} segmentation's tokens do not spell out the text "
+                         f"(closed vocabulary with <unk>, or a detokenizer between tokens and text)")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.vocab_size} types)"
@@ -94,6 +113,9 @@ class CharSegmentation(_Closed):
     def decode(self, ids: Sequence[int]) -> str:
         return "".join(self.vocab[i] if i > UNK else ("\ufffd" if i == UNK else "") for i in ids)
 
+    def token_bytes(self) -> list[bytes | None]:
+        return [None] * len(SPECIALS) + [c.encode("utf-8") for c in self.vocab[len(SPECIALS):]]
+
 
 class ByteSegmentation(Segmentation):
     kind = "byte"
@@ -107,6 +129,9 @@ class ByteSegmentation(Segmentation):
 
     def decode(self, ids: Sequence[int]) -> str:
         return bytes(i - len(SPECIALS) for i in ids if i >= len(SPECIALS)).decode("utf-8", errors="replace")
+
+    def token_bytes(self) -> list[bytes | None]:
+        return [None] * len(SPECIALS) + [bytes([b]) for b in range(256)]
 
 
 class BPESegmentation(Segmentation):
@@ -133,6 +158,9 @@ class BPESegmentation(Segmentation):
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.tokenizer.decode([i for i in ids if i > UNK], skip_special_tokens=False)
+
+    def token_bytes(self) -> list[bytes | None]:
+        return [None] * len(SPECIALS) + [byte_level_bytes(t) for t in self.vocab[len(SPECIALS):]]
 
     def __getstate__(self):
         state = dict(self.__dict__)

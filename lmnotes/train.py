@@ -101,7 +101,8 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
     """Train ``lm`` in place; return the history (step, epoch, train and valid loss, seconds)."""
     torch.manual_seed(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
-    block = min(config.block, lm.max_length - 1)
+    # A block of block + 1 tokens feeds `block` inputs, positions 0 .. block - 1.
+    block = min(config.block, lm.max_length)
     train_blocks = _blocks(_stream(lm, train_texts), block)
     valid_blocks = _blocks(_stream(lm, valid_texts), block)
     steps_per_epoch = math.ceil(len(train_blocks) / config.batch_size)
@@ -147,4 +148,8 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
     if best_state is not None:
         lm.net.load_state_dict(best_state)
     lm.net.eval()
+    if lm.net.context:  # a network with learned positions (the LSTM has none)
+        # Positions beyond the training blocks keep their random initial embeddings: the
+        # model's window is what it was trained on (sliding windows cover longer strings).
+        lm.max_length = min(lm.max_length, block)
     return pd.DataFrame(history)

@@ -36,8 +36,10 @@
 # end-of-sequence symbol, the per-token perplexity is
 # $\exp\big(-\sum_i \log p(x^{(i)}) / \sum_i |x^{(i)}|_{\text{tokens}}\big)$, which depends on
 # the model's own segmentation, and bits per byte is
-# $-\sum_i \log_2 p(x^{(i)}) / \sum_i |x^{(i)}|_{\text{bytes}}$ with bytes of the UTF-8 text,
-# which does not: the segmentation chapter discusses why only the second compares models.
+# $-\sum_i \log_2 p(x^{(i)}) / \sum_i (|x^{(i)}|_{\text{bytes}} + 1)$ with bytes of the UTF-8
+# text and end-of-sequence counted as one more unit, which does not: the segmentation chapter
+# ({doc}`03_segmentation`) discusses why only the second compares models, and the conventions
+# of counting.
 
 # %% tags=["parameters"]
 model_names = []  # models to show; [] means every registered model
@@ -56,7 +58,7 @@ import pandas as pd
 from myst_nb import glue
 
 from lmnotes import corpus as lmcorpus
-from lmnotes import models, plots
+from lmnotes import models, plots, units
 
 plots.use_style()
 names = model_names or models.names()
@@ -89,8 +91,8 @@ for name in names:
         # wall time varies between runs: shown as "~N s", which nbval's sanitizer masks
         "training": f"~{lm.train_seconds:.0f} s" if hasattr(lm, "train_seconds") else "pretrained",
         "test tokens": int(s.n_tokens.sum()),
-        "perplexity / token": float(np.exp(-s.logprob.sum() / s.n_tokens.sum())),
-        "bits / byte": float(-s.logprob.sum() / np.log(2) / s.n_bytes.sum()),
+        "perplexity / token": units.corpus_rate(s, "token", "perplexity"),
+        "bits / byte": units.corpus_rate(s, "byte", "bits"),
         "p = 0 (%)": float(100 * (~finite).mean()),
     })
 table = pd.DataFrame(rows).set_index("model")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from lmnotes import models
+from lmnotes import marginal, models, units
 from lmnotes.models import ModelError, zoo
 
 
@@ -120,8 +120,25 @@ def test_gemma3_loads_offline_and_scores(sentences):
     assert lm.vocab_size == 262144
     s = lm.score(sentences[:4])
     assert np.isfinite(s.logprob).all() and (s.logprob < 0).all()
-    bits_per_byte = -s.logprob.sum() / np.log(2) / s.n_bytes.sum()
-    assert 0.5 < bits_per_byte < 2.5
+    assert 0.5 < units.corpus_rate(s, "byte", "bits") < 2.5
+    _spells_out(lm, sentences)
+
+
+def _spells_out(lm, sentences):
+    """The bytes of a text's tokens, joined, are the text's bytes (what the marginal over
+    segmentations relies on)."""
+    tb = lm.token_bytes()
+    for text in sentences + ["naïve 日本語 🙂\n\n  x\t"]:
+        assert b"".join(tb[i] for i in lm.encode(text)) == text.encode("utf-8")
+    assert tb[lm.eos_id] is None
+
+
+def test_smollm2_token_bytes_and_segmentation_marginal(smollm2, sentences):
+    _spells_out(smollm2, sentences)
+    # "raining": every segmentation scored; the canonical one is a term of the sum
+    value, n = marginal.exact_logmarginal(smollm2, " raining", limit=200)
+    canonical = smollm2.score([" raining"]).logprob[0]
+    assert n > 10 and canonical < value < canonical + 1.0
 
 
 def test_unknown_model_lists_the_registry():

@@ -54,3 +54,17 @@ def test_segmentations_pickle(kind):
 def test_unknown_segmentation():
     with pytest.raises(ValueError, match="unknown segmentation"):
         segment.train("morpheme", TRAIN)
+
+
+@pytest.mark.parametrize("kind, vocab_size", [("byte", None), ("bpe", 300), ("char", None)])
+def test_token_bytes_spell_out_the_text(kind, vocab_size):
+    seg = segment.train(kind, TRAIN + [NEW], vocab_size=vocab_size, min_count=1)
+    tb = seg.token_bytes()
+    assert len(tb) == seg.vocab_size and tb[: 3] == [None] * 3
+    for text in TRAIN + [NEW]:
+        assert b"".join(tb[i] for i in seg.encode(text)) == text.encode("utf-8")
+
+
+def test_word_tokens_do_not_spell_out_the_text():
+    with pytest.raises(ValueError, match="closed vocabulary"):
+        segment.train("word", TRAIN).token_bytes()

@@ -34,6 +34,8 @@ def test_training_is_deterministic_and_cached(texts, tmp_path, arch, seg, vocab)
     for (ka, va), (kb, vb) in zip(a.net.state_dict().items(), b.net.state_dict().items()):
         assert ka == kb and torch.equal(va, vb)
     assert len(a.history) == 3 and a.history["valid_loss"].iloc[-1] < a.history["valid_loss"].iloc[0] + 0.5
+    # the window is what training covered: positions beyond the blocks were never trained
+    assert a.max_length == (32 if arch == "transformer" else 1 << 30)
     assert not list(tmp_path.glob("models/*"))  # cache=False writes nothing
     c = trained.build(recipe, *texts, name="t", size="tiny")
     files = list((tmp_path / "models").glob("t-*.pkl"))
@@ -89,3 +91,11 @@ def test_registered_ngram_models(enwiki):
     test = enwiki["test"].sentences[:100]
     assert np.isfinite(kn.score(test).logprob).all()
     assert np.isneginf(mle.score(test).logprob).mean() > 0.5
+
+
+def test_on_corpus_names_registered_recipes_and_spells_out_others(monkeypatch):
+    seen = []
+    monkeypatch.setattr(trained, "build", lambda recipe, tr, va, name, **kw: seen.append(name))
+    trained.on_corpus(trained.Recipe("transformer", "bpe", 8000), size="tiny")
+    trained.on_corpus(trained.Recipe("transformer", "bpe", 1000), size="tiny")
+    assert seen == ["wiki/transformer-bpe8k", "wiki/transformer-bpe1000"]

@@ -144,6 +144,14 @@ class LanguageModel(ABC):
     def _head(self, states: torch.Tensor) -> torch.Tensor:
         """Next-token logits [N, V] for states [N, H]."""
 
+    def token_bytes(self) -> list[bytes | None]:
+        """The UTF-8 bytes each token id stands for in text, None for special tokens, so that
+        the bytes of ``encode(text)`` joined give ``text.encode()``. Needed to enumerate a
+        string's other segmentations (:mod:`lmnotes.marginal`); models whose tokens do not
+        spell out the text (a closed word vocabulary) raise :class:`ModelError`."""
+        raise ModelError(f"{self.name}: its tokens do not spell out the text, so it has no "
+                         f"segmentations other than its own")
+
     @property
     def n_parameters(self) -> int:
         return 0
@@ -166,18 +174,19 @@ class LanguageModel(ABC):
             ids[r, : len(row)] = torch.tensor(row)
         return self._hidden(ids.to(self.device))[0]
 
-    def _segments(self, seq: list[int], stride: int | None) -> list[tuple[int, int, int]]:
-        """Windows (begin, end, first) over a BOS…EOS sequence: tokens seq[begin:end] are fed
-        and targets seq[j] for j in [first, end) are scored, each target exactly once."""
+    def windows(self, length: int, stride: int | None = None) -> list[tuple[int, int, int]]:
+        """The windows (begin, end, first) in which :meth:`score` scores a BOS…EOS sequence of
+        ``length`` tokens: tokens [begin, end) are fed and targets [first, end) are scored,
+        each target exactly once. Their total width is the cost of scoring."""
         W = self.max_length
-        if len(seq) <= W:
-            return [(0, len(seq), 1)]
+        if length <= W:
+            return [(0, length, 1)]
         stride = W // 2 if stride is None else stride
         if not 1 <= stride <= W - 1:
             raise ValueError(f"stride must be in [1, {W - 1}] for a context of {W} tokens, got {stride}")
         out, done, begin = [], 1, 0
-        while done < len(seq):
-            end = min(begin + W, len(seq))
+        while done < length:
+            end = min(begin + W, length)
             out.append((begin, end, max(done, begin + 1)))
             done, begin = end, begin + stride
         return out
@@ -196,14 +205,39 @@ class LanguageModel(ABC):
         by length so that padding stays small.
         """
         texts = _check_texts(texts)
+        token_lp = self._score_sequences([self.encode(t) for t in texts], temperature, stride, batch_tokens)
+        return Scores(
+            token_logprobs=token_lp,
+            logprob=np.array([x.sum() for x in token_lp]),
+            n_tokens=np.array([len(x) for x in token_lp]),
+            n_words=np.array([len(t.split()) for t in texts]),
+            n_chars=np.array([len(t) for t in texts]),
+            n_bytes=np.array([len(t.encode("utf-8")) for t in texts]),
+        )
+
+    @torch.inference_mode()
+    def score_ids(self, sequences: Sequence[Sequence[int]], temperature: float = 1.0,
+                  stride: int | None = None, batch_tokens: int | None = None) -> list[np.ndarray]:
+        """Per-token log-probs of token sequences given as ids (without BOS and EOS), the last
+        entry being EOS: :meth:`score` for segmentations other than the tokenizer's own (the
+        segmentation chapter's marginal over segmentations)."""
+        seqs = [list(map(int, s)) for s in sequences]
+        bad = [t for s in seqs for t in s if not 0 <= t < self.vocab_size]
+        if bad:
+            raise ValueError(f"token ids must lie in [0, {self.vocab_size}); got {sorted(set(bad))[:5]}")
+        return self._score_sequences(seqs, temperature, stride, batch_tokens)
+
+    def _score_sequences(self, encoded: list[list[int]], temperature: float, stride: int | None,
+                         batch_tokens: int | None) -> list[np.ndarray]:
+        """log p of each token of BOS + ids + EOS given its prefix (see :meth:`score`)."""
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature}")
         if batch_tokens is None:
             batch_tokens = BATCH_TOKENS.get(self.device.type, BATCH_TOKENS["cpu"])
-        seqs = [[self.bos_id] + self.encode(t) + [self.eos_id] for t in texts]
-        jobs = [(i, b, e, f) for i, s in enumerate(seqs) for (b, e, f) in self._segments(s, stride)]
+        seqs = [[self.bos_id] + ids + [self.eos_id] for ids in encoded]
+        jobs = [(i, b, e, f) for i, s in enumerate(seqs) for (b, e, f) in self.windows(len(s), stride)]
         jobs.sort(key=lambda j: j[2] - j[1], reverse=True)
-        pieces: list[list[tuple[int, np.ndarray]]] = [[] for _ in texts]  # (first target, log-probs)
+        pieces: list[list[tuple[int, np.ndarray]]] = [[] for _ in seqs]  # (first target, log-probs)
         start = 0
         while start < len(jobs):
             width = jobs[start][2] - jobs[start][1]
@@ -224,16 +258,8 @@ class LanguageModel(ABC):
                 pieces[i].append((f, lp[a:a + e - f]))
                 a += e - f
             start = stop
-        token_lp = [np.concatenate([x for _, x in sorted(p, key=lambda fx: fx[0])]).astype(np.float64)
-                    for p in pieces]
-        return Scores(
-            token_logprobs=token_lp,
-            logprob=np.array([x.sum() for x in token_lp]),
-            n_tokens=np.array([len(x) for x in token_lp]),
-            n_words=np.array([len(t.split()) for t in texts]),
-            n_chars=np.array([len(t) for t in texts]),
-            n_bytes=np.array([len(t.encode("utf-8")) for t in texts]),
-        )
+        return [np.concatenate([x for _, x in sorted(p, key=lambda fx: fx[0])]).astype(np.float64)
+                for p in pieces]
 
     @torch.inference_mode()
     def next_token_logprobs(self, prefixes: Sequence[str], temperature: float = 1.0,
@@ -272,8 +298,9 @@ class LanguageModel(ABC):
         if not isinstance(n, int) or n < 0:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
         context = [self.bos_id] + self.encode(_check_texts([prefix])[0])
-        if len(context) + max_tokens > self.max_length:
-            raise ValueError(f"prefix ({len(context)} tokens with BOS) + max_tokens ({max_tokens}) "
+        # the last sampled token is never fed back: the window holds context + max_tokens - 1
+        if len(context) + max_tokens - 1 > self.max_length:
+            raise ValueError(f"prefix ({len(context)} tokens with BOS) + max_tokens ({max_tokens}) - 1 "
                              f"exceeds the context window of {self.max_length} tokens")
         if strategy.kind == "beam":
             from .beam import stochastic_beam
@@ -295,7 +322,7 @@ class LanguageModel(ABC):
             lm = torch.zeros(B, dtype=torch.float64, device=self.device)
             ls = torch.zeros(B, dtype=torch.float64, device=self.device)
             toks = []
-            for _ in range(max_tokens):
+            for step in range(max_tokens):
                 logits = self._head(last).float()
                 model_lp = torch.log_softmax(logits, dim=-1)
                 samp_lp = strategy.warp(logits, model_lp)
@@ -306,7 +333,7 @@ class LanguageModel(ABC):
                 ls += torch.where(live, samp_lp.gather(1, tok[:, None])[:, 0].double(), 0.0)
                 toks.append(tok)
                 done |= tok == self.eos_id
-                if bool(done.all()):
+                if bool(done.all()) or step == max_tokens - 1:
                     break
                 states, past = self._hidden(tok[:, None], past, use_cache=True)
                 last = states[:, -1]

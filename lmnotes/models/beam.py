@@ -80,8 +80,8 @@ def stochastic_beam(lm, n: int, strategy, context: list[int], max_tokens: int, s
                 hyps[r] = [hyps[r][p] + [int(t)] if np.isfinite(c) else []
                            for p, t, c in zip(parents[r], tokens[r], new_cum[r])]
             cum = torch.from_numpy(new_cum).to(dev)
-            if all(len(f) >= k for f in finished):
-                break
+            if all(len(f) >= k for f in finished) or step == max_tokens - 1:
+                break  # (the last tokens are not fed: the window holds context + max_tokens - 1)
             index = torch.from_numpy((np.arange(R)[:, None] * k + parents).reshape(-1)).to(dev)
             past = _reorder(past, index)
             states, past = lm._hidden(torch.from_numpy(tokens.reshape(-1, 1)).to(dev), past, use_cache=True)

@@ -9,12 +9,16 @@ config sets one) gives logits.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, Sequence
 
 import torch
 
+from ..segment import byte_level_bytes
 from .base import LanguageModel, ModelError, resolve_device
 
+_BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -46,6 +50,7 @@ class HFModel(LanguageModel):
         window = max_length or getattr(cfg, "max_position_embeddings", None) or 1024
         self.max_length = int(window)
         self._softcap = getattr(cfg, "final_logit_softcapping", None)
+        self._token_bytes = None
 
     @property
     def n_parameters(self) -> int:
@@ -57,6 +62,30 @@ class HFModel(LanguageModel):
     def decode(self, ids: Sequence[int]) -> str:
         return self.tokenizer.decode(list(ids), skip_special_tokens=False,
                                      clean_up_tokenization_spaces=False)
+
+    def token_bytes(self) -> list[bytes | None]:
+        """Byte-level BPE (GPT-2, SmolLM2: ``Ġ`` for a space) or SentencePiece with byte
+        fallback (Gemma: ``▁`` for a space, ``<0x41>`` for a byte); special tokens are None."""
+        if self._token_bytes is None:
+            decoder = json.loads(self.tokenizer.backend_tokenizer.to_str()).get("decoder") or {}
+            kinds = {d.get("type") for d in decoder.get("decoders", [decoder])}
+            tokens = self.tokenizer.convert_ids_to_tokens(list(range(self.vocab_size)))
+            if "ByteLevel" in kinds:
+                spell = byte_level_bytes
+            elif "ByteFallback" in kinds:
+                def spell(t):
+                    m = _BYTE_TOKEN.fullmatch(t)
+                    return bytes([int(m.group(1), 16)]) if m else t.replace("\u2581", " ").encode("utf-8")
+            else:
+                raise ModelError(f"{self.name}: unknown tokenizer decoder {sorted(kinds)}; "
+                                 f"cannot map its tokens to bytes")
+            out = [None if t is None else spell(t) for t in tokens]
+            # added tokens hold raw text (Gemma's "\n\n"), special ones no text at all
+            for i, tok in self.tokenizer.added_tokens_decoder.items():
+                if i < len(out):
+                    out[i] = None if tok.special else tok.content.encode("utf-8")
+            self._token_bytes = out
+        return self._token_bytes
 
     def _hidden(self, ids: torch.Tensor, past: Any = None,
                 use_cache: bool = False) -> tuple[torch.Tensor, Any]:

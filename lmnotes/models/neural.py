@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from .. import segment as seglib
-from .base import LanguageModel, RowCache, resolve_device
+from .base import LanguageModel, ModelError, RowCache, resolve_device
 
 
 class LSTMNet(nn.Module):
@@ -98,6 +98,12 @@ class NeuralLM(LanguageModel):
 
     def decode(self, ids: Sequence[int]) -> str:
         return self.seg.decode(ids)
+
+    def token_bytes(self) -> list[bytes | None]:
+        try:
+            return self.seg.token_bytes()
+        except ValueError as exc:
+            raise ModelError(f"{self.name}: {exc}") from exc
 
     def _hidden(self, ids: torch.Tensor, past: Any = None, use_cache: bool = False):
         return self.net.hidden(ids, past, use_cache)

@@ -70,7 +70,9 @@ RECIPES = {
     "wiki/transformer-byte": (Recipe("transformer", "byte"), "GPT-2 decoder over UTF-8 bytes"),
 }
 
-_CODE = ("models/trained.py", "models/neural.py", "models/ngram.py", "models/base.py", "train.py", "segment.py")
+# The code that decides a trained model's weights (scoring and sampling code, in
+# models/base.py, does not; editing it does not retrain).
+_CODE = ("models/trained.py", "models/neural.py", "models/ngram.py", "train.py", "segment.py")
 
 
 def _code_version() -> str:
@@ -131,16 +133,28 @@ def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str]
     return lm
 
 
+def on_corpus(recipe: Recipe, name: str | None = None, size: str = "cpu", seed: int = 0,
+              corpus: str = "enwiki", device: str | None = "cpu", progress: bool | None = None) -> LanguageModel:
+    """A model of ``recipe`` trained on a corpus's sentences (train split; early stopping on
+    valid), as the registered ``wiki/...`` models are: a recipe that is registered gets its
+    registered name (and shares its cache), another one a name that spells it out
+    (``wiki/transformer-bpe1000``). The segmentation chapter builds its BPE sweep this way."""
+    if name is None:
+        name = next((n for n, (r, _) in RECIPES.items() if r == recipe), None) or (
+            f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}")
+    from .. import corpus as corpora
+
+    data = corpora.load(corpus)
+    return build(recipe, data["train"].sentences, data["valid"].sentences, name=name, size=size,
+                 seed=seed, device=device, progress=progress)
+
+
 def _register(name: str, recipe: Recipe, description: str) -> None:
     @register(name, f"{description}; trained on the embedded corpus")
     def factory(device="cpu", dtype="float32", size="cpu", seed=0, corpus="enwiki", progress=None):
         if dtype != "float32":
             raise ModelError(f"{name} is trained and used in float32; dtype {dtype!r} is not supported")
-        from .. import corpus as corpora
-
-        data = corpora.load(corpus)
-        return build(recipe, data["train"].sentences, data["valid"].sentences, name=name, size=size,
-                     seed=seed, device=device, progress=progress)
+        return on_corpus(recipe, name, size=size, seed=seed, corpus=corpus, device=device, progress=progress)
 
 
 for _name, (_recipe, _description) in RECIPES.items():
