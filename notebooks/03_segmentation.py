@@ -45,7 +45,7 @@ max_sentences_pretrained = 400  # test sentences scored by the pretrained models
 n_boot = 1000  # bootstrap resamples per interval
 open_model = "bpe8000"  # the open-vocabulary member compared with the word model
 n_open_samples = 500  # samples of the open model to estimate its mass on unknown words
-speller_order = 5  # order of the character n-gram that spells out <unk>
+speller_order = 4  # order of the character n-gram that spells out <unk> (at most 4)
 stride_model = "bpe8000"  # self-trained member scored on whole documents with a sliding window
 stride_fractions = [1.0, 0.5, 0.25, 0.125]  # strides as fractions of the window
 stride_pretrained_window = 256  # window (tokens) imposed on the first pretrained model for the stride study
@@ -253,6 +253,7 @@ speller_lm = build(Recipe("ngram-kn", "char", order=speller_order, min_count=1),
                    name=f"speller-{corpus}-{len(unk_words)}")
 speller = C.Speller(speller_lm, seg.vocab)
 glue("n_unk_train", len(unk_words), display=False)
+glue("speller_order_used", speller_order, display=False)
 glue("speller_vocab_mass", 100 * speller.vocab_mass, display=False)
 
 word_raw = scores["word"].logprob
@@ -280,7 +281,7 @@ closed_table
 # Of the test sentences, {glue:text}`oov_sentence_rate:.1f}` % hold at least one word outside
 # the word model's {glue:text}`word_vocab:,` types ({glue:text}`oov_token_rate:.1f}` % of the
 # word tokens). The row *`<unk>` spelled out* makes the word model open: after each `<unk>` it
-# predicts the actual word with a character 5-gram trained on the
+# predicts the actual word with a character {glue:text}`speller_order_used`-gram trained on the
 # {glue:text}`n_unk_train:,` word tokens of the training split that the vocabulary maps to
 # `<unk>`, renormalised to the strings outside the vocabulary (the n-gram gives
 # {glue:text}`speller_vocab_mass:.1f}` % of its mass to in-vocabulary words, which the word
