@@ -98,14 +98,29 @@ def corpus_rate(scores, unit: str, measure: str = "perplexity", convention: str 
     return from_nats(-logprobs(scores, convention).sum(), counts(scores, unit, convention).sum(), measure)
 
 
+def group_sums(values: Sequence[float], groups: Sequence) -> np.ndarray:
+    """``values`` summed within each group (groups in order of first appearance)."""
+    values, groups = np.asarray(values, dtype=float), np.asarray(groups)
+    if values.shape != groups.shape:
+        raise ValueError(f"{len(values)} values but {len(groups)} group labels")
+    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
+    sums = np.bincount(inverse.ravel(), weights=values, minlength=len(first))
+    return sums[np.argsort(np.argsort(first))] if len(first) else sums
+
+
 def bootstrap_rate(logprob: Sequence[float], n: Sequence[float], measure: str = "perplexity",
-                   n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> Estimate:
+                   n_resamples: int = 1000, seed: int = 0, level: float = 0.95,
+                   groups: Sequence | None = None) -> Estimate:
     """The corpus-level measure -sum(logprob) / sum(n) with a bootstrap interval over the
-    documents (resampled with replacement; the interval is computed on the nats scale and
-    mapped through the measure, which is monotone)."""
+    strings, or, with ``groups`` (one label per string, e.g. its article), over the groups
+    (a cluster bootstrap: sentences of one article are resampled together, as they are not
+    independent). Resampled with replacement; the interval is computed on the nats scale
+    and mapped through the measure, which is monotone."""
     logprob, n = np.asarray(logprob, dtype=float), np.asarray(n, dtype=float)
     if logprob.shape != n.shape or logprob.ndim != 1 or len(n) == 0:
         raise ValueError("logprob and n must be 1-D arrays of the same, positive length")
+    if groups is not None:
+        logprob, n = group_sums(logprob, groups), group_sums(n, groups)
     if not np.isfinite(logprob).all():
         value = from_nats(-logprob.sum(), n.sum(), measure)
         return Estimate(value, value, value)  # a zero-probability string: infinite, no interval
@@ -117,13 +132,15 @@ def bootstrap_rate(logprob: Sequence[float], n: Sequence[float], measure: str = 
 
 
 def rate_table(scores, units: Sequence[str] = UNITS, measures: Sequence[str] = ("perplexity", "bits"),
-               convention: str = "string", n_resamples: int = 1000, seed: int = 0) -> dict[str, Estimate]:
+               convention: str = "string", n_resamples: int = 1000, seed: int = 0,
+               groups: Sequence | None = None) -> dict[str, Estimate]:
     """``{"perplexity / word": Estimate, "bits / byte": ...}``: every unit x measure of one
-    model's scores, with bootstrap intervals over the strings."""
+    model's scores, with bootstrap intervals over the strings or over ``groups`` of them
+    (:func:`bootstrap_rate`)."""
     lp = logprobs(scores, convention)
     out = {}
     for unit in units:
         n = counts(scores, unit, convention)
         for measure in measures:
-            out[f"{measure} / {unit}"] = bootstrap_rate(lp, n, measure, n_resamples, seed)
+            out[f"{measure} / {unit}"] = bootstrap_rate(lp, n, measure, n_resamples, seed, groups=groups)
     return out

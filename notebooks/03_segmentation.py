@@ -31,7 +31,7 @@
 #    from the canonical segmentation's probability is negligible (the post's footnote 6).
 #
 # This chapter recomputes the post's worked examples, then measures each claim on real
-# models: one Transformer architecture trained on this report's corpus with seven
+# models: one Transformer architecture trained on this report's corpus with each of several
 # segmentations, and two pretrained models whose tokenizers differ fivefold in size. It goes
 # past the post where the post stops: it *estimates* the marginal over segmentations.
 
@@ -75,6 +75,7 @@ from lmnotes.models.trained import Recipe, build, on_corpus
 plots.use_style()
 data = lmcorpus.load(corpus)
 test = data["test"].sentences
+article = np.repeat(np.arange(len(data["test"].documents)), [len(d.sentences) for d in data["test"].documents])
 rng = np.random.default_rng(seed)
 
 
@@ -87,6 +88,8 @@ def recipe(spec: str) -> Recipe:
 
 family = {spec: on_corpus(recipe(spec), size=size, corpus=corpus, device=device) for spec in segmentations}
 glue("n_test", len(test), display=False)
+glue("n_test_articles", len(data["test"].documents), display=False)
+glue("n_segmentations", len(segmentations), display=False)
 glue("n_test_bytes", sum(len(s.encode()) for s in test), display=False)
 
 # %% [markdown]
@@ -135,16 +138,19 @@ with pd.option_context("display.max_colwidth", None, "display.float_format", "{:
 #   `bits_per_byte` of {cite:t}`gao-etal-2021-harness`): the text's tokens are scored, EOS is not; *words*
 #   are the whitespace-separated strings of the original text and *bytes* its UTF-8 bytes.
 #
-# Every figure below carries a 95% bootstrap interval over the test sentences (the harnesses
-# report none).
+# Every figure below carries a 95% bootstrap interval over the test *articles* (the harnesses
+# report none): an article's sentences are resampled together, because they share a topic
+# and are not independent draws.
 #
-# ## One architecture, seven segmentations
+# ## One architecture, several segmentations
 #
 # The Transformer of {doc}`01_models` (same size, same training budget, same seed) trained on
-# the corpus's training sentences with each segmentation: characters, UTF-8 bytes,
-# byte-level BPE with three vocabulary sizes, and words with a closed vocabulary (types seen
-# at least twice in training; the rest `<unk>`). All are scored on the
-# {glue:text}`n_test:,` test sentences ({glue:text}`n_test_bytes:,` bytes).
+# the corpus's training sentences with each of {glue:text}`n_segmentations` segmentations
+# (the `segmentations` parameter): characters, UTF-8 bytes, byte-level BPE at several
+# vocabulary sizes, and words with a closed vocabulary (types seen at least twice in
+# training; the rest `<unk>`). All are scored on the
+# {glue:text}`n_test:,` test sentences of {glue:text}`n_test_articles` articles
+# ({glue:text}`n_test_bytes:,` bytes).
 
 # %%
 LABEL = {"char": "char", "byte": "byte", "word": "word (closed)"}
@@ -156,7 +162,7 @@ def label(spec):
 
 
 def rate_row(scores, convention="string"):
-    table = units.rate_table(scores, convention=convention, n_resamples=n_boot, seed=seed)
+    table = units.rate_table(scores, convention=convention, n_resamples=n_boot, seed=seed, groups=article)
     return {k: e for k, e in table.items() if k != "bits / token" and k != "bits / word"}
 
 
@@ -262,7 +268,7 @@ n_char = scores["word"].n_chars + 1  # string convention: EOS is one more unit
 
 
 def bpc(lp, mask):
-    return units.bootstrap_rate(lp[mask], n_char[mask], "bits", n_boot, seed)
+    return units.bootstrap_rate(lp[mask], n_char[mask], "bits", n_boot, seed, groups=article[mask])
 
 
 subsets = {"all sentences": np.ones(len(test), bool), "without unknown words": ~has_oov,
@@ -346,15 +352,16 @@ decomposition.round(4)
 # (whitespace words and UTF-8 bytes of the original text, EOS not scored).
 
 # %%
-sub = test if not max_sentences_pretrained else [test[i] for i in np.sort(
-    rng.choice(len(test), min(max_sentences_pretrained, len(test)), replace=False))]
+sub_idx = np.arange(len(test)) if not max_sentences_pretrained else np.sort(
+    rng.choice(len(test), min(max_sentences_pretrained, len(test)), replace=False))
+sub = [test[i] for i in sub_idx]
 glue("n_pretrained_sentences", len(sub), display=False)
 pre_models = {name: models.load(name, device=device) for name in pretrained}
 pre_scores = {name: lm.score(sub) for name, lm in pre_models.items()}
 rows = {}
 for name, s in pre_scores.items():
     for conv in units.CONVENTIONS:
-        r = units.rate_table(s, convention=conv, n_resamples=n_boot, seed=seed)
+        r = units.rate_table(s, convention=conv, n_resamples=n_boot, seed=seed, groups=article[sub_idx])
         rows[(name, conv)] = {"vocabulary": pre_models[name].vocab_size, "tokens": int(units.counts(s, "token", conv).sum()),
                               "perplexity / token": fmt(r["perplexity / token"], 2),
                               "perplexity / word": fmt(r["perplexity / word"], 2),
@@ -461,8 +468,8 @@ strides.assign(**{"bits / byte": strides["bits / byte"].map(fmt)}).round(2)
 # token from the model's own next-token distribution restricted to the tokens that continue
 # the string, so a sampled segmentation's weight is the product of the restricted masses,
 #
-# $$w(s) = rac{p(s)}{q(s)} = \Big(\prod_i Z_i\Big)\, p(\mathrm{EOS} \mid s), \qquad
-#   Z_i = \sum_{t 	ext{ continues } x} p(t \mid t_{<i}), \qquad \mathbb{E}_q[w] = p(x),$$
+# $$w(s) = \frac{p(s)}{q(s)} = \Big(\prod_i Z_i\Big)\, p(\mathrm{EOS} \mid s), \qquad
+#   Z_i = \sum_{t \text{ continues } x} p(t \mid t_{<i}), \qquad \mathbb{E}_q[w] = p(x),$$
 #
 # unbiased in probability (the importance-sampling chapter discusses why its logarithm is
 # biased low). First the estimator against the exact sum:

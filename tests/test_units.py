@@ -78,6 +78,27 @@ def test_bootstrap_rate_interval():
         units.bootstrap_rate([], [])
 
 
+def test_group_sums_keep_first_appearance_order():
+    assert units.group_sums([1, 2, 3, 4], ["b", "a", "b", "c"]).tolist() == [4.0, 2.0, 4.0]
+    with pytest.raises(ValueError, match="group labels"):
+        units.group_sums([1, 2], [0])
+
+
+def test_cluster_bootstrap_is_wider_when_strings_of_a_group_move_together():
+    # 40 articles of 10 sentences; each article has its own difficulty, shared by its sentences
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(40), 10)
+    n = np.full(400, 20.0)
+    lp = -n * (1.5 + rng.normal(0, 0.3, size=40)[groups]) + rng.normal(0, 0.5, size=400)
+    flat = units.bootstrap_rate(lp, n, "nats", n_resamples=2000)
+    clustered = units.bootstrap_rate(lp, n, "nats", n_resamples=2000, groups=groups)
+    assert clustered.value == pytest.approx(flat.value)  # the point estimate does not change
+    assert (clustered.high - clustered.low) > 2 * (flat.high - flat.low)
+    # the same as bootstrapping the articles' totals directly
+    direct = units.bootstrap_rate(units.group_sums(lp, groups), units.group_sums(n, groups), "nats", 2000)
+    assert (clustered.low, clustered.high) == pytest.approx((direct.low, direct.high))
+
+
 def test_worked_examples_recomputed():
     df = comparability.worked_examples().set_index("quantity")
     r = df["recomputed"]
