@@ -10,7 +10,7 @@ probability of the string is the sum over its segmentations S(x),
 of which the tokenizer's canonical segmentation s*(x) is one term, so log p(s*) is a lower
 bound. |S(x)| grows exponentially with the length of x; for short strings (1) can be
 enumerated (:func:`exact_logmarginal`), for longer ones it is estimated by importance
-sampling (:func:`importance_logweights`).
+sampling (:func:`importance_sample`).
 
 The proposal q walks the string left to right and draws each next token from the model's
 own next-token distribution restricted to the tokens that continue the string,
@@ -27,6 +27,29 @@ probability; its logarithm is biased low (Jensen) and consistent. Every segmenta
 q(s) > 0 (the model gives every token positive probability), so the estimator covers (1).
 A proposal of this kind is the "constrained" sampler of Cao & Rimell (2021, "You should
 evaluate your language model on marginal likelihood over tokenisations").
+
+That proposal is myopic: it prefers " per" to " perplexity" because " per" is the likelier
+*token*, though the model, trained on canonical segmentations only, gives almost nothing to
+what follows " per" here. It then rarely draws s* itself, which holds most of p(x), and
+mean(w) falls far below p(s*) (measured in the segmentation chapter: effective sample
+sizes near 1). Two changes, written for this report, fix this (Chirkova et al. 2023,
+"Should you marginalize over possible tokenizations?", counter the same myopia differently,
+by drawing a block of characters' tokens at a time). The *guided* proposal mixes in the
+canonical token wherever the walk stands on a boundary of s*, and a uniform draw over the
+candidates C_j (the tokens that continue the string at byte offset j) everywhere:
+
+    q(t_i | t_<i) = a [t_i = c(j)] + (1 - a) ((1 - e) p(t_i | t_<i) / Z_i + e / |C_j|),  (2')
+
+where c(j) is the canonical token starting at j (a = 0 off s*'s boundaries),
+a = stay^(1/|s*|), so that s* is drawn with probability at least ``stay``, and e =
+``explore`` is the uniform share (a defensive mixture, Hesterberg 1995: SmolLM2 puts 38% of
+" perplexity" on " per|plex|ity", which the restricted model, preferring " " as a first
+token, almost never draws). The weight is p(s)/q(s) as in (2) with this q. The *stratified* estimator computes the
+canonical term exactly and samples only the rest:
+
+    p̂(x) = p(s*) + (1/N) sum_k w(s_k) [s_k != s*],                                 (3)
+
+unbiased (E_q[w [s != s*]] = sum_{s != s*} p(s)) and never below p(s*).
 """
 
 from __future__ import annotations
@@ -119,11 +142,39 @@ def exact_logmarginal(lm, text: str, limit: int = 10_000) -> tuple[float, int]:
     return float(logsumexp([lp.sum() for lp in lps])), len(segs)
 
 
+@dataclass(frozen=True)
+class Draws:
+    """Importance samples of segmentations, ``[strings, samples]`` arrays, and the exact
+    log-probability of each string's canonical segmentation."""
+
+    logw: np.ndarray  # log p(s) / q(s) of each draw
+    canonical: np.ndarray  # bool: the draw is the tokenizer's canonical segmentation s*
+    log_canonical: np.ndarray  # [strings] log p(s*)
+
+    def logmarginal(self) -> np.ndarray:
+        """log p̂(x) per string by the stratified estimator (3)."""
+        return stratified(self.logw, self.canonical, self.log_canonical)
+
+    def plain(self) -> np.ndarray:
+        """log p̂(x) per string by the plain estimator, mean(w)."""
+        return log_mean_exp(self.logw)
+
+
+def stratified(logw: np.ndarray, canonical: np.ndarray, log_canonical: np.ndarray) -> np.ndarray:
+    """Eq. (3): log( p(s*) + mean_k w_k [s_k != s*] ) over the last axis (``log_canonical``
+    broadcast against the other axes)."""
+    rest = np.where(canonical, -np.inf, logw)
+    with np.errstate(divide="ignore"):  # every draw canonical: the rest estimates 0
+        return np.logaddexp(log_canonical, log_mean_exp(rest))
+
+
 @torch.inference_mode()
-def importance_logweights(lm, texts: Sequence[str], n_samples: int, seed: int = 0,
-                          batch_size: int = 64) -> np.ndarray:
-    """log w of Eq. (2) for ``n_samples`` segmentations of each text drawn from the
-    constrained proposal: an array [len(texts), n_samples]. Deterministic for a seed.
+def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
+                      explore: float = 0.5, batch_size: int = 64) -> Draws:
+    """``n_samples`` segmentations of each text drawn from the guided proposal (2') with
+    their weights p(s)/q(s); deterministic for a seed. ``stay`` = ``explore`` = 0 gives the
+    constrained proposal and the weights (2); ``stay`` in (0, 1) is the lower bound on the
+    probability of drawing s* itself, ``explore`` the uniform share off s*.
 
     Rows (text, sample) are batched ``batch_size`` at a time with the model's key-value
     cache, one forward step per token; rows that have spelled their string wait, fed
@@ -131,26 +182,41 @@ def importance_logweights(lm, texts: Sequence[str], n_samples: int, seed: int = 
     """
     if n_samples < 1:
         raise ValueError(f"n_samples must be positive, got {n_samples}")
+    if not 0 <= stay < 1:
+        raise ValueError(f"stay must lie in [0, 1), got {stay}")
+    if not 0 <= explore < 1:
+        raise ValueError(f"explore must lie in [0, 1), got {explore}")
     lats = lattices(lm, texts)
     too_long = [len(x) for x in lats if len(x) + 1 > lm.max_length]
     if too_long:
         raise ValueError(f"a string of {max(too_long)} bytes may need {max(too_long) + 1} positions "
                          f"(one token per byte), more than the model's window of {lm.max_length}")
+    spelled_by = lm.token_bytes()
+    canon_ids = [lm.encode(t) for t in texts]
+    canon_at = []  # byte offset -> the canonical token that starts there
+    for t, ids in zip(texts, canon_ids):
+        offsets = np.cumsum([0] + [len(spelled_by[i] or b"") for i in ids])
+        canon_at.append(dict(zip(offsets[:-1].tolist(), ids)) if offsets[-1] == len(t.encode()) else {})
+    log_explore = np.log(explore) if explore else -np.inf
+    alpha = np.array([stay ** (1 / max(1, len(ids))) if stay else 0.0 for ids in canon_ids])
     rows = [(d, k) for d in range(len(texts)) for k in range(n_samples)]
-    out = np.zeros((len(texts), n_samples))
+    logw_out = np.zeros((len(texts), n_samples))
+    canon_out = np.zeros((len(texts), n_samples), dtype=bool)
     dev = lm.device
     gen = torch.Generator(device=dev).manual_seed(seed)
     for a in range(0, len(rows), batch_size):
         batch = rows[a:a + batch_size]
         R = len(batch)
         lat = [lats[d] for d, _ in batch]
+        ends = np.array([len(x) for x in lat])
         pos = np.zeros(R, dtype=int)
         logw = np.zeros(R)
         done = np.zeros(R, dtype=bool)
+        drawn: list[list[int]] = [[] for _ in batch]
         states, past = lm._hidden(torch.full((R, 1), lm.bos_id, device=dev), use_cache=True)
         while True:
-            logp = torch.log_softmax(lm._head(states[:, -1]).float(), dim=-1)  # [R, V]
-            spelled = ~done & (pos == np.array([len(x) for x in lat]))
+            logp = torch.log_softmax(lm._head(states[:, -1]).double(), dim=-1)  # [R, V]
+            spelled = ~done & (pos == ends)
             if spelled.any():  # the string is complete: only EOS continues it
                 logw[spelled] += logp[torch.from_numpy(np.flatnonzero(spelled)).to(dev), lm.eos_id].cpu().numpy()
                 done |= spelled
@@ -161,24 +227,45 @@ def importance_logweights(lm, texts: Sequence[str], n_samples: int, seed: int = 
             ids = np.full((R, K), lm.pad_id)
             lens = np.zeros((R, K), dtype=int)
             ok = np.zeros((R, K), dtype=bool)
+            guide = np.full(R, -1)  # column of the canonical token, where the row stands on a boundary
             for r in live:
                 e = lat[r].edges[pos[r]]
                 ids[r, :len(e)] = [i for i, _ in e]
                 lens[r, :len(e)] = [L for _, L in e]
                 ok[r, :len(e)] = True
+                c = canon_at[batch[r][0]].get(int(pos[r]))
+                if c is not None and c in ids[r, :len(e)]:
+                    guide[r] = int(np.flatnonzero(ids[r, :len(e)] == c)[0])
             cand = logp.gather(1, torch.from_numpy(ids).to(dev))
             cand = cand.masked_fill(~torch.from_numpy(ok).to(dev), -torch.inf)
             cand[torch.from_numpy(done).to(dev)] = 0.0  # finished rows draw a dummy column
-            logZ = torch.logsumexp(cand, dim=1)
-            pick = torch.multinomial(torch.softmax(cand, dim=1), 1, generator=gen)[:, 0].cpu().numpy()
-            logw[live] += logZ.cpu().numpy()[live]
-            step = lens[np.arange(R), pick]
-            feed = np.where(done, lm.pad_id, ids[np.arange(R), pick])
-            pos = np.where(done, pos, pos + step)
+            cand = cand.cpu().numpy()
+            logZ = logsumexp(cand, axis=1)
+            a_r = np.where(guide >= 0, alpha[[d for d, _ in batch]], 0.0)
+            n_ok = np.maximum(ok.sum(1), 1)
+            # off the canonical token: the restricted model, mixed with a uniform draw over the
+            # candidates (a defensive mixture, Hesterberg 1995) so that no continuation the
+            # model prefers only later is starved
+            log_off = np.logaddexp(np.log1p(-explore) + cand - logZ[:, None],
+                                   np.where(ok, log_explore - np.log(n_ok)[:, None], -np.inf))
+            q = (1 - a_r)[:, None] * np.exp(log_off)
+            q[guide >= 0, guide[guide >= 0]] += a_r[guide >= 0]
+            q[done] = 1.0
+            pick = torch.multinomial(torch.from_numpy(q).to(dev), 1, generator=gen)[:, 0].cpu().numpy()
+            at = np.arange(R)
+            # log q of the pick, computed in logs: a restricted probability may underflow
+            log_rest = np.log1p(-a_r) + log_off[at, pick]
+            log_q = np.where(pick == guide, np.logaddexp(np.log(np.maximum(a_r, 1e-300)), log_rest), log_rest)
+            logw[live] += (cand[at, pick] - log_q)[live]
+            for r in live:
+                drawn[r].append(int(ids[r, pick[r]]))
+            feed = np.where(done, lm.pad_id, ids[at, pick])
+            pos = np.where(done, pos, pos + lens[at, pick])
             states, past = lm._hidden(torch.from_numpy(feed[:, None]).to(dev), past, use_cache=True)
-        for (d, k), w in zip(batch, logw):
-            out[d, k] = w
-    return out
+        for r, (d, k) in enumerate(batch):
+            logw_out[d, k] = logw[r]
+            canon_out[d, k] = drawn[r] == canon_ids[d]
+    return Draws(logw_out, canon_out, lm.score(texts).logprob.astype(float))
 
 
 def log_mean_exp(logw: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -201,20 +288,22 @@ class Gap:
     per_string: np.ndarray  # log p̂(x) - log p(s*) per string, nats
 
 
-def gap(logw: np.ndarray, canonical: np.ndarray, n_chars: np.ndarray, n_resamples: int = 1000,
-        seed: int = 0, level: float = 0.95) -> Gap:
-    """Sum over strings of log p̂(x) - log p(s*(x)), per character (``n_chars`` per string,
-    EOS counted as the caller decides), in bits, with a bootstrap interval that resamples
-    the strings and, within each string, its importance samples (both sources of error)."""
-    logw, canonical, n_chars = np.asarray(logw), np.asarray(canonical, float), np.asarray(n_chars, float)
+def gap(draws: Draws, n_chars: np.ndarray, n_resamples: int = 1000, seed: int = 0,
+        level: float = 0.95) -> Gap:
+    """Sum over strings of log p̂(x) - log p(s*(x)) by (3), per character (``n_chars`` per
+    string, EOS counted as the caller decides), in bits, with a bootstrap interval that
+    resamples the strings and, within each string, its importance samples (both sources of
+    error). Never negative: (3) adds the other segmentations' estimated mass to p(s*)."""
+    logw, canon, logc = draws.logw, draws.canonical, draws.log_canonical
+    n_chars = np.asarray(n_chars, float)
     D, N = logw.shape
-    per = log_mean_exp(logw) - canonical
+    per = draws.logmarginal() - logc
     rng = np.random.default_rng(seed)
     reps = np.empty(n_resamples)
     for a in range(0, n_resamples, 100):  # batches bound the [b, D, N] index array
         b = min(100, n_resamples - a)
         docs = rng.integers(0, D, size=(b, D))
-        draws = rng.integers(0, N, size=(b, D, N))
-        est = log_mean_exp(logw[docs[..., None], draws]) - canonical[docs]  # [b, D]
+        picks = rng.integers(0, N, size=(b, D, N))
+        est = stratified(logw[docs[..., None], picks], canon[docs[..., None], picks], logc[docs]) - logc[docs]
         reps[a:a + b] = est.sum(1) / n_chars[docs].sum(1) / LN2
-    return Gap(interval(per.sum() / n_chars.sum() / LN2, reps, level), per)
+    return Gap(interval(per.sum() / n_chars.sum() / LN2, reps, level, floor=0.0), per)

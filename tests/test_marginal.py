@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+import torch
 from scipy.special import logsumexp
 from toy import SubwordBigram
 
@@ -35,49 +36,99 @@ def test_exact_marginal_equals_the_forward_algorithm(text):
     assert value > canonical  # the canonical segmentation is one term of the sum
 
 
-def test_importance_sampling_is_unbiased_in_probability():
+@pytest.mark.parametrize("stay, explore", [(0.0, 0.0), (0.5, 0.0), (0.5, 0.5)])
+def test_importance_sampling_is_unbiased_in_probability(stay, explore):
     lm = SubwordBigram(seed=2)
     texts = ["ab ba b", "aba ab"]
     N = 20000
-    logw = marginal.importance_logweights(lm, texts, N, seed=0, batch_size=4096)
-    for text, lw in zip(texts, logw):
+    draws = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096)
+    canonical = lm.score(texts).logprob
+    assert np.allclose(draws.log_canonical, canonical)
+    for i, text in enumerate(texts):
         exact = lm.logmarginal(text)
-        w = np.exp(lw - exact)  # weights relative to the truth: mean 1
+        lw, is_canon = draws.logw[i], draws.canonical[i]
+        # the plain estimator: mean(w) = p(x)
+        w = np.exp(lw - exact)
         se = w.std(ddof=1) / math.sqrt(N)
-        # the mean weight agrees with p(x) within 4 standard errors (tolerance reached: ~1%)
-        assert abs(w.mean() - 1) < 4 * se + 1e-12
-        assert se < 0.02
-        assert marginal.effective_sample_size(lw) > 0.3 * N
-    again = marginal.importance_logweights(lm, texts, N, seed=0, batch_size=4096)
-    assert np.array_equal(logw, again)  # deterministic for a seed
+        # agrees with p(x) within 4 standard errors (tolerance reached: ~1%)
+        assert abs(w.mean() - 1) < 4 * se + 1e-12 and se < 0.02
+        # the stratified estimator (3), one draw at a time: p(s*) + w [s != s*]
+        e = np.exp(canonical[i] - exact) + np.where(is_canon, 0.0, w)
+        se = e.std(ddof=1) / math.sqrt(N)
+        assert abs(e.mean() - 1) < 4 * se + 1e-12 and se < 0.02
+        assert draws.logmarginal()[i] == pytest.approx(exact, abs=0.03)
+        # a canonical draw is exactly the tokenizer's segmentation, and `stay` bounds its rate
+        assert is_canon.mean() >= (stay - 0.02 if stay else 0)
+        assert marginal.effective_sample_size(lw) > 0.1 * N
+    again = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096)
+    assert np.array_equal(draws.logw, again.logw)  # deterministic for a seed
+
+
+def test_constrained_weights_are_the_products_of_the_restricted_masses():
+    # stay = explore = 0: w = prod Z_i p(EOS); "ab" is a|b or ab, so Z_1 = p(a) + p(ab) and the rest follows
+    lm = SubwordBigram(seed=5)
+    draws = marginal.importance_sample(lm, ["ab"], 200, seed=0, stay=0.0, explore=0.0)
+    lp = torch.log_softmax(lm.table.double(), dim=-1)
+    a, b, ab = (lm.TOKENS.index(t) for t in ("a", "b", "ab"))
+    z1 = math.log(math.exp(lp[lm.bos_id, a]) + math.exp(lp[lm.bos_id, ab]))
+    via_a = z1 + float(lp[a, b]) + float(lp[b, lm.eos_id])
+    via_ab = z1 + float(lp[ab, lm.eos_id])
+    assert set(np.round(draws.logw[0], 9)) == {round(via_a, 9), round(via_ab, 9)}
+    assert draws.canonical[0].tolist() == [lw == pytest.approx(via_ab) for lw in draws.logw[0]]
+
+
+def test_the_guided_proposal_draws_the_canonical_segmentation_where_the_plain_one_does_not():
+    # a model that gives the long canonical token little mass as a *token* but everything
+    # after it: the constrained proposal rarely draws it, the guided one does by construction
+    lm = SubwordBigram(seed=6)
+    T = {t: lm.TOKENS.index(t) for t in lm.TOKENS}
+    lm.table[lm.bos_id, T["aba"]] = -2.0  # the canonical "aba" is an unlikely first token
+    lm.table[T["aba"], lm.eos_id] = 8.0  # but the likeliest way to spell the string
+    for t in ("a", "ab"):
+        lm.table[lm.bos_id, T[t]] = 4.0
+    for x, y in (("a", "b"), ("a", "ba"), ("ab", "a")):
+        lm.table[T[x], T[y]] = -8.0
+    exact = lm.logmarginal("aba")
+    plain = marginal.importance_sample(lm, ["aba"], 64, seed=0, stay=0.0, explore=0.0)
+    guided = marginal.importance_sample(lm, ["aba"], 64, seed=0, stay=0.5)
+    assert np.exp(guided.log_canonical[0] - exact) > 0.95  # s* holds almost all of p(x)
+    assert guided.canonical.mean() > 0.4 and plain.canonical.mean() < 0.05
+    assert plain.plain()[0] < exact - 3  # the constrained proposal misses s*: mean(w) far too low
+    assert guided.logmarginal()[0] == pytest.approx(exact, abs=0.01)
+    assert guided.logmarginal()[0] >= guided.log_canonical[0]  # (3) never falls below p(s*)
 
 
 def test_a_single_segmentation_gives_a_constant_exact_weight():
     lm = SubwordBigram(seed=3)
     # "bb" can only be b|b: every weight is p(b|BOS) p(b|b) p(EOS|b), exactly
-    logw = marginal.importance_logweights(lm, ["bb"], 50, seed=1)
-    assert np.allclose(logw, lm.score(["bb"]).logprob[0])
+    draws = marginal.importance_sample(lm, ["bb"], 50, seed=1)
+    assert np.allclose(draws.logw, lm.score(["bb"]).logprob[0])
+    assert draws.canonical.all() and draws.logmarginal()[0] == pytest.approx(draws.log_canonical[0])
 
 
 def test_gap_interval_covers_the_truth_and_is_zero_without_alternatives():
     lm = SubwordBigram(seed=4)
     texts = ["ab ba", "aba b", "b ab"]
-    logw = marginal.importance_logweights(lm, texts, 2000, seed=0, batch_size=2048)
-    canonical = lm.score(texts).logprob
+    draws = marginal.importance_sample(lm, texts, 2000, seed=0, batch_size=2048)
     chars = np.array([len(t) + 1 for t in texts])
-    g = marginal.gap(logw, canonical, chars, n_resamples=300, seed=0)
-    truth = sum(lm.logmarginal(t) for t in texts) - canonical.sum()
+    g = marginal.gap(draws, chars, n_resamples=300, seed=0)
+    truth = sum(lm.logmarginal(t) for t in texts) - draws.log_canonical.sum()
     truth_bits = truth / chars.sum() / math.log(2)
     assert g.bits_per_char.low <= truth_bits <= g.bits_per_char.high
-    assert g.bits_per_char.value > 0
-    flat = marginal.gap(np.zeros((3, 5)), np.zeros(3), chars, n_resamples=50)
-    assert flat.bits_per_char.value == 0 and flat.bits_per_char.high == 0
+    assert g.bits_per_char.value > 0 and (g.per_string >= 0).all()
+    flat = marginal.Draws(np.zeros((3, 5)), np.ones((3, 5), bool), np.zeros(3))
+    flat_gap = marginal.gap(flat, chars, n_resamples=50)
+    assert flat_gap.bits_per_char.value == 0 and flat_gap.bits_per_char.high == 0
 
 
 def test_window_and_argument_errors():
     lm = SubwordBigram(max_length=4)
     with pytest.raises(ValueError, match="window"):
-        marginal.importance_logweights(lm, ["abab"], 2)
+        marginal.importance_sample(lm, ["abab"], 2)
     with pytest.raises(ValueError, match="positive"):
-        marginal.importance_logweights(lm, ["ab"], 0)
+        marginal.importance_sample(lm, ["ab"], 0)
+    with pytest.raises(ValueError, match="stay"):
+        marginal.importance_sample(lm, ["ab"], 2, stay=1.0)
+    with pytest.raises(ValueError, match="explore"):
+        marginal.importance_sample(lm, ["ab"], 2, explore=-0.1)
     assert logsumexp([0.0]) == 0.0
