@@ -31,8 +31,8 @@ evaluate your language model on marginal likelihood over tokenisations").
 That proposal is myopic: it prefers " per" to " perplexity" because " per" is the likelier
 *token*, though the model, trained on canonical segmentations only, gives almost nothing to
 what follows " per" here. It then rarely draws s* itself, which holds most of p(x), and
-mean(w) falls far below p(s*) (measured in the segmentation chapter: effective sample
-sizes near 1). Two changes, written for this report, fix this (Chirkova et al. 2023,
+mean(w) falls far below p(s*), the lower bound of what it estimates (the segmentation
+chapter measures it against exact sums). Two changes, written for this report, fix this (Chirkova et al. 2023,
 "Should you marginalize over possible tokenizations?", counter the same myopia differently,
 by drawing a block of characters' tokens at a time). The *guided* proposal mixes in the
 canonical token wherever the walk stands on a boundary of s*, and a uniform draw over the
@@ -44,8 +44,8 @@ where c(j) is the canonical token starting at j (a = 0 off s*'s boundaries),
 a = stay^(1/|s*|), so that s* is drawn with probability at least ``stay``, and e =
 ``explore`` is the uniform share (a defensive mixture, Hesterberg 1995: SmolLM2 puts 38% of
 " perplexity" on " per|plex|ity", which the restricted model, preferring " " as a first
-token, almost never draws). The weight is p(s)/q(s) as in (2) with this q. The *stratified* estimator computes the
-canonical term exactly and samples only the rest:
+token, almost never draws). The weight is p(s)/q(s) as in (2) with this q. The
+*stratified* estimator computes the canonical term exactly and samples only the rest:
 
     p̂(x) = p(s*) + (1/N) sum_k w(s_k) [s_k != s*],                                 (3)
 
@@ -195,8 +195,11 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
     canon_ids = [lm.encode(t) for t in texts]
     canon_at = []  # byte offset -> the canonical token that starts there
     for t, ids in zip(texts, canon_ids):
-        offsets = np.cumsum([0] + [len(spelled_by[i] or b"") for i in ids])
-        canon_at.append(dict(zip(offsets[:-1].tolist(), ids)) if offsets[-1] == len(t.encode()) else {})
+        if b"".join(spelled_by[i] or b"" for i in ids) != t.encode("utf-8"):
+            raise ValueError(f"the tokenizer's own segmentation of {t[:40]!r} does not spell its bytes "
+                             "(a normalising tokenizer): it is not one of the segmentations summed")
+        offsets = np.cumsum([0] + [len(spelled_by[i]) for i in ids])
+        canon_at.append(dict(zip(offsets[:-1].tolist(), ids)))
     log_explore = np.log(explore) if explore else -np.inf
     alpha = np.array([stay ** (1 / max(1, len(ids))) if stay else 0.0 for ids in canon_ids])
     rows = [(d, k) for d in range(len(texts)) for k in range(n_samples)]

@@ -131,4 +131,11 @@ def test_window_and_argument_errors():
         marginal.importance_sample(lm, ["ab"], 2, stay=1.0)
     with pytest.raises(ValueError, match="explore"):
         marginal.importance_sample(lm, ["ab"], 2, explore=-0.1)
+
+    class Normalising(SubwordBigram):  # a tokenizer that rewrites the text before splitting it
+        def encode(self, text):
+            return super().encode(text.replace("ab", "ba"))
+
+    with pytest.raises(ValueError, match="does not spell its bytes"):
+        marginal.importance_sample(Normalising(), ["ab"], 2)
     assert logsumexp([0.0]) == 0.0
