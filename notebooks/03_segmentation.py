@@ -142,7 +142,10 @@ with pd.option_context("display.max_colwidth", None, "display.float_format", "{:
 #
 # Every figure below carries a 95% bootstrap interval over the test *articles* (the harnesses
 # report none): an article's sentences are resampled together, because they share a topic
-# and are not independent draws.
+# and are not independent draws. The test split has only {glue:text}`n_test_articles`
+# articles, so each interval rests on few clusters: a rough guide to the spread, wider (and
+# more honest) than one that treats the sentences as independent; a corpus with a larger
+# test split (the `corpus` parameter) narrows them.
 #
 # ## One architecture, several segmentations
 #
