@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
+from scipy.stats import binomtest
 
 from . import units
 from .segment import WordSegmentation
@@ -98,11 +99,8 @@ def oov_mass(seg: WordSegmentation, samples: Sequence[str], finished: Sequence[b
     k, n = sum(f for f, kp in zip(flags, keep) if kp), sum(keep)
     if n == 0:
         raise ValueError("no usable samples")
-    z = 1.959963984540054
-    centre = (k + z * z / 2) / (n + z * z)
-    half = z * math.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
-    return {"mass": k / n, "low": max(0.0, centre - half), "high": min(1.0, centre + half), "n": n,
-            "dropped": len(samples) - n}
+    ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
+    return {"mass": k / n, "low": float(ci.low), "high": float(ci.high), "n": n, "dropped": len(samples) - n}
 
 
 class Speller:

@@ -115,9 +115,9 @@ with pd.option_context("display.max_colwidth", None, "display.float_format", "{:
 # their inputs. The others do not, for three reasons, none of which touches the argument:
 # the character perplexity of the first sentence divides by 22 where the formula says 22+1;
 # the word-model example multiplies 0.1 and 0.01 where its listed conditionals are 0.01 and
-# 0.001 (so 42.04 is right for the product, and the formula that sums the listed
-# conditionals gives 133); and the last example rounds the negative log-likelihoods to one
-# decimal before exponentiating and counts "the deforestation" as 16 characters (it has 17).
+# 0.001 (so 42.04 is right for the product; the formula that sums the listed conditionals
+# gives the row *ppl per word from the listed conditionals*); and the last example rounds
+# the negative log-likelihoods to one decimal before exponentiating and counts "the deforestation" as 16 characters (it has 17).
 # The post's conclusion, that segmentation 2 is the better model despite its higher
 # perplexity per subword, holds with the exact numbers.
 #
@@ -351,8 +351,8 @@ decomposition.round(4)
 #
 # ## Pretrained models: tokens, words and bytes
 #
-# SmolLM2-135M (a byte-level BPE of 49k types) and Gemma-3-270M (a SentencePiece vocabulary
-# of 262k types with byte fallback) were trained on web text, not on this corpus. Both
+# SmolLM2-135M (a byte-level BPE) and Gemma-3-270M (a SentencePiece vocabulary with byte
+# fallback; the table gives both vocabulary sizes) were trained on web text, not on this corpus. Both
 # conventions are shown: the string convention of this report, and the harness convention
 # (whitespace words and UTF-8 bytes of the original text, EOS not scored).
 
