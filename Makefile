@@ -1,19 +1,29 @@
 # Two commands do everything on a fresh clone (Python 3.11 and pip; no GPU, no network but PyPI):
 #   make book   set up .venv, execute every notebook (papermill, default profile), build the HTML book
 #   make test   set up .venv, run the unit tests and nbval over the executed notebooks in book/
+#   make test-cold   make test with an empty, temporary cache: every model trained, every
+#                    score and sample computed (the path a new machine takes)
+# Derived files (corpus, models, scores, samples) live in the shared cache: $LMNOTES_CACHE,
+# else $XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes. `make clean` leaves it;
+# `make clean-cache` removes it; `.venv/bin/python -m lmnotes.book cache --prune` removes
+# only what the current code no longer produces.
 PYTHON ?= python3
 PROFILE ?= default
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test setup html clean
+.PHONY: book test test-cold setup html clean clean-cache
 
 book: $(STAMP)
 	$(BIN)/python -m lmnotes.book all --profile $(PROFILE)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+test-cold: $(STAMP)
+	@cold=$$(mktemp -d) && echo "make test with the empty cache LMNOTES_CACHE=$$cold" && \
+	LMNOTES_CACHE=$$cold $(MAKE) --no-print-directory test; rc=$$?; rm -rf "$$cold"; exit $$rc
 
 setup: $(STAMP)
 
@@ -31,3 +41,7 @@ $(STAMP): pyproject.toml requirements.lock requirements-nodeps.txt
 
 clean:
 	rm -rf _build data/cache
+
+CACHE_DIR = $(or $(LMNOTES_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/lmnotes)
+clean-cache:
+	rm -rf "$(CACHE_DIR)"

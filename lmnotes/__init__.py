@@ -6,7 +6,8 @@ unit tests in ``tests/`` reach it.
 
 Modules
 -------
-- :mod:`lmnotes.io`      atomic writes and the on-disk cache (every chapter)
+- :mod:`lmnotes.numerics` the same arithmetic on every machine (set up on import, every chapter)
+- :mod:`lmnotes.io`      atomic writes (every chapter)
 - :mod:`lmnotes.wiki`    Wikipedia dump reading and wikitext cleaning (corpus chapter)
 - :mod:`lmnotes.text`    sentence splitting and Moses tokenization (every chapter)
 - :mod:`lmnotes.corpus`  corpora, deterministic splits, raw and tokenized views (every chapter)
@@ -18,5 +19,9 @@ Modules
 - :mod:`lmnotes.plots`   the shared figure style
 - :mod:`lmnotes.book`    the papermill runner and the book build
 """
+
+from . import numerics as _numerics
+
+_numerics.pin_environment()  # before NumPy and PyTorch load (see lmnotes.numerics)
 
 __version__ = "0.1.0"

@@ -9,6 +9,13 @@
 - ``build``: render the book with jupyter-book (notebooks are not re-executed; warnings
   are errors) and print the path of ``_build/html/index.html``.
 - ``all``: sync, run every notebook, build.
+- ``timings``: each executed notebook's wall time, cold and warm, as last measured. A run is
+  *cold* when it built entries of the shared cache (models, scores, samples), *warm* when it
+  found everything there; the runner records the time under that name in the notebook's
+  metadata (``lmnotes.timings``), which nbval does not compare.
+- ``cache [--prune]``: the entries of the shared cache (:mod:`lmnotes.cache`): kind, name,
+  size, age, and whether the current code still produces them; ``--prune`` removes those it
+  does not and the temporaries of killed runs.
 
 A profile is a YAML file with two sections: ``common`` (parameters applied to every notebook
 that declares them) and ``notebooks`` (a mapping from notebook name to its parameters).
@@ -29,6 +36,7 @@ from typing import Any, Sequence
 
 import yaml
 
+from . import cache as lmcache
 from . import io
 
 NOTEBOOKS = io.ROOT / "notebooks"
@@ -143,8 +151,34 @@ def _scrub(nb) -> None:
         cell.metadata.pop("execution", None)
 
 
+def _entry_paths() -> set[Path]:
+    """The entry folders of the shared cache (a cheap listing, no hashing)."""
+    root = lmcache.root()
+    return {p for p in root.glob("*/*") if p.is_dir() and not p.name.startswith(".")}
+
+
+def _timings(target: Path, seconds: float, built: set[Path]) -> dict:
+    """The notebook's timings after this run: this run's under "cold" or "warm", the other one
+    kept from the notebook it replaces."""
+    import nbformat
+
+    old = {}
+    if target.is_file():
+        try:
+            old = nbformat.read(target, as_version=4).metadata.get("lmnotes", {}).get("timings", {})
+        except Exception:  # an unreadable old notebook has no timings worth keeping
+            old = {}
+    kinds: dict[str, int] = {}
+    for path in built:
+        kinds[path.parent.name] = kinds.get(path.parent.name, 0) + 1
+    mode = "cold" if built else "warm"
+    return {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
+                          "built": dict(sorted(kinds.items()))}}
+
+
 def execute(name: str, parameters: dict[str, Any], profile: str, kernel: str = "python3") -> Path:
-    """Execute ``notebooks/NAME.ipynb`` into ``book/NAME.ipynb`` atomically."""
+    """Execute ``notebooks/NAME.ipynb`` into ``book/NAME.ipynb`` atomically, recording its wall
+    time (see ``timings``)."""
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -153,6 +187,7 @@ def execute(name: str, parameters: dict[str, Any], profile: str, kernel: str = "
     target = BOOK / f"{name}.ipynb"
     for stale in BOOK.glob(f".{name}.ipynb.*"):  # left by a run killed without notice (SIGKILL)
         stale.unlink()
+    before, t0 = _entry_paths(), time.perf_counter()
     with io.atomic_path(target, suffix=".ipynb") as tmp:
         try:
             papermill.execute_notebook(
@@ -165,6 +200,7 @@ def execute(name: str, parameters: dict[str, Any], profile: str, kernel: str = "
                             f"book/{name}.ipynb is unchanged.\n{tb}") from None
         nb = nbformat.read(tmp, as_version=4)
         nb.metadata.setdefault("lmnotes", {})["profile"] = profile
+        nb.metadata["lmnotes"]["timings"] = _timings(target, time.perf_counter() - t0, _entry_paths() - before)
         _scrub(nb)
         nbformat.write(nb, tmp)
     return target
@@ -188,6 +224,52 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
         print(f"[{i}/{len(names)}] {n} done in {time.perf_counter() - t0:.0f} s -> "
               f"{os.path.relpath(out[-1])}", flush=True)
     return out
+
+
+def timings() -> "pd.DataFrame":
+    """One row per executed notebook: its profile and its last cold and warm wall times."""
+    import nbformat
+    import pandas as pd
+
+    rows = []
+    for n in notebook_names():
+        path = BOOK / f"{n}.ipynb"
+        meta = nbformat.read(path, as_version=4).metadata.get("lmnotes", {}) if path.is_file() else {}
+        row = {"notebook": n, "profile": meta.get("profile", "-")}
+        for mode in ("cold", "warm"):
+            t = meta.get("timings", {}).get(mode)
+            row[f"{mode} (s)"] = t["seconds"] if t else None
+            row[f"{mode} measured"] = t["date"] if t else "-"
+        row["cold run built"] = ", ".join(f"{v} {k}" for k, v in
+                                          meta.get("timings", {}).get("cold", {}).get("built", {}).items()) or "-"
+        rows.append(row)
+    df = pd.DataFrame(rows).set_index("notebook")
+    total = {"profile": "", "cold (s)": df["cold (s)"].sum(min_count=1), "warm (s)": df["warm (s)"].sum(min_count=1),
+             "cold measured": "", "warm measured": "", "cold run built": ""}
+    df.loc["total"] = total
+    return df
+
+
+def cache_report(prune: bool = False) -> str:
+    """The listing of the shared cache (and what ``prune`` removed) as text."""
+    import pandas as pd
+
+    from . import corpus, memo, models  # noqa: F401  (they register the kinds of entries)
+
+    lines = [f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"]
+    if prune:
+        gone = lmcache.prune()
+        lines.append(f"removed {len(gone)} entries, {sum(e.bytes for e in gone) / 1e6:,.1f} MB"
+                     + "".join(f"\n  {e.kind}/{e.name} ({e.status})" for e in gone))
+    listed = lmcache.entries()
+    if not listed:
+        return "\n".join(lines + ["(empty)"])
+    df = pd.DataFrame([{"kind": e.kind, "name": e.name, "MB": round(e.bytes / 1e6, 1),
+                        "age (days)": round(e.age_days, 1), "status": e.status} for e in listed])
+    lines.append(df.to_string(index=False))
+    lines.append(f"total {df['MB'].sum():,.1f} MB in {len(df)} entries; "
+                 f"{(df['status'] != 'current').sum()} not current (`cache --prune` removes them)")
+    return "\n".join(lines)
 
 
 def build() -> Path:
@@ -222,6 +304,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("build", help="render _build/html with jupyter-book")
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
     sub.add_parser("list", help="list notebooks, their parameters and the profiles")
+    sub.add_parser("timings", help="wall time of each executed notebook, cold and warm cache")
+    c = sub.add_parser("cache", help="list the shared cache's entries")
+    c.add_argument("--prune", action="store_true", help="remove entries the current code no longer produces")
     args = parser.parse_args(argv)
     # SIGTERM (a CI time-out, `kill`) ends the run like Ctrl-C, so temporary files are removed
     signal.signal(signal.SIGTERM, _interrupt)
@@ -232,13 +317,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             for n in notebook_names():
                 print(n, declared_parameters(n))
             print("profiles:", profiles())
+        elif args.command == "timings":
+            import pandas as pd
+
+            with pd.option_context("display.width", 200, "display.max_columns", None):
+                print(timings().fillna("-"))
+        elif args.command == "cache":
+            print(cache_report(args.prune))
         elif args.command == "build":
             print(f"the book is at {build()}")
         else:
             run(getattr(args, "names", None), args.profile, _overrides(args.parameter))
             if args.command == "all":
                 print(f"the book is at {build()}")
-    except BookError as exc:
+    except (BookError, lmcache.CacheError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

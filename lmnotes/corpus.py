@@ -11,15 +11,14 @@ and never from the network. Other sources go through the same :func:`load`:
 
 Each split has two views: raw text (``sentences``, ``texts``) for subword, character and byte
 models, and Moses-tokenized, lower-cased words (``words``) for word-level statistics. Prepared
-corpora are cached on disk (see :mod:`lmnotes.io`), keyed by a hash of the source's bytes and
-the split settings.
+corpora are kept in the shared cache (:mod:`lmnotes.cache`), keyed by a hash of the source's
+bytes, the split settings and the preparing code.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.resources
-import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,10 +28,9 @@ from typing import Iterable, Sequence
 import pandas as pd
 from tqdm import tqdm
 
+from . import cache as lmcache
 from . import io
 from .text import moses_words, split_sentences
-
-log = logging.getLogger(__name__)
 
 #: Bump when the meaning of a prepared corpus changes; edits to the code that prepares it and
 #: the versions of the libraries it uses are part of the cache key anyway (see _prep_version).
@@ -84,6 +82,23 @@ class Split:
     def texts(self) -> list[str]:
         """Raw text of each document."""
         return [d.text for d in self.documents]
+
+    def sentence_sample(self, n: int, seed: int = 0) -> "np.ndarray":
+        """Sorted indices of ``n`` sentences drawn at random without replacement (all of them
+        when ``n`` is 0 or at least their number): the subset that chapters score with the
+        slow pretrained models, the same in every chapter for the same ``n`` and ``seed``."""
+        import numpy as np
+
+        total = sum(len(d.sentences) for d in self.documents)
+        if not n or n >= total:
+            return np.arange(total)
+        return np.sort(np.random.default_rng(seed).choice(total, n, replace=False))
+
+    def article_ids(self) -> "np.ndarray":
+        """The article (index into ``documents``) of each sentence, for article-level intervals."""
+        import numpy as np
+
+        return np.repeat(np.arange(len(self.documents)), [len(d.sentences) for d in self.documents])
 
     def stats(self) -> dict[str, int]:
         """Counts: articles, sentences, words (Moses tokens), characters, bytes, word types."""
@@ -281,17 +296,26 @@ def load(source: str = EMBEDDED, fractions: Sequence[float] = (0.8, 0.1, 0.1), s
     fractions : shares of articles in train, valid and test (ignored for HF datasets, which
         come split).
     seed : seeds the assignment of articles to splits.
-    cache : read and write the prepared corpus under :func:`lmnotes.io.cache_dir`.
+    cache : read and write the prepared corpus in the shared cache (:mod:`lmnotes.cache`).
     """
     kind, identity = _source_key(str(source))
     key = io.digest("corpus", _prep_version(), kind, identity, list(fractions), seed)
-    path = io.cache_dir() / f"corpus-{key}.pkl"
-    if cache and path.is_file():
-        log.info("corpus %s from cache %s", source, path)
-        return io.read_pickle(path)
+    if not cache:
+        return _prepare(str(source), kind, fractions, seed, key)
 
+    def build(folder: Path) -> Corpus:
+        prepared = _prepare(str(source), kind, fractions, seed, key)
+        io.write_pickle(folder / "corpus.pkl", prepared)
+        return prepared
+
+    return lmcache.fetch("corpus", Path(str(source)).name or str(source), key, build,
+                         lambda folder: io.read_pickle(folder / "corpus.pkl"))
+
+
+def _prepare(source: str, kind: str, fractions: Sequence[float], seed: int, key: str) -> Corpus:
+    """Read, clean, split and tokenize a corpus (what :func:`load` caches)."""
     if kind == "hf":
-        by_split = _read_hf(str(source))
+        by_split = _read_hf(source)
     else:
         articles = read_dump(embedded_path()) if kind == "dump" else read_text(Path(source))
         if not articles:
@@ -304,7 +328,7 @@ def load(source: str = EMBEDDED, fractions: Sequence[float] = (0.8, 0.1, 0.1), s
             raise CorpusError(f"split {name!r} of {source!r} is empty: the corpus has "
                               f"{sum(len(s.documents) for s in splits.values())} documents; use a "
                               f"larger corpus or give {name!r} a larger fraction (now {list(fractions)})")
-    corpus = Corpus(name=str(source), splits=splits, key=key)
-    if cache:
-        io.write_pickle(path, corpus)
-    return corpus
+    return Corpus(name=source, splits=splits, key=key)
+
+
+lmcache.register_kind("corpus", _prep_version)

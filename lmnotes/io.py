@@ -1,4 +1,5 @@
-"""Atomic file writes and the on-disk cache. Used by every chapter.
+"""Atomic file writes and content digests. Used by every chapter (the shared cache of derived
+files is :mod:`lmnotes.cache`).
 
 A cache entry or an executed notebook is first written to a temporary file in the same folder,
 flushed to disk, and then moved into place with :func:`os.replace`, which is atomic on POSIX
@@ -19,13 +20,6 @@ from typing import Any, Iterator
 
 #: The repository root (parent of the package), used to find ``data/`` and ``params/``.
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def cache_dir() -> Path:
-    """The folder for derived files: ``$LMNOTES_CACHE`` if set, else ``<repo>/data/cache``."""
-    path = Path(os.environ.get("LMNOTES_CACHE", ROOT / "data" / "cache"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 @contextlib.contextmanager

@@ -247,9 +247,11 @@ def sample_set(lm, label: str, strategy: str, n: int, top_p: float, beam: int, m
     or ``beam`` sampling with ``beam`` hypotheses) as a :class:`TextSet` named ``label`` of
     their first documents (:func:`first_document` with ``unit``), and the flags of the
     documents that ended (with EOS, or with more text after them) rather than at
-    ``max_tokens``."""
+    ``max_tokens``. The samples are kept in the shared cache (:mod:`lmnotes.memo`)."""
+    from . import memo
+
     settings = {"nucleus": {"top_p": top_p}, "beam": {"beam": beam}}.get(strategy, {})
-    s = lm.sample(n, strategy, max_tokens=max_tokens, seed=seed, batch_size=batch_size, **settings)
+    s = memo.sample(lm, n, strategy, max_tokens=max_tokens, seed=seed, batch_size=batch_size, **settings)
     docs = [first_document(t, unit) for t in s.texts]
     return TextSet.from_texts(label, [d for d, _ in docs]), s.finished | np.array([w for _, w in docs], dtype=bool)
 

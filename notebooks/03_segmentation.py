@@ -36,12 +36,12 @@
 # past the post where the post stops: it *estimates* the marginal over segmentations.
 
 # %% tags=["parameters"]
-segmentations = ["char", "byte", "bpe1000", "bpe4000", "bpe8000", "word"]  # the Transformer family: char, byte, bpe<types>, word
+segmentations = ["byte", "bpe1000", "bpe4000", "bpe8000", "word"]  # the Transformer family: char, byte, bpe<types>, word
 pretrained = ["smollm2-135m", "gemma3-270m"]  # pretrained models scored on the test split
 size = "cpu"  # size profile of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
 corpus = "enwiki"  # the corpus the models learn from and are tested on
-max_sentences_pretrained = 400  # test sentences scored by the pretrained models (0: all)
+max_sentences_pretrained = 400  # test sentences scored by the pretrained models, drawn at random as in the models chapter (0: all)
 n_boot = 1000  # bootstrap resamples per interval
 open_model = "bpe8000"  # the open-vocabulary member compared with the word model
 n_open_samples = 500  # samples of the open model to estimate its mass on unknown words
@@ -71,13 +71,13 @@ from scipy.stats import kendalltau
 
 from lmnotes import comparability as C
 from lmnotes import corpus as lmcorpus
-from lmnotes import marginal, models, plots, units
+from lmnotes import marginal, memo, models, plots, units
 from lmnotes.models.trained import Recipe, build, on_corpus
 
 plots.use_style()
 data = lmcorpus.load(corpus)
 test = data["test"].sentences
-article = np.repeat(np.arange(len(data["test"].documents)), [len(d.sentences) for d in data["test"].documents])
+article = data["test"].article_ids()
 rng = np.random.default_rng(seed)
 
 
@@ -92,6 +92,8 @@ family = {spec: on_corpus(recipe(spec), size=size, corpus=corpus, device=device)
 glue("n_test", len(test), display=False)
 glue("n_test_articles", len(data["test"].documents), display=False)
 glue("n_segmentations", len(segmentations), display=False)
+train_text = "".join(data["train"].sentences)
+glue("non_ascii_pct", round(100 * sum(ord(c) > 127 for c in train_text) / len(train_text), 2), display=False)
 glue("n_test_bytes", sum(len(s.encode()) for s in test), display=False)
 
 # %% [markdown]
@@ -151,9 +153,12 @@ with pd.option_context("display.max_colwidth", None, "display.float_format", "{:
 #
 # The Transformer of {doc}`01_models` (same size, same training budget, same seed) trained on
 # the corpus's training sentences with each of {glue:text}`n_segmentations` segmentations
-# (the `segmentations` parameter): characters, UTF-8 bytes, byte-level BPE at several
-# vocabulary sizes, and words with a closed vocabulary (types seen at least twice in
-# training; the rest `<unk>`). All are scored on the
+# (the `segmentations` parameter): UTF-8 bytes, byte-level BPE at several vocabulary sizes,
+# and words with a closed vocabulary (types seen at least twice in training; the rest
+# `<unk>`). A character model is one `-p segmentations` away and is part of the `gpu`
+# profile; on this corpus, where {glue:text}`non_ascii_pct`% of the training characters lie
+# outside ASCII, it is a near-copy of the byte model and the `default` profile spends its
+# minutes elsewhere. All are scored on the
 # {glue:text}`n_test:,` test sentences of {glue:text}`n_test_articles` articles
 # ({glue:text}`n_test_bytes:,` bytes).
 
@@ -171,7 +176,7 @@ def rate_row(scores, convention="string"):
     return {k: e for k, e in table.items() if k != "bits / token" and k != "bits / word"}
 
 
-scores = {spec: lm.score(test) for spec, lm in family.items()}
+scores = {spec: memo.score(lm, test) for spec, lm in family.items()}  # as the models chapter scored them
 rates = {spec: rate_row(s) for spec, s in scores.items()}
 fmt = lambda e, d=3: f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"  # noqa: E731
 COLUMNS = ["perplexity / token", "perplexity / word", "perplexity / char", "bits / char", "bits / byte"]
@@ -185,7 +190,7 @@ family_table
 
 # %% [markdown]
 # The models differ in how many predictions they make for the same text (the *tokens*
-# column), so their per-token perplexities answer different questions: the character model
+# column), so their per-token perplexities answer different questions: the byte model
 # chooses among a few hundred symbols at each of many steps, the word model among thousands
 # at each of few. The figure sets the per-token perplexity against bits per byte, which
 # counts the same bytes for every model.
@@ -307,7 +312,7 @@ closed_table
 
 # %%
 glue("open_label", label(open_model), display=False)
-samples = open_lm.sample(n_open_samples, "ancestral", max_tokens=open_lm.max_length, seed=seed)
+samples = memo.sample(open_lm, n_open_samples, "ancestral", max_tokens=open_lm.max_length, seed=seed)
 mass = C.oov_mass(seg, samples.texts, samples.finished)
 glue("oov_mass", float(100 * mass["mass"]), display=False)
 glue("oov_mass_low", float(100 * mass["low"]), display=False)
@@ -357,12 +362,11 @@ decomposition.round(4)
 # (whitespace words and UTF-8 bytes of the original text, EOS not scored).
 
 # %%
-sub_idx = np.arange(len(test)) if not max_sentences_pretrained else np.sort(
-    rng.choice(len(test), min(max_sentences_pretrained, len(test)), replace=False))
+sub_idx = data["test"].sentence_sample(max_sentences_pretrained, seed)  # the models chapter's subset
 sub = [test[i] for i in sub_idx]
 glue("n_pretrained_sentences", len(sub), display=False)
 pre_models = {name: models.load(name, device=device) for name in pretrained}
-pre_scores = {name: lm.score(sub) for name, lm in pre_models.items()}
+pre_scores = {name: memo.score(lm, sub) for name, lm in pre_models.items()}
 rows = {}
 for name, s in pre_scores.items():
     for conv in units.CONVENTIONS:
@@ -419,7 +423,7 @@ glue("stride_pre_docs", len(texts), display=False)
 glue("stride_pre_window", stride_pretrained_window, display=False)
 for f in stride_fractions[:3]:
     stride = int(min(stride_pretrained_window - 1, max(1, round(f * stride_pretrained_window))))
-    s = pre_lm.score(texts, stride=stride)
+    s = memo.score(pre_lm, texts, stride=stride)
     forwards = sum(e - b for n in s.n_tokens for b, e, _ in pre_lm.windows(int(n) + 1, stride))
     stride_rows.append({"model": pre_name, "window": stride_pretrained_window, "stride": stride,
                         "min. context": stride_pretrained_window - stride,

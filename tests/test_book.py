@@ -95,11 +95,36 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     assert "x = 21" in nb.cells[1].source  # papermill's injected-parameters cell
     assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps([c.metadata for c in nb.cells])
     assert "[1/1] 00_toy" in capsys.readouterr().out
-    first = (toy_book / "book" / "00_toy.ipynb").read_bytes()
+    timings = nb.metadata["lmnotes"]["timings"]
+    assert list(timings) == ["warm"] and timings["warm"]["seconds"] > 0  # it built no cache entry
+
+    def without_timings(path):
+        nb = nbformat.read(path, as_version=4)
+        nb.metadata["lmnotes"].pop("timings")
+        return nbformat.writes(nb)
+
+    first = without_timings(toy_book / "book" / "00_toy.ipynb")
     paired = (toy_book / "notebooks" / "00_toy.ipynb").read_bytes()
     book.run(profile="default", overrides={"x": 21})
-    assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first  # same parameters, same file
+    # same parameters, same file but for the measured wall time
+    assert without_timings(toy_book / "book" / "00_toy.ipynb") == first
     assert (toy_book / "notebooks" / "00_toy.ipynb").read_bytes() == paired
+    table = book.timings()
+    assert table.loc["00_toy", "warm (s)"] > 0 and table.loc["00_toy", "cold measured"] == "-"
+
+
+def test_a_run_that_builds_cache_entries_is_timed_as_cold(toy_book, tmp_path, monkeypatch):
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
+    book.run(profile="default")  # warm: builds nothing
+    (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
+# %%
+from lmnotes import cache
+cache.register_kind("toy", lambda: "1")
+cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
+""")
+    book.run(profile="default")
+    timings = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4).metadata["lmnotes"]["timings"]
+    assert set(timings) == {"cold", "warm"} and timings["cold"]["built"] == {"toy": 1}
 
 
 def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):

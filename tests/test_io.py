@@ -42,7 +42,3 @@ def test_digest_is_stable_and_sensitive():
     assert io.digest("corpus", 1, [0.8, 0.1, 0.1]) == io.digest("corpus", 1, [0.8, 0.1, 0.1])
     assert io.digest("corpus", 1, [0.8, 0.1, 0.1]) != io.digest("corpus", 1, [0.7, 0.2, 0.1])
 
-
-def test_cache_dir_follows_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "c"))
-    assert io.cache_dir() == tmp_path / "c" and (tmp_path / "c").is_dir()

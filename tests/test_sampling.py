@@ -5,7 +5,7 @@ import pytest
 import torch
 from scipy import stats
 
-from lmnotes.sampling import Strategy, _nucleus_by_sort, nucleus_filter, top_k_filter
+from lmnotes.sampling import Strategy, _nucleus_by_sort, draw, inverse_cdf, nucleus_filter, top_k_filter
 from toy import Bigram
 
 
@@ -115,3 +115,49 @@ def test_beam_sampling_prefers_probable_strings_and_reports_their_logprob():
     per_token = lambda s: s.logprob_model / (np.array([len(t) for t in s.token_ids]) + 1)
     assert per_token(beam).mean() > per_token(anc).mean() + 0.3
     assert len(set(beam.texts)) > 10  # random, unlike beam search
+
+
+def chi_square_pvalue(counts, p):
+    """Chi-square goodness of fit of ``counts`` to probabilities ``p``, cells with fewer than
+    5 expected draws pooled into one."""
+    n = counts.sum()
+    big = p * n >= 5
+    expected, observed = np.append(p[big], p[~big].sum()) * n, np.append(counts[big], counts[~big].sum())
+    keep = expected > 0
+    return stats.chisquare(observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()).pvalue
+
+
+@pytest.mark.parametrize("V", [7, 64, 1000, 8000])
+def test_inverse_cdf_draws_in_proportion_and_never_a_zero_weight(V):
+    # several blocks, a padded last block (1000 = 31 x 32 + 8), and weights of zero
+    g = torch.Generator().manual_seed(V)
+    w = torch.rand(3, V, generator=g) ** 4
+    w[:, ::3] = 0.0
+    u = torch.rand(3, 40_000, generator=g, dtype=torch.float64)
+    idx, total = inverse_cdf(w, u)
+    assert torch.allclose(total, w.double().sum(-1))
+    for r in range(3):
+        counts = np.bincount(idx[r].numpy(), minlength=V)
+        assert counts[::3].sum() == 0
+        assert chi_square_pvalue(counts, (w[r] / w[r].sum()).double().numpy()) > 1e-3
+
+
+@pytest.mark.parametrize("strategy", [
+    Strategy("ancestral"), Strategy("ancestral", temperature=1.7), Strategy("top-k", top_k=40),
+    Strategy("nucleus", top_p=0.9), Strategy("nucleus", temperature=0.8, top_p=0.995),
+])
+def test_draw_matches_the_warped_distribution_on_a_large_vocabulary(strategy):
+    # rows from peaked to flat, so that the nucleus of some lies beyond the first top-k
+    # window and is found by the widening search; 20,000 draws per row
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(4, 3000, generator=g) * torch.tensor([0.05, 0.5, 2.0, 6.0])[:, None]
+    target = strategy.warp(logits).exp().double()
+    d = draw(logits, strategy, n=20_000, generator=torch.Generator().manual_seed(1))
+    model = torch.log_softmax(logits.double(), -1)
+    assert torch.allclose(d.logprob_model, model.gather(1, d.tokens), atol=1e-5)
+    assert torch.allclose(d.logprob_sampling, target.log().gather(1, d.tokens), atol=1e-5)
+    for r in range(4):
+        counts = np.bincount(d.tokens[r].numpy(), minlength=3000)
+        p = target[r].numpy()
+        assert counts[p == 0].sum() == 0, "drew a token outside the strategy's support"
+        assert chi_square_pvalue(counts, p) > 1e-3

@@ -36,10 +36,9 @@ def test_training_is_deterministic_and_cached(texts, tmp_path, arch, seg, vocab)
     assert len(a.history) == 3 and a.history["valid_loss"].iloc[-1] < a.history["valid_loss"].iloc[0] + 0.5
     # the window is what training covered: positions beyond the blocks were never trained
     assert a.max_length == (32 if arch == "transformer" else 1 << 30)
-    assert not list(tmp_path.glob("models/*"))  # cache=False writes nothing
+    assert not list(tmp_path.glob("trained/*"))  # cache=False writes nothing
     c = trained.build(recipe, *texts, name="t", size="tiny")
-    files = list((tmp_path / "models").glob("t-*.pkl"))
-    assert len(files) == 1
+    assert len(list((tmp_path / "trained").glob("t--*/model.pkl"))) == 1
     d = trained.build(recipe, *texts, name="t", size="tiny")  # from the cache
     sents = texts[1][:10]
     assert np.array_equal(c.score(sents).logprob, d.score(sents).logprob)
@@ -58,7 +57,7 @@ def test_any_strings_and_a_changed_text_is_a_new_model(tmp_path):
     lm = trained.build(recipe, words, words[:10], name="toy", size="tiny")
     assert lm.vocab_size == 3 + 4 and lm.score(["alpha beta"]).logprob[0] < 0
     trained.build(recipe, words + ["delta"], words[:10], name="toy", size="tiny")
-    assert len(list((tmp_path / "models").glob("toy-*.pkl"))) == 2
+    assert len(list((tmp_path / "trained").glob("toy--*/model.pkl"))) == 2
 
 
 def test_interrupted_training_caches_nothing(texts, tmp_path, monkeypatch):
@@ -68,7 +67,7 @@ def test_interrupted_training_caches_nothing(texts, tmp_path, monkeypatch):
     monkeypatch.setattr(trained, "train", boom)
     with pytest.raises(KeyboardInterrupt):
         trained.build(trained.Recipe("lstm", "byte"), *texts, name="t", size="tiny")
-    assert not list(tmp_path.glob("models/*"))
+    assert not [p for p in tmp_path.glob("trained/*") if not p.name.endswith(".lock")]
 
 
 def test_errors(texts):
@@ -99,3 +98,17 @@ def test_on_corpus_names_registered_recipes_and_spells_out_others(monkeypatch):
     trained.on_corpus(trained.Recipe("transformer", "bpe", 8000), size="tiny")
     trained.on_corpus(trained.Recipe("transformer", "bpe", 1000), size="tiny")
     assert seen == ["wiki/transformer-bpe8k", "wiki/transformer-bpe1000"]
+
+
+def test_cross_entropy_gradient_matches_pytorch():
+    from lmnotes.train import cross_entropy
+
+    g = torch.Generator().manual_seed(0)
+    logits = (3 * torch.randn(2, 5, 50, generator=g, dtype=torch.float64)).requires_grad_()
+    targets = torch.randint(0, 50, (2, 5), generator=g)
+    ours = cross_entropy(logits.float(), targets)
+    reference = torch.nn.functional.cross_entropy(logits.reshape(-1, 50), targets.reshape(-1))
+    assert torch.isclose(ours.double(), reference, atol=1e-5)
+    (grad_ours,) = torch.autograd.grad(ours, logits)
+    (grad_ref,) = torch.autograd.grad(reference, logits)
+    assert torch.allclose(grad_ours, grad_ref, atol=1e-6)

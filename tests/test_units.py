@@ -112,3 +112,19 @@ def test_worked_examples_recomputed():
     assert r["ppl per character, segmentation 2"] == pytest.approx(2.03, abs=0.01)  # printed 2.11
     assert df["follows"].sum() == 6  # the other six differ, each note says why
     assert (df.loc[~df["follows"], "note"] != "").all()
+
+
+def test_paired_difference_cancels_what_the_strings_share():
+    rng = np.random.default_rng(0)
+    n = rng.integers(20, 200, size=300).astype(float)  # bytes per sentence
+    hardness = rng.gamma(2.0, 1.0, size=300)  # nats per byte, shared by both models
+    a = -hardness * n
+    b = a - 0.01 * n  # model b: 0.01 nats per byte worse on every sentence
+    groups = np.repeat(np.arange(30), 10)
+    d = units.paired_difference(a, n, b, n, "bits", groups=groups)
+    assert d.value == pytest.approx(-0.01 / np.log(2))
+    assert d.high < 0 and d.high - d.low < 0.01 * 0.05  # the shared hardness cancels
+    unpaired = units.bootstrap_rate(a, n, "bits", groups=groups)
+    assert unpaired.high - unpaired.low > 10 * (d.high - d.low)
+    same = units.paired_difference(a, n, a, n, "bits", groups=groups)
+    assert same.value == same.low == same.high == 0

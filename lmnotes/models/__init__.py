@@ -24,6 +24,10 @@ try:
 except ImportError:  # transformers is a pinned dependency; this only guards partial installs
     pass
 
+from .. import numerics as _numerics
+
+_numerics.configure_torch()  # threads and deterministic algorithms (see lmnotes.numerics)
+
 from .base import LanguageModel, ModelError, Samples, Scores, resolve_device
 from .zoo import load, names, register
 from . import trained  # noqa: E402,F401  (registers the wiki/... models)

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from ..sampling import Strategy
+from ..sampling import Strategy, draw
 
 #: Logit elements computed at once by the output head (bounds memory for 262k vocabularies).
 HEAD_CHUNK_ELEMENTS = 1 << 25
@@ -124,6 +124,9 @@ class LanguageModel(ABC):
     pad_id: int
     max_length: int  # context window in tokens, BOS included
     device: torch.device
+    #: what decides this model's outputs, as a hash (weights, dtype, device), for the shared
+    #: cache of its scores and samples (:mod:`lmnotes.memo`); None: not cached
+    cache_key: str | None = None
 
     # --- what a model supplies --------------------------------------------------------------
     @abstractmethod
@@ -282,6 +285,57 @@ class LanguageModel(ABC):
             out[idx] = torch.log_softmax(logits, dim=-1).cpu()
         return out
 
+    def _new_cache(self, capacity: int = 0) -> Any:
+        """An empty key–value cache for :meth:`_hidden` with room for ``capacity`` positions,
+        or None to let the model make its own."""
+        return None
+
+    @staticmethod
+    def _select_rows(past: Any, index: torch.Tensor) -> Any:
+        """Keep rows ``index`` of a cache (transformers' caches and :class:`RowCache` reorder in place)."""
+        if past is not None and hasattr(past, "reorder_cache"):
+            past.reorder_cache(index)
+        return past
+
+    def _sample_batch(self, B: int, strategy: Strategy, context: list[int], max_tokens: int,
+                      gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """One batch of ``B`` samples: tokens [B, steps] (EOS after the end), log-probabilities
+        under the model and under the sampling distribution [B], and ended-with-EOS flags [B].
+
+        Rows that have ended stop costing: when a quarter of the rows still computed have
+        ended, they are dropped from the batch and the cache (transformers' generate keeps
+        computing them until the last row ends).
+        """
+        dev = self.device
+        states, past = self._hidden(torch.tensor([context] * B, device=dev), self._new_cache(len(context) + max_tokens), use_cache=True)
+        last = states[:, -1]
+        rows = torch.arange(B, device=dev)  # the sample each computed row belongs to
+        live = torch.ones(B, dtype=torch.bool, device=dev)  # computed rows that have not ended
+        out = torch.full((B, max_tokens), self.eos_id, dtype=torch.long, device=dev)
+        lp_model = torch.zeros(B, dtype=torch.float64, device=dev)
+        lp_samp = torch.zeros(B, dtype=torch.float64, device=dev)
+        steps = 0
+        for step in range(max_tokens):
+            d = draw(self._head(last), strategy, 1, gen)
+            tok = d.tokens[:, 0]
+            at = rows[live]
+            out[at, step] = tok[live]
+            lp_model[at] += d.logprob_model[live, 0]
+            lp_samp[at] += d.logprob_sampling[live, 0]
+            live &= tok != self.eos_id
+            steps = step + 1
+            n_live = int(live.sum())
+            if n_live == 0 or step == max_tokens - 1:
+                break  # the last token is never fed: the window holds context + max_tokens - 1
+            if len(rows) - n_live >= max(1, len(rows) // 4):
+                keep = live.nonzero()[:, 0]
+                past = self._select_rows(past, keep)
+                rows, tok, live = rows[keep], tok[keep], live[keep]
+            states, past = self._hidden(tok[:, None], past, use_cache=True)
+            last = states[:, -1]
+        out = out[:, :steps].cpu()
+        return out, lp_model.cpu(), lp_samp.cpu(), (out == self.eos_id).any(1)
+
     @torch.inference_mode()
     def sample(self, n: int, strategy: Strategy | str = "ancestral", max_tokens: int = 128,
                prefix: str = "", seed: int = 0, batch_size: int = 32, **settings) -> Samples:
@@ -314,36 +368,13 @@ class LanguageModel(ABC):
         gen = torch.Generator(device=self.device).manual_seed(seed)
         ids_out, lp_model, lp_samp, finished = [], [], [], []
         for a in range(0, n, batch_size):
-            B = min(batch_size, n - a)
-            ids = torch.tensor([context] * B, device=self.device)
-            states, past = self._hidden(ids, use_cache=True)
-            last = states[:, -1]
-            done = torch.zeros(B, dtype=torch.bool, device=self.device)
-            lm = torch.zeros(B, dtype=torch.float64, device=self.device)
-            ls = torch.zeros(B, dtype=torch.float64, device=self.device)
-            toks = []
-            for step in range(max_tokens):
-                logits = self._head(last).float()
-                model_lp = torch.log_softmax(logits, dim=-1)
-                samp_lp = strategy.warp(logits, model_lp)
-                tok = torch.multinomial(samp_lp.exp(), 1, generator=gen)[:, 0]
-                tok = torch.where(done, torch.full_like(tok, self.eos_id), tok)
-                live = ~done
-                lm += torch.where(live, model_lp.gather(1, tok[:, None])[:, 0].double(), 0.0)
-                ls += torch.where(live, samp_lp.gather(1, tok[:, None])[:, 0].double(), 0.0)
-                toks.append(tok)
-                done |= tok == self.eos_id
-                if bool(done.all()) or step == max_tokens - 1:
-                    break
-                states, past = self._hidden(tok[:, None], past, use_cache=True)
-                last = states[:, -1]
-            steps = torch.stack(toks, 1).cpu().tolist() if toks else [[] for _ in range(B)]
-            for row in steps:
-                cut = row.index(self.eos_id) if self.eos_id in row else len(row)
+            toks, lm, ls, done = self._sample_batch(min(batch_size, n - a), strategy, context, max_tokens, gen)
+            for row, d in zip(toks.tolist(), done.tolist()):
+                cut = row.index(self.eos_id) if d else len(row)
                 ids_out.append(row[:cut])
-                finished.append(cut < len(row))
-            lp_model.extend(lm.cpu().tolist())
-            lp_samp.extend(ls.cpu().tolist())
+                finished.append(d)
+            lp_model.extend(lm.tolist())
+            lp_samp.extend(ls.tolist())
         return Samples(texts=[self.decode(t) for t in ids_out], token_ids=ids_out,
                        logprob_model=np.array(lp_model), logprob_sampling=np.array(lp_samp),
                        finished=np.array(finished, dtype=bool))

@@ -6,7 +6,8 @@ As in fairseq's sampling search, at every step each of the k hypotheses draws k 
 tokens (with replacement) from the sampling distribution, candidates are ranked by their
 cumulative log-probability under the model, a candidate ending in EOS within the top k is
 finished, and the k best candidates that do not end go on. A run ends when k hypotheses have
-finished (or at ``max_tokens``) and returns the finished hypothesis with the best
+finished (or at ``max_tokens``; a run that is done leaves the batch, so it costs nothing
+while the others go on) and returns the finished hypothesis with the best
 length-normalised score (log-probability / tokens incl. EOS; fairseq's default
 ``normalize_scores``). Unlike beam search this is random; unlike ancestral sampling its
 distribution has no closed form, so ``logprob_sampling`` is NaN.
@@ -19,12 +20,7 @@ import math
 import numpy as np
 import torch
 
-
-def _reorder(past, index: torch.Tensor):
-    """Select cache rows ``index`` (a key–value cache of transformers, or None)."""
-    if past is not None and hasattr(past, "reorder_cache"):
-        past.reorder_cache(index)
-    return past
+from ..sampling import draw
 
 
 @torch.inference_mode()
@@ -41,56 +37,60 @@ def stochastic_beam(lm, n: int, strategy, context: list[int], max_tokens: int, s
     runs_per_batch = max(1, batch_size // k)
     for a in range(0, n, runs_per_batch):
         R = min(runs_per_batch, n - a)
-        rows = R * k
-        states, past = lm._hidden(torch.tensor([context] * rows, device=dev), use_cache=True)
+        states, past = lm._hidden(torch.tensor([context] * (R * k), device=dev), lm._new_cache(len(context) + max_tokens),
+                                  use_cache=True)
         last = states[:, -1]
+        active = np.arange(R)  # the runs still computed; run active[i] owns rows i*k .. i*k+k-1
         cum = torch.full((R, k), -math.inf, dtype=torch.float64, device=dev)
         cum[:, 0] = 0.0  # at the start the k rows are one hypothesis
+        final_cum = np.full((R, k), -np.inf)
         hyps = [[[] for _ in range(k)] for _ in range(R)]
         finished: list[list[tuple[float, list[int], float]]] = [[] for _ in range(R)]
         for step in range(max_tokens):
-            logits = lm._head(last).float()
-            model_lp = torch.log_softmax(logits, -1)
-            cand = torch.multinomial(strategy.warp(logits, model_lp).exp(), k, replacement=True, generator=gen)  # [rows, k]
+            A = len(active)
+            d = draw(lm._head(last), strategy, k, gen)  # k candidates per hypothesis [A * k, k]
             # a token drawn twice by one hypothesis is one candidate
-            srt, _ = cand.sort(1)
+            cand, order = d.tokens.sort(1)
             dup = torch.zeros_like(cand, dtype=torch.bool)
-            dup[:, 1:] = srt[:, 1:] == srt[:, :-1]
-            cand, cand_lp = srt, torch.where(dup, -math.inf, model_lp.gather(1, srt).double())
-            score = (cum.reshape(rows, 1) + cand_lp).reshape(R, k * k)
+            dup[:, 1:] = cand[:, 1:] == cand[:, :-1]
+            cand_lp = torch.where(dup, -math.inf, d.logprob_model.gather(1, order))
+            score = (cum.reshape(A * k, 1) + cand_lp).reshape(A, k * k)
             order = score.argsort(1, descending=True).cpu().numpy()
-            score_np, cand_np = score.cpu().numpy(), cand.reshape(R, k * k).cpu().numpy()
-            parents = np.zeros((R, k), dtype=np.int64)
-            tokens = np.full((R, k), lm.eos_id, dtype=np.int64)
-            new_cum = np.full((R, k), -np.inf)
-            for r in range(R):
+            score_np, cand_np = score.cpu().numpy(), cand.reshape(A, k * k).cpu().numpy()
+            parents = np.zeros((A, k), dtype=np.int64)
+            tokens = np.full((A, k), lm.eos_id, dtype=np.int64)
+            new_cum = np.full((A, k), -np.inf)
+            for i, r in enumerate(active):
                 kept = 0
-                for rank, c in enumerate(order[r]):
-                    s = score_np[r, c]
+                for rank, c in enumerate(order[i]):
+                    s = score_np[i, c]
                     if not np.isfinite(s) or kept == k:
                         break
-                    parent, tok = divmod(c, k)[0], cand_np[r, c]
+                    parent, tok = divmod(c, k)[0], cand_np[i, c]
                     seq = hyps[r][parent] + [int(tok)]
                     if tok == lm.eos_id:
                         if rank < k and len(finished[r]) < k:
                             finished[r].append((s / len(seq), seq[:-1], s))
                         continue
-                    parents[r, kept], tokens[r, kept], new_cum[r, kept] = parent, tok, s
+                    parents[i, kept], tokens[i, kept], new_cum[i, kept] = parent, tok, s
                     kept += 1
                 hyps[r] = [hyps[r][p] + [int(t)] if np.isfinite(c) else []
-                           for p, t, c in zip(parents[r], tokens[r], new_cum[r])]
-            cum = torch.from_numpy(new_cum).to(dev)
-            if all(len(f) >= k for f in finished) or step == max_tokens - 1:
+                           for p, t, c in zip(parents[i], tokens[i], new_cum[i])]
+            final_cum[active] = new_cum
+            # runs with k finished hypotheses are done: their rows leave the batch
+            going = np.array([i for i, r in enumerate(active) if len(finished[r]) < k], dtype=np.int64)
+            if len(going) == 0 or step == max_tokens - 1:
                 break  # (the last tokens are not fed: the window holds context + max_tokens - 1)
-            index = torch.from_numpy((np.arange(R)[:, None] * k + parents).reshape(-1)).to(dev)
-            past = _reorder(past, index)
-            states, past = lm._hidden(torch.from_numpy(tokens.reshape(-1, 1)).to(dev), past, use_cache=True)
+            index = torch.from_numpy((going[:, None] * k + parents[going]).reshape(-1)).to(dev)
+            past = lm._select_rows(past, index)
+            active, cum = active[going], torch.from_numpy(new_cum[going]).to(dev)
+            states, past = lm._hidden(torch.from_numpy(tokens[going].reshape(-1, 1)).to(dev), past, use_cache=True)
             last = states[:, -1]
         for r in range(R):
             if finished[r]:
                 _, ids, lp = max(finished[r], key=lambda f: f[0])
                 out_ids.append(ids); out_lp.append(lp); out_done.append(True)
             else:  # no hypothesis ended within max_tokens: the best unfinished one
-                j = int(np.argmax(cum[r].cpu().numpy()))
-                out_ids.append(hyps[r][j]); out_lp.append(float(cum[r, j])); out_done.append(False)
+                j = int(np.argmax(final_cum[r]))
+                out_ids.append(hyps[r][j]); out_lp.append(float(final_cum[r, j])); out_done.append(False)
     return out_ids, out_lp, out_done

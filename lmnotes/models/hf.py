@@ -17,6 +17,7 @@ import torch
 
 from ..segment import byte_level_bytes
 from .base import LanguageModel, ModelError, resolve_device
+from .kvcache import new_cache
 
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -92,6 +93,9 @@ class HFModel(LanguageModel):
         out = self.hf.base_model(input_ids=ids, past_key_values=past,
                                  use_cache=use_cache)
         return out.last_hidden_state, (out.past_key_values if use_cache else None)
+
+    def _new_cache(self, capacity: int = 0):
+        return new_cache(self.hf.config, capacity)
 
     def _head(self, states: torch.Tensor) -> torch.Tensor:
         logits = self.hf.get_output_embeddings()(states)

@@ -22,6 +22,7 @@ from torch import nn
 
 from .. import segment as seglib
 from .base import LanguageModel, ModelError, RowCache, resolve_device
+from .kvcache import new_cache
 
 
 class LSTMNet(nn.Module):
@@ -43,6 +44,9 @@ class LSTMNet(nn.Module):
     def head(self, h):
         return self.out(h)
 
+    def new_cache(self, capacity=0):
+        return None  # the LSTM's state is its cache (RowCache, made by hidden)
+
 
 class TransformerNet(nn.Module):
     def __init__(self, vocab_size: int, d_model: int = 256, n_layers: int = 4, n_heads: int = 4,
@@ -53,7 +57,7 @@ class TransformerNet(nn.Module):
         cfg = GPT2Config(vocab_size=vocab_size, n_positions=context, n_embd=d_model, n_layer=n_layers,
                          n_head=n_heads, resid_pdrop=dropout, embd_pdrop=dropout, attn_pdrop=dropout,
                          bos_token_id=seglib.BOS, eos_token_id=seglib.EOS, pad_token_id=seglib.PAD,
-                         tie_word_embeddings=True)
+                         tie_word_embeddings=True, activation_function="gelu_pytorch_tanh")
         self.lm = GPT2LMHeadModel(cfg)
         self.context = context
 
@@ -63,6 +67,9 @@ class TransformerNet(nn.Module):
 
     def head(self, h):
         return self.lm.lm_head(h)
+
+    def new_cache(self, capacity=0):
+        return new_cache(self.lm.config, capacity)
 
 
 ARCHITECTURES = {"lstm": LSTMNet, "transformer": TransformerNet}
@@ -110,3 +117,6 @@ class NeuralLM(LanguageModel):
 
     def _head(self, states: torch.Tensor) -> torch.Tensor:
         return self.net.head(states)
+
+    def _new_cache(self, capacity: int = 0):
+        return self.net.new_cache(capacity)

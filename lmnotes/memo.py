@@ -1,0 +1,74 @@
+"""Scores and samples kept in the shared cache, so that no chapter computes the same thing twice
+and a re-run with a warm cache skips the models. Every chapter that scores or samples.
+
+``memo.score(lm, texts, ...)`` and ``memo.sample(lm, n, strategy, ...)`` return what
+:meth:`LanguageModel.score` and :meth:`LanguageModel.sample` return, from the cache
+(:mod:`lmnotes.cache`) when the same model (its ``cache_key``: weights, dtype and device), the
+same inputs and settings and the same scoring or sampling code made it before; otherwise
+they compute it and store it. A model without a ``cache_key`` (a local folder, a hub id) is
+simply run.
+
+The key covers the whole call (all strings, every setting, the batch size), so a cached
+result is bit for bit what the call would compute; chapters share results by making the
+same call (the models chapter and the segmentation chapter score the same test split).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from . import cache as lmcache
+from . import io
+from .models.base import LanguageModel, Samples, Scores
+from .sampling import Strategy
+
+#: The code whose edits change scores or samples (relative to the package).
+CODE = ("models/base.py", "models/hf.py", "models/neural.py", "models/kvcache.py", "models/beam.py",
+        "sampling.py", "numerics.py")
+
+
+def code_version() -> str:
+    import torch
+    import transformers
+
+    here = Path(__file__).resolve().parent
+    return io.digest([io.file_digest(here / f) for f in CODE], torch.__version__, transformers.__version__)
+
+
+lmcache.register_kind("scores", code_version)
+lmcache.register_kind("samples", code_version)
+
+
+def _cached(kind: str, lm: LanguageModel, call: list, compute):
+    if lm.cache_key is None:
+        return compute()
+    key = io.digest(kind, lm.cache_key, lm.device.type, call, code_version())
+
+    def build(folder: Path):
+        value = compute()
+        io.write_pickle(folder / f"{kind}.pkl", value)
+        return value
+
+    return lmcache.fetch(kind, lm.name, key, build, lambda folder: io.read_pickle(folder / f"{kind}.pkl"))
+
+
+def score(lm: LanguageModel, texts: Sequence[str], temperature: float = 1.0, stride: int | None = None,
+          batch_tokens: int | None = None) -> Scores:
+    """:meth:`LanguageModel.score`, remembered in the shared cache."""
+    texts = list(texts)
+    call = [io.digest(texts), len(texts), temperature, stride, batch_tokens]
+    return _cached("scores", lm, call, lambda: lm.score(texts, temperature=temperature, stride=stride,
+                                                         batch_tokens=batch_tokens))
+
+
+def sample(lm: LanguageModel, n: int, strategy: Strategy | str = "ancestral", max_tokens: int = 128,
+           prefix: str = "", seed: int = 0, batch_size: int = 32, **settings) -> Samples:
+    """:meth:`LanguageModel.sample`, remembered in the shared cache."""
+    if isinstance(strategy, str):
+        strategy = Strategy(strategy, **settings)
+    elif settings:
+        raise TypeError("give the settings inside the Strategy or pass its kind as a string")
+    call = [n, repr(strategy), max_tokens, prefix, seed, batch_size]
+    return _cached("samples", lm, call, lambda: lm.sample(n, strategy, max_tokens=max_tokens, prefix=prefix,
+                                                          seed=seed, batch_size=batch_size))

@@ -1,0 +1,141 @@
+"""The shared cache (lmnotes.cache): where it lives, building once, locking, corrupt and
+interrupted entries, errors that name LMNOTES_CACHE, listing and pruning. Every test here uses
+a temporary cache folder."""
+
+import errno
+import json
+import multiprocessing
+import time
+from pathlib import Path
+
+import pytest
+
+from lmnotes import cache
+
+
+@pytest.fixture(autouse=True)
+def tmp_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setitem(cache.KINDS, "thing", lambda: "v1")
+    return tmp_path / "cache"
+
+
+def writer(text, calls):
+    def build(folder):
+        calls.append(1)
+        (folder / "data.txt").write_text(text)
+        return text
+    return build
+
+
+def read(folder):
+    return (folder / "data.txt").read_text()
+
+
+def test_root_follows_the_conventions(tmp_path, monkeypatch):
+    assert cache.root() == tmp_path / "cache"
+    monkeypatch.delenv("LMNOTES_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.root() == tmp_path / "xdg" / "lmnotes"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.root() == tmp_path / "home" / ".cache" / "lmnotes"
+
+
+def test_builds_once_then_loads(tmp_cache):
+    calls = []
+    assert cache.fetch("thing", "a/b", "k1", writer("x", calls), read) == "x"
+    assert cache.fetch("thing", "a/b", "k1", writer("y", calls), read) == "x"
+    assert len(calls) == 1
+    folder = tmp_cache / "thing" / "a__b--k1"
+    meta = json.loads((folder / "meta.json").read_text())
+    assert meta["version"] == "v1" and meta["files"]["data.txt"]["bytes"] == 1
+    assert [p.name for p in (tmp_cache / "thing").iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "meta", "unloadable"])
+def test_a_corrupt_entry_is_removed_and_rebuilt_with_a_warning(tmp_cache, damage):
+    calls = []
+    cache.fetch("thing", "a", "k", writer("hello", calls), read)
+    folder = tmp_cache / "thing" / "a--k"
+    if damage == "truncate":
+        (folder / "data.txt").write_text("hel")
+    elif damage == "flip":
+        (folder / "data.txt").write_text("jello")
+    elif damage == "meta":
+        (folder / "meta.json").write_text("{")
+    with pytest.warns(UserWarning, match="corrupt"):
+        loader = read if damage != "unloadable" else (lambda f: (_ for _ in ()).throw(EOFError("bad pickle")))
+        assert cache.fetch("thing", "a", "k", writer("hello", calls), loader) == "hello"
+    assert len(calls) == 2 and read(folder) == "hello"
+
+
+def test_an_interrupted_build_leaves_nothing(tmp_cache):
+    def dies(folder):
+        (folder / "data.txt").write_text("half")
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        cache.fetch("thing", "a", "k", dies, read)
+    assert [p.name for p in (tmp_cache / "thing").iterdir() if not p.name.endswith(".lock")] == []
+    calls = []
+    assert cache.fetch("thing", "a", "k", writer("whole", calls), read) == "whole"
+
+
+def _slow_fetch(root, out):
+    import os
+
+    os.environ["LMNOTES_CACHE"] = root
+    cache.KINDS["thing"] = lambda: "v1"
+
+    def build(folder):
+        with open(out, "a") as fh:
+            fh.write("built\n")
+        time.sleep(1.0)
+        (folder / "data.txt").write_text("shared")
+        return "shared"
+
+    assert cache.fetch("thing", "a", "k", build, read) == "shared"
+
+
+def test_two_processes_build_an_entry_once(tmp_cache, tmp_path):
+    out = tmp_path / "builds.txt"
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_slow_fetch, args=(str(tmp_cache), str(out))) for _ in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0, 0]
+    assert out.read_text() == "built\n"
+
+
+def test_unwritable_or_full_cache_names_the_variable(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("LMNOTES_CACHE", str(blocker / "cache"))
+    with pytest.raises(cache.CacheError, match="LMNOTES_CACHE"):
+        cache.root()
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "ok"))
+
+    def full(folder):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    with pytest.raises(cache.CacheError, match="disk is full.*LMNOTES_CACHE"):
+        cache.fetch("thing", "a", "k", full, read)
+
+
+def test_listing_and_pruning(tmp_cache, monkeypatch):
+    cache.fetch("thing", "old", "k", writer("o", []), read)
+    monkeypatch.setitem(cache.KINDS, "thing", lambda: "v2")  # the producing code changed
+    cache.fetch("thing", "new", "k", writer("n", []), read)
+    (tmp_cache / "thing" / ".new--k2.abc.tmp").mkdir()  # left by a killed build
+    (tmp_cache / "gone").mkdir()
+    (tmp_cache / "gone" / "x--k").mkdir()  # a kind the code no longer has
+    (tmp_cache / "thing" / "half--k").mkdir()  # no meta.json
+    status = {(e.kind, e.name): e.status for e in cache.entries()}
+    assert status == {("thing", "old"): "stale", ("thing", "new"): "current",
+                      ("thing", ".new--k2.abc.tmp"): "temporary", ("gone", "x"): "unknown kind",
+                      ("thing", "half"): "incomplete"}
+    removed = {(e.kind, e.name) for e in cache.prune()}
+    assert removed == set(status) - {("thing", "new")}
+    assert [(e.kind, e.name, e.status) for e in cache.entries()] == [("thing", "new", "current")]
+    assert not list((tmp_cache / "thing").glob("old*.lock"))
