@@ -143,7 +143,7 @@ summary = pd.DataFrame([{"model": m, "strategy": s, **ts.summary(), "ended (%)":
                         for (m, s), ts in sets.items()]
                        + [{"model": "human (train)", "strategy": "-", **human.summary()},
                           {"model": "test (reference)", "strategy": "-", **reference.summary()}])
-summary.set_index(["model", "strategy"]).round(1)
+plots.dash_missing(summary.set_index(["model", "strategy"]).round(1))
 
 # %% [markdown]
 # The table counts each set's documents, tokens and types, its mean length, its empty
@@ -203,7 +203,8 @@ def table(columns, fmt="{:.3f}"):
             rows.setdefault(m, {})[(c, s)] = f"{fmt.format(e.value)} [{fmt.format(e.low)}, {fmt.format(e.high)}]"
     df = pd.DataFrame.from_dict(rows, orient="index").reindex(order)
     df.columns = pd.MultiIndex.from_tuples(df.columns)
-    return df.reindex(columns=[(c, s) for c in columns for s in strategies + ["-"] if (c, s) in df.columns])
+    return plots.dash_missing(df.reindex(columns=[(c, s) for c in columns for s in strategies + ["-"]
+                                                  if (c, s) in df.columns]))
 
 
 def values(column):
@@ -284,7 +285,7 @@ tests["p (BH)"] = false_discovery_control(tests["p"])
 tests["cell"] = [f"{d:.4g}{stats.stars(p)}" for d, p in zip(tests["difference"], tests["p"])]
 tests["cell (BH)"] = [f"{d:.4g}{stats.stars(p)}" for d, p in zip(tests["difference"], tests["p (BH)"])]
 app_d = tests.pivot_table(index="model", columns=["statistic", "strategy"], values="cell", aggfunc="first")
-app_d = app_d.reindex(order)
+app_d = plots.dash_missing(app_d.reindex(order))
 n_sig, n_sig_bh = int((tests["p"] < 0.05).sum()), int((tests["p (BH)"] < 0.05).sum())
 glue("n_tests", len(tests), display=False)
 glue("n_sig", n_sig, display=False)
@@ -326,7 +327,8 @@ np.atleast_1d(axes)[0].set_ylabel("distinct words / length")
 np.atleast_1d(axes)[-1].legend(fontsize=7)
 glue("fig_type_token", fig, display=False)
 plt.close(fig)
-type_token.pivot_table(index=["model", "strategy"], columns="length", values="mean types").round(2)
+plots.dash_missing(type_token.pivot_table(index=["model", "strategy"], columns="length", values="mean types",
+                                          sort=False).round(2))
 
 # %% [markdown]
 # ```{glue:figure} fig_type_token
@@ -334,7 +336,8 @@ type_token.pivot_table(index=["model", "strategy"], columns="length", values="me
 #
 # Type–token relationship: distinct words per token (mean over the documents of each length
 # bin, at least 5 documents) against document length, for each model and strategy; the test
-# set in black. The table above gives the mean number of distinct words per bin.
+# set in black. The table above gives the mean number of distinct words per bin (– where a
+# sample has fewer than 5 documents of that length).
 # ```
 
 # %%
@@ -355,8 +358,8 @@ np.atleast_1d(axes)[0].set_ylabel("KS distance, types per document")
 np.atleast_1d(axes)[-1].legend(fontsize=7)
 glue("fig_ks_length", fig, display=False)
 plt.close(fig)
-ks_len.pivot_table(index=["model", "strategy"], columns="bin",
-                   values="KS to reference", sort=False).round(3)
+plots.dash_missing(ks_len.pivot_table(index=["model", "strategy"], columns="bin", values="KS to reference",
+                                      sort=False).round(3))
 
 # %% [markdown]
 # ```{glue:figure} fig_ks_length
@@ -365,7 +368,7 @@ ks_len.pivot_table(index=["model", "strategy"], columns="bin",
 # KS distance between the distributions of the number of distinct words per document of each
 # sample and of the test set, by document length (bins with at least 5 documents on both
 # sides), with bootstrap 95% intervals; dashed: two human samples. The table above gives the
-# values; the next one the mean over bins of the KS distances to the test set and to the
+# values (– where a sample has fewer than 5 documents of that length); the next one the mean over bins of the KS distances to the test set and to the
 # Heaps NHPPs fitted on the sample and on the test set (the source's three Δs).
 # ```
 

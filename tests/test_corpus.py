@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from lmnotes import cache as lmcache
 from lmnotes import corpus as lmcorpus
 from lmnotes.corpus import CorpusError
 
@@ -91,7 +92,8 @@ def test_local_folder_corpus(tmp_path, monkeypatch):
     doc = c["train"].documents[0]
     assert doc.sentences[1] == "It has a second sentence, Mr. Smith said."
     assert doc.text.count("\n\n") == 1
-    assert len(list((tmp_path / "cache").glob("corpus-*.pkl"))) == 1
+    listed = lmcache.entries()
+    assert [(e.kind, e.name, e.status) for e in listed] == [("corpus", "docs", "current")]
     assert lmcorpus.load(str(tmp_path / "docs")).key == c.key  # from the cache
 
 
@@ -99,7 +101,7 @@ def test_empty_split_is_an_error_and_caches_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
     with pytest.raises(CorpusError, match="split 'valid' .* is empty"):
         lmcorpus.load(str(_texts(tmp_path / "docs", 3)), fractions=(0.9, 0.05, 0.05))
-    assert not list((tmp_path / "cache").glob("*"))
+    assert lmcache.entries() == []  # no entry and no leftover temporary folder
 
 
 def test_empty_text_file_is_an_error(tmp_path):
@@ -145,4 +147,4 @@ def test_corrupt_or_missing_dump_is_a_clear_error(tmp_path, monkeypatch, damage)
         monkeypatch.setattr(lmcorpus, "embedded_path", lambda: bad)
     with pytest.raises(CorpusError, match="corrupt|missing"):
         lmcorpus.load()
-    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").glob("*"))
+    assert not (tmp_path / "cache").exists() or lmcache.entries() == []

@@ -15,6 +15,7 @@ def test_write_replaces_whole_file(tmp_path):
     io.write_text(target, "new")
     assert target.read_text() == "new"
     assert _leftovers(target.parent) == []
+    assert target.stat().st_mode & 0o777 == 0o666 & ~io._umask()  # not mkstemp's private 0600
 
 
 def test_interrupted_write_keeps_old_file_and_no_temporary(tmp_path):
