@@ -86,7 +86,7 @@ glue("n_test_articles", len(set(article)), display=False)
 # with a 95% interval that resamples test articles (the sentences of one article share a
 # topic, so they are not independent), and the share of sentences it gives probability zero.
 
-# %%
+# %% tags=["full-width"]
 rows, lms, scores = [], {}, {}
 for name in names:
     lm = models.load(name, device=device, **({"size": size} if name.startswith("wiki/") else {}))
@@ -110,6 +110,8 @@ for name in names:
         "p = 0 (%)": float(100 * (~finite).mean()),
     })
 table = pd.DataFrame(rows).set_index("model")
+table = table[["bits / byte", "95% interval", "perplexity / token", "p = 0 (%)", "test tokens", "segmentation",
+               "vocabulary", "parameters", "training", "trained here"]]  # the key columns first
 finite_bpb = table["bits / byte"].replace(np.inf, np.nan)
 best = finite_bpb.idxmin()
 glue("best_model", best, display=False)
@@ -161,7 +163,7 @@ gap_table.round(3)
 # what the subset costs: the width of each bits-per-byte interval on the subset against the
 # whole split, with the same article bootstrap.
 
-# %%
+# %% tags=["full-width"]
 all_test = data["test"].sentences
 all_article = data["test"].article_ids()
 width = {}

@@ -215,7 +215,7 @@ def values(column):
 # %% [markdown]
 # ## Rank–frequency and unigram distances (the source's Tab. 2)
 
-# %%
+# %% tags=["full-width"]
 tab2 = table(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference", "unigram TVD"])
 with pd.option_context("display.max_columns", None):
     display(tab2)
@@ -249,7 +249,7 @@ plt.close(fig)
 #
 # ## Length, stopwords and symbols (the source's Tab. 3)
 
-# %%
+# %% tags=["full-width"]
 tab3 = table(["length KS", "stopwords KS", "symbols KS"])
 with pd.option_context("display.max_columns", None):
     display(tab3)
@@ -277,7 +277,7 @@ exponents.loc["test (reference)", ("Heaps beta", "-")] = round(test_heaps.beta, 
 exponents = exponents.astype(object).reindex(order + ["test (reference)"]).fillna("")
 exponents
 
-# %%
+# %% tags=["full-width"]
 tests = pd.DataFrame([{"model": m, "strategy": s, "statistic": key, "difference": r[f"{key} mean diff"][0],
                        "p": r[f"{key} mean diff"][1]}
                       for (m, s), r in results.items() for key in ["length", "stopwords", "symbols"]])
@@ -303,7 +303,7 @@ with pd.option_context("display.max_columns", None):
 # The test set's Heaps fit: $K$ = {glue:text}`test_heaps_K:.3f`, $\beta$ =
 # {glue:text}`test_heaps_beta:.3f` (the source: $\beta$ = 0.841 on its test set).
 
-# %%
+# %% tags=["full-width"]
 bins = np.asarray(length_bins)
 tt_rows = []
 for key, ts in list(sets.items()) + [(("human (train)", "-"), human), (("test", "-"), reference)]:
@@ -340,7 +340,7 @@ plots.dash_missing(type_token.pivot_table(index=["model", "strategy"], columns="
 # sample has fewer than 5 documents of that length).
 # ```
 
-# %%
+# %% tags=["full-width"]
 ks_len = pd.concat([T.type_token_by_length(ts, reference, length_bins, n_boot=n_boot, seed=seed)
                     .assign(model=m, strategy=s) for (m, s), ts in sets.items()]
                    + [T.type_token_by_length(human, reference, length_bins, n_boot=n_boot, seed=seed)
