@@ -158,8 +158,8 @@ def _entry_paths() -> set[Path]:
 
 
 def _timings(target: Path, seconds: float, built: set[Path]) -> dict:
-    """The notebook's timings after this run: this run's under "cold" or "warm", the other one
-    kept from the notebook it replaces."""
+    """The notebook's timings after this run: this run's under "cold", "warm" or "partial", the
+    others kept from the notebook it replaces."""
     import nbformat
 
     old = {}
@@ -171,7 +171,11 @@ def _timings(target: Path, seconds: float, built: set[Path]) -> dict:
     kinds: dict[str, int] = {}
     for path in built:
         kinds[path.parent.name] = kinds.get(path.parent.name, 0) + 1
-    mode = "cold" if built else "warm"
+    # warm: nothing built. cold: at least as much built as by the last cold run (the cache held
+    # none of the chapter's own work). In between, "partial": kept apart, so that a run that
+    # found most of its work cached does not pass for a cold one.
+    last_cold = sum(old.get("cold", {}).get("built", {}).values())
+    mode = "warm" if not built else "cold" if len(built) >= last_cold else "partial"
     return {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
                           "built": dict(sorted(kinds.items()))}}
 

@@ -1,12 +1,13 @@
 """The runner (lmnotes.book): profiles, parameters, atomic execution, paired notebooks."""
 
 import json
+import shutil
 
 import jupytext
 import nbformat
 import pytest
 
-from lmnotes import book
+from lmnotes import book, cache
 from lmnotes.book import BookError
 
 
@@ -121,10 +122,19 @@ def test_a_run_that_builds_cache_entries_is_timed_as_cold(toy_book, tmp_path, mo
 from lmnotes import cache
 cache.register_kind("toy", lambda: "1")
 cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
+cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 """)
     book.run(profile="default")
     timings = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4).metadata["lmnotes"]["timings"]
-    assert set(timings) == {"cold", "warm"} and timings["cold"]["built"] == {"toy": 1}
+    assert set(timings) == {"cold", "warm"} and timings["cold"]["built"] == {"toy": 2}
+    cold = timings["cold"]
+    # one of the two entries gone: the run builds one and finds the other, which is not cold
+    for e in cache.entries():
+        if e.name == "u":
+            shutil.rmtree(e.path)
+    book.run(profile="default")
+    timings = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4).metadata["lmnotes"]["timings"]
+    assert timings["cold"] == cold and timings["partial"]["built"] == {"toy": 1}
 
 
 def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):
