@@ -263,8 +263,11 @@ def prune() -> list[Listed]:
     for e in entries():
         if e.status == "current":
             continue
-        if e.status == "temporary" and e.path.name.endswith(".tmp"):
-            # ".<entry>.<random>.tmp": its builder holds the entry's lock while it runs
+        if e.status == "temporary" and not e.path.name.startswith(".trash-"):
+            # ".<entry>.<random>.tmp": its builder holds the entry's lock while it runs. Other
+            # temporaries (".trash-...": a removal that was interrupted) hold nothing.
+            if not e.path.name.endswith(".tmp"):
+                continue  # not made by this module: left alone
             lock = _lock(e.path.parent / e.path.name[1:].rsplit(".", 2)[0])
             try:
                 lock.acquire(timeout=0)

@@ -159,8 +159,8 @@ gap_table.round(3)
 #
 # Scoring {glue:text}`n_test:,` sentences instead of all {glue:text}`n_test_all:,` saves the
 # pretrained models most of their time. The self-trained models are cheap enough to score the
-# whole split too (the segmentation chapter does, and reuses these scores), which measures
-# what the subset costs: the width of each bits-per-byte interval on the subset against the
+# whole split too (the segmentation chapter reuses these scores for the three Transformers it
+# shares with this chapter), which measures what the subset costs: the width of each bits-per-byte interval on the subset against the
 # whole split, with the same article bootstrap.
 
 # %% tags=["full-width"]

@@ -138,4 +138,10 @@ def test_listing_and_pruning(tmp_cache, monkeypatch):
     removed = {(e.kind, e.name) for e in cache.prune()}
     assert removed == set(status) - {("thing", "new")}
     assert [(e.kind, e.name, e.status) for e in cache.entries()] == [("thing", "new", "current")]
+    # a build in progress (its entry's lock held) keeps its temporary folder
+    (tmp_cache / "thing" / ".busy--k.xyz.tmp").mkdir()
+    with cache._lock(tmp_cache / "thing" / "busy--k"):
+        assert cache.prune() == []
+    assert (tmp_cache / "thing" / ".busy--k.xyz.tmp").is_dir()
+    assert [e.name for e in cache.prune()] == [".busy--k.xyz.tmp"]  # once the builder is gone
     assert not list((tmp_cache / "thing").glob("old*.lock"))

@@ -139,7 +139,9 @@ def _dequantised(name: str, package: str, gguf: Callable[[Path], Path]) -> Path:
         # transformers draws a progress bar of its own while it converts; it would land in the
         # notebook that first needs the model (and only there), so it is switched off
         quiet = functools.partial(gguf_utils.tqdm, disable=True)
-        with tempfile.TemporaryDirectory(dir=folder.parent, prefix=f".{folder.name}.gguf.") as scratch, \
+        # the scratch folder lies inside the entry's build folder, which the entry's lock guards
+        # (a prune running meanwhile leaves it alone); it is gone before the entry is published
+        with tempfile.TemporaryDirectory(dir=folder, prefix=".gguf.") as scratch, \
                 mock.patch.object(gguf_utils, "tqdm", quiet):
             path = gguf(Path(scratch))
             tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
