@@ -324,8 +324,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "timings":
             import pandas as pd
 
+            from .plots import dash_missing
+
             with pd.option_context("display.width", 200, "display.max_columns", None):
-                print(timings().fillna("-"))
+                print(dash_missing(timings()))
         elif args.command == "cache":
             print(cache_report(args.prune))
         elif args.command == "build":
