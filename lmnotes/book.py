@@ -10,9 +10,10 @@
   are errors) and print the path of ``_build/html/index.html``.
 - ``all``: sync, run every notebook, build.
 - ``timings``: each executed notebook's wall time, cold and warm, as last measured. A run is
-  *cold* when it built entries of the shared cache (models, scores, samples), *warm* when it
-  found everything there; the runner records the time under that name in the notebook's
-  metadata (``lmnotes.timings``), which nbval does not compare.
+  *warm* when it found everything in the shared cache, *cold* when it built at least as many
+  entries (models, scores, samples) as the notebook's last cold run, and *partial* in between;
+  the runner records the time under that name in the notebook's metadata
+  (``lmnotes.timings``), which nbval does not compare.
 - ``cache [--prune]``: the entries of the shared cache (:mod:`lmnotes.cache`): kind, name,
   size, age, and whether the current code still produces them; ``--prune`` removes those it
   does not and the temporaries of killed runs.
@@ -31,6 +32,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -168,9 +170,7 @@ def _timings(target: Path, seconds: float, built: set[Path]) -> dict:
             old = nbformat.read(target, as_version=4).metadata.get("lmnotes", {}).get("timings", {})
         except Exception:  # an unreadable old notebook has no timings worth keeping
             old = {}
-    kinds: dict[str, int] = {}
-    for path in built:
-        kinds[path.parent.name] = kinds.get(path.parent.name, 0) + 1
+    kinds = Counter(path.parent.name for path in built)
     # warm: nothing built. cold: at least as much built as by the last cold run (the cache held
     # none of the chapter's own work). In between, "partial": kept apart, so that a run that
     # found most of its work cached does not pass for a cold one.

@@ -87,14 +87,15 @@ glue("n_test_articles", len(set(article)), display=False)
 # topic, so they are not independent), and the share of sentences it gives probability zero.
 
 # %% tags=["full-width"]
-rows, lms, scores = [], {}, {}
+rows, lms, scores, bpb_of = [], {}, {}, {}
 for name in names:
     lm = models.load(name, device=device, **({"size": size} if name.startswith("wiki/") else {}))
     lms[name] = lm
     s = memo.score(lm, test)  # kept in the shared cache: the segmentation chapter reuses it
     scores[name] = s
     finite = np.isfinite(s.logprob)
-    bpb = units.bootstrap_rate(units.logprobs(s), units.counts(s, "byte"), "bits", n_boot, seed, groups=article)
+    bpb = bpb_of[name] = units.bootstrap_rate(units.logprobs(s), units.counts(s, "byte"), "bits", n_boot, seed,
+                                              groups=article)
     rows.append({
         "model": name,
         "trained here": name.startswith("wiki/"),
@@ -167,12 +168,11 @@ gap_table.round(3)
 all_test = data["test"].sentences
 all_article = data["test"].article_ids()
 width = {}
-for m in [m for m in table.index[table["trained here"]] if np.isfinite(table.loc[m, "bits / byte"])]:
+for m in trained_finite:
     s_all = memo.score(lms[m], all_test)  # the same call as the segmentation chapter's
     e_all = units.bootstrap_rate(units.logprobs(s_all), units.counts(s_all, "byte"), "bits", n_boot, seed,
                                  groups=all_article)
-    e_sub = units.bootstrap_rate(units.logprobs(scores[m]), units.counts(scores[m], "byte"), "bits", n_boot,
-                                 seed, groups=article)
+    e_sub = bpb_of[m]
     width[m] = {"bits / byte, subset": e_sub.value, "bits / byte, whole split": e_all.value,
                 "interval width, subset": e_sub.high - e_sub.low, "interval width, whole split": e_all.high - e_all.low}
 width = pd.DataFrame(width).T
