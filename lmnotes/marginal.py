@@ -170,15 +170,17 @@ def stratified(logw: np.ndarray, canonical: np.ndarray, log_canonical: np.ndarra
 
 @torch.inference_mode()
 def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
-                      explore: float = 0.5, batch_size: int = 64) -> Draws:
+                      explore: float = 0.5, batch_size: int = 128) -> Draws:
     """``n_samples`` segmentations of each text drawn from the guided proposal (2') with
     their weights p(s)/q(s); deterministic for a seed. ``stay`` = ``explore`` = 0 gives the
     constrained proposal and the weights (2); ``stay`` in (0, 1) is the lower bound on the
     probability of drawing s* itself, ``explore`` the uniform share off s*.
 
     Rows (text, sample) are batched ``batch_size`` at a time with the model's key-value
-    cache, one forward step per token; rows that have spelled their string wait, fed
-    padding, until the batch is done.
+    cache, one forward step per token, and a step is array arithmetic over the batch (the
+    lattices are padded arrays). Rows that have spelled their string are fed padding until a
+    quarter of the batch has, then leave the batch and the cache, as in
+    :meth:`~lmnotes.models.base.LanguageModel.sample`.
     """
     if n_samples < 1:
         raise ValueError(f"n_samples must be positive, got {n_samples}")
@@ -202,72 +204,79 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
         canon_at.append(dict(zip(offsets[:-1].tolist(), ids)))
     log_explore = np.log(explore) if explore else -np.inf
     alpha = np.array([stay ** (1 / max(1, len(ids))) if stay else 0.0 for ids in canon_ids])
+    # The lattices as padded arrays, so that a step is array arithmetic over the batch:
+    # cand_id[d, j, k], cand_len[d, j, k] (k-th token matching text d at byte offset j; length
+    # 0 = no token) and guide_col[d, j] (the column of the canonical token starting at j, or -1)
+    n_bytes = np.array([len(x) for x in lats])
+    width = max(len(e) for x in lats for e in x.edges)
+    cand_id = np.full((len(texts), n_bytes.max() + 1, width), lm.pad_id)
+    cand_len = np.zeros((len(texts), n_bytes.max() + 1, width), dtype=int)
+    guide_col = np.full((len(texts), n_bytes.max() + 1), -1)
+    for d, (x, at) in enumerate(zip(lats, canon_at)):
+        for j, e in enumerate(x.edges):
+            if e:
+                cand_id[d, j, :len(e)], cand_len[d, j, :len(e)] = zip(*e)
+            hit = np.flatnonzero(cand_id[d, j] == at.get(j, -1))
+            if len(hit):
+                guide_col[d, j] = hit[0]
     rows = [(d, k) for d in range(len(texts)) for k in range(n_samples)]
     logw_out = np.zeros((len(texts), n_samples))
     canon_out = np.zeros((len(texts), n_samples), dtype=bool)
     dev = lm.device
     gen = torch.Generator(device=dev).manual_seed(seed)
     for a in range(0, len(rows), batch_size):
-        batch = rows[a:a + batch_size]
-        R = len(batch)
-        lat = [lats[d] for d, _ in batch]
-        ends = np.array([len(x) for x in lat])
-        pos = np.zeros(R, dtype=int)
-        logw = np.zeros(R)
-        done = np.zeros(R, dtype=bool)
-        drawn: list[list[int]] = [[] for _ in batch]
-        states, past = lm._hidden(torch.full((R, 1), lm.bos_id, device=dev), use_cache=True)
+        doc = np.array([d for d, _ in rows[a:a + batch_size]])
+        smp = np.array([k for _, k in rows[a:a + batch_size]])
+        pos = np.zeros(len(doc), dtype=int)
+        logw = np.zeros(len(doc))
+        canon = np.ones(len(doc), dtype=bool)  # every step so far took the canonical token
+        capacity = int(n_bytes[doc].max()) + 1  # BOS and at most one token per byte are fed
+        states, past = lm._hidden(torch.full((len(doc), 1), lm.bos_id, device=dev),
+                                  lm._new_cache(capacity), use_cache=True)
+        done = np.zeros(len(doc), dtype=bool)
         while True:
             logp = torch.log_softmax(lm._head(states[:, -1]).double(), dim=-1)  # [R, V]
-            spelled = ~done & (pos == ends)
-            if spelled.any():  # the string is complete: only EOS continues it
-                logw[spelled] += logp[torch.from_numpy(np.flatnonzero(spelled)).to(dev), lm.eos_id].cpu().numpy()
+            spelled = ~done & (pos == n_bytes[doc])
+            if spelled.any():  # the string is complete: only EOS continues it; the row is done
+                at = np.flatnonzero(spelled)
+                logw[at] += logp[torch.from_numpy(at).to(dev), lm.eos_id].cpu().numpy()
+                logw_out[doc[at], smp[at]] = logw[at]
+                canon_out[doc[at], smp[at]] = canon[at]
                 done |= spelled
             if done.all():
                 break
-            live = np.flatnonzero(~done)
-            K = max(len(lat[r].edges[pos[r]]) for r in live)
-            ids = np.full((R, K), lm.pad_id)
-            lens = np.zeros((R, K), dtype=int)
-            ok = np.zeros((R, K), dtype=bool)
-            guide = np.full(R, -1)  # column of the canonical token, where the row stands on a boundary
-            for r in live:
-                e = lat[r].edges[pos[r]]
-                ids[r, :len(e)] = [i for i, _ in e]
-                lens[r, :len(e)] = [L for _, L in e]
-                ok[r, :len(e)] = True
-                c = canon_at[batch[r][0]].get(int(pos[r]))
-                if c is not None and c in ids[r, :len(e)]:
-                    guide[r] = int(np.flatnonzero(ids[r, :len(e)] == c)[0])
-            cand = logp.gather(1, torch.from_numpy(ids).to(dev))
-            cand = cand.masked_fill(~torch.from_numpy(ok).to(dev), -torch.inf)
-            cand[torch.from_numpy(done).to(dev)] = 0.0  # finished rows draw a dummy column
-            cand = cand.cpu().numpy()
+            if done.sum() >= max(1, len(doc) // 4):  # finished rows leave the batch and the cache
+                keep = np.flatnonzero(~done)
+                doc, smp, pos, logw, canon, done = doc[keep], smp[keep], pos[keep], logw[keep], canon[keep], done[keep]
+                logp = logp[torch.from_numpy(keep).to(dev)]
+                past = lm._select_rows(past, torch.from_numpy(keep).to(dev))
+            live = np.flatnonzero(~done)  # the rows still spelling; the others are fed padding
+            d_, p_ = doc[live], pos[live]
+            ids, lens, guide = cand_id[d_, p_], cand_len[d_, p_], guide_col[d_, p_]
+            ok = lens > 0
+            cand = logp[torch.from_numpy(live).to(dev)].gather(1, torch.from_numpy(ids).to(dev))
+            cand = cand.masked_fill(~torch.from_numpy(ok).to(dev), -torch.inf).cpu().numpy()
             logZ = logsumexp(cand, axis=1)
-            a_r = np.where(guide >= 0, alpha[[d for d, _ in batch]], 0.0)
-            n_ok = np.maximum(ok.sum(1), 1)
+            a_r = np.where(guide >= 0, alpha[d_], 0.0)
             # off the canonical token: the restricted model, mixed with a uniform draw over the
             # candidates (a defensive mixture, Hesterberg 1995) so that no continuation the
             # model prefers only later is starved
             log_off = np.logaddexp(np.log1p(-explore) + cand - logZ[:, None],
-                                   np.where(ok, log_explore - np.log(n_ok)[:, None], -np.inf))
+                                   np.where(ok, log_explore - np.log(np.maximum(ok.sum(1), 1))[:, None], -np.inf))
             q = (1 - a_r)[:, None] * np.exp(log_off)
-            q[guide >= 0, guide[guide >= 0]] += a_r[guide >= 0]
-            q[done] = 1.0
+            on = np.flatnonzero(guide >= 0)
+            q[on, guide[on]] += a_r[on]
             pick = torch.multinomial(torch.from_numpy(q).to(dev), 1, generator=gen)[:, 0].cpu().numpy()
-            at = np.arange(R)
+            at = np.arange(len(live))
             # log q of the pick, computed in logs: a restricted probability may underflow
             log_rest = np.log1p(-a_r) + log_off[at, pick]
             log_q = np.where(pick == guide, np.logaddexp(np.log(np.maximum(a_r, 1e-300)), log_rest), log_rest)
-            logw[live] += (cand[at, pick] - log_q)[live]
-            for r in live:
-                drawn[r].append(int(ids[r, pick[r]]))
-            feed = np.where(done, lm.pad_id, ids[at, pick])
-            pos = np.where(done, pos, pos + lens[at, pick])
+            logw[live] += cand[at, pick] - log_q
+            canon[live] &= pick == guide
+            pos[live] += lens[at, pick]
+            feed = np.full(len(doc), lm.pad_id)
+            feed[live] = ids[at, pick]
             states, past = lm._hidden(torch.from_numpy(feed[:, None]).to(dev), past, use_cache=True)
-        for r, (d, k) in enumerate(batch):
-            logw_out[d, k] = logw[r]
-            canon_out[d, k] = drawn[r] == canon_ids[d]
     return Draws(logw_out, canon_out, lm.score(texts).logprob.astype(float))
 
 

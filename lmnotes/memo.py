@@ -1,12 +1,14 @@
-"""Scores and samples kept in the shared cache, so that no chapter computes the same thing twice
-and a re-run with a warm cache skips the models. Every chapter that scores or samples.
+"""Scores, samples and importance samples kept in the shared cache, so that no chapter
+computes the same thing twice and a re-run with a warm cache skips the models. Every chapter
+that scores or samples.
 
 ``memo.score(lm, texts, ...)`` and ``memo.sample(lm, n, strategy, ...)`` return what
 :meth:`LanguageModel.score` and :meth:`LanguageModel.sample` return, from the cache
 (:mod:`lmnotes.cache`) when the same model (its ``cache_key``: weights, dtype and device), the
 same inputs and settings and the same scoring or sampling code made it before; otherwise
-they compute it and store it. A model without a ``cache_key`` (a local folder, a hub id) is
-simply run.
+they compute it and store it. ``memo.importance_sample`` does the same for
+:func:`lmnotes.marginal.importance_sample` (the segmentation chapter's marginal over
+segmentations). A model without a ``cache_key`` (a local folder, a hub id) is simply run.
 
 The key covers the whole call (all strings, every setting, the batch size), so a cached
 result is bit for bit what the call would compute; chapters share results by making the
@@ -20,6 +22,7 @@ from typing import Sequence
 
 from . import cache as lmcache
 from . import io
+from .marginal import Draws
 from .models.base import LanguageModel, Samples, Scores
 from .sampling import Strategy
 
@@ -28,22 +31,24 @@ CODE = ("models/base.py", "models/hf.py", "models/neural.py", "models/kvcache.py
         "sampling.py", "numerics.py")
 
 
-def code_version() -> str:
+def code_version(extra: tuple[str, ...] = ()) -> str:
     import torch
     import transformers
 
     here = Path(__file__).resolve().parent
-    return io.digest([io.file_digest(here / f) for f in CODE], torch.__version__, transformers.__version__)
+    return io.digest([io.file_digest(here / f) for f in CODE + extra], torch.__version__, transformers.__version__)
 
 
-lmcache.register_kind("scores", code_version)
-lmcache.register_kind("samples", code_version)
+#: The code version of each kind: importance samples also depend on lmnotes.marginal.
+VERSIONS = {"scores": code_version, "samples": code_version, "draws": lambda: code_version(("marginal.py",))}
+for _kind, _version in VERSIONS.items():
+    lmcache.register_kind(_kind, _version)
 
 
 def _cached(kind: str, lm: LanguageModel, call: list, compute):
     if lm.cache_key is None:
         return compute()
-    key = io.digest(kind, lm.cache_key, lm.device.type, call, code_version())
+    key = io.digest(kind, lm.cache_key, lm.device.type, call, VERSIONS[kind]())
 
     def build(folder: Path):
         value = compute()
@@ -72,3 +77,14 @@ def sample(lm: LanguageModel, n: int, strategy: Strategy | str = "ancestral", ma
     call = [n, repr(strategy), max_tokens, prefix, seed, batch_size]
     return _cached("samples", lm, call, lambda: lm.sample(n, strategy, max_tokens=max_tokens, prefix=prefix,
                                                           seed=seed, batch_size=batch_size))
+
+
+def importance_sample(lm: LanguageModel, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
+                      explore: float = 0.5, batch_size: int = 128) -> Draws:
+    """:func:`lmnotes.marginal.importance_sample`, remembered in the shared cache."""
+    from . import marginal
+
+    texts = list(texts)
+    call = [io.digest(texts), len(texts), n_samples, seed, stay, explore, batch_size]
+    return _cached("draws", lm, call, lambda: marginal.importance_sample(
+        lm, texts, n_samples, seed=seed, stay=stay, explore=explore, batch_size=batch_size))

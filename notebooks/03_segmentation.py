@@ -521,8 +521,8 @@ for name, lm in [(label(marginal_model), m_lm), (pre_name, pre_models[pre_name])
         if lat.log_count() > np.log(max_segmentations):
             continue
         exact, n = marginal.exact_logmarginal(lm, w, limit=max_segmentations)
-        d = marginal.importance_sample(lm, [w], n_is_samples, seed=seed, stay=is_stay, explore=is_explore)
-        constrained = marginal.importance_sample(lm, [w], n_is_samples, seed=seed, stay=0.0, explore=0.0)
+        d = memo.importance_sample(lm, [w], n_is_samples, seed=seed, stay=is_stay, explore=is_explore)
+        constrained = memo.importance_sample(lm, [w], n_is_samples, seed=seed, stay=0.0, explore=0.0)
         canonical = d.log_canonical[0]
         pick = rng.integers(0, n_is_samples, size=(n_boot, n_is_samples))
         boot = marginal.stratified(d.logw[0][pick], d.canonical[0][pick], canonical)
@@ -562,8 +562,8 @@ gaps = {}
 for name, lm, n in [(label(marginal_model), m_lm, n_marginal), (pre_name, pre_models[pre_name], n_marginal_pretrained)]:
     pick = np.sort(rng.choice(short, min(n, len(short)), replace=False))
     texts = [test[i] for i in pick]
-    d = marginal.importance_sample(lm, texts, n_is_samples, seed=seed, stay=is_stay, explore=is_explore)
-    constrained = marginal.importance_sample(lm, texts, n_is_samples, seed=seed, stay=0.0, explore=0.0)
+    d = memo.importance_sample(lm, texts, n_is_samples, seed=seed, stay=is_stay, explore=is_explore)
+    constrained = memo.importance_sample(lm, texts, n_is_samples, seed=seed, stay=0.0, explore=0.0)
     chars = np.array([len(t) + 1 for t in texts])
     g = marginal.gap(d, chars, n_resamples=n_boot, seed=seed)
     bpc_model = units.from_nats(-d.log_canonical.sum(), chars.sum(), "bits")

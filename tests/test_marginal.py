@@ -56,7 +56,8 @@ def test_importance_sampling_is_unbiased_in_probability(stay, explore):
         e = np.exp(canonical[i] - exact) + np.where(is_canon, 0.0, w)
         se = e.std(ddof=1) / math.sqrt(N)
         assert abs(e.mean() - 1) < 4 * se + 1e-12 and se < 0.02
-        assert draws.logmarginal()[i] == pytest.approx(exact, abs=0.03)
+        # its logarithm, to first order the relative error: within the same 4 standard errors
+        assert abs(draws.logmarginal()[i] - exact) < 4 * se + 1e-3
         # a canonical draw is exactly the tokenizer's segmentation, and `stay` bounds its rate
         assert is_canon.mean() >= (stay - 0.02 if stay else 0)
         assert marginal.effective_sample_size(lw) > 0.1 * N

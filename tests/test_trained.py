@@ -16,9 +16,13 @@ TINY = {
 
 
 @pytest.fixture(autouse=True)
-def tiny(monkeypatch, tmp_path):
+def tiny(request, monkeypatch, tmp_path):
+    """The tiny size, and a temporary cache for the models the tests train, except in tests
+    marked ``shared_cache``: those load the registered models, which the chapters train the
+    same way, from the shared cache (and leave them there)."""
     monkeypatch.setitem(trained.SIZES, "tiny", TINY)
-    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))
+    if "shared_cache" not in request.keywords:
+        monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +87,7 @@ def test_errors(texts):
         models.load("wiki/kn3-word", dtype="bfloat16")
 
 
+@pytest.mark.shared_cache
 def test_registered_ngram_models(enwiki):
     assert {"wiki/transformer-bpe8k", "wiki/kn3-word", "wiki/trigram-word-mle"} <= set(models.names())
     kn = models.load("wiki/kn3-word")
@@ -92,6 +97,7 @@ def test_registered_ngram_models(enwiki):
     assert np.isneginf(mle.score(test).logprob).mean() > 0.5
 
 
+@pytest.mark.shared_cache  # it reads the prepared corpus and builds nothing
 def test_on_corpus_names_registered_recipes_and_spells_out_others(monkeypatch):
     seen = []
     monkeypatch.setattr(trained, "build", lambda recipe, tr, va, name, **kw: seen.append(name))
