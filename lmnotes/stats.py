@@ -84,13 +84,19 @@ def ks_two_sample(x, y) -> float:
     return float(ks_distance(one_hot(x, support)[0].sum(0), one_hot(y, support)[0].sum(0))[0])
 
 
-def bootstrap_weights(n_docs: int, n_resamples: int, rng: np.random.Generator) -> sparse.csr_matrix:
-    """Document multiplicities of ``n_resamples`` bootstrap resamples (each draws ``n_docs``
-    documents with replacement): a sparse [B, n_docs] matrix of multinomial counts."""
+def bootstrap_weights(n_docs: int, n_resamples: int, rng: np.random.Generator,
+                      size: int | None = None) -> sparse.csr_matrix:
+    """Document multiplicities of ``n_resamples`` bootstrap resamples (each draws ``size``
+    documents, by default ``n_docs``, with replacement): a sparse [B, n_docs] matrix of
+    multinomial counts. A ``size`` other than ``n_docs`` estimates the spread a sample of that
+    size would have (an m-out-of-n bootstrap)."""
     if n_docs < 1:
         raise ValueError("no documents to resample")
-    picks = rng.integers(0, n_docs, size=(n_resamples, n_docs))
-    rows = np.repeat(np.arange(n_resamples), n_docs)
+    size = n_docs if size is None else size
+    if size < 1:
+        raise ValueError(f"a resample needs at least one document, got size {size}")
+    picks = rng.integers(0, n_docs, size=(n_resamples, size))
+    rows = np.repeat(np.arange(n_resamples), size)
     W = sparse.csr_matrix((np.ones(picks.size), (rows, picks.ravel())), shape=(n_resamples, n_docs))
     W.sum_duplicates()
     return W
@@ -118,11 +124,12 @@ def interval(value: float, replicates: np.ndarray, level: float = 0.95,
 
 
 def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
-                       level: float = 0.95) -> Estimate:
+                       level: float = 0.95, x_size: int | None = None) -> Estimate:
     """``distance(hx, hy)`` between the histograms of two document samples (``X``, ``Y``:
     documents x categories) with a bootstrap interval that resamples the
     documents of both samples independently. ``Y`` may also be a fixed 1-D pmf (a fitted
-    law), which is not resampled."""
+    law), which is not resampled. ``x_size`` resamples that many documents of ``X`` (see
+    :func:`bootstrap_weights`): the interval a sample of that size would have had."""
     rng = np.random.default_rng(seed)
     X = sparse.csr_matrix(X)
     hx = np.asarray(X.sum(0))
@@ -132,7 +139,7 @@ def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
     reps = []
     for a in range(0, n_resamples, 250):  # batches bound the memory of dense [B, K] histograms
         b = min(250, n_resamples - a)
-        bx = (bootstrap_weights(X.shape[0], b, rng) @ X).toarray()
+        bx = (bootstrap_weights(X.shape[0], b, rng, size=x_size) @ X).toarray()
         by = hy if fixed else (bootstrap_weights(Y.shape[0], b, rng) @ sparse.csr_matrix(Y)).toarray()
         reps.append(distance(bx, by))
     return interval(value, np.concatenate(reps), level, floor=0.0)

@@ -91,3 +91,20 @@ def test_bootstrap_distance_interval_covers_and_matches_the_plain_statistic():
     fixed = stats.bootstrap_distance(stats.ks_distance, X, pmf, n_resamples=200)
     assert fixed.low <= fixed.value <= fixed.high
     assert sparse.issparse(X)
+
+
+def test_a_larger_resample_size_predicts_the_interval_of_a_larger_sample():
+    rng = np.random.default_rng(7)
+    support = np.arange(60)
+    pmf = ss.poisson.pmf(support, 11) / ss.poisson.pmf(support, 11).sum()
+    small, large = rng.poisson(10, 400), rng.poisson(10, 1600)
+    width = lambda x, size=None: (lambda e: e.high - e.low)(  # noqa: E731
+        stats.bootstrap_distance(stats.ks_distance, stats.one_hot(x, support)[0], pmf, n_resamples=1000,
+                                 seed=1, x_size=size))
+    predicted, actual = width(small, 1600), width(large)
+    assert 0.4 < predicted / width(small) < 0.6  # the spread of a KS distance falls as 1/sqrt(n)
+    assert abs(predicted / actual - 1) < 0.25  # and matches that of a real sample of that size
+    W = stats.bootstrap_weights(7, 50, np.random.default_rng(0), size=20)
+    assert W.shape == (50, 7) and np.all(np.asarray(W.sum(1)).ravel() == 20)
+    with pytest.raises(ValueError, match="at least one"):
+        stats.bootstrap_weights(7, 5, rng, size=0)
