@@ -171,11 +171,13 @@ def _timings(target: Path, seconds: float, built: set[Path]) -> dict:
         except Exception:  # an unreadable old notebook has no timings worth keeping
             old = {}
     kinds = Counter(path.parent.name for path in built)
-    # warm: nothing built. cold: at least as much built as by the last cold run (the cache held
-    # none of the chapter's own work). In between, "partial": kept apart, so that a run that
-    # found most of its work cached does not pass for a cold one.
-    last_cold = sum(old.get("cold", {}).get("built", {}).values())
-    mode = "warm" if not built else "cold" if len(built) >= last_cold else "partial"
+    # warm: nothing built. cold: of every kind the last cold run built, at least as many entries
+    # (the cache held none of the chapter's own work). In between, "partial": kept apart, so
+    # that a run that found most of its work cached (or rebuilt only entries of one kind, after
+    # an edit of their code) does not pass for a cold one.
+    last_cold = old.get("cold", {}).get("built", {})
+    mode = ("warm" if not built else
+            "cold" if all(kinds.get(kind, 0) >= n for kind, n in last_cold.items()) else "partial")
     return {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
                           "built": dict(sorted(kinds.items()))}}
 

@@ -88,8 +88,9 @@ def bootstrap_weights(n_docs: int, n_resamples: int, rng: np.random.Generator,
                       size: int | None = None) -> sparse.csr_matrix:
     """Document multiplicities of ``n_resamples`` bootstrap resamples (each draws ``size``
     documents, by default ``n_docs``, with replacement): a sparse [B, n_docs] matrix of
-    multinomial counts. A ``size`` other than ``n_docs`` estimates the spread a sample of that
-    size would have (an m-out-of-n bootstrap)."""
+    multinomial counts. A ``size`` other than ``n_docs`` rescales the resamples' spread to what
+    a sample of that size from the same distribution would show (for smooth statistics; a
+    supremum such as a KS distance only roughly, where its maximum nearly ties)."""
     if n_docs < 1:
         raise ValueError("no documents to resample")
     size = n_docs if size is None else size
@@ -129,7 +130,8 @@ def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
     documents x categories) with a bootstrap interval that resamples the
     documents of both samples independently. ``Y`` may also be a fixed 1-D pmf (a fitted
     law), which is not resampled. ``x_size`` resamples that many documents of ``X`` (see
-    :func:`bootstrap_weights`): the interval a sample of that size would have had."""
+    :func:`bootstrap_weights`): the interval's half-width then estimates the spread with a
+    sample of that size, around the same (size-n) estimate."""
     rng = np.random.default_rng(seed)
     X = sparse.csr_matrix(X)
     hx = np.asarray(X.sum(0))

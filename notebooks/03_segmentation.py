@@ -557,8 +557,6 @@ exact_table.round(3)
 
 # %%
 glue("n_is_samples_used", n_is_samples, display=False)
-glue("n_marginal_used", n_marginal, display=False)
-glue("n_marginal_pre_used", n_marginal_pretrained, display=False)
 short = [i for i, s in enumerate(test) if len(s.encode()) <= max_marginal_bytes]
 gaps = {}
 for name, lm, n in [(label(marginal_model), m_lm, n_marginal), (pre_name, pre_models[pre_name], n_marginal_pretrained)]:
@@ -579,6 +577,8 @@ for name, lm, n in [(label(marginal_model), m_lm, n_marginal), (pre_name, pre_mo
                   "largest gap in one sentence (nats)": float(g.per_string.max()),
                   "_estimate": g.bits_per_char}
 gap_table = pd.DataFrame(gaps).T
+glue("n_marginal_used", int(gap_table["sentences"].iloc[0]), display=False)
+glue("n_marginal_pre_used", int(gap_table["sentences"].iloc[1]), display=False)
 negative = [m for m, v in gap_table["gap by the constrained proposal"].items() if v < 0]
 glue("constrained_note", f"a negative gap for {' and '.join(negative)}, impossible for a quantity that cannot "
      "fall below 0" if negative else "a gap of the same sign, with the spread of the table above", display=False)
@@ -593,9 +593,9 @@ gap_table.drop(columns="_estimate")
 # is cut at 0. Summing over all its segmentations gains the self-trained model
 # {glue:text}`gap_self_pct:.2f` % of its bits per character and {glue:text}`stride_pre_name`
 # {glue:text}`gap_pre_pct:.2f` %. The pretrained model's figure rests on fewer sentences
-# ({glue:text}`n_marginal_pre_used` against {glue:text}`n_marginal_used`; a parameter, chosen
-# for the `default` profile's time budget), because each of its draws costs a forward pass of a
-# far larger model at every token; its interval is the wider for it. The
+# ({glue:text}`n_marginal_pre_used` against {glue:text}`n_marginal_used`, the parameters
+# `n_marginal_pretrained` and `n_marginal`), because each of its draws costs a forward pass
+# of a far larger model at every token: it describes fewer of the test split's sentences. The
 # constrained proposal's column shows what the naive estimator reports:
 # {glue:text}`constrained_note`.
 #

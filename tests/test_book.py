@@ -135,6 +135,20 @@ cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
     book.run(profile="default")
     timings = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4).metadata["lmnotes"]["timings"]
     assert timings["cold"] == cold and timings["partial"]["built"] == {"toy": 1}
+    # more entries of another kind than the cold run built in all is still not cold
+    (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
+# %%
+from lmnotes import cache
+cache.register_kind("toy", lambda: "1")
+cache.register_kind("other", lambda: "1")
+cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
+cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
+for name in "abc":
+    cache.fetch("other", name, "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
+""")
+    book.run(profile="default")
+    timings = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4).metadata["lmnotes"]["timings"]
+    assert timings["cold"] == cold and timings["partial"]["built"] == {"other": 3}
 
 
 def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):
