@@ -15,7 +15,9 @@ For each batch size it prints generated tokens per second (up to and including E
 with the same strategy, batch and length, their ratio, and the fraction of the output-matmul
 bound reached: the speed sampling would have if a step cost only the output layer
 (B x d x V), timed alone on the same machine. It also times the token draw alone against
-``torch.multinomial``.
+``torch.multinomial``, and the ceiling: ``generate``'s time per step divided by that of our
+forward pass alone (layers and output layer, no draw, full batch), the ratio a sampler with a
+free draw would reach if no row ended.
 """
 
 from __future__ import annotations
@@ -67,6 +69,19 @@ def best(fn, reps: int):
     return t, out
 
 
+@torch.inference_mode()
+def forward_step(lm, B: int, T: int) -> float:
+    """Seconds per step of the model alone (its layers and output layer, with our key-value
+    cache, no draw) at batch ``B``, fed ``T`` random tokens one at a time."""
+    toks = torch.randint(0, lm.vocab_size, (B, T), generator=torch.Generator().manual_seed(0))
+    states, past = lm._hidden(torch.full((B, 1), lm.bos_id), lm._new_cache(T + 1), use_cache=True)
+    t = time.perf_counter()
+    for i in range(T):
+        lm._head(states[:, -1])
+        states, past = lm._hidden(toks[:, i:i + 1], past, use_cache=True)
+    return (time.perf_counter() - t) / T
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="random")
@@ -96,11 +111,16 @@ def main():
                                                 max_new_tokens=args.max_tokens, eos_token_id=lm.eos_id,
                                                 pad_token_id=lm.pad_id, **extra), args.reps)
         gen = useful_tokens(g[:, 1:].tolist(), lm.eos_id) / t_gen
+        t_fwd = min(forward_step(lm, B, args.max_tokens) for _ in range(args.reps))
+        gen_step = t_gen / (g.shape[1] - 1)  # generate computes every row at every step
+        ceiling = gen_step / t_fwd  # a sampler with a free draw over our forward pass, at full batch
         bound = B / t_head
         print(f"batch {B}: sample {ours:,.0f} tok/s, generate {gen:,.0f} tok/s, ratio {ours / gen:.2f}x; "
               f"output-matmul bound {bound:,.0f} tok/s, reached {ours / bound:.0%}; per step: output layer "
               f"{t_head * 1e3:.1f} ms, draw {t_draw * 1e3:.1f} ms, multinomial {t_multi * 1e3:.1f} ms; "
-              f"{sum(map(len, s.token_ids)) / B:.1f} tokens per sample, {s.finished.mean():.0%} ended", flush=True)
+              f"{sum(map(len, s.token_ids)) / B:.1f} tokens per sample, {s.finished.mean():.0%} ended; "
+              f"generate's step {gen_step * 1e3:.1f} ms, our forward pass alone {t_fwd * 1e3:.1f} ms: "
+              f"full-batch ceiling with a free draw {ceiling:.2f}x, reached {ours / gen / ceiling:.0%}", flush=True)
 
 
 if __name__ == "__main__":
