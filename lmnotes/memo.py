@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import cache as lmcache
-from . import io
-from .marginal import Draws
+from . import io, marginal
 from .models.base import LanguageModel, Samples, Scores
 from .sampling import Strategy
 
@@ -80,10 +79,8 @@ def sample(lm: LanguageModel, n: int, strategy: Strategy | str = "ancestral", ma
 
 
 def importance_sample(lm: LanguageModel, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
-                      explore: float = 0.5, batch_size: int = 128) -> Draws:
+                      explore: float = 0.5, batch_size: int = 128) -> marginal.Draws:
     """:func:`lmnotes.marginal.importance_sample`, remembered in the shared cache."""
-    from . import marginal
-
     texts = list(texts)
     call = [io.digest(texts), len(texts), n_samples, seed, stay, explore, batch_size]
     return _cached("draws", lm, call, lambda: marginal.importance_sample(
