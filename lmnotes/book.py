@@ -10,8 +10,9 @@
   are errors) and print the path of ``_build/html/index.html``.
 - ``all``: sync, run every notebook, build.
 - ``timings``: each executed notebook's wall time, cold and warm, as last measured. A run is
-  *warm* when it found everything in the shared cache, *cold* when it built at least as many
-  entries (models, scores, samples) as the notebook's last cold run, and *partial* in between;
+  *warm* when it found everything in the shared cache, *cold* when it built, of every kind of
+  entry (models, scores, samples...) the notebook's last cold run built, at least as many, and
+  *partial* in between;
   the runner records the time under that name in the notebook's metadata
   (``lmnotes.timings``), which nbval does not compare.
 - ``cache [--prune]``: the entries of the shared cache (:mod:`lmnotes.cache`): kind, name,

@@ -256,6 +256,19 @@ def entries() -> list[Listed]:
     return out
 
 
+def _unless_held(lock: FileLock, action: Callable[[], Any]) -> bool:
+    """Run ``action`` holding ``lock`` if no process holds it; False (nothing done) if one does."""
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return False
+    try:
+        action()
+    finally:
+        lock.release()
+    return True
+
+
 def prune() -> list[Listed]:
     """Remove every entry that is not current, and the temporaries no running process holds;
     return what was removed."""
@@ -269,14 +282,8 @@ def prune() -> list[Listed]:
             if not e.path.name.endswith(".tmp"):
                 continue  # not made by this module: left alone
             lock = _lock(e.path.parent / e.path.name[1:].rsplit(".", 2)[0])
-            try:
-                lock.acquire(timeout=0)
-            except Timeout:
+            if not _unless_held(lock, lambda: shutil.rmtree(e.path, ignore_errors=True)):
                 continue  # being built right now
-            try:
-                shutil.rmtree(e.path, ignore_errors=True)
-            finally:
-                lock.release()
         elif e.path.is_dir():
             _remove(e.path)
         else:
@@ -284,13 +291,5 @@ def prune() -> list[Listed]:
         removed.append(e)
     for lock_file in root().glob(f"*/*{_SEP}*.lock"):  # locks of entries that are gone
         if not lock_file.with_suffix("").exists():
-            lock = FileLock(str(lock_file))
-            try:
-                lock.acquire(timeout=0)
-            except Timeout:
-                continue
-            try:
-                lock_file.unlink(missing_ok=True)
-            finally:
-                lock.release()
+            _unless_held(FileLock(str(lock_file)), lambda: lock_file.unlink(missing_ok=True))
     return removed

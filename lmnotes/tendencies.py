@@ -153,6 +153,18 @@ def _zipf_columns(tx: np.ndarray, ty: np.ndarray, max_rank: int) -> np.ndarray:
     return out
 
 
+def document_ks(sample: TextSet, reference: TextSet, key: str, n_boot: int = 200, seed: int = 0,
+                sample_size: int | None = None) -> stats.Estimate:
+    """Two-sample KS distance between the per-document statistic ``key`` (a key of
+    :data:`PER_DOCUMENT`) of ``sample`` and ``reference``, with a bootstrap interval over the
+    documents of both; ``sample_size`` resamples that many documents of ``sample`` (the spread
+    with a sample of that size, see :func:`lmnotes.stats.bootstrap_weights`)."""
+    x, y = getattr(sample, PER_DOCUMENT[key]), getattr(reference, PER_DOCUMENT[key])
+    support = np.union1d(x, y)
+    return stats.bootstrap_distance(stats.ks_distance, stats.one_hot(x, support)[0], stats.one_hot(y, support)[0],
+                                    n_resamples=n_boot, seed=seed, x_size=sample_size)
+
+
 def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, n_permutations: int = 10_000,
             max_rank: int = 10_000, seed: int = 0) -> dict:
     """Every distance of the source's Tab. 2, Tab. 3 and App. D between ``sample`` and
@@ -180,11 +192,8 @@ def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, n_permutatio
 
     # length, stopwords, symbols: two-sample KS with intervals; mean differences with p-values
     for key, attr in PER_DOCUMENT.items():
+        out[f"{key} KS"] = document_ks(sample, reference, key, n_boot=n_boot, seed=int(rng.integers(2**31)))
         x, y = getattr(sample, attr), getattr(reference, attr)
-        support = np.union1d(x, y)
-        out[f"{key} KS"] = stats.bootstrap_distance(stats.ks_distance, stats.one_hot(x, support)[0],
-                                                    stats.one_hot(y, support)[0], n_resamples=n_boot,
-                                                    seed=int(rng.integers(2**31)))
         test = stats.permutation_test(x, y, n_resamples=n_permutations, seed=int(rng.integers(2**31)))
         out[f"{key} mean diff"] = (test.statistic, test.pvalue)
     return out

@@ -233,16 +233,13 @@ def values(column):
 # %% tags=["hide-input"]
 own_labels = {label[m] for m in model_names if m.startswith("wiki/")}
 widening = {"self-trained": [], "pretrained": []}
-for (m, st), ts in sets.items():
-    for key, attr in T.PER_DOCUMENT.items():
-        x, y = getattr(ts, attr), getattr(reference, attr)
-        support = np.union1d(x, y)
-        X, Y = stats.one_hot(x, support)[0], stats.one_hot(y, support)[0]
-        width = {size: (lambda e: e.high - e.value)(stats.bootstrap_distance(  # the half never cut at 0
-            stats.ks_distance, X, Y, n_resamples=n_boot, seed=seed, x_size=size)) for size in (len(ts), len(reference))}
-        if width[len(reference)] > 0:
-            kind = "self-trained" if m in own_labels else "pretrained"
-            widening[kind].append(100 * (width[len(ts)] / width[len(reference)] - 1))
+for (m, _), ts in sets.items():
+    for key in T.PER_DOCUMENT:
+        # the upper half-width, never cut at 0, at the set's own size and at the test split's
+        half = [(lambda e: e.high - e.value)(T.document_ks(ts, reference, key, n_boot, seed, sample_size=n))
+                for n in (len(ts), len(reference))]
+        if half[1] > 0:
+            widening["self-trained" if m in own_labels else "pretrained"].append(100 * (half[0] / half[1] - 1))
 share = n_self / len(reference)
 glue("sample_share", f"{100 * share:.0f}% of the test split's size" if share < 0.995 else
      "as many as the test split has" if share < 1.005 else f"{share:.1f} times the test split's size", display=False)
