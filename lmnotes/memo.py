@@ -25,9 +25,10 @@ from . import io, marginal
 from .models.base import LanguageModel, Samples, Scores
 from .sampling import Strategy
 
-#: The code whose edits change scores or samples (relative to the package).
-CODE = ("models/base.py", "models/hf.py", "models/neural.py", "models/kvcache.py", "models/beam.py",
-        "sampling.py", "numerics.py")
+#: The code whose edits change scores (relative to the package); samples also depend on the
+#: decoders (SAMPLING), importance samples on lmnotes.marginal as well.
+CODE = ("models/base.py", "models/hf.py", "models/neural.py", "models/kvcache.py", "numerics.py")
+SAMPLING = ("models/beam.py", "sampling.py")
 
 
 def code_version(extra: tuple[str, ...] = ()) -> str:
@@ -38,8 +39,9 @@ def code_version(extra: tuple[str, ...] = ()) -> str:
     return io.digest([io.file_digest(here / f) for f in CODE + extra], torch.__version__, transformers.__version__)
 
 
-#: The code version of each kind: importance samples also depend on lmnotes.marginal.
-VERSIONS = {"scores": code_version, "samples": code_version, "draws": lambda: code_version(("marginal.py",))}
+#: The code version of each kind.
+VERSIONS = {"scores": code_version, "samples": lambda: code_version(SAMPLING),
+            "draws": lambda: code_version(SAMPLING + ("marginal.py",))}
 for _kind, _version in VERSIONS.items():
     lmcache.register_kind(_kind, _version)
 

@@ -8,8 +8,9 @@ from:
 - top-k: keep the k largest logits, renormalise (Fan et al. 2018);
 - nucleus (top-p): keep the smallest set of most probable tokens whose mass reaches p,
   renormalise (Holtzman et al. 2020; Meister & Cotterell 2021, Eq. 15);
-- beam: stochastic beam sampling with ``beam`` hypotheses, whose candidates are drawn from
-  the tempered distribution (:mod:`lmnotes.models.beam`).
+- beam: beam sampling with ``beam`` hypotheses as fairseq runs it (best of ``beam``
+  ancestral samples); beam-k2: the k-of-k² variant closer to beam search. Their candidates
+  are drawn from the tempered distribution (:mod:`lmnotes.models.beam`).
 
 Temperature is applied first, then top-k, then top-p, as in Hugging Face's
 ``generate``. :meth:`Strategy.warp` gives the full log-distribution (for tests and
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-STRATEGIES = ("ancestral", "top-k", "nucleus", "beam")
+STRATEGIES = ("ancestral", "top-k", "nucleus", "beam", "beam-k2")
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class Strategy:
             raise ValueError(f"top-k sampling needs an integer top_k >= 1, got {self.top_k!r}")
         if self.kind == "nucleus" and not (self.top_p is not None and 0 < self.top_p <= 1):
             raise ValueError(f"nucleus sampling needs 0 < top_p <= 1, got {self.top_p!r}")
-        if self.kind == "beam" and not (isinstance(self.beam, int) and self.beam >= 1):
+        if self.kind in ("beam", "beam-k2") and not (isinstance(self.beam, int) and self.beam >= 1):
             raise ValueError(f"beam sampling needs an integer beam >= 1, got {self.beam!r}")
 
     def warp(self, logits: torch.Tensor, logp: torch.Tensor | None = None) -> torch.Tensor:
@@ -219,7 +220,7 @@ def draw(logits: torch.Tensor, strategy: Strategy, n: int = 1,
         tokens = inverse_cdf(probs, u)[0]
         lp_sampling = probs.gather(1, tokens).double().log()
     if T == 1.0:
-        lp_model = lp_sampling if strategy.kind in ("ancestral", "beam") else probs.gather(1, tokens).double().log()
+        lp_model = lp_sampling if strategy.kind in ("ancestral", "beam", "beam-k2") else probs.gather(1, tokens).double().log()
     else:
         lp_model = torch.log_softmax(x, -1).gather(1, tokens).double()
     return Draw(tokens, lp_sampling, lp_model)

@@ -105,16 +105,48 @@ def test_sample_errors():
     assert lm.sample(0, max_tokens=4).texts == []
 
 
-def test_beam_sampling_prefers_probable_strings_and_reports_their_logprob():
+@pytest.mark.parametrize("kind", ["beam", "beam-k2"])
+def test_beam_sampling_prefers_probable_strings_and_reports_their_logprob(kind):
     lm = Bigram(seed=2, sharpness=1.0)
-    beam = lm.sample(100, "beam", beam=5, max_tokens=40, seed=0)
+    beam = lm.sample(100, kind, beam=5, max_tokens=40, seed=0)
     anc = lm.sample(100, "ancestral", max_tokens=40, seed=0)
-    assert beam.token_ids == lm.sample(100, "beam", beam=5, max_tokens=40, seed=0).token_ids
-    assert beam.finished.all() and np.isnan(beam.logprob_sampling).all()
-    assert np.allclose(lm.score(beam.texts).logprob, beam.logprob_model, atol=1e-5)
+    assert beam.token_ids == lm.sample(100, kind, beam=5, max_tokens=40, seed=0).token_ids
+    assert beam.finished.mean() > 0.9 and np.isnan(beam.logprob_sampling).all()
+    done = beam.finished
+    assert np.allclose(lm.score([t for t, d in zip(beam.texts, done) if d]).logprob, beam.logprob_model[done],
+                       atol=1e-5)
     per_token = lambda s: s.logprob_model / (np.array([len(t) for t in s.token_ids]) + 1)
     assert per_token(beam).mean() > per_token(anc).mean() + 0.3
     assert len(set(beam.texts)) > 10  # random, unlike beam search
+
+
+def test_fairseq_beam_is_the_best_of_k_ancestral_samples_in_distribution():
+    # fairseq's sampling search keeps k independent hypotheses and returns the one with the
+    # best log-probability per token (EOS counted). With max_tokens = 2 every outcome of one
+    # hypothesis can be listed: "", one character + EOS, or two characters (unfinished). Its
+    # score s(o) and probability q(o) have closed forms, and the best of k is o with
+    # probability (F(s_o) + q_o)^k - F(s_o)^k, F(s) = P(score < s).
+    lm, k, n = Bigram(seed=4, sharpness=1.0), 3, 6000
+    lp = torch.log_softmax(lm.table.double(), -1).numpy()
+    chars = range(len(lm.encode("abcdefg ")))
+    outcomes = {(): (lp[lm.bos_id, lm.eos_id], 1)}
+    for a in chars:
+        outcomes[(a,)] = (lp[lm.bos_id, a] + lp[a, lm.eos_id], 2)
+        for b in chars:
+            outcomes[(a, b)] = (lp[lm.bos_id, a] + lp[a, b], 2)
+    keys = list(outcomes)
+    q = np.exp([outcomes[o][0] for o in keys])
+    score = np.array([outcomes[o][0] / outcomes[o][1] for o in keys])
+    assert np.isclose(q.sum(), 1.0) and len(np.unique(score)) == len(score)
+    below = np.array([q[score < s].sum() for s in score])
+    p_best = (below + q) ** k - below ** k
+    assert np.isclose(p_best.sum(), 1.0)
+    out = lm.sample(n, "beam", beam=k, max_tokens=2, seed=5, batch_size=999)
+    index = {o: i for i, o in enumerate(keys)}
+    counts = np.bincount([index[tuple(t)] for t in out.token_ids], minlength=len(keys))
+    assert chi_square_pvalue(counts, p_best) > 1e-3
+    # and not the distribution of a single ancestral sample
+    assert chi_square_pvalue(counts, q) < 1e-6
 
 
 def chi_square_pvalue(counts, p):

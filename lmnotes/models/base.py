@@ -342,7 +342,7 @@ class LanguageModel(ABC):
         """Draw ``n`` samples that continue BOS + ``prefix`` until EOS or ``max_tokens``.
 
         ``strategy`` is a :class:`~lmnotes.sampling.Strategy` or its kind (``"ancestral"``,
-        ``"top-k"``, ``"nucleus"``, ``"beam"``) with ``temperature``, ``top_k``, ``top_p``,
+        ``"top-k"``, ``"nucleus"``, ``"beam"``, ``"beam-k2"``) with ``temperature``, ``top_k``, ``top_p``,
         ``beam`` as keywords. Deterministic for a given seed, batch size and device.
         """
         if isinstance(strategy, str):
@@ -357,14 +357,23 @@ class LanguageModel(ABC):
             raise ValueError(f"prefix ({len(context)} tokens with BOS) + max_tokens ({max_tokens}) - 1 "
                              f"exceeds the context window of {self.max_length} tokens")
         if strategy.kind == "beam":
-            from .beam import stochastic_beam
+            from .beam import fairseq_beam
 
-            ids_out, lp_model, finished = stochastic_beam(self, n, strategy, context, max_tokens,
-                                                          seed, batch_size)
+            return fairseq_beam(self, n, strategy, context, max_tokens, seed, batch_size)
+        if strategy.kind == "beam-k2":
+            from .beam import k2_beam
+
+            ids_out, lp_model, finished = k2_beam(self, n, strategy, context, max_tokens, seed, batch_size)
             return Samples(texts=[self.decode(t) for t in ids_out], token_ids=ids_out,
                            logprob_model=np.array(lp_model, dtype=float),
                            logprob_sampling=np.full(len(ids_out), np.nan),
                            finished=np.array(finished, dtype=bool))
+        return self._ancestral(n, strategy, context, max_tokens, seed, batch_size)
+
+    def _ancestral(self, n: int, strategy: Strategy, context: list[int], max_tokens: int, seed: int,
+                   batch_size: int) -> Samples:
+        """``n`` samples drawn token by token from ``strategy``'s distribution (ancestral,
+        top-k, nucleus), in batches of ``batch_size``."""
         gen = torch.Generator(device=self.device).manual_seed(seed)
         ids_out, lp_model, lp_samp, finished = [], [], [], []
         for a in range(0, n, batch_size):

@@ -1,16 +1,30 @@
-"""Stochastic beam sampling ("beam sampling"), the third strategy of the tendencies chapter.
+"""Beam sampling, the third strategy of the tendencies chapter: two decoders.
 
 Meister & Cotterell (2021, §5): "extensions are sampled from p and the k most probable of the
-sampled items remain on the beam"; with k = 5, fairseq's ``--sampling --beam 5`` default.
-As in fairseq's sampling search, at every step each of the k hypotheses draws k candidate
-tokens (with replacement) from the sampling distribution, candidates are ranked by their
-cumulative log-probability under the model, a candidate ending in EOS within the top k is
-finished, and the k best candidates that do not end go on. A run ends when k hypotheses have
-finished (or at ``max_tokens``; a run that is done leaves the batch, so it costs nothing
-while the others go on) and returns the finished hypothesis with the best
-length-normalised score (log-probability / tokens incl. EOS; fairseq's default
-``normalize_scores``). Unlike beam search this is random; unlike ancestral sampling its
-distribution has no closed form, so ``logprob_sampling`` is NaN.
+sampled items remain on the beam", with k = 5, fairseq's ``--sampling --beam 5``.
+
+``"beam"`` (:func:`fairseq_beam`) is what fairseq's sampling search does (``search.Sampling``
+with ``SequenceGenerator``). At the first step it draws k tokens from the (tempered) model
+with replacement; after that each of the k hypotheses draws **one** token and stays in its
+place on the beam (``beams_buf = arange(k)``); a hypothesis that draws EOS is finalised and
+its slot is ignored from then on; the search ends when k hypotheses are final and returns
+the one with the best length-normalised score (log-probability under the sampled
+distribution / tokens incl. EOS, fairseq's default ``normalize_scores``). The k hypotheses
+never interact, so this is exactly k independent ancestral samples and a best-of-k choice,
+which is how it is computed here (with the fast ancestral sampler). Two details of fairseq
+are not copied: its ``min_len = 1`` bans EOS at the first step, and at ``max_len`` it forces
+EOS; here an empty document is allowed, and a hypothesis that runs into ``max_tokens`` is
+unfinished, scored as log-probability / tokens.
+
+``"beam-k2"`` (:func:`k2_beam`) is the decoder this project used first, closer to beam
+search: at every step each of the k hypotheses draws k candidate tokens (with replacement),
+the k² candidates are ranked by their cumulative log-probability under the model, a
+candidate ending in EOS within the top k is finished, and the k best candidates that do not
+end go on; a run ends when k hypotheses have finished (or at ``max_tokens``) and returns
+the finished hypothesis with the best length-normalised score. It prunes to the most
+probable continuations at every step, so its text is far more degenerate than fairseq's.
+
+Neither has a closed-form distribution, so ``logprob_sampling`` is NaN.
 """
 
 from __future__ import annotations
@@ -20,13 +34,30 @@ import math
 import numpy as np
 import torch
 
-from ..sampling import draw
+from ..sampling import Strategy, draw
+
+
+def fairseq_beam(lm, n: int, strategy, context: list[int], max_tokens: int, seed: int, batch_size: int):
+    """``n`` runs of fairseq's sampling search with beam size k = ``strategy.beam``: k
+    ancestral samples per run (from the model at ``strategy.temperature``), the one with the
+    best log-probability per token (EOS counted when reached) returned. See the module
+    docstring. Returns :class:`~lmnotes.models.base.Samples`."""
+    from .base import Samples
+
+    k = strategy.beam
+    draws = lm._ancestral(n * k, Strategy("ancestral", temperature=strategy.temperature), context, max_tokens,
+                          seed, batch_size)
+    lengths = np.array([len(t) for t in draws.token_ids]) + draws.finished
+    score = (draws.logprob_sampling / np.maximum(lengths, 1)).reshape(n, k)
+    best = np.arange(n) * k + score.argmax(1)  # the first of equal scores, as torch.topk's order
+    return Samples(texts=[draws.texts[i] for i in best], token_ids=[draws.token_ids[i] for i in best],
+                   logprob_model=draws.logprob_model[best], logprob_sampling=np.full(n, np.nan),
+                   finished=draws.finished[best])
 
 
 @torch.inference_mode()
-def stochastic_beam(lm, n: int, strategy, context: list[int], max_tokens: int, seed: int,
-                    batch_size: int):
-    """``n`` beam-sampling runs of beam size ``strategy.beam``; see the module docstring.
+def k2_beam(lm, n: int, strategy, context: list[int], max_tokens: int, seed: int, batch_size: int):
+    """``n`` runs of the k-of-k² beam sampler of beam size ``strategy.beam``; see the module docstring.
 
     Returns (token ids, model log-probs, finished flags), one per run.
     """
