@@ -16,18 +16,25 @@ against scipy (``ks_2samp``) on the unweighted sample.
   variables, unlike the one-sample ``scipy.stats.kstest``, which assumes a continuous cdf).
 - Total variation distance between categorical distributions (Eq. 11): ½ Σ |p - q|.
 - Two-sample permutation test of the difference of means (§4.1, App. B), Monte Carlo.
-- Bootstrap intervals over documents: the normal interval θ̂ ± z·sd*(θ), with sd* the
+- Bootstrap intervals over documents, or over clusters of documents (the articles a test
+  split's sentences come from: sentences of one article are not independent, so they are
+  resampled together; :func:`bootstrap_weights` with ``groups``): the normal interval θ̂ ± z·sd*(θ), with sd* the
   standard deviation of the statistic over resamples of the documents. Not the percentile
   interval: distances between finite samples are biased upward (two samples of the same
   text have a positive distance), and statistics that count distinct types are biased by a
   resample's repeated documents, so the percentile interval of such a statistic can miss
   its own estimate; the normal interval states the sampling spread around the estimate,
-  and the chapters judge bias against a human-vs-human baseline.
+  and the chapters judge bias against a human-vs-human baseline. The interval is therefore
+  an interval around a biased estimate, not around the population distance. The
+  replicates are kept (:attr:`Estimate.replicates`) so that two distances to one reference,
+  bootstrapped with the same seed, give a paired interval of their difference
+  (:func:`excess`).
+- Tests for clustered documents are in :mod:`lmnotes.clusters`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -85,14 +92,33 @@ def ks_two_sample(x, y) -> float:
 
 
 def bootstrap_weights(n_docs: int, n_resamples: int, rng: np.random.Generator,
-                      size: int | None = None) -> sparse.csr_matrix:
-    """Document multiplicities of ``n_resamples`` bootstrap resamples (each draws ``size``
-    documents, by default ``n_docs``, with replacement): a sparse [B, n_docs] matrix of
-    multinomial counts. A ``size`` other than ``n_docs`` rescales the resamples' spread to what
-    a sample of that size from the same distribution would show (for smooth statistics; a
-    supremum such as a KS distance only roughly, where its maximum nearly ties)."""
+                      size: int | None = None, groups=None) -> sparse.csr_matrix:
+    """Document multiplicities of ``n_resamples`` bootstrap resamples: a sparse [B, n_docs]
+    matrix of counts.
+
+    Without ``groups`` each resample draws ``size`` documents (by default ``n_docs``) with
+    replacement. A ``size`` other than ``n_docs`` rescales the resamples' spread to what a
+    sample of that size from the same distribution would show (for smooth statistics; a
+    supremum such as a KS distance only roughly, where its maximum nearly ties).
+
+    With ``groups`` (one label per document, e.g. its article) it is a cluster bootstrap:
+    each resample draws as many clusters as there are, with replacement, and every document
+    of a drawn cluster counts once per draw (Davison & Hinkley 1997, §3.8).
+    """
     if n_docs < 1:
         raise ValueError("no documents to resample")
+    if groups is not None:
+        if size is not None:
+            raise ValueError("a cluster bootstrap resamples whole clusters: give size or groups, not both")
+        groups = np.asarray(groups)
+        if groups.shape != (n_docs,):
+            raise ValueError(f"{n_docs} documents but {groups.size} group labels")
+        _, inverse = np.unique(groups, return_inverse=True)
+        G = int(inverse.max()) + 1
+        picks = rng.integers(0, G, size=(n_resamples, G))
+        M = sparse.csr_matrix((np.ones(picks.size), (np.repeat(np.arange(n_resamples), G), picks.ravel())),
+                              shape=(n_resamples, G))
+        return sparse.csr_matrix(M.toarray()[:, inverse.ravel()])
     size = n_docs if size is None else size
     if size < 1:
         raise ValueError(f"a resample needs at least one document, got size {size}")
@@ -110,6 +136,8 @@ class Estimate:
     value: float
     low: float
     high: float
+    #: the bootstrap replicates behind the interval (for :func:`excess`), if kept
+    replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         return f"{self.value:.3g} [{self.low:.3g}, {self.high:.3g}]"
@@ -119,20 +147,34 @@ def interval(value: float, replicates: np.ndarray, level: float = 0.95,
              floor: float | None = None) -> Estimate:
     """Normal bootstrap interval value ± z·sd(replicates) (Efron & Tibshirani 1993, §13.3),
     cut at ``floor`` (0 for distances)."""
-    half = float(ss.norm.ppf(0.5 + level / 2) * np.std(np.asarray(replicates, dtype=float), ddof=1))
+    replicates = np.asarray(replicates, dtype=float)
+    half = float(ss.norm.ppf(0.5 + level / 2) * np.std(replicates, ddof=1))
     low = float(value) - half
-    return Estimate(float(value), low if floor is None else max(floor, low), float(value) + half)
+    return Estimate(float(value), low if floor is None else max(floor, low), float(value) + half, replicates)
+
+
+def excess(a: Estimate, b: Estimate, level: float = 0.95) -> Estimate:
+    """``a - b`` with the normal interval of the paired replicates: for two statistics whose
+    bootstraps shared their resamples of a common sample (two distances to one reference,
+    computed with the same seed), the interval of the difference accounts for the shared
+    reference's noise once."""
+    if a.replicates is None or b.replicates is None or a.replicates.shape != b.replicates.shape:
+        raise ValueError("both estimates need bootstrap replicates of the same shape")
+    return interval(a.value - b.value, a.replicates - b.replicates, level)
 
 
 def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
-                       level: float = 0.95, x_size: int | None = None) -> Estimate:
+                       level: float = 0.95, x_size: int | None = None, x_groups=None, y_groups=None) -> Estimate:
     """``distance(hx, hy)`` between the histograms of two document samples (``X``, ``Y``:
-    documents x categories) with a bootstrap interval that resamples the
-    documents of both samples independently. ``Y`` may also be a fixed 1-D pmf (a fitted
-    law), which is not resampled. ``x_size`` resamples that many documents of ``X`` (see
-    :func:`bootstrap_weights`): the interval's half-width then estimates the spread with a
-    sample of that size, around the same (size-n) estimate."""
-    rng = np.random.default_rng(seed)
+    documents x categories) with a bootstrap interval that resamples the documents of both
+    samples independently (by cluster, for a sample with ``*_groups``). ``Y`` may also be a
+    fixed 1-D pmf (a fitted law), which is not resampled. ``x_size`` resamples that many
+    documents of ``X`` (see :func:`bootstrap_weights`): the interval's half-width then
+    estimates the spread with a sample of that size, around the same (size-n) estimate.
+
+    The resamples of ``X`` and of ``Y`` come from two streams of ``seed``, so that every call
+    with the same seed and the same ``Y`` resamples ``Y`` alike (paired, see :func:`excess`)."""
+    rx, ry = (np.random.default_rng([seed, i]) for i in (0, 1))
     X = sparse.csr_matrix(X)
     hx = np.asarray(X.sum(0))
     fixed = not sparse.issparse(Y) and np.ndim(Y) == 1
@@ -141,8 +183,8 @@ def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
     reps = []
     for a in range(0, n_resamples, 250):  # batches bound the memory of dense [B, K] histograms
         b = min(250, n_resamples - a)
-        bx = (bootstrap_weights(X.shape[0], b, rng, size=x_size) @ X).toarray()
-        by = hy if fixed else (bootstrap_weights(Y.shape[0], b, rng) @ sparse.csr_matrix(Y)).toarray()
+        bx = (bootstrap_weights(X.shape[0], b, rx, size=x_size, groups=x_groups) @ X).toarray()
+        by = hy if fixed else (bootstrap_weights(Y.shape[0], b, ry, groups=y_groups) @ sparse.csr_matrix(Y)).toarray()
         reps.append(distance(bx, by))
     return interval(value, np.concatenate(reps), level, floor=0.0)
 

@@ -259,7 +259,7 @@ def sample_set(lm, label: str, strategy: str, n: int, top_p: float, beam: int, m
     ``max_tokens``. The samples are kept in the shared cache (:mod:`lmnotes.memo`)."""
     from . import memo
 
-    settings = {"nucleus": {"top_p": top_p}, "beam": {"beam": beam}}.get(strategy, {})
+    settings = {"nucleus": {"top_p": top_p}, "beam": {"beam": beam}, "beam-k2": {"beam": beam}}.get(strategy, {})
     s = memo.sample(lm, n, strategy, max_tokens=max_tokens, seed=seed, batch_size=batch_size, **settings)
     docs = [first_document(t, unit) for t in s.texts]
     return TextSet.from_texts(label, [d for d, _ in docs]), s.finished | np.array([w for _, w in docs], dtype=bool)
