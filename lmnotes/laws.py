@@ -96,6 +96,14 @@ class Heaps:
     K: float
     beta: float
 
+    #: the search interval of the fit: an estimate on its edge is the optimiser's bound
+    BOUNDS = (1e-3, 2.0)
+
+    @property
+    def at_bound(self) -> bool:
+        """Whether β lies on the edge of the search interval (not an interior maximum)."""
+        return bool(min(abs(self.beta - b) for b in self.BOUNDS) < 1e-6)
+
     def mean(self, n) -> np.ndarray:
         return self.K * np.asarray(n, dtype=float) ** self.beta
 
@@ -120,6 +128,6 @@ def fit_heaps(lengths, types) -> Heaps:
         lam = K * np.exp(beta * logn)
         return -(u @ np.log(lam) - lam.sum())
 
-    res = optimize.minimize_scalar(nll, bounds=(1e-3, 2.0), method="bounded", options={"xatol": 1e-8})
+    res = optimize.minimize_scalar(nll, bounds=Heaps.BOUNDS, method="bounded", options={"xatol": 1e-8})
     beta = float(res.x)
     return Heaps(K=float(u.sum() / np.exp(beta * logn).sum()), beta=beta)

@@ -228,3 +228,24 @@ def permutation_test(x, y, n_resamples: int = 10_000, seed: int = 0,
 def stars(pvalue: float) -> str:
     """Significance marks as the source's appendix: ** p < 0.01, * p < 0.05."""
     return "**" if pvalue < 0.01 else "*" if pvalue < 0.05 else ""
+
+
+#: The verdicts of a claims table.
+VERDICTS = ("reproduced", "contradicted", "inconclusive", "differs")
+
+
+def verdict(n_for: int, n_against: int, n_cases: int) -> str:
+    """The verdict on a claim tested in ``n_cases`` cases (settings, models), of which
+    ``n_for`` show it beyond their intervals and ``n_against`` show the opposite beyond
+    theirs: *reproduced* if every case shows it; *contradicted* if some show the opposite
+    and none show it; *differs* if some show it and some the opposite (the chapter states
+    which); *inconclusive* otherwise (the intervals cannot tell, in some or all cases)."""
+    if not 0 <= n_for + n_against <= n_cases or n_cases < 1:
+        raise ValueError(f"cannot have {n_for} for and {n_against} against in {n_cases} cases")
+    if n_for == n_cases:
+        return "reproduced"
+    if n_against and not n_for:
+        return "contradicted"
+    if n_against and n_for:
+        return "differs"
+    return "inconclusive"

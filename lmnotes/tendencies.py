@@ -5,17 +5,26 @@ A set of documents (model samples or human text) is turned into the source's vie
 before tokenising), length = number of tokens. :class:`TextSet` holds, per document, its
 length, number of distinct unigrams, fraction of stopwords and of symbols (tokens made only
 of punctuation and digits), and its word counts. :func:`compare` measures a sample against a
-reference set with the source's distances, each with a bootstrap 95% interval
-over documents (:mod:`lmnotes.stats`):
+reference set with the source's distances, each with a bootstrap 95% interval that
+resamples the sample's documents and the reference's *articles* (``reference_groups``: the
+sentences of one article are resampled together, :mod:`lmnotes.stats`):
 
-- rank–frequency (Tab. 2): KS distances of the sample's rank–frequency distribution (first
-  10,000 ranks) to a Zipf law fitted on the sample, to one fitted on the reference, and to
-  the reference's empirical distribution (the source's three Δ columns);
-- unigram (Tab. 2): total variation distance to the reference's unigram distribution;
+- rank–frequency (Tab. 2): KS distances of the sample's rank–frequency distribution to a
+  Zipf law fitted on the sample, to one fitted on the reference, and to the reference's
+  empirical distribution (the source's three Δ columns), every set on the same support of
+  the first ``rank_support`` ranks (so that the distance does not measure how many types a
+  set has);
+- unigram (Tab. 2): total variation distance to the reference's unigram distribution, over
+  all types and over the union of the two sets' ``top_types`` most frequent types (the
+  source's footnote 15);
 - length, stopwords, symbols (Tab. 3): two-sample KS distances; differences of means with
-  permutation tests (App. D);
-- Zipf's and Heaps' exponents (App. D), and type–token KS distances by document length
-  (Fig. 4): :func:`type_token_by_length`.
+  a cluster-robust Welch test (App. D; :mod:`lmnotes.clusters`);
+- Zipf's and Heaps' exponents (App. D); type–token KS distances by document length
+  (Fig. 4): :func:`type_token_by_length`; the type–token ratio at matched lengths:
+  :func:`matched_type_token`.
+
+Every bootstrap draws the reference's resamples from the same seeded stream, so two
+distances to one reference computed with one seed are paired (:func:`lmnotes.stats.excess`).
 
 Stopwords: gensim's English list (337 words, the Glasgow IR list that scikit-learn also
 ships); the source used NLTK's (179 words), which needs a separate data download.
@@ -32,7 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from . import laws, stats
+from . import clusters, laws, stats
 from .text import moses_words, split_sentences
 
 UNK = "<unk>"  # closed-vocabulary models write this; it stays one token
@@ -136,78 +145,91 @@ def rank_pmf(totals: np.ndarray, max_rank: int = 10_000) -> np.ndarray:
     return t / t.sum(axis=1, keepdims=True)
 
 
-def _zipf_columns(tx: np.ndarray, ty: np.ndarray, max_rank: int) -> np.ndarray:
-    """For rows of type totals of sample and reference: [B, 4] = KS of the sample's rank pmf
-    to a Zipf law fitted on the sample, to one fitted on the reference, to the reference's
-    rank pmf, and the sample's fitted exponent. Each law lives on its own set's ranks
-    (at most ``max_rank``); zero-padding to ``max_rank`` leaves the KS distance unchanged."""
-    px, py = rank_pmf(tx, max_rank), rank_pmf(ty, max_rank)
-    out = np.empty((len(px), 4))
+def _zipf_columns(tx: np.ndarray, ty: np.ndarray, rank_support: int) -> np.ndarray:
+    """For rows of type totals of sample and reference: [B, 3] = KS of the sample's rank pmf
+    to a Zipf law fitted on the sample, to one fitted on the reference, and to the
+    reference's rank pmf, all over ranks 1..``rank_support`` (laws fitted on those ranks)."""
+    px, py = rank_pmf(tx, rank_support), rank_pmf(ty, rank_support)
+    out = np.empty((len(px), 3))
     for i, (t_x, t_y) in enumerate(zip(np.atleast_2d(tx), np.atleast_2d(ty))):
-        s_x, s_y = laws.fit_zipf(t_x, max_rank), laws.fit_zipf(t_y, max_rank)
-        zx = laws.zipf_pmf(s_x, min(max_rank, int((t_x > 0).sum())))
-        zy = laws.zipf_pmf(s_y, min(max_rank, int((t_y > 0).sum())))
-        out[i] = [stats.ks_distance(px[i], np.pad(zx, (0, max_rank - zx.size)))[0],
-                  stats.ks_distance(px[i], np.pad(zy, (0, max_rank - zy.size)))[0],
-                  stats.ks_distance(px[i], py[i])[0], s_x]
+        zx = laws.zipf_pmf(laws.fit_zipf(t_x, rank_support), rank_support)
+        zy = laws.zipf_pmf(laws.fit_zipf(t_y, rank_support), rank_support)
+        out[i] = [stats.ks_distance(px[i], zx)[0], stats.ks_distance(px[i], zy)[0], stats.ks_distance(px[i], py[i])[0]]
     return out
 
 
+def _streams(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
+    """The sample's and the reference's bootstrap streams (as :func:`lmnotes.stats.bootstrap_distance`)."""
+    return np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1])
+
+
 def document_ks(sample: TextSet, reference: TextSet, key: str, n_boot: int = 200, seed: int = 0,
-                sample_size: int | None = None) -> stats.Estimate:
+                sample_size: int | None = None, reference_groups=None) -> stats.Estimate:
     """Two-sample KS distance between the per-document statistic ``key`` (a key of
     :data:`PER_DOCUMENT`) of ``sample`` and ``reference``, with a bootstrap interval over the
-    documents of both; ``sample_size`` resamples that many documents of ``sample`` (the spread
-    with a sample of that size, see :func:`lmnotes.stats.bootstrap_weights`)."""
+    documents of the sample and the articles (``reference_groups``) of the reference;
+    ``sample_size`` resamples that many documents of ``sample`` (the spread with a sample of
+    that size, see :func:`lmnotes.stats.bootstrap_weights`)."""
     x, y = getattr(sample, PER_DOCUMENT[key]), getattr(reference, PER_DOCUMENT[key])
     support = np.union1d(x, y)
     return stats.bootstrap_distance(stats.ks_distance, stats.one_hot(x, support)[0], stats.one_hot(y, support)[0],
-                                    n_resamples=n_boot, seed=seed, x_size=sample_size)
+                                    n_resamples=n_boot, seed=seed, x_size=sample_size, y_groups=reference_groups)
 
 
-def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, n_permutations: int = 10_000,
-            max_rank: int = 10_000, seed: int = 0) -> dict:
+def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, max_rank: int = 10_000, seed: int = 0,
+            reference_groups=None, rank_support: int = 1000, top_types: int = 1000) -> dict:
     """Every distance of the source's Tab. 2, Tab. 3 and App. D between ``sample`` and
-    ``reference``, as :class:`~lmnotes.stats.Estimate` (value and bootstrap 95% interval)
-    or, for the mean differences, ``(difference, p-value)``."""
+    ``reference``, as :class:`~lmnotes.stats.Estimate` (value, bootstrap 95% interval and
+    replicates) or, for the mean differences, :class:`~lmnotes.clusters.TestResult`.
+    ``reference_groups`` labels each reference document with its article (None: independent
+    documents). Zipf's s is fitted on the first ``max_rank`` ranks (the source's 10,000)."""
     if sample.lengths.sum() == 0:
         raise ValueError(f"{sample.name}: the sample has no tokens")
-    rng = np.random.default_rng(seed)
     index = {w: i for i, w in enumerate(sorted(set(sample.vocabulary) | set(reference.vocabulary)))}
     X, Y = sample.counts(index), reference.counts(index)
     tx, ty = np.asarray(X.sum(0)), np.asarray(Y.sum(0))
     out = {}
 
     # rank–frequency (refits both Zipf laws in every bootstrap replicate) and unigram TVD
-    value = _zipf_columns(tx, ty, max_rank)[0]
-    Wx = stats.bootstrap_weights(X.shape[0], n_boot, rng)
-    Wy = stats.bootstrap_weights(Y.shape[0], n_boot, rng)
-    bx, by = (Wx @ X).toarray(), (Wy @ Y).toarray()
-    reps = _zipf_columns(bx, by, max_rank)
-    for j, key in enumerate(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference",
-                             "Zipf s"]):
-        out[key] = stats.interval(value[j], reps[:, j], floor=None if key == "Zipf s" else 0.0)
+    rx, ry = _streams(seed)
+    bx = (stats.bootstrap_weights(X.shape[0], n_boot, rx) @ X).toarray()
+    by = (stats.bootstrap_weights(Y.shape[0], n_boot, ry, groups=reference_groups) @ Y).toarray()
+    value, reps = _zipf_columns(tx, ty, rank_support)[0], _zipf_columns(bx, by, rank_support)
+    for j, key in enumerate(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference"]):
+        out[key] = stats.interval(value[j], reps[:, j], floor=0.0)
+    zipf_s = [laws.fit_zipf(t, max_rank) for t in bx]
+    out["Zipf s"] = stats.interval(laws.fit_zipf(tx[0], max_rank), zipf_s)
     out["unigram TVD"] = stats.interval(stats.tvd(tx, ty)[0], stats.tvd(bx, by), floor=0.0)
+    keep = np.union1d(np.argsort(-tx[0], kind="stable")[:top_types], np.argsort(-ty[0], kind="stable")[:top_types])
+    out["top-types TVD"] = stats.interval(stats.tvd(tx[:, keep], ty[:, keep])[0], stats.tvd(bx[:, keep], by[:, keep]),
+                                          floor=0.0)
     out["Heaps beta"], out["Heaps K"] = sample.heaps.beta, sample.heaps.K
 
-    # length, stopwords, symbols: two-sample KS with intervals; mean differences with p-values
-    for key, attr in PER_DOCUMENT.items():
-        out[f"{key} KS"] = document_ks(sample, reference, key, n_boot=n_boot, seed=int(rng.integers(2**31)))
-        x, y = getattr(sample, attr), getattr(reference, attr)
-        test = stats.permutation_test(x, y, n_resamples=n_permutations, seed=int(rng.integers(2**31)))
-        out[f"{key} mean diff"] = (test.statistic, test.pvalue)
+    # length, stopwords, symbols: two-sample KS with intervals; mean differences with tests
+    for i, (key, attr) in enumerate(PER_DOCUMENT.items()):
+        out[f"{key} KS"] = document_ks(sample, reference, key, n_boot=n_boot, seed=seed + 1 + i,
+                                       reference_groups=reference_groups)
+        out[f"{key} mean diff"] = clusters.mean_difference_test(getattr(sample, attr), getattr(reference, attr),
+                                                                None, reference_groups)
     return out
 
 
-def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int],
-                         n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int], n_boot: int = 200,
+                         seed: int = 0, reference_groups=None) -> tuple[pd.DataFrame, stats.Estimate]:
     """KS distances of the distribution of types per document, by document-length bin
     (the source's Fig. 4): to the reference's documents of that length (empirical), and to
     the NHPPs of Heaps' law fitted on the sample and on the reference (for a bin, the law's
     distribution is the mixture of Poisson(K n^β) over the sample's document lengths in it).
-    Bins with fewer than 5 documents on either side are left out."""
+    Bins with fewer than 5 documents on either side are left out.
+
+    Returns the bins, and the mean of the empirical KS over them weighted by their documents
+    (sample plus reference) with a bootstrap interval (the sample's documents and the
+    reference's articles resampled once for all bins, so the replicates are joint)."""
     fits = {"sample": sample.heaps, "reference": reference.heaps}
-    rows = []
+    rx, ry = _streams(seed)
+    Wx = stats.bootstrap_weights(len(sample), n_boot, rx)
+    Wy = stats.bootstrap_weights(len(reference), n_boot, ry, groups=reference_groups)
+    rows, reps, weights = [], [], []
     for lo, hi in zip(bins[:-1], bins[1:]):
         ix = (sample.lengths >= lo) & (sample.lengths < hi)
         iy = (reference.lengths >= lo) & (reference.lengths < hi)
@@ -216,14 +238,66 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
         u, v = sample.types[ix], reference.types[iy]
         support = np.arange(0, max(u.max(), v.max(), hi) + 1)
         X, Y = stats.one_hot(u, support)[0], stats.one_hot(v, support)[0]
-        row = {"bin": f"{lo}-{hi - 1}", "length": (lo + hi - 1) / 2, "documents": int(ix.sum())}
-        est = stats.bootstrap_distance(stats.ks_distance, X, Y, n_resamples=n_boot, seed=seed)
-        row.update({"KS to reference": est.value, "low": est.low, "high": est.high})
+        with np.errstate(invalid="ignore", divide="ignore"):  # a resample may have no document in a bin
+            r = stats.ks_distance((Wx[:, ix] @ X).toarray(), (Wy[:, iy] @ Y).toarray())
+        est = stats.interval(stats.ks_distance(X.sum(0), Y.sum(0))[0], r[np.isfinite(r)], floor=0.0)
+        row = {"bin": f"{lo}-{hi - 1}", "length": float(sample.lengths[ix].mean()), "documents": int(ix.sum()),
+               "KS to reference": est.value, "low": est.low, "high": est.high}
         for name, fit in fits.items():
             mix = np.diff(fit.cdf(support[:, None], sample.lengths[ix][None]).mean(1), prepend=0.0)
             row[f"KS to NHPP({name})"] = stats.ks_distance(np.bincount(u, minlength=len(support)), mix)[0]
         rows.append(row)
-    return pd.DataFrame(rows)
+        reps.append(r)
+        weights.append(ix.sum() + iy.sum())
+    if not rows:
+        return pd.DataFrame(rows), stats.Estimate(np.nan, np.nan, np.nan)
+    w = np.asarray(weights, dtype=float) / np.sum(weights)
+    R = np.vstack(reps).T  # [B, bins]; a replicate with an empty bin is dropped
+    ok = np.isfinite(R).all(1)
+    value = float(w @ [row["KS to reference"] for row in rows])
+    return pd.DataFrame(rows), stats.interval(value, R[ok] @ w, floor=0.0)
+
+
+def matched_type_token(sample: TextSet, reference: TextSet, min_length: int = 1, max_length: int | None = None,
+                       n_boot: int = 200, seed: int = 0, reference_groups=None) -> tuple[stats.Estimate, float]:
+    """Difference in distinct words per token (types / length) between ``sample`` and
+    ``reference`` at matched exact lengths: for each length n in [min_length, max_length]
+    that both sets have, the difference of the mean ratios, averaged over lengths with the
+    weights c_x(n) c_y(n) / (c_x(n) + c_y(n)) of the documents of that length (the estimator
+    of a regression with one effect per length). With a bootstrap interval (sample's
+    documents, reference's articles) and a two-sided p-value from it (normal approximation).
+    One unit of length throughout: the source's view, Moses tokens."""
+    top = max(sample.lengths.max(), reference.lengths.max()) if max_length is None else max_length
+    support = np.arange(min_length, top + 1)
+
+    def by_length(ts):
+        keep = (ts.lengths >= min_length) & (ts.lengths <= top)
+        L = stats.one_hot(ts.lengths[keep], support)[0]
+        ratio = ts.types[keep] / ts.lengths[keep]
+        return keep, L, L.multiply(ratio[:, None]).tocsr()
+
+    kx, Lx, Rx = by_length(sample)
+    ky, Ly, Ry = by_length(reference)
+
+    def delta(cx, sx, cy, sy):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d = np.where((cx > 0) & (cy > 0), sx / np.maximum(cx, 1e-300) - sy / np.maximum(cy, 1e-300), 0.0)
+            w = np.where((cx > 0) & (cy > 0), cx * cy / (cx + cy), 0.0)
+            return (d * w).sum(-1) / w.sum(-1)
+
+    value = float(delta(*(np.asarray(M.sum(0))[0] for M in (Lx, Rx, Ly, Ry))))
+    if not np.isfinite(value):
+        raise ValueError("no length in range is shared by both sets")
+    rx, ry = _streams(seed)
+    Wx = stats.bootstrap_weights(len(sample), n_boot, rx)[:, kx]
+    groups = None if reference_groups is None else np.asarray(reference_groups)
+    Wy = stats.bootstrap_weights(len(reference), n_boot, ry, groups=groups)[:, ky]
+    reps = delta((Wx @ Lx).toarray(), (Wx @ Rx).toarray(), (Wy @ Ly).toarray(), (Wy @ Ry).toarray())
+    est = stats.interval(value, reps[np.isfinite(reps)])
+    sd = np.std(est.replicates, ddof=1)
+    from scipy.stats import norm
+
+    return est, float(2 * norm.sf(abs(value) / sd)) if sd > 0 else float(value == 0)
 
 
 def first_document(text: str, unit: str = "line") -> tuple[str, bool]:
@@ -266,13 +340,12 @@ def sample_set(lm, label: str, strategy: str, n: int, top_p: float, beam: int, m
 
 
 def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[int], repeats: int = 50,
-                         alpha: float = 0.05, seed: int = 0) -> pd.DataFrame:
-    """How often a two-sample KS test (``scipy.stats.ks_2samp``) on length, stopword and
-    symbol fractions rejects "same distribution" at level ``alpha`` when only ``n`` sampled
-    documents are compared with the whole reference, for each n in ``sizes`` (``repeats``
-    random subsets without replacement of the sample each)."""
-    from scipy.stats import ks_2samp
-
+                         alpha: float = 0.05, seed: int = 0, reference_groups=None) -> pd.DataFrame:
+    """How often the cluster-robust test of means (:func:`lmnotes.clusters.mean_difference_test`,
+    the reference's articles as clusters) rejects "same mean" at level ``alpha`` for length,
+    stopword and symbol fractions when only ``n`` sampled documents are compared with the
+    whole reference, for each n in ``sizes`` (``repeats`` random subsets without replacement
+    of the sample each)."""
     rng = np.random.default_rng(seed)
     rows = []
     for n in sizes:
@@ -280,6 +353,48 @@ def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[in
             continue
         for key, attr in PER_DOCUMENT.items():
             x, y = getattr(sample, attr), getattr(reference, attr)
-            hits = [ks_2samp(x[rng.choice(len(x), n, replace=False)], y).pvalue < alpha for _ in range(repeats)]
+            hits = [clusters.mean_difference_test(x[rng.choice(len(x), n, replace=False)], y, None,
+                                                  reference_groups).pvalue < alpha for _ in range(repeats)]
             rows.append({"documents": n, "statistic": key, "rejected": float(np.mean(hits))})
+    return pd.DataFrame(rows)
+
+
+def null_rejections(pool: TextSet, groups, n_splits: int = 100, articles: int = 10, documents: int = 1000,
+                    alpha: float = 0.05, n_permutations: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """The calibration check of the tests, on human text where the null is true.
+
+    ``pool``: the documents of many articles (``groups``: each document's article). In each
+    of ``n_splits`` splits, two disjoint groups of ``articles`` random articles (design
+    "articles vs articles", the source's test split against another) and, against the first,
+    ``documents`` random documents of the other articles (design "documents vs articles",
+    a model's samples against the test split). Each test of "same distribution" of length,
+    stopword and symbol fractions is run at level ``alpha``; returns one row per split,
+    design, statistic and test, with whether it rejected."""
+    from scipy.stats import ks_2samp
+
+    groups = np.asarray(groups)
+    ids = np.unique(groups)
+    if len(ids) < 2 * articles + 1:
+        raise ValueError(f"{len(ids)} articles: too few for two groups of {articles} and more")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for split in range(n_splits):
+        chosen = rng.choice(ids, 2 * articles, replace=False)
+        a, b = np.isin(groups, chosen[:articles]), np.isin(groups, chosen[articles:])
+        rest = np.flatnonzero(~np.isin(groups, chosen[:articles]))
+        docs = rng.choice(rest, min(documents, len(rest)), replace=False)
+        for key, attr in PER_DOCUMENT.items():
+            v = getattr(pool, attr)
+            s = int(rng.integers(2**31))
+            for design, x, gx in [("articles vs articles", v[b], groups[b]), ("documents vs articles", v[docs], None)]:
+                y, gy = v[a], groups[a]
+                tests = {"document permutation": stats.permutation_test(x, y, n_permutations, seed=s).pvalue,
+                         "KS (ks_2samp)": ks_2samp(x, y).pvalue}
+                if gx is None:
+                    tests["cluster-robust Welch"] = clusters.mean_difference_test(x, y, None, gy).pvalue
+                else:
+                    tests["article permutation"] = clusters.cluster_permutation_test(x, y, gx, gy, n_permutations,
+                                                                                     seed=s).pvalue
+                rows.extend({"split": split, "design": design, "statistic": key, "test": t, "rejected": p < alpha}
+                            for t, p in tests.items())
     return pd.DataFrame(rows)

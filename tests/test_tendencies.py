@@ -42,14 +42,14 @@ def test_compare_same_source_is_close_and_different_source_is_far():
     a = T.TextSet.from_texts("a", _zipf_texts(600, 1.1, rng))
     b = T.TextSet.from_texts("b", _zipf_texts(600, 1.1, rng))
     c = T.TextSet.from_texts("c", _zipf_texts(600, 0.7, rng))
-    same, diff = T.compare(a, b, n_boot=50, n_permutations=999), T.compare(c, b, n_boot=50, n_permutations=999)
+    same, diff = T.compare(a, b, n_boot=50), T.compare(c, b, n_boot=50)
     # Zipf exponent recovered from ~13,000 tokens within 0.05
     assert same["Zipf s"].value == pytest.approx(1.1, abs=0.05)
     assert diff["Zipf s"].value == pytest.approx(0.7, abs=0.05)
-    for key in ["rank KS to reference", "unigram TVD"]:
+    for key in ["rank KS to reference", "unigram TVD", "top-types TVD"]:
         assert diff[key].low > same[key].high
     # the lengths come from the same law in all three: no significant length difference here
-    assert same["length mean diff"][1] > 0.01 and same["length KS"].value < 0.1
+    assert same["length mean diff"].pvalue > 0.01 and same["length KS"].value < 0.1
     assert same["length KS"].value == pytest.approx(ss.ks_2samp(a.lengths, b.lengths).statistic)
     for est in same.values():
         if hasattr(est, "low"):
@@ -60,8 +60,12 @@ def test_type_token_by_length_bins_and_nhpp():
     rng = np.random.default_rng(1)
     a = T.TextSet.from_texts("a", _zipf_texts(400, 1.1, rng))
     b = T.TextSet.from_texts("b", _zipf_texts(400, 1.1, rng))
-    df = T.type_token_by_length(a, b, bins=[5, 15, 25, 40], n_boot=50)
+    df, mean = T.type_token_by_length(a, b, bins=[5, 15, 25, 40], n_boot=50)
     assert df["bin"].tolist() == ["5-14", "15-24", "25-39"]
+    assert df["length"].between(5, 39).all() and mean.low <= mean.value <= mean.high
+    w = np.array([(a.lengths >= lo) & (a.lengths < hi) for lo, hi in [(5, 15), (15, 25), (25, 40)]]).sum(1)
+    w += np.array([(b.lengths >= lo) & (b.lengths < hi) for lo, hi in [(5, 15), (15, 25), (25, 40)]]).sum(1)
+    assert mean.value == pytest.approx(np.average(df["KS to reference"], weights=w))
     assert df["documents"].sum() == 400
     assert ((df["KS to reference"] >= 0) & (df["KS to reference"] <= 1)).all()
     assert (df["KS to NHPP(sample)"] < 1).all()
@@ -76,3 +80,52 @@ def test_first_document_cuts_a_line_or_a_sentence_and_says_if_it_ended():
     assert T.first_document("\n \n") == ("", False)
     with pytest.raises(ValueError, match="unit"):
         T.first_document("x", "paragraph")
+
+
+def test_rank_distances_share_one_support_whatever_the_type_count():
+    # two samples of one Zipf law, one over a vocabulary 4 times larger: on the first 200
+    # ranks their rank-frequency curves agree, though their type counts differ
+    rng = np.random.default_rng(2)
+    a = T.TextSet.from_texts("a", _zipf_texts(800, 1.3, rng, vocab=500))
+    b = T.TextSet.from_texts("b", _zipf_texts(800, 1.3, rng, vocab=2000))
+    assert len(b.vocabulary) > 1.5 * len(a.vocabulary)
+    r = T.compare(a, b, n_boot=30, rank_support=200)
+    assert r["rank KS to reference"].value < 0.03
+
+
+def test_matched_type_token_compares_at_equal_lengths():
+    # same law, different length distributions: the raw ratio differs (it falls with
+    # length), the ratio at matched lengths does not
+    rng = np.random.default_rng(3)
+    p = laws.zipf_pmf(1.1, 2000)
+
+    def texts(lo, hi, n):
+        return [" ".join(f"w{k}" for k in rng.choice(2000, size=m, p=p)) for m in rng.integers(lo, hi, size=n)]
+
+    short, long = T.TextSet.from_texts("s", texts(5, 30, 800)), T.TextSet.from_texts("l", texts(15, 60, 800))
+    assert (short.types / short.lengths).mean() > (long.types / long.lengths).mean() + 0.05
+    est, p_same = T.matched_type_token(short, long, n_boot=100)
+    assert abs(est.value) < 0.02 and p_same > 0.01
+    # a sample that repeats itself has fewer types at every length
+    rep = T.TextSet.from_texts("r", [" ".join(t.split()[: len(t.split()) // 2] * 2) for t in texts(15, 60, 800)])
+    est, p_rep = T.matched_type_token(rep, long, n_boot=100)
+    assert est.high < 0 and p_rep < 1e-3
+
+
+def test_null_rejections_of_article_level_tests_are_near_their_level():
+    # articles with their own mean length and share of symbols: document-level tests reject
+    # often, article-level ones near their level
+    rng = np.random.default_rng(4)
+    texts, groups = [], []
+    for g in range(40):
+        mean_length, symbols = rng.uniform(8, 30), rng.uniform(0.0, 0.3)
+        for _ in range(rng.integers(10, 80)):
+            words = [f"w{k}" if rng.random() > symbols else "," for k in range(1 + rng.poisson(mean_length))]
+            texts.append(" ".join(words))
+            groups.append(g)
+    pool = T.TextSet.from_texts("pool", texts)
+    df = T.null_rejections(pool, groups, n_splits=40, articles=10, documents=300, n_permutations=199)
+    rate = df.groupby(["design", "test"])["rejected"].mean()
+    assert rate["articles vs articles", "article permutation"] <= 0.12
+    assert rate["documents vs articles", "cluster-robust Welch"] <= 0.15
+    assert rate["articles vs articles", "document permutation"] > 2 * rate["articles vs articles", "article permutation"]
