@@ -13,12 +13,17 @@ remedies, one per design:
   difference of the document means, each article weighted by its documents).
 - :func:`mean_difference_test`: one sample may be independent documents (a model's
   samples) and the other clustered (the test split). Each mean gets the cluster-robust
-  (CR1) variance of Liang & Zeger (1986) with the small-sample factor G/(G-1) (for
-  independent documents it is the usual s²/n), and the Welch statistic is referred to a t
-  distribution with Welch–Satterthwaite degrees of freedom, each variance counting its
-  clusters minus one (Cameron & Miller 2015, §VI, for why few clusters need t rather than
-  normal critical values). A permutation test is not valid here: a model's samples and an
-  article's sentences are not exchangeable even when their distributions agree.
+  variance of Bell & McCaffrey (2002, "CR2"; for a mean it is
+  Σ_g (S_g - n_g ȳ)² / (1 - n_g/N) / N², and s²/n for independent documents), and the
+  Welch statistic is referred to a t distribution with Welch–Satterthwaite degrees of
+  freedom in which the clustered side counts its *effective* number of clusters minus one,
+  G* = (Σ n_g²)² / Σ n_g⁴ (clusters weighted by their share of the mean's variance under a
+  random-effects model, which grows as n_g²; Imbens & Kolesár 2016 for why few or unequal
+  clusters need such small-sample degrees of freedom). On the training split's articles,
+  with the test split's size of 10 articles, the usual CR1 variance with G - 1 degrees of
+  freedom rejected a true null in 11% of 900 tests at level 5%, this one in 4.8%. A
+  permutation test is not valid here: a model's samples and an article's sentences are not
+  exchangeable even when their distributions agree.
 
 Both are checked for calibration in ``tests/test_clusters.py`` on synthetic clustered data,
 and in the chapter on real articles where the null is true.
@@ -59,29 +64,31 @@ def _clusters(values, groups) -> tuple[np.ndarray, np.ndarray]:
     return group_sums(values, groups), group_sums(np.ones_like(values), groups)
 
 
-def cluster_mean_variance(values, groups=None) -> tuple[float, float, int]:
-    """(mean, CR1 variance of the mean, number of clusters) of ``values`` whose documents
-    belong to clusters ``groups`` (None: independent documents, where this is s²/n)."""
+def cluster_mean_variance(values, groups=None) -> tuple[float, float, float]:
+    """(mean, CR2 variance of the mean, degrees of freedom) of ``values`` whose documents
+    belong to clusters ``groups`` (None: independent documents, where this is s²/n with n - 1
+    degrees of freedom). See the module docstring."""
     sums, sizes = _clusters(values, groups)
     G, N = len(sums), sizes.sum()
     mean = sums.sum() / N
     if G < 2:
-        return float(mean), float("nan"), G
-    var = G / (G - 1) * np.sum((sums - sizes * mean) ** 2) / N ** 2
-    return float(mean), float(var), G
+        return float(mean), float("nan"), 0.0
+    var = np.sum((sums - sizes * mean) ** 2 / (1 - sizes / N)) / N ** 2
+    effective = np.sum(sizes ** 2) ** 2 / np.sum(sizes ** 4)
+    return float(mean), float(var), float(effective - 1)
 
 
 def mean_difference_test(x, y, x_groups=None, y_groups=None) -> TestResult:
     """Welch test of mean(x) = mean(y) with cluster-robust variances (see the module
     docstring). Needs at least two clusters on each side."""
-    mx, vx, gx = cluster_mean_variance(x, x_groups)
-    my, vy, gy = cluster_mean_variance(y, y_groups)
-    if gx < 2 or gy < 2:
+    mx, vx, dfx = cluster_mean_variance(x, x_groups)
+    my, vy, dfy = cluster_mean_variance(y, y_groups)
+    if not (np.isfinite(vx) and np.isfinite(vy)):
         raise ValueError("each sample needs at least two clusters (or documents)")
     diff, var = mx - my, vx + vy
     if var <= 0:
         return TestResult(diff, 1.0 if diff == 0 else 0.0, 0.0, float("inf"))
-    df = var ** 2 / (vx ** 2 / (gx - 1) + vy ** 2 / (gy - 1))
+    df = var ** 2 / (vx ** 2 / dfx + vy ** 2 / dfy)
     t = diff / np.sqrt(var)
     return TestResult(float(diff), float(2 * ss.t.sf(abs(t), df)), float(np.sqrt(var)), float(df))
 

@@ -147,8 +147,8 @@ def interval(value: float, replicates: np.ndarray, level: float = 0.95,
              floor: float | None = None) -> Estimate:
     """Normal bootstrap interval value ± z·sd(replicates) (Efron & Tibshirani 1993, §13.3),
     cut at ``floor`` (0 for distances)."""
-    replicates = np.asarray(replicates, dtype=float)
-    half = float(ss.norm.ppf(0.5 + level / 2) * np.std(replicates, ddof=1))
+    replicates = np.asarray(replicates, dtype=float)  # NaN: a replicate without the statistic (left out)
+    half = float(ss.norm.ppf(0.5 + level / 2) * np.nanstd(replicates, ddof=1))
     low = float(value) - half
     return Estimate(float(value), low if floor is None else max(floor, low), float(value) + half, replicates)
 

@@ -222,7 +222,8 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
     distribution is the mixture of Poisson(K n^β) over the sample's document lengths in it).
     Bins with fewer than 5 documents on either side are left out.
 
-    Returns the bins, and the mean of the empirical KS over them weighted by their documents
+    Returns the bins (with each bin's bootstrap replicates, NaN where a resample left the
+    bin empty), and the mean of the empirical KS over them weighted by their documents
     (sample plus reference) with a bootstrap interval (the sample's documents and the
     reference's articles resampled once for all bins, so the replicates are joint)."""
     fits = {"sample": sample.heaps, "reference": reference.heaps}
@@ -238,11 +239,13 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
         u, v = sample.types[ix], reference.types[iy]
         support = np.arange(0, max(u.max(), v.max(), hi) + 1)
         X, Y = stats.one_hot(u, support)[0], stats.one_hot(v, support)[0]
-        with np.errstate(invalid="ignore", divide="ignore"):  # a resample may have no document in a bin
-            r = stats.ks_distance((Wx[:, ix] @ X).toarray(), (Wy[:, iy] @ Y).toarray())
+        hx, hy = (Wx[:, ix] @ X).toarray(), (Wy[:, iy] @ Y).toarray()
+        r = np.full(n_boot, np.nan)  # a resample may leave the bin empty (a long bin of few articles)
+        full = (hx.sum(1) > 0) & (hy.sum(1) > 0)
+        r[full] = stats.ks_distance(hx[full], hy[full])
         est = stats.interval(stats.ks_distance(X.sum(0), Y.sum(0))[0], r[np.isfinite(r)], floor=0.0)
         row = {"bin": f"{lo}-{hi - 1}", "length": float(sample.lengths[ix].mean()), "documents": int(ix.sum()),
-               "KS to reference": est.value, "low": est.low, "high": est.high}
+               "KS to reference": est.value, "low": est.low, "high": est.high, "replicates": r}
         for name, fit in fits.items():
             mix = np.diff(fit.cdf(support[:, None], sample.lengths[ix][None]).mean(1), prepend=0.0)
             row[f"KS to NHPP({name})"] = stats.ks_distance(np.bincount(u, minlength=len(support)), mix)[0]
@@ -252,10 +255,12 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
     if not rows:
         return pd.DataFrame(rows), stats.Estimate(np.nan, np.nan, np.nan)
     w = np.asarray(weights, dtype=float) / np.sum(weights)
-    R = np.vstack(reps).T  # [B, bins]; a replicate with an empty bin is dropped
-    ok = np.isfinite(R).all(1)
+    R = np.vstack(reps).T  # [B, bins]; a bin a replicate left empty drops out of its mean
+    ok = np.isfinite(R)
     value = float(w @ [row["KS to reference"] for row in rows])
-    return pd.DataFrame(rows), stats.interval(value, R[ok] @ w, floor=0.0)
+    mass = ok @ w
+    means = (np.where(ok, R, 0) @ w) / np.where(mass > 0, mass, np.nan)  # NaN: a resample with every bin empty
+    return pd.DataFrame(rows), stats.interval(value, means, floor=0.0)
 
 
 def matched_type_token(sample: TextSet, reference: TextSet, min_length: int = 1, max_length: int | None = None,
@@ -356,6 +361,27 @@ def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[in
             hits = [clusters.mean_difference_test(x[rng.choice(len(x), n, replace=False)], y, None,
                                                   reference_groups).pvalue < alpha for _ in range(repeats)]
             rows.append({"documents": n, "statistic": key, "rejected": float(np.mean(hits))})
+    return pd.DataFrame(rows)
+
+
+def zipf_floor(n_tokens: int, s: float, repeats: int = 20, rank_support: int = 1000, top_types: int = 1000,
+               vocabulary: int = 100_000, seed: int = 0) -> pd.DataFrame:
+    """The finite-sample floor of the rank–frequency and unigram distances: ``repeats``
+    pairs of samples of ``n_tokens`` tokens drawn independently from one Zipf law with
+    exponent ``s`` over ``vocabulary`` types. Per pair: the first sample's rank KS to a Zipf
+    law fitted on it (over ``rank_support`` ranks, as :func:`compare`), the rank KS between
+    the two samples, and their unigram TVD over all types and over the top types. A law
+    that holds exactly still shows these distances at this size."""
+    rng = np.random.default_rng(seed)
+    p = laws.zipf_pmf(s, vocabulary)
+    rows = []
+    for _ in range(repeats):
+        a, b = (np.bincount(rng.choice(vocabulary, n_tokens, p=p), minlength=vocabulary) for _ in range(2))
+        fit = laws.zipf_pmf(laws.fit_zipf(a, rank_support), rank_support)
+        keep = np.union1d(np.argsort(-a, kind="stable")[:top_types], np.argsort(-b, kind="stable")[:top_types])
+        rows.append({"rank KS to Zipf(sample)": stats.ks_distance(rank_pmf(a, rank_support), fit)[0],
+                     "rank KS to reference": stats.ks_distance(rank_pmf(a, rank_support), rank_pmf(b, rank_support))[0],
+                     "unigram TVD": stats.tvd(a, b)[0], "top-types TVD": stats.tvd(a[keep], b[keep])[0]})
     return pd.DataFrame(rows)
 
 

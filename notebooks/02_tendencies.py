@@ -27,22 +27,27 @@
 # This chapter reproduces their study on this report's corpus and models and tests each of
 # its claims:
 #
-# 1. models fit the empirical rank–frequency distribution better than a Zipf law does;
-# 2. nucleus sampling matches the type–token relationship best, notably for Transformers;
-# 3. Transformers fall off (repeat themselves) at long lengths;
-# 4. the unigram distance is small, and worse for a closed vocabulary;
-# 5. the LSTM under ancestral sampling fits length, stopwords and symbols best;
-# 6. beam sampling diverges strongly on length, stopwords and symbols;
-# 7. the generation strategy matters as much as the architecture.
+# 1. models fit the empirical rank–frequency distribution better than a Zipf law does (§5.1);
+# 2. nucleus sampling matches the type–token relationship best, notably for Transformers (§5.2);
+# 3. Transformers fall off (repeat themselves) at long lengths (§5.2);
+# 4. the unigram distance is small, and worse for a closed vocabulary (§5.3);
+# 5. the LSTM under ancestral sampling fits length, stopwords and symbols best (§5.4);
+# 6. beam sampling diverges strongly on length, stopwords and symbols (§5.4);
+# 7. the generation strategy matters as much as the architecture (§5.5);
+# 8. models match the length distribution; the short-output bias comes from decoding (§5.4);
+# 9. the trigram model under beam sampling follows a power law most closely (§5.1);
+# 10. text follows Heaps' NHPP moderately well, and the distance to human text grows with
+#     document length (§5.2);
+# 11. nucleus sampling is generally the closest to human text (§5.5).
 #
-# The source works with 1 million samples per set and reports no uncertainty; we work with
-# a few thousand at most, so every distance here carries a bootstrap 95% interval, and a row
-# of *human* text (training sentences, a sample of the same size) shows how far two samples
-# of human text lie from each other at this size: the floor under every distance.
+# The source works with 1 million samples per set and reports no uncertainty. We work with
+# a thousand per set, and our reference, the test split, is a handful of articles, so the
+# chapter is as much about inference as about the statistics: which differences can a
+# sample of this size, against a reference of this kind, tell apart from noise?
 
 # %% tags=["parameters"]
 model_names = ["wiki/transformer-bpe8k", "wiki/transformer-word", "wiki/lstm-bpe8k", "wiki/trigram-word-mle", "smollm2-135m", "gemma3-270m"]  # models to sample
-strategies = ["ancestral", "nucleus", "beam"]  # decoding strategies (the source's Random, Nucleus, Beam)
+strategies = ["ancestral", "nucleus", "beam", "beam-k2"]  # decoding strategies (the source's Random, Nucleus, Beam; and a k-of-k² beam)
 top_p = 0.9  # nucleus mass
 beam = 5  # beam size of beam sampling (the source: 5, fairseq's default)
 n_samples = 0  # samples per self-trained model and strategy; 0: as many as the test split has documents
@@ -55,40 +60,53 @@ device = "cpu"  # "cpu", "cuda" or "auto"
 corpus = "enwiki"  # the corpus of the reference text and of the self-trained models
 n_boot = 200  # bootstrap resamples per interval
 n_permutations = 10000  # Monte Carlo permutations per test
-max_rank = 10000  # ranks kept for rank-frequency (the source: 10,000)
+max_rank = 10000  # ranks of the Zipf exponent's fit (the source: 10,000)
+rank_support = 1000  # ranks every rank-frequency distance is computed on (one support for all sets)
+top_types = 1000  # most frequent types of the restricted unigram TVD (the source's footnote 15)
 length_bins = [1, 6, 11, 16, 21, 26, 31, 41, 51, 71, 121]  # document-length bins of the type-token analysis
 long_length = 41  # documents at least this long count as long (claim 3)
 power_sizes = [25, 50, 100, 200, 400, 800, 1600]  # sample sizes of the significance-by-size analysis
 power_repeats = 40  # random subsets per size
-seed = 0  # seeds sampling, the human baseline, bootstrap and permutations
+calibration_splits = 100  # splits of the training articles in the calibration check
+calibration_articles = 10  # articles per group in the calibration check (the test split's size)
+floor_repeats = 20  # simulated pairs of exact Zipf samples for the finite-sample floor
+seed = 0  # seeds sampling, the human samples, bootstrap and permutations
 
-# %%
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 from myst_nb import glue
 from scipy.stats import false_discovery_control
 
+from lmnotes import clusters, laws, models, plots, stats
 from lmnotes import corpus as lmcorpus
-from lmnotes import laws, models, plots, stats
 from lmnotes import tendencies as T
 
 plots.use_style()
+
+# %%
 data = lmcorpus.load(corpus)
 reference = T.TextSet.from_texts("test", data["test"].sentences)
+articles = data["test"].article_ids()  # the unit of resampling of the reference
 n_self = n_samples or len(reference)
 n_pre = n_samples_pretrained or n_self
 rng = np.random.default_rng(seed)
 train_sentences = data["train"].sentences
-human = T.TextSet.from_texts("human (train)", [train_sentences[i] for i in
-                                               rng.choice(len(train_sentences), n_self, replace=False)])
+picked = rng.choice(len(train_sentences), 2 * n_self, replace=False)
+human = T.TextSet.from_texts("human", [train_sentences[i] for i in picked[:n_self]])
+human_b = T.TextSet.from_texts("human B", [train_sentences[i] for i in picked[n_self:]])
 SHORT = {"wiki/transformer-bpe8k": "Transformer", "wiki/transformer-word": "Transformer (word)",
          "wiki/lstm-bpe8k": "LSTM", "wiki/trigram-word-mle": "Trigram", "smollm2-135m": "SmolLM2-135M",
          "gemma3-270m": "Gemma-3-270M"}
 label = {name: SHORT.get(name, name) for name in model_names}
+
+# %% tags=["remove-cell"]
+share_top2 = np.sort(np.bincount(articles))[::-1][:2].sum() / len(articles)
 glue("n_reference", len(reference), display=False)
 glue("n_reference_tokens", int(reference.lengths.sum()), display=False)
+glue("n_test_articles", len(np.unique(articles)), display=False)
+glue("top2_share", f"{100 * share_top2:.0f}%", display=False)
 glue("n_self", n_self, display=False)
 glue("n_pre", n_pre, display=False)
 glue("max_tokens_pretrained_used", max_tokens_pretrained, display=False)
@@ -97,17 +115,29 @@ glue("max_tokens_pretrained_used", max_tokens_pretrained, display=False)
 # ## The experiment
 #
 # **Reference text.** The {glue:text}`n_reference:,` sentences of the corpus's test split
-# ({glue:text}`n_reference_tokens:,` tokens). The self-trained models learned from the
-# sentences of the training split, one sentence per sequence between beginning- and
-# end-of-sequence symbols, so a sentence is this study's *document* (the source's documents,
-# lines of Wikipedia, average 57 tokens; ours average fewer).
+# ({glue:text}`n_reference_tokens:,` tokens), from {glue:text}`n_test_articles` articles; the
+# two largest supply {glue:text}`top2_share` of the sentences. The self-trained models
+# learned from the sentences of the training split, one sentence per sequence between
+# beginning- and end-of-sequence symbols, so a sentence is this study's *document* (the
+# source's documents, lines of Wikipedia, average 57 tokens; ours average fewer).
 #
 # **Model text.** Each model generates {glue:text}`n_self:,` documents per strategy (the
-# pretrained models {glue:text}`n_pre:,`, for time; their rows have wider intervals) under
-# ancestral sampling (the source's *Random*: the model's own distribution), nucleus sampling
-# (the smallest set of most probable tokens with mass at least p, renormalised; the source's
-# Eq. 15) and beam sampling (k hypotheses, each extended by k tokens drawn from the model,
-# the k most probable kept; the best finished one returned). The models:
+# pretrained models {glue:text}`n_pre:,`, for time; their rows have wider intervals):
+#
+# - *ancestral* sampling (the source's *Random*: the model's own distribution);
+# - *nucleus* sampling (the smallest set of most probable tokens with mass at least
+#   p = 0.9, renormalised; the source's Eq. 15);
+# - *beam* sampling as the source ran it, fairseq's sampling search with k = 5: k
+#   hypotheses each draw **one** token per step from the model and keep their place on the
+#   beam; a hypothesis that draws the end symbol is finished; the finished hypothesis with
+#   the best log-probability per token is returned. The hypotheses never interact, so this
+#   is the best of k independent ancestral samples;
+# - *beam-k2*, the decoder this chapter used at first and closer to beam search: each
+#   hypothesis draws k tokens, and the k most probable of the k² extensions stay on the
+#   beam. The source's description ("extensions are sampled from p and the k most probable
+#   of the sampled items remain on the beam") fits both; fairseq's code is the first.
+#
+# The models:
 #
 # - *Transformer*: GPT-2 decoder over byte-level BPE with 8k types (the source's
 #   "Transformer", with BPE);
@@ -115,12 +145,12 @@ glue("max_tokens_pretrained_used", max_tokens_pretrained, display=False)
 #   "Transformer (AS)" role: a closed vocabulary);
 # - *LSTM*: over the same BPE; *Trigram*: the unsmoothed maximum-likelihood word trigram of the
 #   source's Eq. 16;
-# - *SmolLM2-135M* and *Gemma-3-270M*: pretrained on web text, **not** on this corpus, and
-#   started from their document separator, so they write whatever documents their training
-#   data held; we keep the first sentence of each sample (split as the corpus was, with
-#   pysbd), since a sentence is what the reference calls a document, and stop them after
-#   {glue:text}`max_tokens_pretrained_used` tokens. They test whether the framework separates
-#   a strong model of *other* text from weak models of *this* text.
+# - *SmolLM2-135M* (the *Instruct* model, the one its package ships) and *Gemma-3-270M*:
+#   pretrained on web text, **not** on this corpus, and started from their document
+#   separator, so they write whatever documents their training data held; we keep the
+#   first sentence of each sample (split as the corpus was, with pysbd), since a sentence is
+#   what the reference calls a document, and stop them after
+#   {glue:text}`max_tokens_pretrained_used` tokens.
 #
 # The source's CNN is left out: a gated convolutional LM would add a third architecture
 # trained on these same few hundred thousand words, and the CI budget goes to samples instead.
@@ -152,15 +182,99 @@ plots.dash_missing(summary.set_index(["model", "strategy"]).round(1))
 # sentence) rather than at the limit of {glue:text}`max_tokens_used` tokens
 # ({glue:text}`max_tokens_pretrained_used` for the pretrained models).
 #
+# ## The unit of inference is the article
+#
+# The reference is not a sample of independent sentences. Sentences of one article share
+# its topic, its names, its style; a test split of {glue:text}`n_test_articles` articles is a
+# sample of {glue:text}`n_test_articles` articles. A test that treats its sentences as
+# independent mistakes the articles' own differences for evidence. To see how much, we play
+# the study on human text where the null hypothesis is true: in each of
+# {glue:text}`calibration_splits_used` splits of the training split we draw two disjoint
+# groups of {glue:text}`calibration_articles_used` articles (*articles vs articles*: the test
+# split against another test split) and, against the first group,
+# {glue:text}`n_self:,` random sentences of the other articles (*documents vs articles*: a
+# model's independent samples against the test split). Every draw comes from one
+# population, so a test at level 5% should reject in about 5% of the splits.
+#
+# The tests: the source's document-level permutation test of the difference of means
+# (App. B), the two-sample KS test (`scipy.stats.ks_2samp`), and the two that respect the
+# articles ({mod}`lmnotes.clusters`):
+#
+# - *article permutation*, for two groups of articles: relabel whole articles;
+# - *cluster-robust Welch*, for independent documents against articles: the difference of
+#   means over its standard error, where the variance of the articles' mean is computed from
+#   the articles' totals, $\hat V = \sum_g (S_g - n_g \bar y)^2 / (1 - n_g/N) / N^2$ (the
+#   "CR2" variance of Bell & McCaffrey, with $S_g$ the sum and $n_g$ the number of sentences
+#   of article $g$, $N$ all sentences), and the statistic is referred to a $t$ distribution
+#   with Welch–Satterthwaite degrees of freedom that count the *effective* number of
+#   articles, $(\sum_g n_g^2)^2 / \sum_g n_g^4$, not sentences: with two articles holding
+#   half the sentences, ten articles weigh like three or four.
+#
+# A permutation test cannot serve the second design: a model's samples and an article's
+# sentences are not exchangeable, even when their distributions agree.
+
+# %%
+train = data["train"]
+pool = T.TextSet.from_texts("train", train.sentences)
+calibration = T.null_rejections(pool, train.article_ids(), n_splits=calibration_splits,
+                                articles=calibration_articles, documents=n_self, seed=seed)
+rejection = (calibration.groupby(["design", "test", "statistic"], sort=False)["rejected"].mean().mul(100)
+             .unstack("statistic").round(0))
+rejection
+
+# %% tags=["remove-cell"]
+glue("calibration_splits_used", calibration_splits, display=False)
+glue("calibration_articles_used", calibration_articles, display=False)
+rate = calibration.groupby(["design", "test"])["rejected"].mean().mul(100)
+glue("reject_doc_perm", f"{rate['articles vs articles', 'document permutation']:.0f}%", display=False)
+glue("reject_ks", f"{rate['articles vs articles', 'KS (ks_2samp)']:.0f}%", display=False)
+glue("reject_art_perm", f"{rate['articles vs articles', 'article permutation']:.0f}%", display=False)
+glue("reject_doc_perm_iid", f"{rate['documents vs articles', 'document permutation']:.0f}%", display=False)
+glue("reject_welch", f"{rate['documents vs articles', 'cluster-robust Welch']:.0f}%", display=False)
+glue("calibration_se", f"{100 * np.sqrt(0.05 * 0.95 / (3 * calibration_splits)):.1f}", display=False)
+
+# %% [markdown]
+# Rejection rates (%) at level 5% where the null is true. Between two groups of articles the
+# document-level permutation test rejects in {glue:text}`reject_doc_perm` of the cases and the
+# KS test in {glue:text}`reject_ks`; relabelling whole articles, in
+# {glue:text}`reject_art_perm`. Against independent sentences, the document-level test still
+# rejects in {glue:text}`reject_doc_perm_iid`, the cluster-robust Welch test in
+# {glue:text}`reject_welch` (over the three statistics; a calibrated test's rate has a
+# standard error of about {glue:text}`calibration_se` points here). Every interval and test
+# below therefore resamples the test split by article (a cluster bootstrap: an article's
+# sentences are drawn together), resamples a model's samples, which are independent, by
+# document, and tests differences of means with the cluster-robust Welch test.
+#
+# ## Two baselines: the floor and the shift
+#
+# Two samples of human text are not at distance zero, for two reasons, and each gets a row
+# in the tables below:
+#
+# - *human floor*: two disjoint random samples of {glue:text}`n_self:,` training sentences.
+#   Only the finite sample separates them;
+# - *human shift*: the first of them against the test split. The test split is other
+#   articles, on other topics, so this adds the shift between articles. A model trained on
+#   the training split and sampled perfectly would sit here.
+#
+# A model's distance to the test split means something about the model only where it
+# exceeds the shift. We test that directly: both distances are bootstrapped with the same
+# resamples of the test split's articles, so their difference has a paired interval
+# ({func}`lmnotes.stats.excess`).
+#
 # ## The statistics and the distances
 #
 # **Rank–frequency.** Zipf's law (the source's Eq. 4) says the k-th most frequent word has
-# probability $p(k) = k^{-s} / \sum_{j} j^{-s}$. We fit $s$ by maximum likelihood over the
-# first 10,000 ranks (App. A, Eqs. 17–19; numerical optimisation, since the MLE has no closed
-# form). Three Kolmogorov–Smirnov distances (Eq. 10,
-# $\mathrm{KS}(F, G) = \sup_x |F(x) - G(x)|$) compare a sample's rank–frequency distribution
-# with a Zipf law fitted on the sample, with one fitted on the test set, and with the test
-# set's own distribution.
+# probability $p(k) = k^{-s} / \sum_{j} j^{-s}$. We fit $s$ by maximum likelihood (App. A,
+# Eqs. 17–19; numerical optimisation, since the MLE has no closed form). Three
+# Kolmogorov–Smirnov distances (Eq. 10, $\mathrm{KS}(F, G) = \sup_x |F(x) - G(x)|$) compare a
+# sample's rank–frequency distribution with a Zipf law fitted on the sample, with one fitted
+# on the test set, and with the test set's own distribution. The source computes them on the
+# first 10,000 ranks; a set with fewer types then lives on a shorter support, and the distance
+# mostly measures how many types it has. Every set here is compared on the same first
+# {glue:text}`rank_support_used:,` ranks, and the laws are fitted on those ranks (a set with
+# fewer types has zero frequency beyond its last type, a real deficit: here
+# {glue:text}`few_types`); the exponent $s$ reported in App. D is fitted on 10,000 ranks, as
+# the source's.
 #
 # **Type–token.** Heaps' law as a non-homogeneous Poisson process (Eq. 5): the number of
 # distinct words $u$ in a document of length $n$ is Poisson with mean $K n^{\beta}$, fitted by
@@ -168,30 +282,29 @@ plots.dash_missing(summary.set_index(["model", "strategy"]).round(1))
 # the distribution of $u$ with the test set's and with the fitted laws.
 #
 # **Unigram.** Total variation distance (Eq. 11),
-# $\mathrm{TVD}(p, q) = \tfrac12 \sum_w |p(w) - q(w)|$, between the word distributions.
+# $\mathrm{TVD}(p, q) = \tfrac12 \sum_w |p(w) - q(w)|$, between the word distributions, over
+# all types and, as the source's footnote 15, over the union of the two sets'
+# {glue:text}`top_types_used:,` most frequent types.
 #
 # **Length, stopwords, symbols.** Two-sample KS distances between the distributions of
 # document length, of the fraction of stopwords and of the fraction of symbols (tokens made
-# only of punctuation and digits), and the difference of means with a two-sided permutation
-# test (§4.1, App. B; {glue:text}`n_perm_used:,` Monte Carlo permutations). Stopwords:
-# gensim's English list (337 words); the source used NLTK's (179 words), which needs a data
-# download this project cannot make.
+# only of punctuation and digits), and the difference of means (App. D) with the
+# cluster-robust Welch test. Stopwords: gensim's English list (337 words); the source used
+# NLTK's (179 words), which needs a data download this project cannot make.
 #
 # **Intervals.** Each distance has a 95% interval from {glue:text}`n_boot_used` bootstrap
-# resamples of the documents of both sets (for Zipf distances the laws are refitted in
-# every resample): the estimate ± 1.96 bootstrap standard deviations, cut at zero.
-# Distances between finite samples are biased upward; the *human (train)* row measures that
-# floor.
+# resamples (a model's documents; the test split's articles; for Zipf distances the laws are
+# refitted in every resample): the estimate ± 1.96 bootstrap standard deviations, cut at
+# zero. It describes the spread of the estimate, not where the population distance lies:
+# distances between finite samples are biased upward, which is what the floor measures.
 
 # %%
-glue("max_tokens_used", max_tokens, display=False)
-glue("n_perm_used", n_permutations, display=False)
-glue("n_boot_used", n_boot, display=False)
-results = {key: T.compare(ts, reference, n_boot=n_boot, n_permutations=n_permutations, max_rank=max_rank,
-                          seed=seed) for key, ts in sets.items()}
-results[("human (train)", "-")] = T.compare(human, reference, n_boot=n_boot, n_permutations=n_permutations,
-                                             max_rank=max_rank, seed=seed)
-order = [label[m] for m in model_names] + ["human (train)"]
+compare = dict(n_boot=n_boot, max_rank=max_rank, seed=seed, rank_support=rank_support, top_types=top_types)
+results = {key: T.compare(ts, reference, reference_groups=articles, **compare) for key, ts in sets.items()}
+results["human floor", "-"] = T.compare(human, human_b, **compare)
+results["human shift", "-"] = T.compare(human, reference, reference_groups=articles, **compare)
+order = [label[m] for m in model_names] + ["human floor", "human shift"]
+shift = results["human shift", "-"]
 
 
 def table(columns, fmt="{:.3f}"):
@@ -207,10 +320,24 @@ def table(columns, fmt="{:.3f}"):
                                                   if (c, s) in df.columns]))
 
 
-def values(column):
-    """Model x strategy DataFrame of the estimates of one distance (no human row)."""
-    return pd.DataFrame({s: {m: results[m, s][column].value for m in order[:-1]} for s in strategies})
+def values(column, models=None):
+    """Model x strategy DataFrame of the estimates of one distance (no human rows)."""
+    models = order[:-2] if models is None else models
+    return pd.DataFrame({s: {m: results[m, s][column].value for m in models} for s in strategies})
 
+
+def beyond_shift(key, column):
+    """The set's distance minus the human shift's, with its paired interval."""
+    return stats.excess(results[key][column], shift[column])
+
+
+# %% tags=["remove-cell"]
+glue("max_tokens_used", max_tokens, display=False)
+glue("n_boot_used", n_boot, display=False)
+glue("rank_support_used", rank_support, display=False)
+glue("top_types_used", top_types, display=False)
+few = [f"{m}/{s}" for (m, s), ts in sets.items() if len(ts.vocabulary) < rank_support]
+glue("few_types", ", ".join(few) if few else "no set", display=False)
 
 # %% [markdown]
 # **What the sample size costs.** Each self-trained model writes {glue:text}`n_self:,`
@@ -222,13 +349,10 @@ def values(column):
 # the one from {glue:text}`n_self:,` documents). For the three per-document KS distances of
 # the self-trained models, the half-widths of the intervals are
 # {glue:text}`size_effect_self`, and those of the pretrained models, with their
-# {glue:text}`n_pre:,` documents, {glue:text}`size_effect_pre`. For a statistic that averages
-# over documents the ratio of the widths is $\sqrt{1 + (N/n - 1)\,v}$, with $N$ the test
-# split's size, $n$ the sample's, and $v$ the model sample's share of the bootstrap variance
-# at size $N$: for the self-trained models {glue:text}`size_ratio_bound:.2f` if the model
-# sample held all of it, 1 if it held none. For a KS distance, a supremum, the rescaling is a
-# guide rather than an exact answer: where two points of the distribution nearly tie for the
-# maximum, the bootstrap describes its spread only roughly.
+# {glue:text}`n_pre:,` documents, {glue:text}`size_effect_pre`. Part of every interval comes
+# from the test split's articles, which no number of samples reduces. For a KS distance, a
+# supremum, the rescaling is a guide rather than an exact answer: where two points of the
+# distribution nearly tie for the maximum, the bootstrap describes its spread only roughly.
 
 # %% tags=["hide-input"]
 own_labels = {label[m] for m in model_names if m.startswith("wiki/")}
@@ -236,7 +360,8 @@ widening = {"self-trained": [], "pretrained": []}
 for (m, _), ts in sets.items():
     for key in T.PER_DOCUMENT:
         # the upper half-width, never cut at 0, at the set's own size and at the test split's
-        half = [(lambda e: e.high - e.value)(T.document_ks(ts, reference, key, n_boot, seed, sample_size=n))
+        half = [(lambda e: e.high - e.value)(T.document_ks(ts, reference, key, n_boot, seed, sample_size=n,
+                                                           reference_groups=articles))
                 for n in (len(ts), len(reference))]
         if half[1] > 0:
             widening["self-trained" if m in own_labels else "pretrained"].append(100 * (half[0] / half[1] - 1))
@@ -256,29 +381,62 @@ def size_effect(changes):
 
 glue("size_effect_self", size_effect(widening["self-trained"]), display=False)
 glue("size_effect_pre", size_effect(widening["pretrained"]), display=False)
-glue("size_ratio_bound", float(np.sqrt(len(reference) / n_self)), display=False)
 
 # %% [markdown]
 # ## Rank–frequency and unigram distances (the source's Tab. 2)
 
 # %% tags=["full-width"]
-tab2 = table(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference", "unigram TVD"])
+tab2 = table(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference", "unigram TVD",
+              "top-types TVD"])
 with pd.option_context("display.max_columns", None):
     display(tab2)
 
 # %% [markdown]
 # Each cell: the distance and its bootstrap 95% interval; columns: the distance, then the
-# strategy (the human row has one). *rank KS to Zipf(sample)* and *to Zipf(reference)*: the
-# source's two parametric Δs; *rank KS to reference*: its empirical Δ.
+# strategy (the human rows have one). *rank KS to Zipf(sample)* and *to Zipf(reference)*: the
+# source's two parametric Δs; *rank KS to reference*: its empirical Δ; *top-types TVD*: the
+# TVD over the union of the two sets' {glue:text}`top_types_used:,` most frequent types.
+#
+# **The finite-sample floor.** How large are these distances when the law holds exactly?
+# We draw {glue:text}`floor_repeats_used` pairs of samples of {glue:text}`n_reference_tokens:,`
+# tokens (the test split's size) from the Zipf law fitted on the test split
+# ($s$ = {glue:text}`test_zipf_s:.2f` over 100,000 types) and compute the same distances.
 
 # %%
-fig, axes = plt.subplots(1, len(strategies), figsize=(10, 3.6), sharey=True)
+test_fit_s = laws.fit_zipf(reference.type_totals(), max_rank)
+floor_sim = T.zipf_floor(int(reference.lengths.sum()), test_fit_s, repeats=floor_repeats,
+                         rank_support=rank_support, top_types=top_types, seed=seed)
+floor_range = floor_sim.quantile([0.0, 0.5, 1.0]).T.set_axis(["min", "median", "max"], axis=1)
+floor_range.round(3)
+
+# %% tags=["remove-cell"]
+glue("floor_repeats_used", floor_repeats, display=False)
+glue("test_zipf_s", test_fit_s, display=False)
+glue("floor_zipf_max", floor_range.loc["rank KS to Zipf(sample)", "max"], display=False)
+glue("floor_tvd_median", floor_range.loc["unigram TVD", "median"], display=False)
+glue("floor_top_tvd_median", floor_range.loc["top-types TVD", "median"], display=False)
+glue("shift_tvd", shift["unigram TVD"].value, display=False)
+glue("floor_row_tvd", results["human floor", "-"]["unigram TVD"].value, display=False)
+
+# %% [markdown]
+# Two samples of one Zipf law lie at a unigram TVD of about
+# {glue:text}`floor_tvd_median:.2f`: at this size the TVD over all types is dominated by the
+# tail of words seen once or twice, and says little about the model. Over the most frequent
+# types it falls to about {glue:text}`floor_top_tvd_median:.2f`. Two human samples (the
+# floor row) lie at {glue:text}`floor_row_tvd:.2f` and training against test sentences (the
+# shift row) at {glue:text}`shift_tvd:.2f`. A sample drawn *exactly* from a Zipf law has a
+# rank KS to its own fit of at most {glue:text}`floor_zipf_max:.3f` over these ranks: a
+# larger distance rejects the law.
+
+# %%
+fig, axes = plt.subplots(1, len(strategies), figsize=(12, 3.4), sharey=True)
 ref_pmf = T.rank_pmf(reference.type_totals(), max_rank)[0]
 for ax, strategy in zip(np.atleast_1d(axes), strategies):
-    for m in order[:-1]:
+    for m in order[:-2]:
         pmf = T.rank_pmf(sets[m, strategy].type_totals(), max_rank)[0]
         ax.loglog(np.arange(1, max_rank + 1)[pmf > 0], pmf[pmf > 0], lw=1, label=m)
     ax.loglog(np.arange(1, max_rank + 1)[ref_pmf > 0], ref_pmf[ref_pmf > 0], color="black", lw=2, label="test")
+    ax.axvline(rank_support, color="grey", ls=":", lw=1)
     ax.set(title=strategy, xlabel="rank")
 np.atleast_1d(axes)[0].set_ylabel("relative frequency")
 np.atleast_1d(axes)[-1].legend(fontsize=7)
@@ -290,7 +448,7 @@ plt.close(fig)
 # :name: fig-tendencies-rank
 #
 # Rank–frequency of the words of each model's samples (one panel per strategy) and of the test
-# set (black), log–log, first 10,000 ranks.
+# set (black), log–log, first 10,000 ranks; the dotted line marks the ranks the distances use.
 # ```
 #
 # ## Length, stopwords and symbols (the source's Tab. 3)
@@ -304,108 +462,151 @@ with pd.option_context("display.max_columns", None):
 # ## Exponents and mean differences (the source's App. D)
 #
 # Zipf's $s$ (with its interval) and Heaps' $\beta$ of each set; the test set's own values
-# come first. Then the difference of means (sample − test) of length, stopword fraction and
-# symbol fraction, marked ** for p < 0.01 and * for p < 0.05 by the permutation test, and the
-# same marks after the Benjamini–Hochberg correction over every test of the table.
+# come last. A Heaps $\beta$ marked *(bound)* is the edge of the fit's search interval, not an
+# estimate: the set's type counts grow with length in no way a power law with $\beta > 0$
+# describes (a set of near-identical documents). The source's exponents are
+# $s \approx 1.20$ for every set and $\beta$ = 0.84–0.91. Ours are lower in $s$, partly by
+# construction: the maximum-likelihood $s$ over 10,000 ranks is biased down at this sample
+# size (on {glue:text}`floor_repeats_used` samples of the test split's size drawn from a Zipf
+# law with $s$ = 1.2 over 100,000 types, it returns {glue:text}`zipf_bias`), so our values and
+# the source's cannot be compared directly, only ours with each other.
 
 # %%
-test_fit_s = laws.fit_zipf(reference.type_totals(), max_rank)
-test_heaps = reference.heaps
-glue("test_zipf_s", test_fit_s, display=False)
-glue("test_heaps_beta", test_heaps.beta, display=False)
-glue("test_heaps_K", test_heaps.K, display=False)
-exponents = pd.DataFrame({(c, s): {m: (str(results[m, s]["Zipf s"]) if c == "Zipf s" else
-                                       round(results[m, s]["Heaps beta"], 3))
+def heaps_cell(r):
+    return f"{r['Heaps beta']:.3f}" + (" (bound)" if abs(r["Heaps beta"] - laws.Heaps.BOUNDS[0]) < 1e-6 else "")
+
+
+exponents = pd.DataFrame({(c, s): {m: (str(results[m, s]["Zipf s"]) if c == "Zipf s" else heaps_cell(results[m, s]))
                                    for (m, s2) in results if s2 == s}
                           for c in ["Zipf s", "Heaps beta"] for s in strategies + ["-"]})
+test_heaps = reference.heaps
 exponents.loc["test (reference)", ("Zipf s", "-")] = f"{test_fit_s:.3g}"
-exponents.loc["test (reference)", ("Heaps beta", "-")] = round(test_heaps.beta, 3)
-exponents = exponents.astype(object).reindex(order + ["test (reference)"]).fillna("")
+exponents.loc["test (reference)", ("Heaps beta", "-")] = f"{test_heaps.beta:.3f}"
+exponents = plots.dash_missing(exponents.astype(object).reindex(order + ["test (reference)"]))
 exponents
 
+# %% tags=["remove-cell"]
+bias_rng = np.random.default_rng(seed)
+true_law = laws.zipf_pmf(1.2, 100_000)
+biased = [laws.fit_zipf(np.bincount(bias_rng.choice(100_000, int(reference.lengths.sum()), p=true_law)), max_rank)
+          for _ in range(floor_repeats)]
+glue("zipf_bias", f"{np.mean(biased):.3f} on average (from {min(biased):.3f} to {max(biased):.3f})", display=False)
+glue("test_heaps_beta", test_heaps.beta, display=False)
+glue("test_heaps_K", test_heaps.K, display=False)
+
 # %% tags=["full-width"]
-tests = pd.DataFrame([{"model": m, "strategy": s, "statistic": key, "difference": r[f"{key} mean diff"][0],
-                       "p": r[f"{key} mean diff"][1]}
+tests = pd.DataFrame([{"model": m, "strategy": s, "statistic": key, "difference": r[f"{key} mean diff"].statistic,
+                       "p": r[f"{key} mean diff"].pvalue}
                       for (m, s), r in results.items() for key in ["length", "stopwords", "symbols"]])
 tests["p (BH)"] = false_discovery_control(tests["p"])
 tests["cell"] = [f"{d:.4g}{stats.stars(p)}" for d, p in zip(tests["difference"], tests["p"])]
-tests["cell (BH)"] = [f"{d:.4g}{stats.stars(p)}" for d, p in zip(tests["difference"], tests["p (BH)"])]
 app_d = tests.pivot_table(index="model", columns=["statistic", "strategy"], values="cell", aggfunc="first")
 app_d = plots.dash_missing(app_d.reindex(order))
-n_sig, n_sig_bh = int((tests["p"] < 0.05).sum()), int((tests["p (BH)"] < 0.05).sum())
-glue("n_tests", len(tests), display=False)
-glue("n_sig", n_sig, display=False)
-glue("n_sig_bh", n_sig_bh, display=False)
 with pd.option_context("display.max_columns", None):
     display(app_d)
 
+# %% tags=["remove-cell"]
+glue("n_tests", len(tests), display=False)
+glue("n_sig", int((tests["p"] < 0.05).sum()), display=False)
+glue("n_sig_bh", int((tests["p (BH)"] < 0.05).sum()), display=False)
+
 # %% [markdown]
-# Of the {glue:text}`n_tests` tests, {glue:text}`n_sig` are significant at 5% alone and
-# {glue:text}`n_sig_bh` after controlling the false discovery rate (Benjamini–Hochberg) over
-# the whole table, which the source does not do.
+# Differences of means (sample − test), marked ** for p < 0.01 and * for p < 0.05 by the
+# cluster-robust Welch test. Of the {glue:text}`n_tests` tests, {glue:text}`n_sig` are
+# significant at 5% alone and {glue:text}`n_sig_bh` after controlling the false discovery
+# rate (Benjamini–Hochberg) over the whole table, which the source does not do. The human
+# floor row compares two samples of training sentences; its tests treat both as independent
+# documents.
 #
 # ## Type–token (the source's Fig. 3 and Fig. 4)
 #
 # The test set's Heaps fit: $K$ = {glue:text}`test_heaps_K:.3f`, $\beta$ =
-# {glue:text}`test_heaps_beta:.3f` (the source: $\beta$ = 0.841 on its test set).
+# {glue:text}`test_heaps_beta:.3f` (the source: $\beta$ = 0.841 on its test set). The
+# figure plots each document's distinct words per token, $u/n$, averaged over the documents
+# of a length bin, against the bin's mean length; both counted in the same Moses tokens.
 
 # %% tags=["full-width"]
 bins = np.asarray(length_bins)
 tt_rows = []
-for key, ts in list(sets.items()) + [(("human (train)", "-"), human), (("test", "-"), reference)]:
+for key, ts in list(sets.items()) + [(("human", "-"), human), (("test", "-"), reference)]:
     which = np.digitize(ts.lengths, bins) - 1
     for b in range(len(bins) - 1):
-        inside = which == b
+        inside = (which == b) & (ts.lengths > 0)
         if inside.sum() >= 5:
-            tt_rows.append({"model": key[0], "strategy": key[1], "length": (bins[b] + bins[b + 1] - 1) / 2,
-                            "mean types": ts.types[inside].mean(), "documents": int(inside.sum())})
+            tt_rows.append({"model": key[0], "strategy": key[1], "bin": f"{bins[b]}-{bins[b + 1] - 1}",
+                            "length": ts.lengths[inside].mean(),
+                            "types per token": (ts.types[inside] / ts.lengths[inside]).mean(),
+                            "documents": int(inside.sum())})
 type_token = pd.DataFrame(tt_rows)
-fig, axes = plt.subplots(1, len(strategies), figsize=(10, 3.6), sharey=True)
+fig, axes = plt.subplots(1, len(strategies), figsize=(12, 3.4), sharey=True)
 test_curve = type_token[type_token["model"] == "test"]
 for ax, strategy in zip(np.atleast_1d(axes), strategies):
-    sub = type_token[type_token["strategy"] == strategy]
-    for m, g in sub.groupby("model", sort=False):
-        ax.plot(g["length"], g["mean types"] / g["length"], marker="o", ms=3, lw=1, label=m)
-    ax.plot(test_curve["length"], test_curve["mean types"] / test_curve["length"], color="black", lw=2,
-            label="test")
-    ax.set(title=strategy, xlabel="document length (tokens, bin centre)", xscale="log")
-np.atleast_1d(axes)[0].set_ylabel("distinct words / length")
+    for m, g in type_token[type_token["strategy"] == strategy].groupby("model", sort=False):
+        ax.plot(g["length"], g["types per token"], marker="o", ms=3, lw=1, label=m)
+    ax.plot(test_curve["length"], test_curve["types per token"], color="black", lw=2, label="test")
+    ax.set(title=strategy, xlabel="document length (tokens, mean of the bin)", xscale="log")
+np.atleast_1d(axes)[0].set_ylabel("distinct words per token")
 np.atleast_1d(axes)[-1].legend(fontsize=7)
 glue("fig_type_token", fig, display=False)
 plt.close(fig)
-plots.dash_missing(type_token.pivot_table(index=["model", "strategy"], columns="length", values="mean types",
-                                          sort=False).round(2))
+plots.dash_missing(type_token.pivot_table(index=["model", "strategy"], columns="bin", values="types per token",
+                                          sort=False).reindex(columns=[c for c in pd.unique(type_token["bin"])])
+                   .round(3))
 
 # %% [markdown]
 # ```{glue:figure} fig_type_token
 # :name: fig-tendencies-type-token
 #
-# Type–token relationship: distinct words per token (mean over the documents of each length
-# bin, at least 5 documents) against document length, for each model and strategy; the test
-# set in black. The table above gives the mean number of distinct words per bin (– where a
-# sample has fewer than 5 documents of that length).
+# Type–token relationship: each document's distinct words per token, averaged over the
+# documents of a length bin (at least 5), against the bin's mean length, for each model and
+# strategy; the test set in black. The table above gives the values (– where a sample has
+# fewer than 5 documents of that length).
 # ```
+#
+# Bins are unbalanced (a model may write few long documents) and the ratio falls with
+# length, so a comparison of raw bins mixes the two. The next table compares the ratio at
+# *matched exact lengths*: for each length $n$ that both sets have, the difference of the
+# mean ratios, averaged over lengths with weights $c_x(n)c_y(n)/(c_x(n)+c_y(n))$ (the
+# estimator of a regression with one effect per length), with its bootstrap interval; over
+# all lengths and over documents of at least {glue:text}`long_length_used` tokens (claim 3).
+
+# %%
+matched = {}
+for key, ts in list(sets.items()) + [(("human shift", "-"), human)]:
+    for span, lo in [("all lengths", 1), ("long", long_length)]:
+        try:
+            matched[key + (span,)] = T.matched_type_token(ts, reference, min_length=lo, n_boot=n_boot, seed=seed,
+                                                          reference_groups=articles)
+        except ValueError:  # no long document in the set
+            pass
+matched_table = pd.DataFrame([{"model": m, "strategy": s, "lengths": span,
+                               "difference": f"{e.value:+.3f} [{e.low:+.3f}, {e.high:+.3f}]", "p": p}
+                              for (m, s, span), (e, p) in matched.items()])
+matched_table["p"] = matched_table["p"].map(lambda p: f"{p:.2g}")
+matched_table.pivot_table(index=["model", "strategy"], columns="lengths", values=["difference", "p"],
+                          aggfunc="first", sort=False)
 
 # %% tags=["full-width"]
-ks_len = pd.concat([T.type_token_by_length(ts, reference, length_bins, n_boot=n_boot, seed=seed)
-                    .assign(model=m, strategy=s) for (m, s), ts in sets.items()]
-                   + [T.type_token_by_length(human, reference, length_bins, n_boot=n_boot, seed=seed)
-                      .assign(model="human (train)", strategy="-")], ignore_index=True)
-fig, axes = plt.subplots(1, len(strategies), figsize=(10, 3.6), sharey=True)
-floor = ks_len[ks_len["model"] == "human (train)"]
+tt_fit, tt_mean = {}, {}
+for key, ts in list(sets.items()) + [(("human shift", "-"), human)]:
+    tt_fit[key], tt_mean[key] = T.type_token_by_length(ts, reference, length_bins, n_boot=n_boot, seed=seed,
+                                                       reference_groups=articles)
+ks_len = pd.concat([df.assign(model=m, strategy=s) for (m, s), df in tt_fit.items()], ignore_index=True)
+fig, axes = plt.subplots(1, len(strategies), figsize=(12, 3.4), sharey=True)
+floor = ks_len[ks_len["model"] == "human shift"]
 for ax, strategy in zip(np.atleast_1d(axes), strategies):
     for m, g in ks_len[ks_len["strategy"] == strategy].groupby("model", sort=False):
         ax.errorbar(g["length"], g["KS to reference"], yerr=[g["KS to reference"] - g["low"],
                                                              g["high"] - g["KS to reference"]],
                     marker="o", ms=3, lw=1, capsize=2, label=m)
-    ax.plot(floor["length"], floor["KS to reference"], color="grey", ls="--", label="human (train)")
-    ax.set(title=strategy, xlabel="document length (tokens, bin centre)", xscale="log")
+    ax.plot(floor["length"], floor["KS to reference"], color="grey", ls="--", label="human shift")
+    ax.set(title=strategy, xlabel="document length (tokens, mean of the bin)", xscale="log")
 np.atleast_1d(axes)[0].set_ylabel("KS distance, types per document")
 np.atleast_1d(axes)[-1].legend(fontsize=7)
 glue("fig_ks_length", fig, display=False)
 plt.close(fig)
 plots.dash_missing(ks_len.pivot_table(index=["model", "strategy"], columns="bin", values="KS to reference",
-                                      sort=False).round(3))
+                                      sort=False).reindex(columns=[c for c in pd.unique(ks_len["bin"])]).round(3))
 
 # %% [markdown]
 # ```{glue:figure} fig_ks_length
@@ -413,15 +614,25 @@ plots.dash_missing(ks_len.pivot_table(index=["model", "strategy"], columns="bin"
 #
 # KS distance between the distributions of the number of distinct words per document of each
 # sample and of the test set, by document length (bins with at least 5 documents on both
-# sides), with bootstrap 95% intervals; dashed: two human samples. The table above gives the
-# values (– where a sample has fewer than 5 documents of that length); the next one the mean over bins of the KS distances to the test set and to the
-# Heaps NHPPs fitted on the sample and on the test set (the source's three Δs).
+# sides), with bootstrap 95% intervals; dashed: human training sentences against the test
+# set (the shift). The table above gives the values (– where a sample has fewer than 5
+# documents of that length).
 # ```
+#
+# The next table gives, per set, the mean of the per-bin KS distances weighted by the
+# bins' documents, with its interval, and the means over bins of the KS distances to the
+# Heaps NHPPs fitted on the sample and on the test set (the source's three Δs). What the NHPP
+# columns can show is limited: a Poisson number of types given the length allows any count
+# up to infinity, while a document of n tokens has at most n types, so the law is
+# under-dispersed against real counts by construction, and even text drawn word by word from
+# a Zipf law lies at a per-bin KS of about 0.2 from its own fitted NHPP. The columns rank
+# sets against each other; they cannot say whether any text "follows" the NHPP.
 
 # %%
-ks_len_summary = ks_len.groupby(["model", "strategy"], sort=False)[
-    ["KS to reference", "KS to NHPP(sample)", "KS to NHPP(reference)"]].mean().round(3)
-ks_len_summary
+nhpp = ks_len.groupby(["model", "strategy"], sort=False)[["KS to NHPP(sample)", "KS to NHPP(reference)"]].mean()
+ks_len_summary = pd.DataFrame({"KS to reference (weighted)": {k: str(e) for k, e in tt_mean.items()}})
+ks_len_summary.index.names = ["model", "strategy"]
+ks_len_summary.join(nhpp.round(3))
 
 # %% [markdown]
 # ## Samples
@@ -439,17 +650,18 @@ with pd.option_context("display.max_colwidth", None):
 #
 # The source draws a million samples, so that (its footnote 8) nearly every difference is
 # significant however small. At our sizes the question turns around: how many generated
-# documents does it take before a two-sample KS test tells a model from the test set? For
-# each model and strategy we draw random subsets of n documents ({glue:text}`power_repeats_used`
-# per size) and count how often the test rejects at the 5% level; the table gives the
-# smallest n at which it rejects in at least 80% of subsets (the power of 0.8 that study
-# designs aim for), and "> N" where even the full sample does not reach it.
+# documents does it take before a test tells a model from the test set? For each model and
+# strategy we draw random subsets of n documents ({glue:text}`power_repeats_used` per size)
+# and count how often the cluster-robust Welch test of the means rejects at the 5% level;
+# the table gives the smallest n at which it rejects in at least 80% of subsets (the power
+# of 0.8 that study designs aim for), and "> N" where even the full sample does not reach
+# it. More samples cannot make up for the test split's {glue:text}`n_test_articles`
+# articles: the variance of their mean is a floor under every test.
 
 # %%
-glue("power_repeats_used", power_repeats, display=False)
-power = pd.concat([T.significance_by_size(ts, reference, power_sizes, repeats=power_repeats, seed=seed)
-                   .assign(model=m, strategy=s) for (m, s), ts in list(sets.items())
-                   + [(("human (train)", "-"), human)]], ignore_index=True)
+power = pd.concat([T.significance_by_size(ts, reference, power_sizes, repeats=power_repeats, seed=seed,
+                                          reference_groups=articles).assign(model=m, strategy=s)
+                   for (m, s), ts in list(sets.items()) + [(("human shift", "-"), human)]], ignore_index=True)
 
 
 def needed(g):
@@ -460,138 +672,230 @@ def needed(g):
 needed_n = power.groupby(["model", "strategy", "statistic"], sort=False).apply(needed, include_groups=False)
 needed_n.unstack("statistic")
 
+# %% tags=["remove-cell"]
+glue("power_repeats_used", power_repeats, display=False)
+glue("long_length_used", long_length, display=False)
+
 # %% [markdown]
 # ## The claims
 #
 # Each claim of the source against our measurement. The source's models were trained on the
 # text they are compared with, so the verdicts use our self-trained models
-# ({glue:text}`claim_models`); the pretrained models, far from this corpus on every
-# statistic above, are discussed after the table. *Reproduced*: our numbers show it beyond
-# their intervals; *not reproduced*: they contradict it; *differs*: partly, or only within
-# the noise of our sample sizes.
+# ({glue:text}`claim_models`); the pretrained models are discussed after the table. A claim is
+# tested in several *cases* (models, strategies, statistics), each decided by a 95%
+# interval or a test at 5%:
+#
+# - *reproduced*: every case shows the claim beyond its interval;
+# - *contradicted*: some cases show the opposite beyond their intervals, and none shows the claim;
+# - *differs*: some cases show the claim and some the opposite (the table says which);
+# - *inconclusive*: the intervals cannot tell, in some or all cases, or the test has no
+#   power at this size (the table says why).
+#
+# Comparisons between two sets compared with the test split use paired intervals: both
+# distances were bootstrapped with the same resamples of the test split's articles.
 
 # %%
 own = [label[m] for m in model_names if m.startswith("wiki/")]  # trained on this corpus
 neural = [m for m in own if m != "Trigram"]
 transformers = [m for m in neural if m.startswith("Transformer")]
-glue("claim_models", ", ".join(own), display=False)
-sampled = [s for s in strategies if s != "beam"]
-
-# 1: the distance of a sample to the test set's rank-frequency distribution against the test
-# set's own distance to the Zipf law fitted on it (how well the best Zipf law fits the test)
-test_self = T.compare(reference, reference, n_boot=n_boot, n_permutations=1, max_rank=max_rank, seed=seed)
-test_zipf = test_self["rank KS to Zipf(sample)"]
-glue("test_zipf_ks", test_zipf.value, display=False)
-c1 = {(m, s): results[m, s]["rank KS to reference"] for m in neural for s in sampled}
-c1_better = [k for k, e in c1.items() if e.high < test_zipf.low]
-
-# 2: the strategy with the smallest mean type-token KS over length bins, per model
-tt_mean = ks_len.groupby(["model", "strategy"])["KS to reference"].mean().unstack()
-best_tt = tt_mean.loc[[m for m in own if m in tt_mean.index], strategies].idxmin(axis=1)
+sampled = [s for s in ["ancestral", "nucleus"] if s in strategies]
+source_strategies = [s for s in ["ancestral", "nucleus", "beam"] if s in strategies]
+fmt = lambda e: f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"  # noqa: E731
+above = lambda e: e.low > 0  # noqa: E731  (an excess whose interval lies above 0)
+below = lambda e: e.high < 0  # noqa: E731
+claims = []
 
 
-def long_ttr(ts):
-    long = ts.lengths >= long_length
-    return ts.types[long] / ts.lengths[long]
+def claim(text, measured, n_for, n_against, n_cases, why=""):
+    """A row of the claims table, its verdict from the counts of cases (stats.verdict)."""
+    v = stats.verdict(n_for, n_against, n_cases)
+    claims.append({"claim": text, "measured": measured + (f" {why}" if why else ""), "verdict": v})
 
 
-# 3: distinct words per token in long documents, sample minus test, permutation test
-ref_long = long_ttr(reference)
-c3 = {}
-for m in neural:
-    for s in sampled:
-        x = long_ttr(sets[m, s])
-        if len(x) >= 5:
-            c3[m, s] = stats.permutation_test(x, ref_long, n_resamples=n_permutations, seed=seed)
-falls = {k: r.statistic < 0 and r.pvalue < 0.05 for k, r in c3.items()}
-tf_falls = [k for k in falls if k[0] in transformers and falls[k]]
-other_falls = [k for k in falls if k[0] not in transformers and falls[k]]
-n_tf = sum(k[0] in transformers for k in falls)
+# 1: a sample fits the test set's empirical distribution better than its own Zipf fit, and
+# its Zipf fit is rejected (beyond the floor of exact Zipf samples)
+c1 = {k: (results[k]["rank KS to Zipf(sample)"], stats.excess(results[k]["rank KS to Zipf(sample)"],
+                                                               results[k]["rank KS to reference"]))
+      for k in [(m, s) for m in neural for s in sampled]}
+c1_for = [k for k, (z, d) in c1.items() if z.low > floor_range.loc["rank KS to Zipf(sample)", "max"] and above(d)]
+c1_against = [k for k, (z, d) in c1.items() if below(d)]
+claim("1. models fit the empirical rank–frequency distribution better than a Zipf law",
+      f"rank KS to the sample's own Zipf fit minus rank KS to the test set (> 0: the empirical fits better): "
+      + ", ".join(f"{m}/{s} {fmt(d)}" for (m, s), (_, d) in c1.items())
+      + f"; the Zipf fit itself lies beyond the exact-Zipf floor ({floor_range.loc['rank KS to Zipf(sample)', 'max']:.3f}) in "
+      f"{sum(z.low > floor_range.loc['rank KS to Zipf(sample)', 'max'] for z, _ in c1.values())} of {len(c1)}; "
+      f"human shift row: {fmt(stats.excess(shift['rank KS to Zipf(sample)'], shift['rank KS to reference']))}.",
+      len(c1_for), len(c1_against), len(c1))
 
-# 4: unigram TVD against the human floor; closed (word) vs open (BPE) vocabulary Transformer
-tvd_floor = results["human (train)", "-"]["unigram TVD"]
-tvd_own = {(m, s): results[m, s]["unigram TVD"] for m in own for s in sampled}
-tvd_word = {s: (results["Transformer (word)", s]["unigram TVD"], results["Transformer", s]["unigram TVD"])
-            for s in strategies} if {"Transformer", "Transformer (word)"} <= set(own) else {}
-c4_worse = [s for s, (w, b) in tvd_word.items() if w.low > b.high]
-c4_better = [s for s, (w, b) in tvd_word.items() if w.high < b.low]
+# 2: nucleus has the smallest (weighted) type-token KS among the source's strategies, per Transformer
+c2 = {m: {s: stats.excess(tt_mean[m, "nucleus"], tt_mean[m, s]) for s in source_strategies if s != "nucleus"}
+      for m in transformers}
+claim("2. nucleus sampling matches the type–token relationship best, notably for Transformers",
+      "weighted type–token KS, nucleus minus the other strategy (< 0: nucleus closer): "
+      + "; ".join(f"{m}: " + ", ".join(f"vs {s} {fmt(e)}" for s, e in d.items()) for m, d in c2.items()) + ".",
+      sum(all(below(e) for e in d.values()) for d in c2.values()),
+      sum(any(above(e) for e in d.values()) for d in c2.values()), len(c2))
 
-# 5, 6: length, stopwords, symbols among the self-trained settings
-lsf = {k: values(f"{k} KS").loc[own] for k in ["length", "stopwords", "symbols"]}
-lstm_rank = {k: int(v.stack().rank().loc[("LSTM", "ancestral")]) for k, v in lsf.items()} if "LSTM" in own else {}
-beam_worse = {k: [m for m in own if results[m, "beam"][f"{k} KS"].low >
-                  max(results[m, s][f"{k} KS"].high for s in sampled)] for k in lsf} if "beam" in strategies else {}
+# 3: distinct words per token at matched long lengths, Transformer settings
+c3 = {(m, s): matched[m, s, "long"] for m in neural for s in sampled if (m, s, "long") in matched}
+tf3 = {k: v for k, v in c3.items() if k[0] in transformers}
+claim("3. Transformers fall off (fewer distinct words) at long lengths",
+      f"distinct words per token at matched lengths ≥ {long_length} tokens, sample − test: "
+      + ", ".join(f"{m}/{s} {fmt(e)} (p = {p:.2g})" for (m, s), (e, p) in c3.items()) + ".",
+      sum(below(e) for e, _ in tf3.values()), sum(above(e) for e, _ in tf3.values()), max(len(tf3), 1),
+      "" if tf3 else "No Transformer setting has long documents.")
 
-# 7: mean range of each distance across strategies (per model) and across models (per strategy)
+# 4: closed vocabulary worse on unigram TVD (all types and top types)
+c4 = {(s, c): stats.excess(results["Transformer (word)", s][c], results["Transformer", s][c])
+      for s in sampled for c in ["unigram TVD", "top-types TVD"]} if {"Transformer", "Transformer (word)"} <= set(own) else {}
+tvd_range = [results[m, s]["unigram TVD"].value for m in own for s in sampled]
+claim("4. unigram TVD is small, and worse for the closed vocabulary",
+      f"TVD {min(tvd_range):.3f}–{max(tvd_range):.3f} under ancestral and nucleus sampling; human floor "
+      f"{fmt(results['human floor', '-']['unigram TVD'])}, shift {fmt(shift['unigram TVD'])}; exact Zipf samples "
+      f"{floor_range.loc['unigram TVD', 'median']:.3f}. Word-level minus BPE Transformer (> 0: closed vocabulary worse): "
+      + ", ".join(f"{s} {c} {fmt(e)}" for (s, c), e in c4.items()) + ".",
+      sum(above(e) for e in c4.values()), sum(below(e) for e in c4.values()), max(len(c4), 1),
+      "Verdict on the closed vocabulary; 'small' has no yardstick but the shift.")
+
+# 5: LSTM/ancestral smallest on length, stopwords, symbols among the self-trained sampled settings
+others = [(m, s) for m in own for s in sampled if (m, s) != ("LSTM", "ancestral")]
+c5 = {k: {o: stats.excess(results["LSTM", "ancestral"][f"{k} KS"], results[o][f"{k} KS"]) for o in others}
+      for k in T.PER_DOCUMENT} if ("LSTM", "ancestral") in results else {}
+claim("5. the LSTM under ancestral sampling fits length, stopwords and symbols best",
+      "LSTM/ancestral KS minus each other self-trained setting's (ancestral, nucleus): "
+      + "; ".join(f"{k}: below all {len(others)} in {sum(below(e) for e in d.values())}, above in "
+                  f"{sum(above(e) for e in d.values())}" for k, d in c5.items()) + ".",
+      sum(all(below(e) for e in d.values()) for d in c5.values()),
+      sum(any(above(e) for e in d.values()) for d in c5.values()), max(len(c5), 1))
+
+# 6: beam diverges on length, stopwords, symbols: its KS above both sampled strategies'
+
+
+def beam_cases(kind):
+    return {(m, k): [stats.excess(results[m, kind][f"{k} KS"], results[m, s][f"{k} KS"]) for s in sampled]
+            for m in own for k in T.PER_DOCUMENT}
+
+
+c6 = beam_cases("beam") if "beam" in strategies else {}
+c6k = beam_cases("beam-k2") if "beam-k2" in strategies else {}
+claim("6. beam sampling diverges strongly on length, stopwords and symbols",
+      f"beam KS above both ancestral and nucleus beyond the paired intervals in "
+      f"{sum(all(above(e) for e in v) for v in c6.values())} of {len(c6)} model × statistic cases, below one of "
+      f"them in {sum(any(below(e) for e in v) for v in c6.values())}; the k-of-k² beam: above in "
+      f"{sum(all(above(e) for e in v) for v in c6k.values())} of {len(c6k)}.",
+      sum(all(above(e) for e in v) for v in c6.values()), sum(any(below(e) for e in v) for v in c6.values()),
+      max(len(c6), 1))
+
+# 7: range across strategies against range across models (point estimates)
 spread = []
-for k in ["rank KS to reference", "unigram TVD", "length KS", "stopwords KS", "symbols KS"]:
-    v = values(k).loc[own]
-    spread.append({"distance": k, "across strategies": float((v.max(axis=1) - v.min(axis=1)).mean()),
-                   "across models": float((v.max(axis=0) - v.min(axis=0)).mean()),
+for k in ["rank KS to reference", "top-types TVD", "length KS", "stopwords KS", "symbols KS"]:
+    v = values(k, own)
+    spread.append({"distance": k,
+                   "across strategies": float((v[source_strategies].max(axis=1) - v[source_strategies].min(axis=1)).mean()),
+                   "across models": float((v[source_strategies].max(axis=0) - v[source_strategies].min(axis=0)).mean()),
+                   "across strategies (ancestral, nucleus)": float((v[sampled].max(axis=1) - v[sampled].min(axis=1)).mean()),
                    "across models (ancestral, nucleus)": float((v[sampled].max(axis=0) - v[sampled].min(axis=0)).mean())})
 spread = pd.DataFrame(spread).set_index("distance")
-n_strategy_wins = int((spread["across strategies"] >= spread["across models"]).sum())
-spread.round(3)
+# "as much as": the strategies' range at least half the models' (comparable within a factor of 2)
+n_with = int((spread["across strategies"] >= spread["across models"] / 2).sum())
+n_without = int((spread["across strategies (ancestral, nucleus)"]
+                 >= spread["across models (ancestral, nucleus)"] / 2).sum())
+ratio = (spread["across models (ancestral, nucleus)"] / spread["across strategies (ancestral, nucleus)"])
+claim("7. the generation strategy matters as much as the architecture",
+      f"mean range across strategies at least half the range across models for {n_with} of {len(spread)} distances "
+      f"with the source's three strategies; for {n_without} of {len(spread)} between ancestral and nucleus alone, where "
+      f"the models' range is {ratio.min():.1f}–{ratio.max():.1f} times the strategies'.",
+      int(n_with >= len(spread) / 2), int(n_with < len(spread) / 2), 1,
+      "Point estimates. It holds through beam sampling alone: between ancestral and nucleus, the architecture "
+      "matters more." if n_with >= len(spread) / 2 > n_without else "Point estimates.")
+if claims[-1]["verdict"] == "reproduced" and n_without < len(spread) / 2:
+    claims[-1]["verdict"] = "differs"
 
-# %% [markdown]
-# The last table measures claim 7 on the self-trained models: for each distance, the mean over
-# models of its range across the strategies, and the mean over strategies of its range across
-# the models (last column: without beam sampling).
+# 8 (§5.4): ancestral length within the human shift; beam (decoding) shortens
+c8 = {}
+for m in neural:
+    within = not above(beyond_shift((m, "ancestral"), "length KS"))
+    t = clusters.mean_difference_test(sets[m, "beam"].lengths, sets[m, "ancestral"].lengths) if "beam" in strategies else None
+    c8[m] = (beyond_shift((m, "ancestral"), "length KS"), t, within)
+claim("8. models match the length distribution; the short-output bias comes from decoding",
+      "ancestral length KS minus the shift's, and beam minus ancestral mean length: "
+      + ", ".join(f"{m} {fmt(e)}, {t.statistic:+.1f} tokens (p = {t.pvalue:.2g})" for m, (e, t, _) in c8.items()) + ".",
+      sum(w and t.statistic < 0 and t.pvalue < 0.05 for _, t, w in c8.values()),
+      sum((not w) or (t.statistic > 0 and t.pvalue < 0.05) for _, t, w in c8.values()), max(len(c8), 1),
+      "For: within the shift and shorter under beam; against: beyond the shift, or longer under beam.")
 
-# %%
-def verdict(share):
-    return "reproduced" if share == 1 else "not reproduced" if share == 0 else "differs"
+# 9 (§5.1): trigram with beam is closest to its own Zipf fit
+key9 = ("Trigram", "beam")
+c9 = {k: stats.excess(results[k]["rank KS to Zipf(sample)"], results[key9]["rank KS to Zipf(sample)"])
+      for k in [(m, s) for m in own for s in source_strategies] if k != key9} if key9 in results else {}
+claim("9. the trigram model under beam sampling follows a power law most closely",
+      f"rank KS to its own Zipf fit {fmt(results[key9]['rank KS to Zipf(sample)'])}; other settings minus it "
+      f"(> 0: trigram/beam closer): above in {sum(above(e) for e in c9.values())} of {len(c9)}, below in "
+      f"{sum(below(e) for e in c9.values())}." if c9 else "not sampled",
+      int(bool(c9) and all(above(e) for e in c9.values())), int(any(below(e) for e in c9.values())), 1)
 
+# 10 (§5.2): the per-bin type-token KS grows from the first to the last bin
+growth = {}
+for k in [(m, s) for m in own for s in source_strategies]:
+    df = tt_fit[k]
+    if len(df) >= 2:
+        d = df["replicates"].iloc[-1] - df["replicates"].iloc[0]
+        growth[k] = stats.interval(df["KS to reference"].iloc[-1] - df["KS to reference"].iloc[0], d[np.isfinite(d)])
+claim("10. Heaps' NHPP fits moderately, and the distance grows with length",
+      "type–token KS in the longest bin minus the shortest (> 0: grows): "
+      + ", ".join(f"{m}/{s} {fmt(e)}" for (m, s), e in growth.items()) + ".",
+      sum(above(e) for e in growth.values()), sum(below(e) for e in growth.values()), max(len(growth), 1),
+      "Verdict on the growth; the NHPP's fit cannot be judged (see the type–token section).")
 
-fmt = lambda e: f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"  # noqa: E731
-claims = pd.DataFrame([
-    {"claim": "1. models fit the empirical rank–frequency distribution better than a Zipf law",
-     "measured": f"rank KS of the test set to its own Zipf fit {fmt(test_zipf)}; samples to the test set: "
-                 + ", ".join(f"{m}/{s} {fmt(e)}" for (m, s), e in c1.items())
-                 + f"; below the Zipf fit's interval in {len(c1_better)} of {len(c1)}",
-     "verdict": verdict(len(c1_better) / len(c1))},
-    {"claim": "2. nucleus sampling matches the type–token relationship best, notably for Transformers",
-     "measured": "strategy with the smallest mean KS over length bins (point estimates): "
-                 + ", ".join(f"{m}: {best_tt[m]}" for m in best_tt.index),
-     "verdict": ("reproduced" if all(best_tt.get(m) == "nucleus" for m in transformers) else
-                 "differs" if any(best_tt.get(m) == "nucleus" for m in transformers) else "not reproduced")},
-    {"claim": "3. Transformers fall off (fewer distinct words) at long lengths",
-     "measured": f"distinct words per token in documents of ≥ {long_length} tokens, sample − test: "
-                 + ", ".join(f"{m}/{s} {r.statistic:+.3f} (p = {r.pvalue:.2g})" for (m, s), r in c3.items())
-                 + f"; significant fall-off for {len(tf_falls)} of {n_tf} Transformer settings and "
-                 f"{len(other_falls)} of {len(falls) - n_tf} LSTM settings",
-     "verdict": verdict(len(tf_falls) / max(n_tf, 1))},
-    {"claim": "4. unigram TVD is small, and worse for the closed vocabulary",
-     "measured": f"TVD {min(e.value for e in tvd_own.values()):.3f}–{max(e.value for e in tvd_own.values()):.3f} "
-                 f"under ancestral and nucleus sampling, against {fmt(tvd_floor)} between two human samples; "
-                 f"word-level above BPE Transformer beyond the intervals under: {', '.join(c4_worse) or 'none'}"
-                 f"; below under: {', '.join(c4_better) or 'none'}",
-     "verdict": verdict(len(c4_worse) / max(len(tvd_word), 1))},
-    {"claim": "5. the LSTM under ancestral sampling fits length, stopwords and symbols best",
-     "measured": f"rank of LSTM/ancestral among the {lsf['length'].size} self-trained settings (1 = smallest KS): "
-                 + ", ".join(f"{k} {r}" for k, r in lstm_rank.items()),
-     "verdict": verdict(sum(r == 1 for r in lstm_rank.values()) / max(len(lstm_rank), 1))},
-    {"claim": "6. beam sampling diverges strongly on length, stopwords and symbols",
-     "measured": "models whose beam KS lies above both other strategies' intervals: "
-                 + "; ".join(f"{k} {len(v)} of {len(own)}" + (f" (not {', '.join(sorted(set(own) - set(v)))})"
-                                                               if len(v) < len(own) else "")
-                             for k, v in beam_worse.items()),
-     "verdict": verdict(sum(len(v) for v in beam_worse.values()) / max(len(own) * len(beam_worse), 1))},
-    {"claim": "7. the generation strategy matters as much as the architecture",
-     "measured": f"range across strategies ≥ range across models for {n_strategy_wins} of {len(spread)} distances",
-     "verdict": "reproduced" if n_strategy_wins >= len(spread) / 2 else
-                "differs" if n_strategy_wins else "not reproduced"},
-]).set_index("claim")
+# 11 (§5.5): nucleus closest to human text, distance by distance
+c11 = {}
+for m in own:
+    for k in ["rank KS to reference", "top-types TVD", "length KS", "stopwords KS", "symbols KS", "type–token"]:
+        get = (lambda s: tt_mean[m, s]) if k == "type–token" else (lambda s: results[m, s][k])
+        c11[m, k] = [stats.excess(get("nucleus"), get(s)) for s in source_strategies if s != "nucleus"]
+n11_for = sum(all(below(e) for e in v) for v in c11.values())
+n11_against = sum(any(above(e) for e in v) for v in c11.values())
+claim("11. nucleus sampling is generally the closest to human text",
+      f"nucleus below both ancestral and beam beyond the paired intervals in {n11_for} of {len(c11)} "
+      f"model × distance cases, above one of them in {n11_against}.",
+      int(n11_for > len(c11) / 2 and n11_for > n11_against), int(n11_against > len(c11) / 2), 1,
+      "'Generally': reproduced if nucleus is closest in most cases, contradicted if it is farther in most.")
+
+claims = pd.DataFrame(claims).set_index("claim")
 with pd.option_context("display.max_colwidth", None):
     display(claims)
 
 # %% [markdown]
+# The last table measures claim 7 on the self-trained models: for each distance, the mean over
+# models of its range across the strategies, and the mean over strategies of its range across
+# the models, with the source's three strategies and with ancestral and nucleus alone.
+
+# %%
+spread.round(3)
+
+# %% tags=["remove-cell"]
+glue("claim_models", ", ".join(own), display=False)
+pre = [label[m] for m in model_names if not m.startswith("wiki/")]
+cells = [(m, s, c) for m in pre for s in strategies for c in ["rank KS to reference", "top-types TVD", "length KS",
+                                                               "stopwords KS", "symbols KS"] if (m, s) in results]
+within_shift = [x for x in cells if not above(beyond_shift(x[:2], x[2]))]
+glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_shift else
+     f"in {len(cells) - len(within_shift)} of their {len(cells)} distance cells; within it (or not distinguishable "
+     f"from it with {n_pre} documents): " + ", ".join(f"{m}/{s} {c}" for m, s, c in within_shift), display=False)
+
+# %% [markdown]
+# **Which verdicts could be artefacts of the models.** Our self-trained models are small and
+# trained for minutes ({doc}`01_models`): their samples are far from fluent English. A verdict
+# about "Transformers" or "LSTMs" here is a verdict about these models, and those that rest on
+# differences between architectures (claims 3, 5, 7) could change with models trained to
+# convergence; those about decoding strategies (6, 8, 11) and about the statistics themselves
+# (1, 10) depend less on model quality. The `gpu` profile trains larger models for longer and
+# samples as many documents as the test split has.
+#
 # The pretrained models were sampled from their document separator with no prompt, so they
 # write the web text they were trained on (code, markup, other languages; see the samples
-# above). Their first sentences lie far from this corpus's test sentences on every statistic,
-# and with only {glue:text}`n_pre` documents per setting almost every difference is already
-# significant (the sample-size table): the framework separates a fluent model of *other*
-# text from weak models of *this* text. Perplexity orders them the other way: on this test
-# split they have the lowest bits per byte of all our models ({doc}`01_models`). The two
-# measures answer different questions: how well a model predicts this text, and whether the
-# text it writes on its own is like it.
+# above). Their first sentences lie beyond the human shift: {glue:text}`pre_beyond`.
+# Perplexity orders them the other
+# way: on this test split they have the lowest bits per byte of all our models
+# ({doc}`01_models`). The two measures answer different questions: how well a model predicts
+# this text, and whether the text it writes on its own is like it.
