@@ -163,6 +163,14 @@ def excess(a: Estimate, b: Estimate, level: float = 0.95) -> Estimate:
     return interval(a.value - b.value, a.replicates - b.replicates, level)
 
 
+def bootstrap_streams(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
+    """The two random streams of a two-sample bootstrap with ``seed``: one for the sample,
+    one for the reference. Every bootstrap of this project that resamples a reference draws
+    it from the second stream, so that two statistics against one reference bootstrapped with
+    one seed resample it alike (paired, see :func:`excess`)."""
+    return np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1])
+
+
 def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
                        level: float = 0.95, x_size: int | None = None, x_groups=None, y_groups=None) -> Estimate:
     """``distance(hx, hy)`` between the histograms of two document samples (``X``, ``Y``:
@@ -172,9 +180,8 @@ def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
     documents of ``X`` (see :func:`bootstrap_weights`): the interval's half-width then
     estimates the spread with a sample of that size, around the same (size-n) estimate.
 
-    The resamples of ``X`` and of ``Y`` come from two streams of ``seed``, so that every call
-    with the same seed and the same ``Y`` resamples ``Y`` alike (paired, see :func:`excess`)."""
-    rx, ry = (np.random.default_rng([seed, i]) for i in (0, 1))
+    The resamples of ``X`` and of ``Y`` come from :func:`bootstrap_streams`."""
+    rx, ry = bootstrap_streams(seed)
     X = sparse.csr_matrix(X)
     hx = np.asarray(X.sum(0))
     fixed = not sparse.issparse(Y) and np.ndim(Y) == 1

@@ -40,6 +40,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from scipy.stats import ks_2samp, norm
 
 from . import clusters, laws, stats
 from .text import moses_words, split_sentences
@@ -158,11 +159,6 @@ def _zipf_columns(tx: np.ndarray, ty: np.ndarray, rank_support: int) -> np.ndarr
     return out
 
 
-def _streams(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
-    """The sample's and the reference's bootstrap streams (as :func:`lmnotes.stats.bootstrap_distance`)."""
-    return np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1])
-
-
 def document_ks(sample: TextSet, reference: TextSet, key: str, n_boot: int = 200, seed: int = 0,
                 sample_size: int | None = None, reference_groups=None) -> stats.Estimate:
     """Two-sample KS distance between the per-document statistic ``key`` (a key of
@@ -191,7 +187,7 @@ def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, max_rank: in
     out = {}
 
     # rank–frequency (refits both Zipf laws in every bootstrap replicate) and unigram TVD
-    rx, ry = _streams(seed)
+    rx, ry = stats.bootstrap_streams(seed)
     bx = (stats.bootstrap_weights(X.shape[0], n_boot, rx) @ X).toarray()
     by = (stats.bootstrap_weights(Y.shape[0], n_boot, ry, groups=reference_groups) @ Y).toarray()
     value, reps = _zipf_columns(tx, ty, rank_support)[0], _zipf_columns(bx, by, rank_support)
@@ -227,7 +223,7 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
     (sample plus reference) with a bootstrap interval (the sample's documents and the
     reference's articles resampled once for all bins, so the replicates are joint)."""
     fits = {"sample": sample.heaps, "reference": reference.heaps}
-    rx, ry = _streams(seed)
+    rx, ry = stats.bootstrap_streams(seed)
     Wx = stats.bootstrap_weights(len(sample), n_boot, rx)
     Wy = stats.bootstrap_weights(len(reference), n_boot, ry, groups=reference_groups)
     rows, reps, weights = [], [], []
@@ -285,23 +281,19 @@ def matched_type_token(sample: TextSet, reference: TextSet, min_length: int = 1,
     ky, Ly, Ry = by_length(reference)
 
     def delta(cx, sx, cy, sy):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            d = np.where((cx > 0) & (cy > 0), sx / np.maximum(cx, 1e-300) - sy / np.maximum(cy, 1e-300), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):  # lengths one side lacks get weight 0
             w = np.where((cx > 0) & (cy > 0), cx * cy / (cx + cy), 0.0)
-            return (d * w).sum(-1) / w.sum(-1)
+            return np.nansum(w * (sx / cx - sy / cy), -1) / w.sum(-1)
 
     value = float(delta(*(np.asarray(M.sum(0))[0] for M in (Lx, Rx, Ly, Ry))))
     if not np.isfinite(value):
         raise ValueError("no length in range is shared by both sets")
-    rx, ry = _streams(seed)
+    rx, ry = stats.bootstrap_streams(seed)
     Wx = stats.bootstrap_weights(len(sample), n_boot, rx)[:, kx]
-    groups = None if reference_groups is None else np.asarray(reference_groups)
-    Wy = stats.bootstrap_weights(len(reference), n_boot, ry, groups=groups)[:, ky]
+    Wy = stats.bootstrap_weights(len(reference), n_boot, ry, groups=reference_groups)[:, ky]
     reps = delta((Wx @ Lx).toarray(), (Wx @ Rx).toarray(), (Wy @ Ly).toarray(), (Wy @ Ry).toarray())
-    est = stats.interval(value, reps[np.isfinite(reps)])
-    sd = np.std(est.replicates, ddof=1)
-    from scipy.stats import norm
-
+    est = stats.interval(value, reps)  # NaN: a resample sharing no length (left out)
+    sd = np.nanstd(est.replicates, ddof=1)
     return est, float(2 * norm.sf(abs(value) / sd)) if sd > 0 else float(value == 0)
 
 
@@ -396,8 +388,6 @@ def null_rejections(pool: TextSet, groups, n_splits: int = 100, articles: int = 
     a model's samples against the test split). Each test of "same distribution" of length,
     stopword and symbol fractions is run at level ``alpha``; returns one row per split,
     design, statistic and test, with whether it rejected."""
-    from scipy.stats import ks_2samp
-
     groups = np.asarray(groups)
     ids = np.unique(groups)
     if len(ids) < 2 * articles + 1:

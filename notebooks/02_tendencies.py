@@ -28,20 +28,22 @@
 # its claims:
 #
 # 1. models fit the empirical rank–frequency distribution better than a Zipf law does (§5.1);
-# 2. nucleus sampling matches the type–token relationship best, notably for Transformers (§5.2);
+# 2. nucleus sampling matches the type–token relationship better than ancestral sampling,
+#    notably for Transformers (abstract, §5.2);
 # 3. Transformers fall off (repeat themselves) at long lengths (§5.2);
 # 4. the unigram distance is small, and worse for a closed vocabulary (§5.3);
 # 5. the LSTM under ancestral sampling fits length, stopwords and symbols best (§5.4);
 # 6. beam sampling diverges strongly on length, stopwords and symbols (§5.4);
-# 7. the generation strategy matters as much as the architecture (§5.5);
+# 7. the fit depends on both the architecture and the generation strategy (abstract);
 # 8. models match the length distribution; the short-output bias comes from decoding (§5.4);
 # 9. the trigram model under beam sampling follows a power law most closely (§5.1);
 # 10. text follows Heaps' NHPP moderately well, and the distance to human text grows with
 #     document length (§5.2);
-# 11. nucleus sampling is generally the closest to human text (§5.5).
+# 11. nucleus sampling often aligns more closely with human text than the other strategies (§5.5).
 #
-# The source works with 1 million samples per set and reports no uncertainty. We work with
-# a thousand per set, and our reference, the test split, is a handful of articles, so the
+# The source works with 1 million samples per set and reports no intervals for its distances
+# (only significance marks for the differences of means, App. D). We work with
+# {glue:text}`n_self:,` per self-trained set and {glue:text}`n_pre:,` per pretrained one, and our reference, the test split, is a handful of articles, so the
 # chapter is as much about inference as about the statistics: which differences can a
 # sample of this size, against a reference of this kind, tell apart from noise?
 
@@ -69,6 +71,7 @@ power_sizes = [25, 50, 100, 200, 400, 800, 1600]  # sample sizes of the signific
 power_repeats = 40  # random subsets per size
 calibration_splits = 100  # splits of the training articles in the calibration check
 calibration_articles = 10  # articles per group in the calibration check (the test split's size)
+calibration_permutations = 1000  # Monte Carlo permutations per test in the calibration check
 floor_repeats = 20  # simulated pairs of exact Zipf samples for the finite-sample floor
 seed = 0  # seeds sampling, the human samples, bootstrap and permutations
 
@@ -208,7 +211,8 @@ plots.dash_missing(summary.set_index(["model", "strategy"]).round(1))
 #   of article $g$, $N$ all sentences), and the statistic is referred to a $t$ distribution
 #   with Welch–Satterthwaite degrees of freedom that count the *effective* number of
 #   articles, $(\sum_g n_g^2)^2 / \sum_g n_g^4$, not sentences: with two articles holding
-#   half the sentences, ten articles weigh like three or four.
+#   half the sentences, the test split's {glue:text}`n_test_articles` articles weigh like
+#   {glue:text}`effective_articles:.1f`.
 #
 # A permutation test cannot serve the second design: a model's samples and an article's
 # sentences are not exchangeable, even when their distributions agree.
@@ -217,7 +221,8 @@ plots.dash_missing(summary.set_index(["model", "strategy"]).round(1))
 train = data["train"]
 pool = T.TextSet.from_texts("train", train.sentences)
 calibration = T.null_rejections(pool, train.article_ids(), n_splits=calibration_splits,
-                                articles=calibration_articles, documents=n_self, seed=seed)
+                                articles=calibration_articles, documents=n_self,
+                                n_permutations=calibration_permutations, seed=seed)
 rejection = (calibration.groupby(["design", "test", "statistic"], sort=False)["rejected"].mean().mul(100)
              .unstack("statistic").round(0))
 rejection
@@ -228,10 +233,21 @@ glue("calibration_articles_used", calibration_articles, display=False)
 rate = calibration.groupby(["design", "test"])["rejected"].mean().mul(100)
 glue("reject_doc_perm", f"{rate['articles vs articles', 'document permutation']:.0f}%", display=False)
 glue("reject_ks", f"{rate['articles vs articles', 'KS (ks_2samp)']:.0f}%", display=False)
-glue("reject_art_perm", f"{rate['articles vs articles', 'article permutation']:.0f}%", display=False)
+by_statistic = calibration.groupby(["design", "test", "statistic"])["rejected"].mean().mul(100)
+
+
+def rate_range(design, test):
+    """'x% (y–z% by statistic)'."""
+    r = by_statistic[design, test]
+    return f"{rate[design, test]:.0f}% ({r.min():.0f}–{r.max():.0f}% by statistic)"
+
+
+glue("reject_art_perm", rate_range("articles vs articles", "article permutation"), display=False)
 glue("reject_doc_perm_iid", f"{rate['documents vs articles', 'document permutation']:.0f}%", display=False)
-glue("reject_welch", f"{rate['documents vs articles', 'cluster-robust Welch']:.0f}%", display=False)
-glue("calibration_se", f"{100 * np.sqrt(0.05 * 0.95 / (3 * calibration_splits)):.1f}", display=False)
+glue("reject_welch", rate_range("documents vs articles", "cluster-robust Welch"), display=False)
+glue("calibration_se", f"{100 * np.sqrt(0.05 * 0.95 / calibration_splits):.1f}", display=False)
+sizes = np.bincount(articles)
+glue("effective_articles", float((sizes ** 2).sum() ** 2 / (sizes ** 4).sum()), display=False)
 
 # %% [markdown]
 # Rejection rates (%) at level 5% where the null is true. Between two groups of articles the
@@ -239,11 +255,20 @@ glue("calibration_se", f"{100 * np.sqrt(0.05 * 0.95 / (3 * calibration_splits)):
 # KS test in {glue:text}`reject_ks`; relabelling whole articles, in
 # {glue:text}`reject_art_perm`. Against independent sentences, the document-level test still
 # rejects in {glue:text}`reject_doc_perm_iid`, the cluster-robust Welch test in
-# {glue:text}`reject_welch` (over the three statistics; a calibrated test's rate has a
-# standard error of about {glue:text}`calibration_se` points here). Every interval and test
-# below therefore resamples the test split by article (a cluster bootstrap: an article's
-# sentences are drawn together), resamples a model's samples, which are independent, by
-# document, and tests differences of means with the cluster-robust Welch test.
+# {glue:text}`reject_welch`. Over {glue:text}`calibration_splits_used` splits a calibrated
+# test's rate for one statistic has a standard error of about
+# {glue:text}`calibration_se` points; the three statistics share each split, so the overall
+# rate is not three times as precise. Every test of means below is the cluster-robust Welch
+# test, and every interval resamples the test split by article (a cluster bootstrap: an
+# article's sentences are drawn together) and a model's samples, which are independent, by
+# document.
+#
+# The check covers the tests of means, not the bootstrap intervals of the distances. Those
+# use normal critical values (±1.96 standard deviations), while the test split weighs like
+# only {glue:text}`effective_articles:.1f` independent articles; with so few, a bootstrap
+# underestimates the spread, so the intervals of the distances are likely too narrow and
+# the verdicts that rest on them (every claim but the tests of means) should be read as
+# optimistic about what is significant.
 #
 # ## Two baselines: the floor and the shift
 #
@@ -465,15 +490,18 @@ with pd.option_context("display.max_columns", None):
 # come last. A Heaps $\beta$ marked *(bound)* is the edge of the fit's search interval, not an
 # estimate: the set's type counts grow with length in no way a power law with $\beta > 0$
 # describes (a set of near-identical documents). The source's exponents are
-# $s \approx 1.20$ for every set and $\beta$ = 0.84–0.91. Ours are lower in $s$, partly by
-# construction: the maximum-likelihood $s$ over 10,000 ranks is biased down at this sample
-# size (on {glue:text}`floor_repeats_used` samples of the test split's size drawn from a Zipf
-# law with $s$ = 1.2 over 100,000 types, it returns {glue:text}`zipf_bias`), so our values and
-# the source's cannot be compared directly, only ours with each other.
+# $s$ = 1.198–1.206 for every set but the trigram under beam sampling (1.260), and
+# $\beta$ = 0.84–0.91. Ours under ancestral and nucleus sampling are {glue:text}`our_s_range`,
+# and the test split's own is {glue:text}`test_zipf_s:.3f`. Part of the gap is the estimator:
+# the maximum-likelihood $s$ over 10,000 ranks is biased down at these sample sizes (on
+# {glue:text}`floor_repeats_used` samples of {glue:text}`bias_tokens:,` tokens, the median size
+# of our self-trained sets, drawn from a Zipf law with $s$ = 1.2 over 100,000 types, it
+# returns {glue:text}`zipf_bias`). So our values and the source's cannot be compared
+# directly, only ours with each other.
 
 # %%
 def heaps_cell(r):
-    return f"{r['Heaps beta']:.3f}" + (" (bound)" if abs(r["Heaps beta"] - laws.Heaps.BOUNDS[0]) < 1e-6 else "")
+    return f"{r['Heaps beta']:.3f}" + (" (bound)" if laws.Heaps(r["Heaps K"], r["Heaps beta"]).at_bound else "")
 
 
 exponents = pd.DataFrame({(c, s): {m: (str(results[m, s]["Zipf s"]) if c == "Zipf s" else heaps_cell(results[m, s]))
@@ -488,8 +516,13 @@ exponents
 # %% tags=["remove-cell"]
 bias_rng = np.random.default_rng(seed)
 true_law = laws.zipf_pmf(1.2, 100_000)
-biased = [laws.fit_zipf(np.bincount(bias_rng.choice(100_000, int(reference.lengths.sum()), p=true_law)), max_rank)
+own_sets = [ts for (m, st), ts in sets.items() if m in own_labels and st in ("ancestral", "nucleus")]
+bias_tokens = int(np.median([ts.lengths.sum() for ts in own_sets]))
+biased = [laws.fit_zipf(np.bincount(bias_rng.choice(100_000, bias_tokens, p=true_law)), max_rank)
           for _ in range(floor_repeats)]
+glue("bias_tokens", bias_tokens, display=False)
+our_s = [results[m, st]["Zipf s"].value for (m, st) in sets if m in own_labels and st in ("ancestral", "nucleus")]
+glue("our_s_range", f"{min(our_s):.3f}–{max(our_s):.3f}", display=False)
 glue("zipf_bias", f"{np.mean(biased):.3f} on average (from {min(biased):.3f} to {max(biased):.3f})", display=False)
 glue("test_heaps_beta", test_heaps.beta, display=False)
 glue("test_heaps_K", test_heaps.K, display=False)
@@ -583,8 +616,8 @@ matched_table = pd.DataFrame([{"model": m, "strategy": s, "lengths": span,
                                "difference": f"{e.value:+.3f} [{e.low:+.3f}, {e.high:+.3f}]", "p": p}
                               for (m, s, span), (e, p) in matched.items()])
 matched_table["p"] = matched_table["p"].map(lambda p: f"{p:.2g}")
-matched_table.pivot_table(index=["model", "strategy"], columns="lengths", values=["difference", "p"],
-                          aggfunc="first", sort=False)
+plots.dash_missing(matched_table.pivot_table(index=["model", "strategy"], columns="lengths",
+                                             values=["difference", "p"], aggfunc="first", sort=False))
 
 # %% tags=["full-width"]
 tt_fit, tt_mean = {}, {}
@@ -727,14 +760,17 @@ claim("1. models fit the empirical rank–frequency distribution better than a Z
       f"human shift row: {fmt(stats.excess(shift['rank KS to Zipf(sample)'], shift['rank KS to reference']))}.",
       len(c1_for), len(c1_against), len(c1))
 
-# 2: nucleus has the smallest (weighted) type-token KS among the source's strategies, per Transformer
+# 2: nucleus closer to the test split's type-token relationship than ancestral, per Transformer
 c2 = {m: {s: stats.excess(tt_mean[m, "nucleus"], tt_mean[m, s]) for s in source_strategies if s != "nucleus"}
       for m in transformers}
-claim("2. nucleus sampling matches the type–token relationship best, notably for Transformers",
+claim("2. nucleus sampling matches the type–token relationship better than ancestral sampling, notably for "
+      "Transformers",
       "weighted type–token KS, nucleus minus the other strategy (< 0: nucleus closer): "
       + "; ".join(f"{m}: " + ", ".join(f"vs {s} {fmt(e)}" for s, e in d.items()) for m, d in c2.items()) + ".",
-      sum(all(below(e) for e in d.values()) for d in c2.values()),
-      sum(any(above(e) for e in d.values()) for d in c2.values()), len(c2))
+      sum(below(d["ancestral"]) for d in c2.values()), sum(above(d["ancestral"]) for d in c2.values()), len(c2),
+      "Verdict on nucleus against ancestral (the abstract's claim); §5.2's 'most closely' also needs nucleus "
+      f"closer than beam sampling, which it is for {sum(below(d['beam']) for d in c2.values() if 'beam' in d)} of "
+      f"{len(c2)} Transformers.")
 
 # 3: distinct words per token at matched long lengths, Transformer settings
 c3 = {(m, s): matched[m, s, "long"] for m in neural for s in sampled if (m, s, "long") in matched}
@@ -745,26 +781,37 @@ claim("3. Transformers fall off (fewer distinct words) at long lengths",
       sum(below(e) for e, _ in tf3.values()), sum(above(e) for e, _ in tf3.values()), max(len(tf3), 1),
       "" if tf3 else "No Transformer setting has long documents.")
 
-# 4: closed vocabulary worse on unigram TVD (all types and top types)
+# 4a: the unigram distance is small: an interval can only show it is not (beyond the shift)
+c4a = {(m, s): beyond_shift((m, s), "top-types TVD") for m in own for s in sampled}
+claim("4a. the unigram distance is small",
+      "top-types TVD minus the human shift's (> 0: farther from the test split than training text): "
+      + ", ".join(f"{m}/{s} {fmt(e)}" for (m, s), e in c4a.items()) + ".",
+      0, sum(above(e) for e in c4a.values()), len(c4a),
+      "No case can show 'small' beyond an interval without a margin of equivalence, which the source does not "
+      "give; a case counts against where the model is farther than the shift.")
+# 4b: closed vocabulary worse on the top-types TVD (all types shown: dominated by the tail)
 c4 = {(s, c): stats.excess(results["Transformer (word)", s][c], results["Transformer", s][c])
-      for s in sampled for c in ["unigram TVD", "top-types TVD"]} if {"Transformer", "Transformer (word)"} <= set(own) else {}
-tvd_range = [results[m, s]["unigram TVD"].value for m in own for s in sampled]
-claim("4. unigram TVD is small, and worse for the closed vocabulary",
-      f"TVD {min(tvd_range):.3f}–{max(tvd_range):.3f} under ancestral and nucleus sampling; human floor "
-      f"{fmt(results['human floor', '-']['unigram TVD'])}, shift {fmt(shift['unigram TVD'])}; exact Zipf samples "
-      f"{floor_range.loc['unigram TVD', 'median']:.3f}. Word-level minus BPE Transformer (> 0: closed vocabulary worse): "
+      for s in sampled for c in ["top-types TVD", "unigram TVD"]} if {"Transformer", "Transformer (word)"} <= set(own) else {}
+c4_top = {k: e for k, e in c4.items() if k[1] == "top-types TVD"}
+flipped = [s for s in sampled if c4 and (above(c4[s, "top-types TVD"]) and below(c4[s, "unigram TVD"])
+                                         or below(c4[s, "top-types TVD"]) and above(c4[s, "unigram TVD"]))]
+claim("4b. the unigram distance is worse for the closed vocabulary",
+      "word-level minus BPE Transformer (> 0: closed vocabulary worse): "
       + ", ".join(f"{s} {c} {fmt(e)}" for (s, c), e in c4.items()) + ".",
-      sum(above(e) for e in c4.values()), sum(below(e) for e in c4.values()), max(len(c4), 1),
-      "Verdict on the closed vocabulary; 'small' has no yardstick but the shift.")
+      sum(above(e) for e in c4_top.values()), sum(below(e) for e in c4_top.values()), max(len(c4_top), 1),
+      "Verdict on the top types: over all types the TVD is dominated by words seen once or twice, and a closed "
+      "vocabulary shrinks that tail by construction."
+      + (f" The two measures disagree in sign under {', '.join(flipped)}, where the source's footnote 15 found "
+         "them 'almost the exact same'." if flipped else ""))
 
-# 5: LSTM/ancestral smallest on length, stopwords, symbols among the self-trained sampled settings
-others = [(m, s) for m in own for s in sampled if (m, s) != ("LSTM", "ancestral")]
+# 5: LSTM/ancestral smallest on length, stopwords, symbols among all self-trained settings (Tab. 3)
+others = [(m, s) for m in own for s in source_strategies if (m, s) != ("LSTM", "ancestral")]
 c5 = {k: {o: stats.excess(results["LSTM", "ancestral"][f"{k} KS"], results[o][f"{k} KS"]) for o in others}
       for k in T.PER_DOCUMENT} if ("LSTM", "ancestral") in results else {}
 claim("5. the LSTM under ancestral sampling fits length, stopwords and symbols best",
-      "LSTM/ancestral KS minus each other self-trained setting's (ancestral, nucleus): "
-      + "; ".join(f"{k}: below all {len(others)} in {sum(below(e) for e in d.values())}, above in "
-                  f"{sum(above(e) for e in d.values())}" for k, d in c5.items()) + ".",
+      f"LSTM/ancestral KS minus each of the {len(others)} other self-trained settings' (the source's three "
+      "strategies): " + "; ".join(f"{k}: below {sum(below(e) for e in d.values())}, above "
+                                   f"{sum(above(e) for e in d.values())}" for k, d in c5.items()) + ".",
       sum(all(below(e) for e in d.values()) for d in c5.values()),
       sum(any(above(e) for e in d.values()) for d in c5.values()), max(len(c5), 1))
 
@@ -786,8 +833,13 @@ claim("6. beam sampling diverges strongly on length, stopwords and symbols",
       sum(all(above(e) for e in v) for v in c6.values()), sum(any(below(e) for e in v) for v in c6.values()),
       max(len(c6), 1))
 
-# 7: range across strategies against range across models (point estimates)
-spread = []
+# 7: the distance depends on the strategy (some model's strategies differ beyond the paired
+# intervals) and on the architecture (some strategy's models differ); the ranges describe how much
+def differs_somewhere(pairs):
+    return any(above(e) or below(e) for e in pairs)
+
+
+spread, c7 = [], {}
 for k in ["rank KS to reference", "top-types TVD", "length KS", "stopwords KS", "symbols KS"]:
     v = values(k, own)
     spread.append({"distance": k,
@@ -795,34 +847,38 @@ for k in ["rank KS to reference", "top-types TVD", "length KS", "stopwords KS", 
                    "across models": float((v[source_strategies].max(axis=0) - v[source_strategies].min(axis=0)).mean()),
                    "across strategies (ancestral, nucleus)": float((v[sampled].max(axis=1) - v[sampled].min(axis=1)).mean()),
                    "across models (ancestral, nucleus)": float((v[sampled].max(axis=0) - v[sampled].min(axis=0)).mean())})
+    by_strategy = differs_somewhere(stats.excess(results[m, a][k], results[m, b][k]) for m in own
+                                    for i, a in enumerate(source_strategies) for b in source_strategies[i + 1:])
+    by_model = differs_somewhere(stats.excess(results[a, st][k], results[b, st][k]) for st in source_strategies
+                                 for i, a in enumerate(own) for b in own[i + 1:])
+    c7[k] = (by_strategy, by_model)
 spread = pd.DataFrame(spread).set_index("distance")
-# "as much as": the strategies' range at least half the models' (comparable within a factor of 2)
-n_with = int((spread["across strategies"] >= spread["across models"] / 2).sum())
-n_without = int((spread["across strategies (ancestral, nucleus)"]
-                 >= spread["across models (ancestral, nucleus)"] / 2).sum())
 ratio = (spread["across models (ancestral, nucleus)"] / spread["across strategies (ancestral, nucleus)"])
-claim("7. the generation strategy matters as much as the architecture",
-      f"mean range across strategies at least half the range across models for {n_with} of {len(spread)} distances "
-      f"with the source's three strategies; for {n_without} of {len(spread)} between ancestral and nucleus alone, where "
-      f"the models' range is {ratio.min():.1f}–{ratio.max():.1f} times the strategies'.",
-      int(n_with >= len(spread) / 2), int(n_with < len(spread) / 2), 1,
-      "Point estimates. It holds through beam sampling alone: between ancestral and nucleus, the architecture "
-      "matters more." if n_with >= len(spread) / 2 > n_without else "Point estimates.")
-if claims[-1]["verdict"] == "reproduced" and n_without < len(spread) / 2:
-    claims[-1]["verdict"] = "differs"
+claim("7. the fit depends on both the architecture and the generation strategy",
+      "distances on which some model's strategies differ beyond the paired intervals: "
+      f"{sum(st for st, _ in c7.values())} of {len(c7)}; on which some strategy's models differ: "
+      f"{sum(md for _, md in c7.values())} of {len(c7)}. Between ancestral and nucleus alone the models' mean "
+      f"range is {ratio.min():.1f}–{ratio.max():.1f} times the strategies' (table below).",
+      sum(st and md for st, md in c7.values()), sum(not (st or md) for st, md in c7.values()), len(c7),
+      "The source's 'highly-dependent on both' has no size attached: the verdict is on dependence, the table "
+      "below on its size.")
 
-# 8 (§5.4): ancestral length within the human shift; beam (decoding) shortens
-c8 = {}
-for m in neural:
-    within = not above(beyond_shift((m, "ancestral"), "length KS"))
-    t = clusters.mean_difference_test(sets[m, "beam"].lengths, sets[m, "ancestral"].lengths) if "beam" in strategies else None
-    c8[m] = (beyond_shift((m, "ancestral"), "length KS"), t, within)
-claim("8. models match the length distribution; the short-output bias comes from decoding",
-      "ancestral length KS minus the shift's, and beam minus ancestral mean length: "
-      + ", ".join(f"{m} {fmt(e)}, {t.statistic:+.1f} tokens (p = {t.pvalue:.2g})" for m, (e, t, _) in c8.items()) + ".",
-      sum(w and t.statistic < 0 and t.pvalue < 0.05 for _, t, w in c8.values()),
-      sum((not w) or (t.statistic > 0 and t.pvalue < 0.05) for _, t, w in c8.values()), max(len(c8), 1),
-      "For: within the shift and shorter under beam; against: beyond the shift, or longer under beam.")
+# 8a (§5.4): ancestral length distribution against the shift (only "not matching" can be shown)
+c8a = {m: beyond_shift((m, "ancestral"), "length KS") for m in neural}
+claim("8a. models match the length distribution",
+      "ancestral length KS minus the human shift's (> 0: farther than training text): "
+      + ", ".join(f"{m} {fmt(e)}" for m, e in c8a.items()) + ".",
+      0, sum(above(e) for e in c8a.values()), max(len(c8a), 1),
+      "A match cannot be shown beyond an interval without a margin of equivalence; a case counts against where "
+      "the model is farther than the shift.")
+# 8b: decoding shortens: beam minus ancestral mean length (both independent samples)
+c8b = {m: clusters.mean_difference_test(sets[m, "beam"].lengths, sets[m, "ancestral"].lengths)
+       for m in neural} if "beam" in strategies else {}
+claim("8b. the short-output bias comes from decoding",
+      "beam minus ancestral mean length (tokens): "
+      + ", ".join(f"{m} {t.statistic:+.1f} (p = {t.pvalue:.2g})" for m, t in c8b.items()) + ".",
+      sum(t.statistic < 0 and t.pvalue < 0.05 for t in c8b.values()),
+      sum(t.statistic > 0 and t.pvalue < 0.05 for t in c8b.values()), max(len(c8b), 1))
 
 # 9 (§5.1): trigram with beam is closest to its own Zipf fit
 key9 = ("Trigram", "beam")
@@ -834,17 +890,21 @@ claim("9. the trigram model under beam sampling follows a power law most closely
       f"{sum(below(e) for e in c9.values())}." if c9 else "not sampled",
       int(bool(c9) and all(above(e) for e in c9.values())), int(any(below(e) for e in c9.values())), 1)
 
-# 10 (§5.2): the per-bin type-token KS grows from the first to the last bin
+# 10 (§5.2): the per-bin type-token KS grows from the first to the last length bin, net of the
+# human shift's growth over the same bins (paired: the same resamples of the test split)
 growth = {}
+sh = tt_fit["human shift", "-"].set_index("bin")
 for k in [(m, s) for m in own for s in source_strategies]:
-    df = tt_fit[k]
-    if len(df) >= 2:
-        d = df["replicates"].iloc[-1] - df["replicates"].iloc[0]
-        growth[k] = stats.interval(df["KS to reference"].iloc[-1] - df["KS to reference"].iloc[0], d[np.isfinite(d)])
+    df = tt_fit[k].set_index("bin")
+    common = [b for b in df.index if b in sh.index]
+    if len(common) >= 2:
+        first, last = common[0], common[-1]
+        net = lambda col: (df[col][last] - df[col][first]) - (sh[col][last] - sh[col][first])  # noqa: E731
+        growth[k] = (f"{first} to {last}", stats.interval(net("KS to reference"), net("replicates")))
 claim("10. Heaps' NHPP fits moderately, and the distance grows with length",
-      "type–token KS in the longest bin minus the shortest (> 0: grows): "
-      + ", ".join(f"{m}/{s} {fmt(e)}" for (m, s), e in growth.items()) + ".",
-      sum(above(e) for e in growth.values()), sum(below(e) for e in growth.values()), max(len(growth), 1),
+      "type–token KS in the longest minus the shortest length bin both share with the human shift, net of the "
+      "shift's own change (> 0: grows): " + ", ".join(f"{m}/{s} {fmt(e)}" for (m, s), (_, e) in growth.items()) + ".",
+      sum(above(e) for _, e in growth.values()), sum(below(e) for _, e in growth.values()), max(len(growth), 1),
       "Verdict on the growth; the NHPP's fit cannot be judged (see the type–token section).")
 
 # 11 (§5.5): nucleus closest to human text, distance by distance
@@ -855,18 +915,17 @@ for m in own:
         c11[m, k] = [stats.excess(get("nucleus"), get(s)) for s in source_strategies if s != "nucleus"]
 n11_for = sum(all(below(e) for e in v) for v in c11.values())
 n11_against = sum(any(above(e) for e in v) for v in c11.values())
-claim("11. nucleus sampling is generally the closest to human text",
+claim("11. nucleus sampling often aligns more closely with human text",
       f"nucleus below both ancestral and beam beyond the paired intervals in {n11_for} of {len(c11)} "
       f"model × distance cases, above one of them in {n11_against}.",
-      int(n11_for > len(c11) / 2 and n11_for > n11_against), int(n11_against > len(c11) / 2), 1,
-      "'Generally': reproduced if nucleus is closest in most cases, contradicted if it is farther in most.")
+      n11_for, n11_against, len(c11))
 
 claims = pd.DataFrame(claims).set_index("claim")
 with pd.option_context("display.max_colwidth", None):
     display(claims)
 
 # %% [markdown]
-# The last table measures claim 7 on the self-trained models: for each distance, the mean over
+# How much each factor matters (claim 7), on the self-trained models: for each distance, the mean over
 # models of its range across the strategies, and the mean over strategies of its range across
 # the models, with the source's three strategies and with ancestral and nucleus alone.
 

@@ -24,6 +24,18 @@ def test_every_notebook_is_paired_executed_and_in_the_toc():
         assert f"book/{name}" in toc
 
 
+def test_no_executed_notebook_shows_nan():
+    # empty cells are shown as plots.MISSING: a table that skips plots.dash_missing shows NaN
+    import re
+
+    for name in book.notebook_names():
+        executed = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
+        for i, cell in enumerate(executed.cells):
+            for out in cell.get("outputs", []):
+                text = out.get("data", {}).get("text/plain", "") + out.get("data", {}).get("text/html", "")
+                assert not re.search(r"\bNaN\b|>nan<", text), f"{name}, cell {i}: a table shows NaN"
+
+
 def test_default_profile_resolves():
     params = book.resolve_parameters(["00_corpus"], "default", {})
     assert params["00_corpus"]["corpus"] == "enwiki"
