@@ -341,13 +341,11 @@ def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[in
     """How often the cluster-robust test of means (:func:`lmnotes.clusters.mean_difference_test`,
     the reference's articles as clusters) rejects "same mean" at level ``alpha`` for length,
     stopword and symbol fractions when only ``n`` sampled documents are compared with the
-    whole reference, for each n in ``sizes`` (``repeats`` random subsets without replacement
-    of the sample each)."""
+    whole reference, for each n in ``sizes`` up to the sample's size and for the whole sample
+    (``repeats`` random subsets without replacement of the sample each)."""
     rng = np.random.default_rng(seed)
     rows = []
-    for n in sizes:
-        if n > len(sample):
-            continue
+    for n in sorted({n for n in sizes if n < len(sample)} | {len(sample)}):
         for key, attr in PER_DOCUMENT.items():
             x, y = getattr(sample, attr), getattr(reference, attr)
             hits = [clusters.mean_difference_test(x[rng.choice(len(x), n, replace=False)], y, None,

@@ -129,3 +129,13 @@ def test_null_rejections_of_article_level_tests_are_near_their_level():
     assert rate["articles vs articles", "article permutation"] <= 0.12
     assert rate["documents vs articles", "cluster-robust Welch"] <= 0.15
     assert rate["articles vs articles", "document permutation"] > 2 * rate["articles vs articles", "article permutation"]
+
+
+def test_significance_by_size_ends_at_the_whole_sample_and_gains_power():
+    rng = np.random.default_rng(5)
+    ref = T.TextSet.from_texts("r", _zipf_texts(300, 1.1, rng))
+    longer = T.TextSet.from_texts("l", [t + " " + t for t in _zipf_texts(120, 1.1, rng)])
+    df = T.significance_by_size(longer, ref, sizes=[10, 40, 500], repeats=20)
+    assert sorted(df["documents"].unique()) == [10, 40, 120]  # 500 > the sample: the whole sample instead
+    length = df[df["statistic"] == "length"].set_index("documents")["rejected"]
+    assert length[120] == 1.0 and length[10] <= length[40] <= length[120]
