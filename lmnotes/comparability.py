@@ -5,7 +5,7 @@
 - the closed-vocabulary advantage: which strings a word model cannot produce
   (:func:`oov_tokens`), the probability an open-vocabulary model spends on them
   (:func:`oov_mass`), and a word model made open by spelling its ``<unk>`` out with a
-  character model (:class:`Speller`, :func:`open_word_logprob`);
+  character model (:class:`Speller`, :func:`train_speller`, :func:`open_word_logprob`);
 - :func:`document_ids`: a document in the self-trained models' training format, for
   sliding-window scoring of long documents.
 """
@@ -77,6 +77,14 @@ def worked_examples() -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=["quantity", "formula", "printed", "decimals", "recomputed", "note"])
     # a printed value follows from its inputs if it is the recomputed value, rounded as printed
     df["follows"] = [round(r, d) == p for p, d, r in zip(df["printed"], df["decimals"], df["recomputed"])]
+    # why a printed value does not follow, by kind (the notes give the detail)
+    causes = {"ppl per character, same sentence": "EOS left out of the count",
+              "ppl per word from the listed conditionals": "factors other than the listed conditionals",
+              "ppl per word, segmentation 1": "a rounded intermediate",
+              "ppl per word, segmentation 2": "a rounded intermediate",
+              "ppl per character, segmentation 1": "a rounded intermediate and the space left out of the count",
+              "ppl per character, segmentation 2": "a rounded intermediate and the space left out of the count"}
+    df["cause"] = [causes.get(q, "unexplained") if not f else "" for q, f in zip(df["quantity"], df["follows"])]
     return df.drop(columns="decimals")
 
 
@@ -125,6 +133,22 @@ class Speller:
         if not len(words):
             return np.zeros(0)
         return self.lm.score(list(words)).logprob - self.log_norm
+
+
+def train_speller(seg: WordSegmentation, train_texts: Sequence[str], order: int = 4, corpus: str = "enwiki") -> Speller:
+    """The :class:`Speller` of a closed vocabulary: a Kneser–Ney character ``order``-gram
+    (kept in the shared cache like every trained model) over the words of ``train_texts``
+    that ``seg`` maps to ``<unk>``, one string per occurrence. Models and segmentation
+    chapters."""
+    from .models.trained import Recipe, build
+
+    words = unk_training_words(seg, train_texts)
+    if not words:
+        raise ValueError("no training word falls outside the vocabulary: there is nothing to spell")
+    lm = build(Recipe("ngram-kn", "char", order=order, min_count=1), words, [], name=f"speller-{corpus}-{len(words)}")
+    speller = Speller(lm, seg.vocab)
+    speller.n_words = len(words)
+    return speller
 
 
 def unk_training_words(seg: WordSegmentation, texts: Sequence[str]) -> list[str]:

@@ -49,7 +49,10 @@ token, almost never draws). The weight is p(s)/q(s) as in (2) with this q. The
 
     p̂(x) = p(s*) + (1/N) sum_k w(s_k) [s_k != s*],                                 (3)
 
-unbiased (E_q[w [s != s*]] = sum_{s != s*} p(s)) and never below p(s*).
+unbiased (E_q[w [s != s*]] = sum_{s != s*} p(s)) and never below p(s*). Its logarithm is
+biased low (Jensen), the more so the fewer the draws: :func:`sweep` shows the estimate
+against N. A bound that needs no estimate is the partial sum of (1) over s* and the distinct
+segmentations drawn (:meth:`Draws.certified`): always below log p(x), and rising to it.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 import torch
 from scipy.special import logsumexp
 
@@ -150,6 +154,13 @@ class Draws:
     logw: np.ndarray  # log p(s) / q(s) of each draw
     canonical: np.ndarray  # bool: the draw is the tokenizer's canonical segmentation s*
     log_canonical: np.ndarray  # [strings] log p(s*)
+    logp: np.ndarray  # log p(s) of each draw (EOS included)
+    tokens: np.ndarray  # object array: the token ids of each draw, a tuple
+
+    def subset(self, columns) -> "Draws":
+        """The same strings with only the draws in ``columns`` (a slice or index array)."""
+        return Draws(self.logw[:, columns], self.canonical[:, columns], self.log_canonical,
+                     self.logp[:, columns], self.tokens[:, columns])
 
     def logmarginal(self) -> np.ndarray:
         """log p̂(x) per string by the stratified estimator (3)."""
@@ -158,6 +169,24 @@ class Draws:
     def plain(self) -> np.ndarray:
         """log p̂(x) per string by the plain estimator, mean(w)."""
         return log_mean_exp(self.logw)
+
+    def certified(self) -> np.ndarray:
+        """A certain lower bound on log p(x) per string: log of the sum of p(s) over s* and
+        the distinct segmentations drawn, a partial sum of Eq. (1) (no estimate, no bias)."""
+        out = np.empty(len(self.log_canonical))
+        for i, (lc, lp, toks, canon) in enumerate(zip(self.log_canonical, self.logp, self.tokens, self.canonical)):
+            seen = {t: p for t, p, c in zip(toks, lp, canon) if not c}
+            out[i] = np.logaddexp(lc, logsumexp(list(seen.values()))) if seen else lc
+        return out
+
+    def best_alternative(self, i: int) -> tuple[tuple, float]:
+        """The most probable non-canonical segmentation drawn for string ``i`` and its log p(s)
+        (``((), -inf)`` when every draw was s*)."""
+        off = np.flatnonzero(~self.canonical[i])
+        if not len(off):
+            return (), -np.inf
+        k = off[np.argmax(self.logp[i, off])]
+        return self.tokens[i, k], float(self.logp[i, k])
 
 
 def stratified(logw: np.ndarray, canonical: np.ndarray, log_canonical: np.ndarray) -> np.ndarray:
@@ -221,14 +250,17 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
                 guide_col[d, j] = hit[0]
     rows = [(d, k) for d in range(len(texts)) for k in range(n_samples)]
     logw_out = np.zeros((len(texts), n_samples))
+    logp_out = np.zeros((len(texts), n_samples))
     canon_out = np.zeros((len(texts), n_samples), dtype=bool)
+    tokens_out = np.empty((len(texts), n_samples), dtype=object)
     dev = lm.device
     gen = torch.Generator(device=dev).manual_seed(seed)
     for a in range(0, len(rows), batch_size):
         doc = np.array([d for d, _ in rows[a:a + batch_size]])
         smp = np.array([k for _, k in rows[a:a + batch_size]])
         pos = np.zeros(len(doc), dtype=int)
-        logw = np.zeros(len(doc))
+        logw, logp_s = np.zeros(len(doc)), np.zeros(len(doc))
+        toks = [[] for _ in doc]
         canon = np.ones(len(doc), dtype=bool)  # every step so far took the canonical token
         capacity = int(n_bytes[doc].max()) + 1  # BOS and at most one token per byte are fed
         states, past = lm._hidden(torch.full((len(doc), 1), lm.bos_id, device=dev),
@@ -239,15 +271,21 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
             spelled = ~done & (pos == n_bytes[doc])
             if spelled.any():  # the string is complete: only EOS continues it; the row is done
                 at = np.flatnonzero(spelled)
-                logw[at] += logp[torch.from_numpy(at).to(dev), lm.eos_id].cpu().numpy()
+                eos = logp[torch.from_numpy(at).to(dev), lm.eos_id].cpu().numpy()
+                logw[at] += eos
+                logp_s[at] += eos
                 logw_out[doc[at], smp[at]] = logw[at]
+                logp_out[doc[at], smp[at]] = logp_s[at]
                 canon_out[doc[at], smp[at]] = canon[at]
+                for r in at:
+                    tokens_out[doc[r], smp[r]] = tuple(toks[r])
                 done |= spelled
             if done.all():
                 break
             if done.sum() >= max(1, len(doc) // 4):  # finished rows leave the batch and the cache
                 keep = np.flatnonzero(~done)
                 doc, smp, pos, logw, canon, done = doc[keep], smp[keep], pos[keep], logw[keep], canon[keep], done[keep]
+                logp_s, toks = logp_s[keep], [toks[r] for r in keep]
                 logp = logp[torch.from_numpy(keep).to(dev)]
                 past = lm._select_rows(past, torch.from_numpy(keep).to(dev))
             live = np.flatnonzero(~done)  # the rows still spelling; the others are fed padding
@@ -272,12 +310,15 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
             log_rest = np.log1p(-a_r) + log_off[at, pick]
             log_q = np.where(pick == guide, np.logaddexp(np.log(np.maximum(a_r, 1e-300)), log_rest), log_rest)
             logw[live] += cand[at, pick] - log_q
+            logp_s[live] += cand[at, pick]
+            for r, t in zip(live, ids[at, pick].tolist()):
+                toks[r].append(t)
             canon[live] &= pick == guide
             pos[live] += lens[at, pick]
             feed = np.full(len(doc), lm.pad_id)
             feed[live] = ids[at, pick]
             states, past = lm._hidden(torch.from_numpy(feed[:, None]).to(dev), past, use_cache=True)
-    return Draws(logw_out, canon_out, lm.score(texts).logprob.astype(float))
+    return Draws(logw_out, canon_out, lm.score(texts).logprob.astype(float), logp_out, tokens_out)
 
 
 def log_mean_exp(logw: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -319,3 +360,53 @@ def gap(draws: Draws, n_chars: np.ndarray, n_resamples: int = 1000, seed: int = 
         est = stratified(logw[docs[..., None], picks], canon[docs[..., None], picks], logc[docs]) - logc[docs]
         reps[a:a + b] = est.sum(1) / n_chars[docs].sum(1) / LN2
     return Gap(interval(per.sum() / n_chars.sum() / LN2, reps, level, floor=0.0), per)
+
+
+def sweep(draws: Draws, n_chars: np.ndarray, sizes: Sequence[int]) -> pd.DataFrame:
+    """The gap's estimate and its certified lower bound against the number of draws N.
+
+    For each N the draws are cut into ``total // N`` disjoint groups of N, each an independent
+    run of the estimator: the estimate's mean over the groups shows its downward bias (the log
+    of an unbiased estimate is biased low, by Jensen's inequality, less as N grows), its
+    minimum and maximum the spread of one run. The certified bound uses the first N draws.
+    Bits per character (``n_chars`` per string)."""
+    n_chars = np.asarray(n_chars, float)
+    total = draws.logw.shape[1]
+    rows = []
+    for n in sizes:
+        if not 1 <= n <= total:
+            raise ValueError(f"N = {n} draws asked for, but there are {total}")
+        per = [(draws.subset(slice(g * n, (g + 1) * n)).logmarginal() - draws.log_canonical).sum()
+               for g in range(total // n)]
+        per = np.array(per) / n_chars.sum() / LN2
+        certified = (draws.subset(slice(0, n)).certified() - draws.log_canonical).sum() / n_chars.sum() / LN2
+        rows.append({"N": n, "runs": len(per), "estimate, mean": per.mean(), "estimate, min": per.min(),
+                     "estimate, max": per.max(), "certified lower bound": certified})
+    return pd.DataFrame(rows).set_index("N")
+
+
+def segmentation_diff(lm, a: Sequence[int], b: Sequence[int]) -> tuple[str, str]:
+    """Where two segmentations (token ids) of one string differ, widened to whole
+    space-delimited words, each written with ``|`` between its tokens: (" avoid|s",
+    " av|o|ids"). Empty strings when they do not differ."""
+    spell = lm.token_bytes()
+    text = b"".join(spell[i] for i in a)
+    if b"".join(spell[i] for i in b) != text:
+        raise ValueError("the two token sequences spell different strings")
+
+    def cuts(ids):
+        return set(np.cumsum([len(spell[i]) for i in ids])[:-1].tolist())
+
+    ca, cb = cuts(a), cuts(b)
+    differ = sorted(ca ^ cb)
+    if not differ:
+        return "", ""
+    start = max(text.rfind(b" ", 0, differ[0]), 0)
+    end = text.find(b" ", differ[-1])
+    end = len(text) if end < 0 else end
+
+    def render(cs):
+        edges = [start, *sorted(c for c in cs if start < c < end), end]
+        return "|".join(text[x:y].decode("utf-8", errors="replace") for x, y in zip(edges, edges[1:]))
+
+    return render(ca), render(cb)

@@ -51,6 +51,7 @@ corpus = "enwiki"  # the corpus the self-trained models learn from and are teste
 test_sentences = 400  # test sentences scored per model, drawn at random (0: the whole test split)
 n_boot = 1000  # bootstrap resamples of test articles per interval
 n_samples = 3  # samples shown per model
+speller_order = 4  # order of the character n-gram that spells out a closed vocabulary's <unk> (as in the segmentation chapter)
 sample_max_tokens = 48  # tokens per sample at most
 seed = 0  # seeds the test subset (the segmentation chapter draws the same one), the bootstrap and the samples
 
@@ -60,8 +61,12 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
+from lmnotes import budget
+from lmnotes import comparability as C
 from lmnotes import corpus as lmcorpus
 from lmnotes import memo, models, plots, units
+from lmnotes.models.trained import SIZES
+from lmnotes.segment import WordSegmentation
 
 plots.use_style()
 names = model_names or models.names()
@@ -80,57 +85,82 @@ glue("n_test_articles", len(set(article)), display=False)
 # Each model scores the same {glue:text}`n_test:,` sentences, drawn at random from the
 # {glue:text}`n_test_all:,` of the test split (from {glue:text}`n_test_articles` articles;
 # the pretrained models cost minutes per thousand sentences on two CPU cores, and the
-# segmentation chapter scores the same subset with them). The table gives each model's
-# parameters (for n-grams: stored counts), its segmentation and vocabulary, how long it took
-# to train here, the tokens it splits the sentences into, per-token perplexity, bits per byte
-# with a 95% interval that resamples test articles (the sentences of one article share a
-# topic, so they are not independent), and the share of sentences it gives probability zero.
+# segmentation chapter scores the same subset with them). The table gives each model's bits
+# per byte with a 95% interval that resamples test articles (the sentences of one article
+# share a topic, so they are not independent), per-token perplexity, the share of sentences
+# it gives probability zero, the tokens it splits the sentences into, its segmentation and
+# vocabulary, its parameters (for n-grams: stored counts) and how long it took to train here.
+#
+# **Closed vocabularies.** The word models keep the types seen at least twice in training
+# and predict `<unk>` for every other word, so their probability of a sentence with an
+# unknown word is that of a *set* of sentences, and their bits per byte are not comparable
+# with an open-vocabulary model's ({doc}`03_segmentation` measures by how much). Their rows
+# are marked *closed* and take no part in the ranking. Each also appears made open, *+ speller*:
+# after every `<unk>` it spells out the actual word with a character
+# {glue:text}`speller_order_used`-gram trained on the training split's unknown words
+# (the construction of {cite:t}`mielke-eisner-2019-spell`, as in {doc}`03_segmentation`).
+# These rows are open, and the Kneser–Ney trigram made open is the baseline every neural
+# model should beat. One difference remains: a word model never predicts the spacing of its
+# Moses tokens, which the byte-level models pay for.
 
 # %% tags=["full-width"]
-rows, lms, scores, bpb_of = [], {}, {}, {}
+rows, lms, scores, logprob, n_bytes, bpb_of = [], {}, {}, {}, {}, {}
+spellers = {}
 for name in names:
     lm = models.load(name, device=device, **({"size": size} if name.startswith("wiki/") else {}))
     lms[name] = lm
     s = memo.score(lm, test)  # kept in the shared cache: the segmentation chapter reuses it
     scores[name] = s
-    finite = np.isfinite(s.logprob)
-    bpb = bpb_of[name] = units.bootstrap_rate(units.logprobs(s), units.counts(s, "byte"), "bits", n_boot, seed,
-                                              groups=article)
-    rows.append({
-        "model": name,
-        "trained here": name.startswith("wiki/"),
-        "parameters": lm.n_parameters,
-        "segmentation": lm.segmentation,
-        "vocabulary": lm.vocab_size,
-        # wall time varies between runs: shown as "~N s", which nbval's sanitizer masks
-        "training": f"~{lm.train_seconds:.0f} s" if hasattr(lm, "train_seconds") else "pretrained",
-        "test tokens": int(s.n_tokens.sum()),
-        "perplexity / token": units.corpus_rate(s, "token", "perplexity"),
-        "bits / byte": bpb.value,
-        "95% interval": f"[{bpb.low:.3f}, {bpb.high:.3f}]" if np.isfinite(bpb.value) else "",
-        "p = 0 (%)": float(100 * (~finite).mean()),
-    })
+    seg = getattr(lm, "seg", None)
+    closed = seg is not None and not seg.open_vocabulary
+    variants = [(name, "closed" if closed else "open", units.logprobs(s))]
+    # a word vocabulary with finite scores (not the unsmoothed trigram): spell its <unk> out
+    if closed and isinstance(seg, WordSegmentation) and np.isfinite(s.logprob).all():
+        if len(seg.vocab) not in spellers:
+            spellers[len(seg.vocab)] = C.train_speller(seg, data["train"].sentences, speller_order, corpus)
+        variants.append((f"{name} + speller", "open", C.open_word_logprob(s.logprob, test, seg, spellers[len(seg.vocab)])))
+    for row_name, vocabulary_kind, lp in variants:
+        logprob[row_name], n_bytes[row_name] = lp, units.counts(s, "byte")
+        bpb = bpb_of[row_name] = units.bootstrap_rate(lp, n_bytes[row_name], "bits", n_boot, seed, groups=article)
+        rows.append({
+            "model": row_name,
+            "trained here": name.startswith("wiki/"),
+            "vocabulary": vocabulary_kind,
+            "bits / byte": bpb.value,
+            "95% interval": f"[{bpb.low:.3f}, {bpb.high:.3f}]" if np.isfinite(bpb.value) else "",
+            # per-token perplexity of a spelled-out model would count the spelling's characters: not shown
+            "perplexity / token": f"{units.corpus_rate(s, 'token', 'perplexity'):.2f}" if row_name == name else "–",
+            "p = 0 (%)": float(100 * (~np.isfinite(lp)).mean()),
+            "test tokens": int(s.n_tokens.sum()),
+            "segmentation": lm.segmentation,
+            "types": lm.vocab_size,
+            "parameters": lm.n_parameters,
+            # wall time varies between runs: shown as "~N s", which nbval's sanitizer masks
+            "training": f"~{lm.train_seconds:.0f} s" if hasattr(lm, "train_seconds") else "pretrained",
+        })
 table = pd.DataFrame(rows).set_index("model")
-table = table[["bits / byte", "95% interval", "perplexity / token", "p = 0 (%)", "test tokens", "segmentation",
-               "vocabulary", "parameters", "training", "trained here"]]  # the key columns first
-finite_bpb = table["bits / byte"].replace(np.inf, np.nan)
-best = finite_bpb.idxmin()
+ranked = table["bits / byte"].where(np.isfinite(table["bits / byte"]) & (table["vocabulary"] == "open"))
+best = ranked.idxmin()
 glue("best_model", best, display=False)
-glue("best_bpb", round(float(finite_bpb.min()), 3), display=False)
-best_trained = finite_bpb[table["trained here"]].idxmin()
+glue("best_bpb", round(float(ranked.min()), 3), display=False)
+best_trained = ranked[table["trained here"]].idxmin()
 glue("best_trained", best_trained, display=False)
-glue("best_trained_bpb", round(float(finite_bpb[best_trained]), 3), display=False)
+glue("best_trained_bpb", round(float(ranked[best_trained]), 3), display=False)
+glue("speller_order_used", speller_order, display=False)
+closed_rows = table.index[table["vocabulary"] == "closed"]
+glue("closed_list", ", ".join(closed_rows) or "none", display=False)
 glue("mle_zero_pct", round(float(table.loc["wiki/trigram-word-mle", "p = 0 (%)"]), 1) if "wiki/trigram-word-mle" in table.index else float("nan"), display=False)
-table.round({"perplexity / token": 2, "bits / byte": 3, "p = 0 (%)": 1})
+table.drop(columns="trained here").round({"bits / byte": 3, "p = 0 (%)": 1})
 
 # %% [markdown]
-# The model with the fewest bits per byte is {glue:text}`best_model`
-# ({glue:text}`best_bpb:.3f` bits per byte); among the models trained here it is
-# {glue:text}`best_trained` ({glue:text}`best_trained_bpb:.3f`). Whether a lowest value is a
-# result depends on the gap to the next model, measured on the same sentences: the table below
-# gives, for each trained model, its bits per byte minus the best trained model's, with a
-# paired bootstrap interval over test articles (the difficulty the two models share cancels).
-# {glue:text}`best_trained_verdict`
+# Among the open-vocabulary models the fewest bits per byte are
+# {glue:text}`best_model`'s ({glue:text}`best_bpb:.3f`); among those trained here,
+# {glue:text}`best_trained`'s ({glue:text}`best_trained_bpb:.3f`). The closed rows
+# ({glue:text}`closed_list`) are left out: their figures count `<unk>` as if it were the word.
+# Whether a lowest value is a result depends on the gap to the next model, measured on the
+# same sentences: the table below gives, for each open model trained here, its bits per byte
+# minus the best one's, with a paired bootstrap interval over test articles (the difficulty
+# the two models share cancels). {glue:text}`best_trained_verdict`
 #
 # The unsmoothed trigram gives
 # {glue:text}`mle_zero_pct:.1f`% of the test sentences probability zero, so its perplexity is
@@ -139,21 +169,56 @@ table.round({"perplexity / token": 2, "bits / byte": 3, "p = 0 (%)": 1})
 # word model few hard ones.
 
 # %%
-trained_finite = [m for m in table.index[table["trained here"]] if np.isfinite(table.loc[m, "bits / byte"])]
-gaps = {}
-for m in trained_finite:
-    if m != best_trained:
-        a, b = scores[m], scores[best_trained]
-        gaps[m] = units.paired_difference(units.logprobs(a), units.counts(a, "byte"), units.logprobs(b),
-                                          units.counts(b, "byte"), "bits", n_boot, seed, groups=article)
+trained_open = [m for m in table.index[table["trained here"] & (table["vocabulary"] == "open")]
+                if np.isfinite(table.loc[m, "bits / byte"])]
+
+
+def difference(a, b):
+    """Bits per byte of model a minus model b, paired over the test articles."""
+    return units.paired_difference(logprob[a], n_bytes[a], logprob[b], n_bytes[b], "bits", n_boot, seed, groups=article)
+
+
+gaps = {m: difference(m, best_trained) for m in trained_open if m != best_trained}
 gap_table = pd.DataFrame({m: {"bits / byte minus the best's": e.value, "95% interval": f"[{e.low:.3f}, {e.high:.3f}]"}
                           for m, e in sorted(gaps.items(), key=lambda kv: kv[1].value)}).T
 tied = [m for m, e in gaps.items() if e.low <= 0]
 glue("best_trained_verdict", (f"The data do not separate {best_trained} from {', '.join(tied)}: the interval of the "
                               f"difference contains 0, so which of them is best here is not a result."
-                              if tied else f"Every other trained model is worse than {best_trained} beyond its interval."),
-     display=False)
+                              if tied else f"Every other open model trained here is worse than {best_trained} beyond "
+                              f"its interval."), display=False)
 gap_table.round(3)
+
+# %% [markdown]
+# ### Against the Kneser–Ney baseline
+#
+# A neural model trained on a corpus is expected to beat a smoothed trigram trained on the
+# same corpus. The baseline here is {glue:text}`baseline_name`; each open neural model's bits
+# per byte minus the baseline's, paired over test articles:
+
+# %%
+baseline = next((m for m in table.index if m.startswith("wiki/kn3") and m.endswith("+ speller")), None)
+glue("baseline_name", baseline or "none (no Kneser–Ney word trigram among the models)", display=False)
+neural_open = [m for m in trained_open if getattr(lms[m.split(" + ")[0]], "history", None) is not None]
+if baseline:
+    vs_kn = {m: difference(m, baseline) for m in neural_open}
+    kn_table = pd.DataFrame({m: {"bits / byte minus the baseline's": e.value,
+                                 "95% interval": f"[{e.low:.3f}, {e.high:.3f}]",
+                                 "beats the baseline": "yes" if e.high < 0 else "no, worse" if e.low > 0
+                                 else "cannot tell"} for m, e in vs_kn.items()}).T
+    n_beat = int((kn_table["beats the baseline"] == "yes").sum())
+    glue("kn_sentence", f"{n_beat} of the {len(kn_table)} open neural models trained here beat the Kneser–Ney "
+         f"baseline beyond the interval" + ("" if n_beat == len(kn_table) else
+                                           f"; {', '.join(kn_table.index[kn_table['beats the baseline'] != 'yes'])} "
+                                           f"do{'es' if len(kn_table) - n_beat == 1 else ''} not") + ".", display=False)
+    display(kn_table.round(3))
+else:
+    glue("kn_sentence", "There is no baseline to compare with.", display=False)
+
+# %% [markdown]
+# {glue:text}`kn_sentence` A reader should not expect the neural models of this report to be
+# better language models than a count-based trigram: they are small, and trained for minutes
+# (the training section below). The studies of the next chapters are about how these models
+# behave, and their verdicts are about these models.
 
 # %% [markdown]
 # ### What the subset costs in precision
@@ -168,7 +233,7 @@ gap_table.round(3)
 all_test = data["test"].sentences
 all_article = data["test"].article_ids()
 width = {}
-for m in trained_finite:
+for m in [m for m in trained_open if m in lms]:
     s_all = memo.score(lms[m], all_test)  # the same call as the segmentation chapter's
     e_all = units.bootstrap_rate(units.logprobs(s_all), units.counts(s_all, "byte"), "bits", n_boot, seed,
                                  groups=all_article)
@@ -195,7 +260,11 @@ width.round({"bits / byte, subset": 3, "bits / byte, whole split": 3, "interval 
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 shown = table[np.isfinite(table["bits / byte"])].sort_values("bits / byte")
 colors = ["#1b6ca8" if t else "#e08a1e" for t in shown["trained here"]]
-ax.barh(shown.index, shown["bits / byte"], color=colors)
+bars = ax.barh([f"{m} (closed)" if v == "closed" else m for m, v in zip(shown.index, shown["vocabulary"])],
+               shown["bits / byte"], color=colors)
+for bar, v in zip(bars, shown["vocabulary"]):
+    if v == "closed":
+        bar.set(hatch="//", alpha=0.5)
 ax.invert_yaxis()
 ax.set(xlabel="bits per byte on the test split (lower is better)", ylabel="",
        title="Test bits per byte")
@@ -209,34 +278,67 @@ plt.close(fig)
 # :name: fig-models-bpb
 #
 # Bits per byte of each model with finite scores on the test split (the numbers of the table
-# above). Blue: trained here on the corpus's training split; orange: pretrained elsewhere.
+# above). Blue: trained here on the corpus's training split; orange: pretrained elsewhere;
+# hatched: a closed vocabulary, whose `<unk>` is scored as if it were the word (not
+# comparable with the others).
 # ```
 #
-# ## Training curves
+# ## Training
 #
-# The neural models train with AdamW, a warm-up and cosine schedule, and stop early when the
-# validation loss stops improving; the best checkpoint is kept.
+# The neural models train with AdamW, a linear warm-up and a cosine schedule that reaches a
+# learning rate of zero at the last planned step. Every {glue:text}`eval_every` steps they
+# are evaluated on the validation split; training would stop after
+# {glue:text}`patience` evaluations without improvement, keeping the best checkpoint. The
+# table gives what each model got: steps, tokens seen (steps × sequences per step × tokens
+# per sequence), and epochs (how many times that is its training split, counted in its own
+# tokens).
 
 # %%
-curves = pd.concat([lm.history.assign(model=name) for name, lm in lms.items()
-                    if getattr(lm, "history", None) is not None and len(lm.history)], ignore_index=True)
-fig, ax = plt.subplots()
-for name, group in curves.groupby("model", sort=False):
-    ax.plot(group["step"], group["valid_loss"], marker="o", ms=3, label=name)
-ax.set(xlabel="optimiser step", ylabel="validation loss (nats per token)", title="Validation loss during training")
-ax.legend(fontsize=8)
+budgets = budget.budget_table({n: lm for n, lm in lms.items() if n.startswith("wiki/")}, data["train"].sentences, size)
+config = SIZES[size]["train"]
+glue("eval_every", config.eval_every, display=False)
+glue("patience", config.patience, display=False)
+early = budgets.index[budgets["stopped early"]].tolist()
+falling = budgets.index[budgets["valid falling at the end"]].tolist()
+glue("early_sentence", (f"{', '.join(early)} stopped early" if early else "No model stopped early")
+     + f"; the validation loss of {len(falling)} of the {len(budgets)} models was still falling at their last "
+       "evaluation, so they are under-trained: more steps would give better models.", display=False)
+glue("epochs_range", f"{budgets['epochs'].min():.2f}–{budgets['epochs'].max():.2f}", display=False)
+budgets.round({"epochs": 2, "train loss, last": 3, "valid loss, best": 3, "valid − train": 3})
+
+# %%
+curves = pd.concat([lms[name].history.assign(model=name) for name in budgets.index], ignore_index=True)
+fig, ax = plt.subplots(figsize=(6.4, 4.0))
+for (name, group), color in zip(curves.groupby("model", sort=False), plt.rcParams["axes.prop_cycle"].by_key()["color"]):
+    ax.plot(group["step"], group["valid_loss"], marker="o", ms=3, color=color, label=f"{name}, valid")
+    ax.plot(group["step"], group["train_loss"], ls="--", color=color, label=f"{name}, train")
+ax.set(xlabel="optimiser step", ylabel="loss (nats per token)", title="Training and validation loss")
+ax.legend(fontsize=7, ncol=2)
 glue("fig_curves", fig, display=False)
 plt.close(fig)
-curves.pivot(index="step", columns="model", values="valid_loss").round(3)
 
 # %% [markdown]
 # ```{glue:figure} fig_curves
 # :name: fig-models-curves
 #
-# Validation loss (nats per token of each model's own segmentation, so curves of different
-# segmentations are not comparable in height) after each evaluation; the table above gives
-# the values.
+# Validation loss (solid, at each evaluation) and training loss (dashed, the mean over the
+# steps since the previous evaluation, so it lags the model), in nats per token of each
+# model's own segmentation: curves of different segmentations are not comparable in height.
 # ```
+#
+# {glue:text}`early_sentence` The models saw their training text {glue:text}`epochs_range`
+# times: an equal budget of tokens is a different budget of text for each segmentation.
+# *valid − train* compares the best validation loss with the last training loss; because
+# the training loss is a mean over the last {glue:text}`eval_every` steps of a model that
+# was still improving, it can lie above the validation loss. A larger gap in a longer run
+# would mean the model is fitting its training text rather than the language. How far
+# training could go on this corpus, and why the `cpu` recipe stops where it does, is
+# measured outside the book (`bench/training_curve.py`); the `gpu` profile trains larger
+# models for many more steps.
+#
+# **What this means for the studies.** Every verdict of the following chapters about
+# "Transformers", "LSTMs" or "word models" is a verdict about these small, under-trained
+# models. Each chapter says which of its verdicts could be artefacts of model quality.
 #
 # ## Samples
 #

@@ -54,12 +54,17 @@ marginal_model = "bpe8000"  # self-trained member whose marginal over segmentati
 n_marginal = 100  # test sentences for the marginal (self-trained)
 n_marginal_pretrained = 20  # test sentences for the marginal (first pretrained model)
 max_marginal_bytes = 120  # longest sentence (bytes) for the marginal
-n_is_samples = 32  # importance samples per sentence
+n_is_samples = 32  # importance samples per word, and per sentence of the pretrained model
+is_sweep = [32, 64, 128, 256]  # draws per sentence of the self-trained model: one run of the largest, cut into runs of each size
+n_coverage_runs = 20  # independent runs per word that measure how often the interval covers the exact value
 is_stay = 0.5  # the guided proposal draws the canonical segmentation with at least this probability
 is_explore = 0.5  # share of the uniform draw over the candidate tokens off the canonical segmentation
 exact_words = [" raining", " deforestation", " segmentation", " perplexity", " Wikipedia"]  # strings whose segmentations are enumerated
 max_segmentations = 1000  # enumeration limit per string (each segmentation is scored)
-negligible_share = 0.01  # "negligible": the gap's upper bound below this share of the bits per character
+negligible_share = 0.01  # "negligible": the gap below this share of the bits per character (this chapter's choice)
+negligible_share_alt = 0.005  # a stricter choice, to show how the verdict depends on it
+n_prefix_sentences = 20  # test sentences the first pretrained model scores after another prefix token
+prefix_alternative = ""  # that token; "": the BOS its model file declares, which lm-evaluation-harness prefixes
 seed = 0  # seeds sampling, subsets, importance sampling and the bootstrap
 
 # %%
@@ -69,10 +74,11 @@ import pandas as pd
 from myst_nb import glue
 from scipy.stats import kendalltau
 
+from lmnotes import budget
 from lmnotes import comparability as C
 from lmnotes import corpus as lmcorpus
-from lmnotes import marginal, memo, models, plots, units
-from lmnotes.models.trained import Recipe, build, on_corpus
+from lmnotes import marginal, memo, models, plots, stats, units
+from lmnotes.models.trained import Recipe, on_corpus
 
 plots.use_style()
 data = lmcorpus.load(corpus)
@@ -178,11 +184,12 @@ def rate_row(scores, convention="string"):
 
 scores = {spec: memo.score(lm, test) for spec, lm in family.items()}  # as the models chapter scored them
 rates = {spec: rate_row(s) for spec, s in scores.items()}
+budgets = budget.budget_table(family, data["train"].sentences, size)  # steps, tokens seen, epochs
 fmt = lambda e, d=3: f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"  # noqa: E731
 COLUMNS = ["perplexity / token", "perplexity / word", "perplexity / char", "bits / char", "bits / byte"]
 family_table = pd.DataFrame(
     {label(spec): {"vocabulary": family[spec].vocab_size, "open": family[spec].seg.open_vocabulary,
-                   "tokens": int(scores[spec].n_tokens.sum()),
+                   "epochs": f"{budgets.loc[spec, 'epochs']:.2f}", "tokens": int(scores[spec].n_tokens.sum()),
                    **{c: fmt(rates[spec][c], 2 if c.startswith("perplexity / word") else 3) for c in COLUMNS}}
      for spec in segmentations}).T
 family_table.index.name = "Transformer over"
@@ -197,6 +204,28 @@ family_table
 
 # %%
 value = lambda spec, col: rates[spec][col].value  # noqa: E731
+# does per-token perplexity grow with the vocabulary? among the open models, and with the word model
+by_vocab = sorted(segmentations, key=lambda sp: family[sp].vocab_size)
+open_by_vocab = [sp for sp in by_vocab if family[sp].seg.open_vocabulary]
+grows_open = all(value(a, "perplexity / token") < value(b, "perplexity / token")
+                 for a, b in zip(open_by_vocab, open_by_vocab[1:]))
+grows_all = all(value(a, "perplexity / token") < value(b, "perplexity / token") for a, b in zip(by_vocab, by_vocab[1:]))
+exceptions = [label(sp) for sp in by_vocab if sp not in open_by_vocab
+              and value(sp, "perplexity / token") < max(value(o, "perplexity / token") for o in open_by_vocab
+                                                        if family[o].vocab_size < family[sp].vocab_size)]
+glue("ppl_vocab_sentence", (
+    "Per-token perplexity grows with the vocabulary in every model here. " if grows_all else
+    f"Among the open-vocabulary models per-token perplexity {'grows' if grows_open else 'does not always grow'} "
+    f"with the vocabulary; it is not a law: the {', '.join(exceptions) or 'closed'} model, with the largest "
+    f"vocabulary, has a lower per-token perplexity than a model with a smaller one."), display=False)
+epochs_tau = kendalltau([budgets.loc[sp, "epochs"] for sp in segmentations],
+                        [-value(sp, "bits / byte") for sp in segmentations]).statistic
+glue("epochs_tau", float(epochs_tau), display=False)
+glue("epoch_order_sentence", (
+    "the bits-per-byte order is exactly the order of their epochs (more epochs, fewer bits): part of every "
+    "difference between these models may be their training budget, not their segmentation."
+    if np.isclose(epochs_tau, 1) else f"Kendall's τ between the epochs and the (negated) bits per byte is {epochs_tau:.2f}: "
+    "part of the differences may be the training budget, not the segmentation."), display=False)
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
 for spec in segmentations:
     x, y = value(spec, "perplexity / token"), rates[spec]["bits / byte"]
@@ -214,9 +243,10 @@ glue("fig_family", fig, display=False)
 # ```{glue:figure} fig_family
 # :name: fig-family
 # Per-token perplexity against bits per byte for the Transformer trained with each
-# segmentation (red: the closed-vocabulary word model). Per-token perplexity grows with the
-# vocabulary by construction; bits per byte orders the models by the probability they give
-# the same text.
+# segmentation (red: the closed-vocabulary word model). {glue:text}`ppl_vocab_sentence`
+# Bits per byte orders the models by the probability they give the same text; but the
+# models saw their training text a different number of times (the *epochs* column: an
+# equal budget of tokens is not an equal budget of text), and {glue:text}`epoch_order_sentence`
 # ```
 #
 # The rankings (1: the lowest value), and Kendall's τ between each measure's ranking and the
@@ -264,11 +294,8 @@ glue("word_vocab", word_lm.vocab_size, display=False)
 
 # the speller: a Kneser-Ney character n-gram over the training words the vocabulary maps to
 # <unk> (one string per occurrence), renormalised to the strings outside the vocabulary
-unk_words = C.unk_training_words(seg, data["train"].sentences)
-speller_lm = build(Recipe("ngram-kn", "char", order=speller_order, min_count=1), unk_words, [],
-                   name=f"speller-{corpus}-{len(unk_words)}")
-speller = C.Speller(speller_lm, seg.vocab)
-glue("n_unk_train", len(unk_words), display=False)
+speller = C.train_speller(seg, data["train"].sentences, speller_order, corpus)
+glue("n_unk_train", speller.n_words, display=False)
 glue("speller_order_used", speller_order, display=False)
 glue("speller_vocab_mass", float(100 * speller.vocab_mass), display=False)
 
@@ -331,12 +358,15 @@ decomposition = pd.DataFrame([
     {"part": "advantage of the word model (bits / char, all sentences)", "bits / char": advantage},
     {"part": "<unk> scored as a word (spelled-out minus raw)", "bits / char": b_spelled - b_raw},
     {"part": "mass on unknown-word strings (renormalising the open model)", "bits / char": renorm_all},
-    {"part": "what remains: the models themselves", "bits / char": advantage - (b_spelled - b_raw) - renorm_all},
+    {"part": "unexplained (includes the training budget)", "bits / char": advantage - (b_spelled - b_raw) - renorm_all},
 ]).set_index("part")
 decomposition["share of the advantage"] = decomposition["bits / char"] / advantage
 glue("unk_share", float(100 * (b_spelled - b_raw) / advantage), display=False)
 glue("renorm_share", float(100 * renorm_all / advantage), display=False)
 glue("renorm_bits_char", float(per_char_renorm[0]), display=False)
+glue("renorm_bits_sentence", float(renorm_bits[0]), display=False)
+glue("word_epochs", float(budgets.loc["word", "epochs"]), display=False)
+glue("open_epochs", float(budgets.loc[open_model, "epochs"]), display=False)
 decomposition.round(4)
 
 # %% [markdown]
@@ -344,15 +374,18 @@ decomposition.round(4)
 # (95% interval {glue:text}`oov_mass_low:.1f`–{glue:text}`oov_mass_high:.1f` %) hold a word
 # the closed model cannot produce. Renormalising the open model to the closed model's
 # strings would lower its bits per character on the sentences without unknown words by
-# only {glue:text}`renorm_bits_char:.4f`: the mass is spread over whole sentences, a
-# fraction of a bit each. Scoring `<unk>` as if it were the word explains
-# {glue:text}`unk_share:.0f` % of the word model's advantage, the renormalisation
-# {glue:text}`renorm_share:.1f` %. The rest is not the vocabulary's doing in the post's sense:
-# it is the models themselves (a word model makes a few predictions per sentence, each over
-# a unit a character model must spell out) and the tokenization the word model stands on,
-# which is not reversible: the word model never predicts spacing, which the open models pay
-# for on every character (the conversion to raw strings needs a reversible tokenization,
-# as the post's last paragraph says).
+# only {glue:text}`renorm_bits_char:.4f`: {glue:text}`renorm_bits_sentence:.1f` bits per
+# sentence, spread over the sentence's many characters. Scoring `<unk>` as if it were the
+# word explains {glue:text}`unk_share:.0f` % of the word model's advantage, the
+# renormalisation, the post's mechanism, {glue:text}`renorm_share:.1f` %. The rest is
+# unexplained by the vocabulary, and this chapter cannot split it further. It includes the
+# training budget (the word model saw its training text {glue:text}`word_epochs:.2f` times,
+# the {glue:text}`open_label` model {glue:text}`open_epochs:.2f` times), the models
+# themselves (a word model makes a few predictions per sentence, each over a unit a
+# character model must spell out), and the tokenization the word model stands on, which is
+# not reversible: the word model never predicts spacing, which the open models pay for on
+# every character (the conversion to raw strings needs a reversible tokenization, as the
+# post's last paragraph says).
 #
 # ## Pretrained models: tokens, words and bytes
 #
@@ -371,7 +404,9 @@ rows = {}
 for name, s in pre_scores.items():
     for conv in units.CONVENTIONS:
         r = units.rate_table(s, convention=conv, n_resamples=n_boot, seed=seed, groups=article[sub_idx])
-        rows[(name, conv)] = {"vocabulary": pre_models[name].vocab_size, "tokens": int(units.counts(s, "token", conv).sum()),
+        rows[(name, conv)] = {"vocabulary": pre_models[name].vocab_size,
+                              "prefix": pre_models[name].tokenizer.convert_ids_to_tokens(pre_models[name].bos_id),
+                              "tokens": int(units.counts(s, "token", conv).sum()),
                               "perplexity / token": fmt(r["perplexity / token"], 2),
                               "perplexity / word": fmt(r["perplexity / word"], 2),
                               "bits / byte": fmt(r["bits / byte"])}
@@ -385,6 +420,48 @@ pre_table
 # perplexity per token carries its tokenizer as well as its quality. Bits per byte and
 # perplexity per word compare the two. The conventions move every figure (EOS is a hard
 # prediction for a model trained on documents, not sentences) but not the order.
+#
+# Every sentence is scored after a *prefix* token (the *prefix* column), which is part of
+# the convention too. For {glue:text}`stride_pre_name` this report uses
+# {glue:text}`prefix_ours`, the separator of documents in its pretraining data. The
+# model's file declares {glue:text}`prefix_alt` as its BOS (SmolLM2's chat format begins
+# every turn with it), and lm-evaluation-harness prefixes the declared BOS. On
+# {glue:text}`n_prefix_used` of the sentences, drawn at random, that prefix changes the harness convention's
+# bits per byte from {glue:text}`prefix_bpb_ours:.3f` to {glue:text}`prefix_bpb_alt:.3f`
+# ({glue:text}`prefix_diff:+.3f`): a reported figure needs its prefix token as well as its
+# counting convention.
+
+# %%
+# drawn at random from the subset, so that they come from several articles
+prefix_ids = np.sort(np.random.default_rng([seed, 2]).choice(sub_idx, min(n_prefix_sentences, len(sub_idx)),
+                                                             replace=False))
+prefix_texts = [test[i] for i in prefix_ids]
+pre_name = pretrained[0]  # the model of the prefix check, the stride study and the marginal
+tokenizer = pre_models[pre_name].tokenizer
+prefix_ours = tokenizer.convert_ids_to_tokens(pre_models[pre_name].bos_id)
+prefix_alt = prefix_alternative or tokenizer.bos_token
+if prefix_alt not in tokenizer.get_vocab():
+    raise ValueError(f"{pre_name} has no token {prefix_alt!r}: set prefix_alternative to one of its tokens")
+alt_lm = models.load(pre_name, device=device, bos=prefix_alt)
+prefix_scores = {"ours": memo.score(pre_models[pre_name], prefix_texts), "alt": memo.score(alt_lm, prefix_texts)}
+harness = {k: (units.logprobs(s, "harness"), units.counts(s, "byte", "harness")) for k, s in prefix_scores.items()}
+prefix_bpb = {k: units.bootstrap_rate(*v, "bits", n_boot, seed, groups=article[prefix_ids]) for k, v in harness.items()}
+prefix_diff = units.paired_difference(*harness["alt"], *harness["ours"], "bits", n_boot, seed,
+                                      groups=article[prefix_ids])
+glue("prefix_alt", prefix_alt, display=False)
+glue("prefix_ours", prefix_ours, display=False)
+glue("n_prefix_used", len(prefix_texts), display=False)
+glue("prefix_bpb_ours", float(prefix_bpb["ours"].value), display=False)
+glue("prefix_bpb_alt", float(prefix_bpb["alt"].value), display=False)
+glue("prefix_diff", float(prefix_diff.value), display=False)
+glue("prefix_diff_interval", f"[{prefix_diff.low:+.3f}, {prefix_diff.high:+.3f}]", display=False)
+pd.DataFrame({"prefix": [prefix_ours, prefix_alt],
+              "bits / byte (harness)": [fmt(prefix_bpb["ours"]), fmt(prefix_bpb["alt"])]},
+             index=pd.Index([pre_name] * 2, name="model"))
+
+# %% [markdown]
+# The difference, {glue:text}`prefix_diff:+.3f` bits per byte, has a paired interval of
+# {glue:text}`prefix_diff_interval` over the sentences' articles.
 #
 # ## Sliding windows over long documents
 #
@@ -405,17 +482,15 @@ doc_bytes = np.array([u["byte"] for u in doc_units])
 W = stride_lm.max_length
 glue("stride_label", label(stride_model), display=False)
 glue("stride_window", W, display=False)
-stride_rows = []
+stride_rows, doc_bits = [], {}  # doc_bits[model]: per-document (log p, bytes) at each stride
 for f in stride_fractions:
     stride = int(min(W - 1, max(1, round(f * W))))
     lp = np.array([x.sum() for x in stride_lm.score_ids(doc_ids, stride=stride)])
     forwards = sum(e - b for ids in doc_ids for b, e, _ in stride_lm.windows(len(ids) + 2, stride))
-    stride_rows.append({"model": label(stride_model), "window": W, "stride": stride,
-                        "min. context": W - stride,
-                        "bits / byte": units.bootstrap_rate(lp, doc_bytes, "bits", n_boot, seed),
+    doc_bits.setdefault(label(stride_model), []).append((lp, doc_bytes))
+    stride_rows.append({"model": label(stride_model), "window": W, "stride": stride, "min. context": W - stride,
                         "tokens computed per token scored": forwards / sum(len(i) + 1 for i in doc_ids)})
 
-pre_name = pretrained[0]
 pre_lm = models.load(pre_name, device=device, max_length=stride_pretrained_window)
 texts = [d.text for d in sorted(articles, key=lambda d: len(d.text))[:stride_pretrained_documents]]
 glue("stride_pre_name", pre_name, display=False)
@@ -425,43 +500,64 @@ for f in stride_fractions[:3]:
     stride = int(min(stride_pretrained_window - 1, max(1, round(f * stride_pretrained_window))))
     s = memo.score(pre_lm, texts, stride=stride)
     forwards = sum(e - b for n in s.n_tokens for b, e, _ in pre_lm.windows(int(n) + 1, stride))
+    doc_bits.setdefault(pre_name, []).append((s.logprob, units.counts(s, "byte")))
     stride_rows.append({"model": pre_name, "window": stride_pretrained_window, "stride": stride,
                         "min. context": stride_pretrained_window - stride,
-                        "bits / byte": units.bootstrap_rate(s.logprob, units.counts(s, "byte"), "bits", n_boot, seed),
                         "tokens computed per token scored": forwards / s.n_tokens.sum()})
 strides = pd.DataFrame(stride_rows)
-stride_gain = {m: g["bits / byte"].iloc[0].value - g["bits / byte"].iloc[-1].value for m, g in strides.groupby("model")}
-glue("stride_gain_self", float(stride_gain[label(stride_model)]), display=False)
-glue("stride_gain_pre", float(stride_gain[pre_name]), display=False)
+# bits per byte with an interval over the documents (each one article), where there are enough of them
+min_documents = 5  # fewer documents give no interval: a bootstrap of 3 clusters has 10 distinct resamples
+strides["bits / byte"] = [units.bootstrap_rate(lp, n, "bits", n_boot, seed) if len(n) >= min_documents
+                          else stats.Estimate(units.from_nats(-lp.sum(), n.sum(), "bits"), np.nan, np.nan)
+                          for m in strides["model"].unique() for lp, n in doc_bits[m]]
+# the gain from the smallest stride: disjoint windows minus the smallest stride, paired by document
+stride_gain = {m: units.paired_difference(*runs[0], *runs[-1], "bits", n_boot, seed) for m, runs in doc_bits.items()}
+per_doc_gain = {m: (runs[0][0] - runs[-1][0]) / runs[0][1] / -np.log(2) for m, runs in doc_bits.items()}
+glue("stride_gain_self", float(stride_gain[label(stride_model)].value), display=False)
+glue("stride_gain_self_interval", f"[{stride_gain[label(stride_model)].low:.3f}, "
+     f"{stride_gain[label(stride_model)].high:.3f}]", display=False)
+glue("stride_gain_pre", float(stride_gain[pre_name].value), display=False)
+glue("stride_gain_pre_docs", ", ".join(f"{g:.3f}" for g in per_doc_gain[pre_name]), display=False)
+glue("stride_n_self_docs", len(doc_ids), display=False)
+g = stride_gain[label(stride_model)]
+glue("stride_self_verdict", "its gain's interval contains 0, so more context changes nothing measurable" if g.low <= 0
+     <= g.high else f"more context {'helps' if g.low > 0 else 'costs'} it a little, "
+     f"{abs(g.value):.3f} bits per byte, beyond its interval", display=False)
 
 fig, ax = plt.subplots(figsize=(6.4, 3.8))
 for m, g in strides.groupby("model", sort=False):
     y = np.array([e.value for e in g["bits / byte"]])
-    lo = y - np.array([e.low for e in g["bits / byte"]])
-    hi = np.array([e.high for e in g["bits / byte"]]) - y
+    lo = np.nan_to_num(y - np.array([e.low for e in g["bits / byte"]]))
+    hi = np.nan_to_num(np.array([e.high for e in g["bits / byte"]]) - y)
     ax.errorbar(g["min. context"], y, yerr=[lo, hi], marker="o", capsize=3, label=f"{m} (window {g['window'].iloc[0]})")
 ax.set_xlabel("minimum context of a scored token (window − stride, tokens)")
-ax.set_ylabel("bits per byte (95% interval)")
+ax.set_ylabel("bits per byte")
 ax.legend()
 ax.set_title("Sliding-window scoring of whole articles")
 plt.close(fig)
 glue("fig_stride", fig, display=False)
-strides.assign(**{"bits / byte": strides["bits / byte"].map(fmt)}).round(2)
+strides.assign(**{"bits / byte": [fmt(e) if np.isfinite(e.low) else f"{e.value:.3f} (too few documents for an interval)"
+                                  for e in strides["bits / byte"]]}).round(2)
 
 # %% [markdown]
 # ```{glue:figure} fig_stride
 # :name: fig-stride
 # Bits per byte of whole test articles against the minimum context a scored token gets,
-# for strides from the whole window down to an eighth of it. Intervals resample articles.
+# for strides from the whole window down to an eighth of it. The self-trained model's
+# intervals resample its {glue:text}`stride_n_self_docs` articles; the pretrained model
+# scores {glue:text}`stride_pre_docs` articles, too few for an interval, so it has none.
 # ```
 #
-# Bits per byte with disjoint windows minus bits per byte with the smallest stride:
-# {glue:text}`stride_gain_pre:.3f` for {glue:text}`stride_pre_name`, and
-# {glue:text}`stride_gain_self:.3f` for the self-trained model, at the computational cost in
-# the last column. The pretrained model, trained on long documents, turns the extra context
-# into probability; the self-trained one, whose training stream is sentences separated by
-# `<s>` in windows of {glue:text}`stride_window` tokens, has learned to use little beyond the
-# current sentence, and more context changes nothing measurable. A bits-per-byte figure of
+# Bits per byte with disjoint windows minus bits per byte with the smallest stride, paired by
+# article: {glue:text}`stride_gain_self:.3f` for the self-trained model (95% interval
+# {glue:text}`stride_gain_self_interval`, over its articles), and
+# {glue:text}`stride_gain_pre:.3f` for {glue:text}`stride_pre_name`, whose
+# {glue:text}`stride_pre_docs` articles each gain ({glue:text}`stride_gain_pre_docs`); this at
+# the computational cost in the last column. The pretrained model, trained on long
+# documents, turns the extra context into probability in every article it scores; the
+# self-trained one, whose training stream is sentences separated by `<s>` in windows of
+# {glue:text}`stride_window` tokens, has learned to use little beyond the current sentence:
+# {glue:text}`stride_self_verdict`. A bits-per-byte figure of
 # a long-document benchmark is therefore incomplete without its window and stride, and how
 # much they matter depends on the model.
 #
@@ -514,42 +610,65 @@ strides.assign(**{"bits / byte": strides["bits / byte"].map(fmt)}).round(2)
 glue("is_stay_used", is_stay, display=False)
 glue("is_explore_used", is_explore, display=False)
 m_lm = family[marginal_model]
-exact_rows = []
+
+
+def percentile_interval(d: marginal.Draws, i: int, k: int) -> tuple[float, float]:
+    """The bootstrap percentile interval of string i's estimate (3), resampling draws of run k."""
+    run = slice(k * n_is_samples, (k + 1) * n_is_samples)
+    pick = rng.integers(0, n_is_samples, size=(n_boot, n_is_samples))
+    boot = marginal.stratified(d.logw[i, run][pick], d.canonical[i, run][pick], d.log_canonical[i])
+    return float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
+
+
+exact_rows, skipped = [], []
 for name, lm in [(label(marginal_model), m_lm), (pre_name, pre_models[pre_name])]:
     for w in exact_words:
         lat = marginal.lattices(lm, [w])[0]
         if lat.log_count() > np.log(max_segmentations):
+            skipped.append(f"{w.strip()!r} for {name} ({np.exp(lat.log_count()):,.0f} segmentations)")
             continue
         exact, n = marginal.exact_logmarginal(lm, w, limit=max_segmentations)
-        d = memo.importance_sample(lm, [w], n_is_samples, seed=seed, stay=is_stay, explore=is_explore)
+        # n_coverage_runs independent runs of n_is_samples draws: the first is the one shown
+        d = memo.importance_sample(lm, [w], n_is_samples * n_coverage_runs, seed=seed, stay=is_stay, explore=is_explore)
         constrained = memo.importance_sample(lm, [w], n_is_samples, seed=seed, stay=0.0, explore=0.0)
+        intervals = [percentile_interval(d, 0, k) for k in range(n_coverage_runs)]
         canonical = d.log_canonical[0]
-        pick = rng.integers(0, n_is_samples, size=(n_boot, n_is_samples))
-        boot = marginal.stratified(d.logw[0][pick], d.canonical[0][pick], canonical)
         exact_rows.append({"model": name, "string": repr(w), "segmentations": n,
                            "log p(canonical)": canonical, "log p(x), exact": exact,
-                           "log p(x), guided (3)": d.logmarginal()[0],
-                           "95% interval": f"[{np.quantile(boot, 0.025):.3f}, {np.quantile(boot, 0.975):.3f}]",
+                           "log p(x), guided (3)": d.subset(slice(0, n_is_samples)).logmarginal()[0],
+                           "95% interval": f"[{intervals[0][0]:.3f}, {intervals[0][1]:.3f}]",
+                           "runs covering the exact value": f"{sum(lo <= exact <= hi for lo, hi in intervals)} of "
+                                                            f"{n_coverage_runs}",
                            "log p(x), constrained": constrained.plain()[0],
-                           "canonical share of p(x)": np.exp(canonical - exact)})
+                           "canonical share of p(x)": np.exp(canonical - exact),
+                           "_covered": sum(lo <= exact <= hi for lo, hi in intervals)})
 exact_table = pd.DataFrame(exact_rows).set_index(["model", "string"])
-bounds = exact_table["95% interval"].str.strip("[]").str.split(", ")
-covered = [float(a) - 1e-3 <= e <= float(b) + 1e-3 for e, (a, b) in zip(exact_table["log p(x), exact"], bounds)]
 err = lambda col: (exact_table[col] - exact_table["log p(x), exact"]).abs()  # noqa: E731
 glue("n_exact", len(exact_table), display=False)
-glue("n_exact_covered", int(sum(covered)), display=False)
+glue("coverage_pct", float(100 * exact_table["_covered"].sum() / (n_coverage_runs * len(exact_table))), display=False)
+glue("n_coverage_runs_used", n_coverage_runs, display=False)
 glue("err_guided", float(err("log p(x), guided (3)").median()), display=False)
 glue("err_constrained", float(err("log p(x), constrained").median()), display=False)
 glue("n_constrained_below", int((exact_table["log p(x), constrained"] < exact_table["log p(canonical)"]).sum()),
      display=False)
 glue("min_canonical_share", float(100 * exact_table["canonical share of p(x)"].min()), display=False)
-exact_table.round(3)
+coverage = exact_table["_covered"].sum() / (n_coverage_runs * len(exact_table))
+glue("coverage_sentence", "That is far below the nominal 95 %: with few draws a heavy-tailed weight is often not "
+     "drawn at all, and resampling the draws cannot show what they missed, so these intervals are too narrow, and "
+     "so are the sentence-level intervals below, built the same way." if coverage < 0.85 else
+     "That is close to the nominal 95 %.", display=False)
+glue("skipped_words", "; ".join(skipped) if skipped else "none", display=False)
+glue("max_segmentations_used", max_segmentations, display=False)
+exact_table.drop(columns="_covered").round(3)
 
 # %% [markdown]
+# The table leaves out the words with more than {glue:text}`max_segmentations_used`
+# segmentations, whose exact sum would cost too many forward passes: {glue:text}`skipped_words`.
 # The guided estimate lies within a median {glue:text}`err_guided:.3f` nats of the exact
-# log-marginal, and the exact value lies inside its bootstrap interval (over the
-# {glue:text}`n_is_samples_used` draws, within 0.001) for {glue:text}`n_exact_covered` of the
-# {glue:text}`n_exact` words; the constrained proposal misses by a median
+# log-marginal. Its percentile bootstrap interval (over the {glue:text}`n_is_samples_used`
+# draws) is another matter: over {glue:text}`n_coverage_runs_used` independent runs per word,
+# it covered the exact value in {glue:text}`coverage_pct:.0f` % of the runs.
+# {glue:text}`coverage_sentence` The constrained proposal misses by a median
 # {glue:text}`err_constrained:.2f` nats and falls below the canonical term itself for
 # {glue:text}`n_constrained_below` of them. On single words the canonical segmentation is
 # not everything: its share of the word's probability falls to
@@ -558,19 +677,24 @@ exact_table.round(3)
 # %%
 glue("n_is_samples_used", n_is_samples, display=False)
 short = [i for i, s in enumerate(test) if len(s.encode()) <= max_marginal_bytes]
-gaps = {}
-for name, lm, n in [(label(marginal_model), m_lm, n_marginal), (pre_name, pre_models[pre_name], n_marginal_pretrained)]:
-    pick = np.sort(rng.choice(short, min(n, len(short)), replace=False))
+pick_rng = np.random.default_rng([seed, 1])  # the sentences, independent of the draws above
+gaps, runs = {}, {}
+for name, lm, n, n_draws in [(label(marginal_model), m_lm, n_marginal, max(is_sweep)),
+                             (pre_name, pre_models[pre_name], n_marginal_pretrained, n_is_samples)]:
+    pick = np.sort(pick_rng.choice(short, min(n, len(short)), replace=False))
     texts = [test[i] for i in pick]
-    d = memo.importance_sample(lm, texts, n_is_samples, seed=seed, stay=is_stay, explore=is_explore)
+    d = memo.importance_sample(lm, texts, n_draws, seed=seed, stay=is_stay, explore=is_explore)
     constrained = memo.importance_sample(lm, texts, n_is_samples, seed=seed, stay=0.0, explore=0.0)
     chars = np.array([len(t) + 1 for t in texts])
     g = marginal.gap(d, chars, n_resamples=n_boot, seed=seed)
     bpc_model = units.from_nats(-d.log_canonical.sum(), chars.sum(), "bits")
-    gaps[name] = {"sentences": len(texts), "bits / char (canonical)": bpc_model,
+    certified = float(units.from_nats((d.certified() - d.log_canonical).sum(), chars.sum(), "bits"))  # a gain
+    runs[name] = {"draws": d, "texts": texts, "chars": chars, "gap": g, "bpc": bpc_model, "lm": lm}
+    gaps[name] = {"sentences": len(texts), "draws per sentence": n_draws, "bits / char (canonical)": bpc_model,
                   "gap, bits / char": fmt(g.bits_per_char, 5),
                   "gap / bits per char": g.bits_per_char.value / bpc_model,
-                  "upper bound / bits per char": g.bits_per_char.high / bpc_model,
+                  "interval's upper end / bits per char": g.bits_per_char.high / bpc_model,
+                  "certified lower bound / bits per char": certified / bpc_model,
                   "gap by the constrained proposal": (constrained.plain() - d.log_canonical).sum()
                   / chars.sum() / np.log(2),
                   "draws off s*": 1 - d.canonical.mean(),
@@ -582,8 +706,14 @@ glue("n_marginal_pre_used", int(gap_table["sentences"].iloc[1]), display=False)
 negative = [m for m, v in gap_table["gap by the constrained proposal"].items() if v < 0]
 glue("constrained_note", f"a negative gap for {' and '.join(negative)}, impossible for a quantity that cannot "
      "fall below 0" if negative else "a gap of the same sign, with the spread of the table above", display=False)
-glue("gap_self_pct", float(100 * gap_table["gap / bits per char"].iloc[0]), display=False)
-glue("gap_pre_pct", float(100 * gap_table["gap / bits per char"].iloc[1]), display=False)
+share = lambda m, col: float(100 * gap_table.loc[m, col])  # noqa: E731
+self_name = label(marginal_model)
+glue("gap_self_pct", share(self_name, "gap / bits per char"), display=False)
+glue("gap_pre_pct", share(pre_name, "gap / bits per char"), display=False)
+glue("cert_self_pct", share(self_name, "certified lower bound / bits per char"), display=False)
+glue("cert_pre_pct", share(pre_name, "certified lower bound / bits per char"), display=False)
+glue("upper_pre_pct", share(pre_name, "interval's upper end / bits per char"), display=False)
+glue("n_sweep_max", max(is_sweep), display=False)
 gap_table.drop(columns="_estimate")
 
 # %% [markdown]
@@ -591,59 +721,200 @@ gap_table.drop(columns="_estimate")
 # per character; its interval resamples both the sentences (drawn at random from the test
 # split, so nearly all from different articles) and each sentence's importance samples, and
 # is cut at 0. Summing over all its segmentations gains the self-trained model
-# {glue:text}`gap_self_pct:.2f` % of its bits per character and {glue:text}`stride_pre_name`
-# {glue:text}`gap_pre_pct:.2f` %. The pretrained model's figure rests on fewer sentences
+# {glue:text}`gap_self_pct:.2f` % of its bits per character (estimated from
+# {glue:text}`n_sweep_max` draws per sentence) and {glue:text}`stride_pre_name`
+# {glue:text}`gap_pre_pct:.2f` % (from {glue:text}`n_is_samples_used`). Two cautions
+# go with these figures.
+#
+# - **The estimate is biased low.** $\hat p(x)$ is unbiased, but its logarithm is not:
+#   $\mathbb{E}[\log \hat p(x)] \le \log p(x)$ (Jensen's inequality), and the bias shrinks
+#   as the number of draws $N$ grows. The interval's upper end is therefore *not* an upper
+#   bound on the gap, and the column says so by its name.
+# - **A certified lower bound needs no estimate.** The segmentations that were drawn are
+#   terms of the sum (1); adding up the probabilities of the distinct ones and of $s^*$ gives
+#   a partial sum, which lies below $p(x)$ for certain:
+#   $\log \sum_{s \in \{s^*\} \cup \{s_1, \dots, s_N\}} p(s) \le \log p(x)$. For the
+#   self-trained model it is {glue:text}`cert_self_pct:.2f` % of its bits per character, for
+#   {glue:text}`stride_pre_name` {glue:text}`cert_pre_pct:.3f` %, against an interval whose
+#   upper end is {glue:text}`upper_pre_pct:.3f` %.
+#
+# The pretrained model's figures rest on fewer sentences
 # ({glue:text}`n_marginal_pre_used` against {glue:text}`n_marginal_used`, the parameters
-# `n_marginal_pretrained` and `n_marginal`), because each of its draws costs a forward pass
-# of a far larger model at every token: it describes fewer of the test split's sentences. The
-# constrained proposal's column shows what the naive estimator reports:
-# {glue:text}`constrained_note`.
+# `n_marginal_pretrained` and `n_marginal`) and fewer draws, because each of its draws costs a
+# forward pass of a far larger model at every token. The constrained proposal's column shows
+# what the naive estimator reports: {glue:text}`constrained_note`.
+#
+# **How the estimate grows with the number of draws.** The self-trained model's
+# {glue:text}`n_sweep_max` draws per sentence, cut into disjoint runs of $N$ draws, are
+# independent runs of the estimator at each $N$:
+
+# %%
+r = runs[self_name]
+sweep = marginal.sweep(r["draws"], r["chars"], sorted(is_sweep))
+sweep_pct = sweep.drop(columns="runs").mul(100 / r["bpc"]).assign(runs=sweep["runs"])
+sweep_pct = sweep_pct[["runs", "estimate, mean", "estimate, min", "estimate, max", "certified lower bound"]]
+sweep_pct.columns = ["runs", "estimate (% of bits/char), mean over runs", "lowest run", "highest run",
+                     "certified lower bound (%), first N draws"]
+ns = sorted(is_sweep)
+rise = sweep_pct.iloc[-1, 1] - sweep_pct.iloc[-2, 1] if len(ns) > 1 else np.nan
+levelled = len(ns) > 1 and rise < 0.1 * sweep_pct.iloc[-1, 1]
+glue("sweep_first_n", ns[0], display=False)
+glue("sweep_first_mean", float(sweep_pct.iloc[0, 1]), display=False)
+glue("sweep_last_mean", float(sweep_pct.iloc[-1, 1]), display=False)
+glue("sweep_rise", float(rise), display=False)
+glue("sweep_levelled", "has levelled off: the last doubling of N added less than a tenth of it" if levelled else
+     "has not levelled off: the last doubling of N still added a tenth of it or more", display=False)
+# the runs of the smallest N against the certified bound of all the draws
+first_runs = [(r["draws"].subset(slice(k * ns[0], (k + 1) * ns[0])).logmarginal() - r["draws"].log_canonical).sum()
+              for k in range(max(ns) // ns[0])]
+first_runs = 100 * units.from_nats(np.array(first_runs), r["chars"].sum(), "bits") / r["bpc"]
+n_first_below_cert = int((first_runs < sweep_pct.iloc[-1, 4]).sum())
+glue("n_first_below_cert", n_first_below_cert, display=False)
+glue("n_first_runs", len(first_runs), display=False)
+glue("first_runs_sentence", "a single run at that size can understate the gap by more than the bias a bound "
+     "could allow for, and its interval's upper end is no bound" if n_first_below_cert else
+     "no run at that size fell below it", display=False)
+
+fig, ax = plt.subplots(figsize=(6.4, 3.8))
+ax.errorbar(ns, sweep_pct.iloc[:, 1], yerr=[sweep_pct.iloc[:, 1] - sweep_pct.iloc[:, 2],
+                                           sweep_pct.iloc[:, 3] - sweep_pct.iloc[:, 1]],
+            marker="o", capsize=3, label="estimate (3): mean over runs, lowest to highest run")
+ax.plot(ns, sweep_pct.iloc[:, 4], marker="s", ls="--", label="certified lower bound (first N draws)")
+for t, style in ((negligible_share, ":"), (negligible_share_alt, "-.")):
+    ax.axhline(100 * t, color="grey", ls=style, lw=1)
+    ax.annotate(f"{100 * t:g} % threshold", (ns[0], 100 * t), textcoords="offset points", xytext=(2, 3), fontsize=8)
+ax.set_xscale("log", base=2)
+ax.set_xticks(ns, [str(n) for n in ns])
+ax.set_xlabel("importance samples per sentence, N (log scale)")
+ax.set_ylabel("gap, % of bits per character")
+ax.set_title(f"The marginal's gain over s*: {self_name}")
+ax.legend(fontsize=8)
+plt.close(fig)
+glue("fig_sweep", fig, display=False)
+sweep_pct.round(3)
+
+# %% [markdown]
+# ```{glue:figure} fig_sweep
+# :name: fig-sweep
+# The gap between the log-marginal and the canonical segmentation's log-probability, as a
+# share of the bits per character, against the number of importance samples per sentence.
+# Points: the mean over disjoint runs of $N$ draws, bars from the lowest to the highest run;
+# dashed: the certified lower bound from the first $N$ draws; grey: the thresholds of
+# "negligible" discussed below.
+# ```
+#
+# The estimate grows with $N$, from {glue:text}`sweep_first_mean:.2f` % at
+# $N$ = {glue:text}`sweep_first_n` to {glue:text}`sweep_last_mean:.2f` % at
+# {glue:text}`n_sweep_max`, and {glue:text}`sweep_levelled`. At
+# $N$ = {glue:text}`sweep_first_n`, {glue:text}`n_first_below_cert` of the
+# {glue:text}`n_first_runs` runs estimate a gap below the certified lower bound of all the
+# draws: {glue:text}`first_runs_sentence`.
+#
+# **Where the gap comes from.** The sentence with the largest estimated gap, and the most
+# probable of its other segmentations that was drawn, shown where it differs from $s^*$:
+
+# %%
+d = r["draws"]
+top = int(np.argmax(r["gap"].per_string))
+alt_ids, alt_lp = d.best_alternative(top)
+canon_ids = m_lm.encode(r["texts"][top])
+shown_canon, shown_alt = marginal.segmentation_diff(m_lm, canon_ids, alt_ids)
+largest = pd.DataFrame([
+    {"segmentation": "canonical s*", "where it differs": repr(shown_canon), "log p(s)": float(d.log_canonical[top])},
+    {"segmentation": "most probable other one drawn", "where it differs": repr(shown_alt), "log p(s)": alt_lp},
+]).set_index("segmentation")
+glue("top_sentence", r["texts"][top], display=False)
+glue("top_gap", float(r["gap"].per_string[top]), display=False)
+glue("top_cert", float(d.certified()[top] - d.log_canonical[top]), display=False)
+delta = float(alt_lp - d.log_canonical[top])
+glue("top_alt_delta", f"{abs(delta):.1f} nats {'more' if delta > 0 else 'less'} probable than", display=False)
+glue("top_alt_nats", float(np.log1p(np.exp(alt_lp - d.log_canonical[top]))), display=False)
+glue("top_alt_share", float(100 * np.log1p(np.exp(alt_lp - d.log_canonical[top])) / r["gap"].per_string[top]),
+     display=False)
+glue("top_n_distinct", len({t for t, c in zip(d.tokens[top], d.canonical[top]) if not c}), display=False)
+largest.round(2)
+
+# %% [markdown]
+# The sentence is "{glue:text}`top_sentence`". Its estimated gap is
+# {glue:text}`top_gap:.2f` nats, of which the {glue:text}`top_n_distinct` distinct other
+# segmentations drawn certify {glue:text}`top_cert:.2f`. The most probable of them is
+# {glue:text}`top_alt_delta` $s^*$, so on its own it adds
+# $\log\big(1 + p(s)/p(s^*)\big)$ = {glue:text}`top_alt_nats:.3f` nats,
+# {glue:text}`top_alt_share:.0f` % of the estimated gap; the rest comes from the other
+# segmentations, drawn and not. A model trained only on canonical segmentations can still
+# prefer another one: BPE's merges are fixed by frequencies in the training text, not by
+# what the model later finds probable.
 #
 # ## The claims
 
 # %%
-def verdict(ok, partly=False):
-    return "reproduced" if ok else "differs" if partly else "not reproduced"
+def negligible_verdict(threshold: float) -> tuple[str, str]:
+    """Claim 4 at one threshold: a model shows "negligible" if its interval's upper end lies
+    below the threshold and the estimate has levelled off in N (only a model with an N sweep
+    can show it); it shows the opposite if its certified lower bound reaches the threshold."""
+    shown = {m: levelled and m == self_name and gap_table.loc[m, "interval's upper end / bits per char"] < threshold
+             for m in gaps}
+    against = {m: gap_table.loc[m, "certified lower bound / bits per char"] >= threshold for m in gaps}
+    v = stats.verdict(sum(shown.values()), sum(against.values()), len(gaps))
+    why = "; ".join(f"{m}: {'certified above' if against[m] else 'shown below' if shown[m] else 'not decided'}"
+                    for m in gaps)
+    return v, why
 
 
-neg = {m: r["_estimate"].high / r["bits / char (canonical)"] < negligible_share for m, r in gaps.items()}
+v4, why4 = negligible_verdict(negligible_share)
+v4_alt, why4_alt = negligible_verdict(negligible_share_alt)
 glue("negligible_pct", 100 * negligible_share, display=False)
-word_beats = rates["word"]["bits / byte"].high < min(rates[s]["bits / byte"].low for s in open_specs)
+glue("negligible_alt_pct", 100 * negligible_share_alt, display=False)
+glue("v4", v4, display=False)
+glue("v4_alt", v4_alt, display=False)
+word_bpb, open_bpb = rates["word"]["bits / byte"], {s: rates[s]["bits / byte"] for s in open_specs}
+word_beats = word_bpb.high < min(e.low for e in open_bpb.values())
+word_loses = word_bpb.low > max(e.high for e in open_bpb.values())
 spelled_all = bpc(word_open, subsets["all sentences"])
 open_best = min(open_specs, key=lambda s: value(s, "bits / byte"))
 open_best_bpc = bpc(scores[open_best].logprob, subsets["all sentences"])
-glue("independent_orders", "one order" if agree_independent else "different orders", display=False)
+agree_open = all((ranks.loc[[label(s) for s in open_specs], c] == ranks.loc[[label(s) for s in open_specs], "bits / byte"])
+                 .all() for c in independent)
+causes = examples.loc[~examples["follows"], "cause"].value_counts()
+glue("independent_orders", "one order" if agree_open else "different orders", display=False)
 glue("rest_share", float(100 * (advantage - (b_spelled - b_raw) - renorm_all) / advantage), display=False)
-glue("marginal_label", label(marginal_model), display=False)
+glue("marginal_label", self_name, display=False)
+glue("causes_text", "; ".join(f"{n} from {c}" for c, n in causes.items()), display=False)
 claims = pd.DataFrame([
     {"claim": "1. perplexities per token are not comparable across segmentations",
      "measured": f"per token the {best_token} model is best, per byte the {best_byte} model; Kendall τ between "
                  f"the per-token and the per-byte order {tau['bits / byte']:.2f}; per-token perplexity "
                  f"{min(value(s, 'perplexity / token') for s in segmentations):.2f}–"
                  f"{max(value(s, 'perplexity / token') for s in segmentations):.1f}",
-     "verdict": verdict(tau["bits / byte"] < 1)},
+     "verdict": "reproduced" if tau["bits / byte"] < 1 else "inconclusive"},
     {"claim": "2. per-word and per-character measures are comparable for open-vocabulary models, "
               "and convert into each other",
-     "measured": f"perplexity per word, per character, bits per character and per byte give "
-                 f"{'one order' if agree_independent else 'different orders'} over the {len(segmentations)} models; "
-                 f"the post's conversions recomputed ({int(examples['follows'].sum())} of {len(examples)} printed "
-                 f"numbers follow from their inputs, the rest are slips of arithmetic)",
-     "verdict": verdict(agree_independent)},
+     "measured": f"over the {len(open_specs)} open-vocabulary models, perplexity per word, per character, bits per "
+                 f"character and per byte give {'one order' if agree_open else 'different orders'}: by construction, "
+                 f"as they share their denominators; the post's conversions recomputed: "
+                 f"{int(examples['follows'].sum())} of {len(examples)} printed numbers follow from their inputs, "
+                 f"the others {'; '.join(f'{n} from {c}' for c, n in causes.items())}",
+     "verdict": "reproduced (by construction)" if agree_open else "contradicted"},
     {"claim": "3. a closed vocabulary gives a large advantage that makes its perplexity incomparable",
-     "measured": f"word model {fmt(rates['word']['bits / byte'])} bits/byte vs open models "
-                 f"{min(value(s, 'bits / byte') for s in open_specs):.3f}–{max(value(s, 'bits / byte') for s in open_specs):.3f}; "
+     "measured": f"word model {fmt(word_bpb)} bits/byte vs open models "
+                 f"{min(e.value for e in open_bpb.values()):.3f}–{max(e.value for e in open_bpb.values()):.3f}; "
                  f"<unk> spelled out: {fmt(spelled_all)} bits/char against {fmt(open_best_bpc)} for {label(open_best)}; "
                  f"of the advantage over {label(open_model)}, scoring <unk> as a word explains "
-                 f"{100 * (b_spelled - b_raw) / advantage:.0f} %, the mass on unknown-word strings "
-                 f"{100 * renorm_all / advantage:.1f} % (m = {100 * mass['mass']:.1f} %)",
-     "verdict": verdict(word_beats and (b_spelled - b_raw) / advantage > 0.5, word_beats)},
+                 f"{100 * (b_spelled - b_raw) / advantage:.0f} %, the post's mechanism (mass on unknown-word strings, "
+                 f"m = {100 * mass['mass']:.1f} %) {100 * renorm_all / advantage:.1f} %, and "
+                 f"{100 * (advantage - (b_spelled - b_raw) - renorm_all) / advantage:.0f} % is unexplained (includes "
+                 f"the training budget: {budgets.loc['word', 'epochs']:.2f} epochs against "
+                 f"{budgets.loc[open_model, 'epochs']:.2f})",
+     "verdict": stats.verdict(int(word_beats), int(word_loses), 1)},
     {"claim": "4. the marginal over segmentations differs negligibly from the canonical segmentation",
-     "measured": "; ".join(f"{m}: gap {r['gap, bits / char']} bits/char, upper bound "
-                           f"{100 * r['upper bound / bits per char']:.2f} % of its bits per char"
+     "measured": "; ".join(f"{m}: gap {r['gap, bits / char']} bits/char ({100 * r['gap / bits per char']:.2f} % of its "
+                           f"bits per char, N = {r['draws per sentence']}), certified at least "
+                           f"{100 * r['certified lower bound / bits per char']:.3f} %"
                            for m, r in gaps.items())
-                 + f" (negligible: below {100 * negligible_share:.0f} %); on single words the canonical "
-                   f"segmentation holds as little as {100 * exact_table['canonical share of p(x)'].min():.0f} %",
-     "verdict": verdict(all(neg.values()), any(neg.values()))},
+                 + f"; the estimate {'has' if levelled else 'has not'} levelled off in N. Negligible (this chapter's "
+                   f"threshold): below {100 * negligible_share:g} %: {why4}. At {100 * negligible_share_alt:g} % "
+                   f"the verdict is {v4_alt} ({why4_alt})",
+     "verdict": v4},
 ]).set_index("claim")
 with pd.option_context("display.max_colwidth", None):
     display(claims)
@@ -651,15 +922,39 @@ with pd.option_context("display.max_colwidth", None):
 # %% [markdown]
 # **Reading the verdicts.** Claims 1 and 2 are arithmetic, and the models obey it: the
 # per-token order (best: {glue:text}`best_token`) and the per-byte order (best:
-# {glue:text}`best_byte`) disagree (τ = {glue:text}`tau_byte:.2f`), and every
-# segmentation-independent measure gives {glue:text}`independent_orders`. Claim 3 is about
-# *why* a closed vocabulary looks good, and here the numbers add to the post: of the word
-# model's lead over {glue:text}`open_label`, scoring `<unk>` as if it were the word explains
-# {glue:text}`unk_share:.0f` % and the mass on unknown-word strings
-# {glue:text}`renorm_share:.1f` %; the remaining {glue:text}`rest_share:.0f` % is the models
-# themselves and the word model's non-reversible tokenization. Claim 4: over running text the
-# marginal adds {glue:text}`gap_self_pct:.2f` % ({glue:text}`marginal_label`) and
-# {glue:text}`gap_pre_pct:.2f` % ({glue:text}`stride_pre_name`) to the canonical
-# segmentation's bits per character, while a single long word can owe much of its
-# probability to other segmentations: the footnote's "negligible" is a statement about
-# averages over text, and it needs an estimator that is not myopic to be checked at all.
+# {glue:text}`best_byte`) disagree (τ = {glue:text}`tau_byte:.2f`), and the
+# segmentation-independent measures give {glue:text}`independent_orders` over the
+# open-vocabulary models. Claim 2 holds by construction: the four measures divide one
+# total log-likelihood by counts that are the same for every model, so they cannot order
+# the models differently; what the claim adds is that these counts do not depend on the
+# segmentation, which is true only of open vocabularies (the word model's log-likelihood is
+# of another event, the next claim). Of the post's printed numbers that do not follow from
+# their inputs: {glue:text}`causes_text`.
+#
+# Claim 3 is about *why* a closed vocabulary looks good, and here the numbers add to the
+# post: of the word model's lead over {glue:text}`open_label`, scoring `<unk>` as if it were
+# the word explains {glue:text}`unk_share:.0f` %, and the mass on unknown-word strings, the
+# post's mechanism, {glue:text}`renorm_share:.1f` %. The remaining
+# {glue:text}`rest_share:.0f` % is unexplained, and includes the training budget.
+#
+# Claim 4 is decided by the threshold, which is this chapter's choice: the post says
+# "negligible" without a number. At {glue:text}`negligible_pct:g` % the verdict is
+# **{glue:text}`v4`**, at {glue:text}`negligible_alt_pct:g` % it is
+# **{glue:text}`v4_alt`**. The certified lower bound is what a verdict of "not negligible"
+# can rest on, since the estimate is biased low; a verdict of "negligible" needs the
+# interval's upper end below the threshold *and* an estimate that no longer grows with the
+# number of draws. Over running text the marginal adds about {glue:text}`gap_self_pct:.2f` %
+# ({glue:text}`marginal_label`) and {glue:text}`gap_pre_pct:.2f` %
+# ({glue:text}`stride_pre_name`) to the canonical segmentation's bits per character, while
+# a single long word can owe much of its probability to other segmentations.
+#
+# **Which verdicts could be artefacts of the models.** The self-trained models are small and
+# briefly trained (see {doc}`01_models`), and their budget is equal in tokens, not in text:
+# {glue:text}`epoch_order_sentence` Claims 1 and 2 are arithmetic and hold for any model.
+# Claim 3's size (how large the closed vocabulary's lead is, and the unexplained share) and
+# the ranking of segmentations by bits per byte depend on how well each model is trained,
+# and the `gpu` profile, which trains larger models for longer, may change them. Claim 4
+# depends on how a model spreads its probability over non-canonical segmentations, which
+# training on canonical segmentations teaches it to avoid: a better-trained model may well
+# give them less, and the pretrained model, trained far longer, gives them less than the
+# self-trained one here.

@@ -117,9 +117,67 @@ def test_gap_interval_covers_the_truth_and_is_zero_without_alternatives():
     truth_bits = truth / chars.sum() / math.log(2)
     assert g.bits_per_char.low <= truth_bits <= g.bits_per_char.high
     assert g.bits_per_char.value > 0 and (g.per_string >= 0).all()
-    flat = marginal.Draws(np.zeros((3, 5)), np.ones((3, 5), bool), np.zeros(3))
+    tokens = np.empty((3, 5), dtype=object)
+    tokens[:] = [[(1,)] * 5] * 3
+    flat = marginal.Draws(np.zeros((3, 5)), np.ones((3, 5), bool), np.zeros(3), np.zeros((3, 5)), tokens)
     flat_gap = marginal.gap(flat, chars, n_resamples=50)
     assert flat_gap.bits_per_char.value == 0 and flat_gap.bits_per_char.high == 0
+
+
+def test_certified_bound_is_the_partial_sum_over_distinct_draws():
+    lm = SubwordBigram(seed=3)
+    texts = ["ab ba", "aba b"]
+    few = marginal.importance_sample(lm, texts, 8, seed=0)
+    many = marginal.importance_sample(lm, texts, 4000, seed=1, batch_size=4096)
+    for i, text in enumerate(texts):
+        segs = {tuple(s) for s in marginal.lattices(lm, [text])[0].segmentations()}
+        exact = lm.logmarginal(text)
+        # every drawn token sequence is a segmentation, and its log p(s) is the model's score of it
+        assert set(few.tokens[i]) <= segs
+        for toks, lp in zip(few.tokens[i], few.logp[i]):
+            assert lp == pytest.approx(float(lm.score_ids([list(toks)])[0].sum()), abs=1e-4)
+        # by hand: log of p(s*) plus p(s) of each distinct non-canonical draw
+        distinct = {t: p for t, p, c in zip(few.tokens[i], few.logp[i], few.canonical[i]) if not c}
+        by_hand = logsumexp([few.log_canonical[i], *distinct.values()])
+        assert few.certified()[i] == pytest.approx(by_hand)
+        assert few.log_canonical[i] <= few.certified()[i] <= exact + 1e-5
+        # with every segmentation drawn the bound is the exact marginal
+        assert set(many.tokens[i]) == segs
+        assert many.certified()[i] == pytest.approx(exact, abs=1e-4)
+        alt, lp = many.best_alternative(i)
+        off = {t: p for t, p, c in zip(many.tokens[i], many.logp[i], many.canonical[i]) if not c}
+        assert alt in off and lp == max(off.values())
+
+
+def test_sweep_cuts_the_draws_into_disjoint_runs():
+    lm = SubwordBigram(seed=4)
+    texts = ["ab ba", "aba b", "b ab"]
+    draws = marginal.importance_sample(lm, texts, 64, seed=0)
+    chars = np.array([len(t) + 1 for t in texts])
+    table = marginal.sweep(draws, chars, [16, 64])
+    assert table.loc[16, "runs"] == 4 and table.loc[64, "runs"] == 1
+    whole = (draws.logmarginal() - draws.log_canonical).sum() / chars.sum() / math.log(2)
+    assert table.loc[64, "estimate, mean"] == pytest.approx(whole)
+    first = (draws.subset(slice(0, 16)).logmarginal() - draws.log_canonical).sum() / chars.sum() / math.log(2)
+    assert table.loc[16, "estimate, min"] <= first <= table.loc[16, "estimate, max"]
+    # more draws can only add distinct segmentations to the certified sum
+    assert table.loc[16, "certified lower bound"] <= table.loc[64, "certified lower bound"]
+    with pytest.raises(ValueError, match="draws asked for"):
+        marginal.sweep(draws, chars, [128])
+
+
+def test_segmentation_diff_shows_the_words_where_two_segmentations_differ():
+    lm = SubwordBigram()
+    text = "ab ba"
+    segs = marginal.lattices(lm, [text])[0].segmentations()
+    assert lm.encode(text) in segs
+    other = next(s for s in segs if s != lm.encode(text) and lm.decode(s[:1]) == lm.decode(lm.encode(text)[:1]))
+    a, b = marginal.segmentation_diff(lm, lm.encode(text), other)
+    assert a.replace("|", "") == b.replace("|", "") and a != b
+    assert " " not in a.strip()  # one word: the first one agrees, so only the second is shown
+    assert marginal.segmentation_diff(lm, lm.encode(text), lm.encode(text)) == ("", "")
+    with pytest.raises(ValueError, match="different strings"):
+        marginal.segmentation_diff(lm, lm.encode("ab"), lm.encode("ba"))
 
 
 def test_window_and_argument_errors():

@@ -118,3 +118,27 @@ def test_cross_entropy_gradient_matches_pytorch():
     (grad_ours,) = torch.autograd.grad(ours, logits)
     (grad_ref,) = torch.autograd.grad(reference, logits)
     assert torch.allclose(grad_ours, grad_ref, atol=1e-6)
+
+
+def test_training_budget_counts_steps_tokens_and_epochs(texts):
+    from lmnotes import budget
+    from lmnotes.train import _blocks, _stream
+
+    lm = trained.build(trained.Recipe("transformer", "byte"), *texts, name="t", size="tiny", cache=False)
+    row = budget.training_budget(lm, texts[0], TINY["train"])
+    n_blocks = len(_blocks(_stream(lm, texts[0]), 32))
+    # 12 steps of 8 blocks of 32 tokens; the split is n_blocks blocks long
+    assert row["steps"] == 12 and row["tokens seen"] == 12 * 8 * 32
+    assert row["epochs"] == pytest.approx(12 * 8 / n_blocks) and row["training tokens"] == n_blocks * 32
+    assert row["steps planned"] == 12 and not row["stopped early"]
+    assert row["best step"] in (4, 8, 12) and row["valid loss, best"] == lm.history["valid_loss"].min()
+    # a history cut short by early stopping
+    lm.history = lm.history.iloc[:2]
+    assert budget.training_budget(lm, texts[0], TINY["train"])["stopped early"]
+    table = budget.budget_table({"t": lm}, texts[0], "tiny")
+    assert list(table.index) == ["t"] and table.loc["t", "steps"] == 8
+    with pytest.raises(ValueError, match="no training history"):
+        budget.training_budget(trained.build(trained.Recipe("ngram-kn", "byte"), texts[0][:50], [], name="n",
+                                             size="tiny", cache=False), texts[0], TINY["train"])
+    with pytest.raises(ValueError, match="unknown size"):
+        budget.budget_table({"t": lm}, texts[0], "huge")

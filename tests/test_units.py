@@ -112,6 +112,10 @@ def test_worked_examples_recomputed():
     assert r["ppl per character, segmentation 2"] == pytest.approx(2.03, abs=0.01)  # printed 2.11
     assert df["follows"].sum() == 6  # the other six differ, each note says why
     assert (df.loc[~df["follows"], "note"] != "").all()
+    # every mismatch has a known cause, and only the mismatches have one
+    assert not (df.loc[~df["follows"], "cause"].isin(["", "unexplained"])).any()
+    assert (df.loc[df["follows"], "cause"] == "").all()
+    assert df["cause"].value_counts()["a rounded intermediate"] == 2
 
 
 def test_paired_difference_cancels_what_the_strings_share():
