@@ -201,7 +201,7 @@ plots.dash_missing(summary.set_index(["model", "strategy"]).round(1))
 #
 # The tests: the source's document-level permutation test of the difference of means
 # (App. B), the two-sample KS test (`scipy.stats.ks_2samp`), and the two that respect the
-# articles ({mod}`lmnotes.clusters`):
+# articles (`lmnotes.clusters`):
 #
 # - *article permutation*, for two groups of articles: relabel whole articles;
 # - *cluster-robust Welch*, for independent documents against articles: the difference of
@@ -284,7 +284,7 @@ glue("effective_articles", float((sizes ** 2).sum() ** 2 / (sizes ** 4).sum()), 
 # A model's distance to the test split means something about the model only where it
 # exceeds the shift. We test that directly: both distances are bootstrapped with the same
 # resamples of the test split's articles, so their difference has a paired interval
-# ({func}`lmnotes.stats.excess`).
+# (`lmnotes.stats.excess`).
 #
 # ## The statistics and the distances
 #
@@ -437,9 +437,9 @@ floor_range.round(3)
 # %% tags=["remove-cell"]
 glue("floor_repeats_used", floor_repeats, display=False)
 glue("test_zipf_s", test_fit_s, display=False)
-glue("floor_zipf_max", floor_range.loc["rank KS to Zipf(sample)", "max"], display=False)
-glue("floor_tvd_median", floor_range.loc["unigram TVD", "median"], display=False)
-glue("floor_top_tvd_median", floor_range.loc["top-types TVD", "median"], display=False)
+glue("floor_zipf_max", float(floor_range.loc["rank KS to Zipf(sample)", "max"]), display=False)
+glue("floor_tvd_median", float(floor_range.loc["unigram TVD", "median"]), display=False)
+glue("floor_top_tvd_median", float(floor_range.loc["top-types TVD", "median"]), display=False)
 glue("shift_tvd", shift["unigram TVD"].value, display=False)
 glue("floor_row_tvd", results["human floor", "-"]["unigram TVD"].value, display=False)
 

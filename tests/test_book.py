@@ -36,6 +36,22 @@ def test_no_executed_notebook_shows_nan():
                 assert not re.search(r"\bNaN\b|>nan<", text), f"{name}, cell {i}: a table shows NaN"
 
 
+def test_glued_numbers_format_and_no_role_needs_api_docs():
+    # the book's build treats warnings as errors: a glued numpy scalar prints as
+    # "np.float64(...)", which {glue:text}`x:.3f` cannot format, and the book has no API pages
+    # for {mod} or {func} roles to point to
+    import re
+
+    for name in book.notebook_names():
+        executed = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
+        for cell in executed.cells:
+            for out in cell.get("outputs", []):
+                value = out.get("data", {}).get("application/papermill.record/text/plain", "")
+                assert not str(value).startswith("np."), f"{name}: glue {out['metadata']}: {value} (glue a float)"
+            if cell.cell_type == "markdown":
+                assert not re.search(r"\{(mod|func|class|meth)\}`", cell.source), f"{name}: a py role without API docs"
+
+
 def test_default_profile_resolves():
     params = book.resolve_parameters(["00_corpus"], "default", {})
     assert params["00_corpus"]["corpus"] == "enwiki"
