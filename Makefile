@@ -13,9 +13,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: book test test-cold setup html clean clean-cache
+MATHJAX := _vendor/mathjax/tex-mml-chtml.js
+MATHJAX_VERSION := 3.2.2
 
-book: $(STAMP)
+.PHONY: book test test-cold setup html screenshots clean clean-cache
+
+book: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m lmnotes.book all --profile $(PROFILE)
 
 test: $(STAMP)
@@ -25,10 +28,27 @@ test-cold: $(STAMP)
 	@cold=$$(mktemp -d) && echo "make test with the empty cache LMNOTES_CACHE=$$cold" && \
 	LMNOTES_CACHE=$$cold $(MAKE) --no-print-directory test; rc=$$?; rm -rf "$$cold"; exit $$rc
 
-setup: $(STAMP)
+setup: $(STAMP) $(MATHJAX)
 
-html: $(STAMP)
+html: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m lmnotes.book build
+
+# Every page of the built book at 1280 px in headless Chromium (Debian's chromium and
+# chromium-driver, installed here if missing), into _build/screenshots, with a check of what a
+# reader must never see: a table or code line cut off, NaN, raw TeX, plumbing code.
+screenshots: $(STAMP) $(MATHJAX)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
+	$(BIN)/python -m lmnotes.book build
+	$(BIN)/python -m lmnotes.screens _build/html _build/screenshots
+
+# MathJax, served with the book so that its formulas render without a network: the npm
+# registry's package (only its es5 bundle), unpacked in a temporary folder and moved into place.
+$(MATHJAX):
+	@command -v npm >/dev/null || (echo "npm is needed once, to fetch MathJax $(MATHJAX_VERSION) from the npm registry" && exit 1)
+	@tmp=$$(mktemp -d) && (cd $$tmp && npm pack --silent mathjax@$(MATHJAX_VERSION) >/dev/null && tar xzf mathjax-$(MATHJAX_VERSION).tgz) && \
+	  mkdir -p _vendor && rm -rf _vendor/.mathjax.tmp && mv $$tmp/package/es5 _vendor/.mathjax.tmp && rm -rf _vendor/mathjax && \
+	  mv _vendor/.mathjax.tmp _vendor/mathjax && rm -rf $$tmp && echo "MathJax $(MATHJAX_VERSION) in _vendor/mathjax"
 
 # The environment is rebuilt when the pins change. requirements.lock pins every package
 # (transitive ones too) and is applied as pip constraints.

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -40,7 +42,7 @@ from typing import Any, Sequence
 import yaml
 
 from . import cache as lmcache
-from . import io
+from . import io, params, progress
 
 NOTEBOOKS = io.ROOT / "notebooks"
 BOOK = io.ROOT / "book"
@@ -53,9 +55,15 @@ class BookError(RuntimeError):
     """A user error in running the book: the message says what to do."""
 
 
+#: The book's first page: it summarises the verdicts of the chapters, so it runs after them.
+INTRO = "intro"
+
+
 def notebook_names() -> list[str]:
-    """Names (``NN_name``) of the chapter sources in ``notebooks/``, in order."""
-    return sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+    """Names of the sources in ``notebooks/``: the chapters (``NN_name``) in order, then the
+    intro, which reads what they saved."""
+    chapters = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+    return chapters + ([INTRO] if (NOTEBOOKS / f"{INTRO}.py").is_file() else [])
 
 
 def profiles() -> list[str]:
@@ -67,7 +75,10 @@ def load_profile(name: str) -> dict[str, Any]:
     path = PARAMS / f"{name}.yaml"
     if not path.is_file():
         raise BookError(f"unknown profile {name!r}; the profiles are {profiles()} (files in {PARAMS})")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise BookError(f"profile {path} is not valid YAML: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict) or set(data) - set(PROFILE_SECTIONS):
         raise BookError(f"profile {path} must be a mapping with the sections {list(PROFILE_SECTIONS)}; "
                         f"found {sorted(data) if isinstance(data, dict) else type(data).__name__}")
@@ -78,27 +89,41 @@ def load_profile(name: str) -> dict[str, Any]:
     return {"common": data.get("common") or {}, "notebooks": data.get("notebooks") or {}}
 
 
-def declared_parameters(name: str) -> dict[str, Any]:
-    """The parameters of a notebook's ``parameters`` cell, with their default values."""
-    import jupytext
-    from papermill.translators import PythonTranslator
-
-    nb = jupytext.read(NOTEBOOKS / f"{name}.py")
+def _parameters_cell(nb, name: str):
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     if len(cells) != 1:
         raise BookError(f"notebooks/{name}.py must have exactly one cell tagged 'parameters' "
                         f"(found {len(cells)})")
-    return {p.name: p.default for p in PythonTranslator.inspect(cells[0])}
+    return cells[0]
 
 
-def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, Any]
-                       ) -> dict[str, dict[str, Any]]:
+def parameters(name: str) -> dict[str, params.Parameter]:
+    """The parameters a notebook's ``parameters`` cell declares (:mod:`lmnotes.params`)."""
+    import jupytext
+
+    try:
+        return params.parse(_parameters_cell(jupytext.read(NOTEBOOKS / f"{name}.py"), name).source)
+    except params.ParameterError as exc:
+        raise BookError(f"notebooks/{name}.py: {exc}") from None
+
+
+def declared_parameters(name: str) -> dict[str, Any]:
+    """The parameters of a notebook's ``parameters`` cell, with their default values."""
+    return {k: p.default for k, p in parameters(name).items()}
+
+
+def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, Any],
+                       cwd: str | os.PathLike | None = None) -> dict[str, dict[str, Any]]:
     """Parameters for each notebook: profile ``common``, then its section, then overrides.
 
-    Raises :class:`BookError` for a parameter that no notebook concerned declares.
+    Raises :class:`BookError` for a parameter that no notebook concerned declares, and for a
+    value of the wrong type or outside its range (:func:`lmnotes.params.check`), before
+    anything runs. Relative paths among the overrides are resolved against ``cwd`` (the
+    directory the command was run from; the notebooks run in ``book/``).
     """
+    overrides = params.resolve_paths(overrides, cwd or os.getcwd())
     prof = load_profile(profile)
-    declared = {n: declared_parameters(n) for n in notebook_names()}
+    declared = {n: parameters(n) for n in notebook_names()}
     everything = set().union(*declared.values()) if declared else set()
     unknown = set(prof["common"]) - everything
     if unknown:
@@ -116,10 +141,14 @@ def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, 
         if bad:
             raise BookError(f"profile {profile!r}, notebook {n!r}: unknown parameter(s) {sorted(bad)}; "
                             f"it declares {sorted(declared[n])}")
-        params = {k: v for k, v in prof["common"].items() if k in declared[n]}
-        params.update(section)
-        params.update({k: v for k, v in overrides.items() if k in declared[n]})
-        out[n] = params
+        values = {k: v for k, v in prof["common"].items() if k in declared[n]}
+        values.update(section)
+        values.update({k: v for k, v in overrides.items() if k in declared[n]})
+        try:
+            params.check(n, declared[n], values)
+        except params.ParameterError as exc:
+            raise BookError(str(exc)) from None
+        out[n] = values
     return out
 
 
@@ -135,7 +164,7 @@ def sync(names: Sequence[str] | None = None) -> None:
 
 # Metadata that papermill writes and that changes from run to run (times, paths): dropped so
 # that the same parameters give the same committed notebook.
-_VOLATILE_NB = ("start_time", "end_time", "duration", "input_path", "output_path", "exception")
+_VOLATILE_NB = ("start_time", "end_time", "duration", "input_path", "output_path", "exception", "parameters")
 
 
 def _stable_ids(nb) -> None:
@@ -160,17 +189,24 @@ def _entry_paths() -> set[Path]:
     return {p for p in root.glob("*/*") if p.is_dir() and not p.name.startswith(".")}
 
 
-def _timings(target: Path, seconds: float, built: set[Path]) -> dict:
-    """The notebook's timings after this run: this run's under "cold", "warm" or "partial", the
-    others kept from the notebook it replaces."""
-    import nbformat
+def _timings_file() -> Path:
+    """Where this machine's runs record their wall times: beside the cache they depend on, not
+    in the committed notebooks (a notebook's bytes must not change with the clock)."""
+    return lmcache.root() / "timings.json"
 
-    old = {}
-    if target.is_file():
-        try:
-            old = nbformat.read(target, as_version=4).metadata.get("lmnotes", {}).get("timings", {})
-        except Exception:  # an unreadable old notebook has no timings worth keeping
-            old = {}
+
+def _read_timings() -> dict[str, dict]:
+    try:
+        return json.loads(_timings_file().read_text())
+    except (OSError, ValueError):  # none yet, or unreadable: no record worth keeping
+        return {}
+
+
+def _record_timing(name: str, seconds: float, built: set[Path]) -> dict:
+    """Record this run's wall time under "cold", "warm" or "partial" for ``name``, keeping the
+    others; return the notebook's record."""
+    records = _read_timings()
+    old = records.get(name, {})
     kinds = Counter(path.parent.name for path in built)
     # warm: nothing built. cold: of every kind the last cold run built, at least as many entries
     # (the cache held none of the chapter's own work). In between, "partial": kept apart, so
@@ -179,18 +215,38 @@ def _timings(target: Path, seconds: float, built: set[Path]) -> dict:
     last_cold = old.get("cold", {}).get("built", {})
     mode = ("warm" if not built else
             "cold" if all(kinds.get(kind, 0) >= n for kind, n in last_cold.items()) else "partial")
-    return {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
-                          "built": dict(sorted(kinds.items()))}}
+    records[name] = {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
+                                   "built": dict(sorted(kinds.items()))}}
+    io.write_text(_timings_file(), json.dumps(records, indent=1, sort_keys=True))
+    return records[name]
 
 
-def execute(name: str, parameters: dict[str, Any], profile: str, kernel: str = "python3") -> Path:
-    """Execute ``notebooks/NAME.ipynb`` into ``book/NAME.ipynb`` atomically, recording its wall
-    time (see ``timings``)."""
+# ipykernel warns on every start that its TCP sockets are not encrypted (they listen on
+# localhost), and logs an interrupt when it is shut down after a failed cell; its own log goes
+# to the runner's console, so it is kept to critical errors.
+_KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _failure(name: str, profile: str, exc) -> BookError:
+    """The error of a failed cell: its message first, on one line, then the traceback."""
+    message = " ".join(f"{exc.ename}: {exc.evalue}".split())
+    tb = "\n".join(exc.traceback) if exc.traceback else ""
+    return BookError(f"{name}: {message}\n  (cell {exc.exec_count} failed, profile {profile!r}; "
+                     f"book/{name}.ipynb is unchanged; the traceback follows)\n{tb}")
+
+
+def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "python3") -> Path:
+    """Execute ``notebooks/NAME.ipynb`` into ``book/NAME.ipynb`` atomically, with ``values``
+    written into its parameters cell (so that the executed notebook shows the values used, once),
+    and record its wall time (see ``timings``)."""
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    source = NOTEBOOKS / f"{name}.ipynb"
+    source = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    cell = _parameters_cell(source, name)
+    cell.source = params.write_into(cell.source, values)
     target = BOOK / f"{name}.ipynb"
     for stale in BOOK.glob(f".{name}.ipynb.*"):  # left by a run killed without notice (SIGKILL)
         stale.unlink()
@@ -198,63 +254,92 @@ def execute(name: str, parameters: dict[str, Any], profile: str, kernel: str = "
     with io.atomic_path(target, suffix=".ipynb") as tmp:
         try:
             papermill.execute_notebook(
-                str(source), str(tmp), parameters=parameters, kernel_name=kernel, language="python",
+                source, str(tmp), parameters=None, kernel_name=kernel, language="python",
                 cwd=str(BOOK), progress_bar=sys.stderr.isatty(), report_mode=False,
+                extra_arguments=_KERNEL_ARGS,
             )
         except PapermillExecutionError as exc:
-            tb = "\n".join(exc.traceback) if exc.traceback else f"{exc.ename}: {exc.evalue}"
-            raise BookError(f"{name}: cell {exc.exec_count} failed (profile {profile!r}); "
-                            f"book/{name}.ipynb is unchanged.\n{tb}") from None
+            raise _failure(name, profile, exc) from None
         nb = nbformat.read(tmp, as_version=4)
         nb.metadata.setdefault("lmnotes", {})["profile"] = profile
-        nb.metadata["lmnotes"]["timings"] = _timings(target, time.perf_counter() - t0, _entry_paths() - before)
+        nb.metadata["lmnotes"].pop("timings", None)
         _scrub(nb)
         nbformat.write(nb, tmp)
+    _record_timing(name, time.perf_counter() - t0, _entry_paths() - before)
     return target
 
 
 def run(names: Sequence[str] | None = None, profile: str = "default",
         overrides: dict[str, Any] | None = None) -> list[Path]:
-    """Execute the named notebooks (all by default), printing progress per notebook."""
+    """Execute the named notebooks (all by default), printing progress per notebook. Every
+    value is checked before the first notebook starts. The intro, which summarises the
+    chapters' verdicts, is run again after any chapter."""
     known = notebook_names()
     names = list(names or known)
     unknown = [n for n in names if n not in known]
     if unknown:
         raise BookError(f"unknown notebook(s) {unknown}; the notebooks are {known}")
-    params = resolve_parameters(names, profile, overrides or {})
+    if INTRO in known and INTRO not in names:
+        names.append(INTRO)
+    values = resolve_parameters(names, profile, overrides or {})
     sync(names)
-    out = []
+    # the kernels' progress lines (training, conversion) go to this process's console
+    if progress.console_path():
+        os.environ.setdefault(progress.ENV, progress.console_path())
+    out, last = [], _read_timings()
     for i, n in enumerate(names, 1):
-        print(f"[{i}/{len(names)}] {n} (profile {profile}) ...", flush=True)
+        seen = last.get(n, {})
+        hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}" for mode in ("warm", "cold")
+                         if mode in seen)
+        print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
         t0 = time.perf_counter()
-        out.append(execute(n, params[n], profile))
-        print(f"[{i}/{len(names)}] {n} done in {time.perf_counter() - t0:.0f} s -> "
+        out.append(execute(n, values[n], profile))
+        print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)} -> "
               f"{os.path.relpath(out[-1])}", flush=True)
     return out
 
 
 def timings() -> "pd.DataFrame":
-    """One row per executed notebook: its profile and its last cold and warm wall times."""
-    import nbformat
+    """One row per notebook: its last cold and warm wall times on this machine."""
     import pandas as pd
 
+    records = _read_timings()
     rows = []
     for n in notebook_names():
-        path = BOOK / f"{n}.ipynb"
-        meta = nbformat.read(path, as_version=4).metadata.get("lmnotes", {}) if path.is_file() else {}
-        row = {"notebook": n, "profile": meta.get("profile", "-")}
+        row = {"notebook": n}
         for mode in ("cold", "warm"):
-            t = meta.get("timings", {}).get(mode)
+            t = records.get(n, {}).get(mode)
             row[f"{mode} (s)"] = t["seconds"] if t else None
             row[f"{mode} measured"] = t["date"] if t else "-"
         row["cold run built"] = ", ".join(f"{v} {k}" for k, v in
-                                          meta.get("timings", {}).get("cold", {}).get("built", {}).items()) or "-"
+                                          records.get(n, {}).get("cold", {}).get("built", {}).items()) or "-"
         rows.append(row)
     df = pd.DataFrame(rows).set_index("notebook")
-    total = {"profile": "", "cold (s)": df["cold (s)"].sum(min_count=1), "warm (s)": df["warm (s)"].sum(min_count=1),
-             "cold measured": "", "warm measured": "", "cold run built": ""}
-    df.loc["total"] = total
+    df.loc["total"] = {"cold (s)": df["cold (s)"].sum(min_count=1), "warm (s)": df["warm (s)"].sum(min_count=1),
+                       "cold measured": "", "warm measured": "", "cold run built": ""}
     return df
+
+
+def parameter_table(width: int = 60) -> "pd.DataFrame":
+    """One row per notebook and parameter: its default, its value in each profile (blank where
+    the profile keeps the default), and what it is (the cell's comment, shortened)."""
+    import pandas as pd
+
+    def short(value, n=28):
+        text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+        return text if len(text) <= n else text[: n - 1] + "…"
+
+    profs = {p: load_profile(p) for p in profiles()}
+    rows = []
+    for n in notebook_names():
+        for name, p in parameters(n).items():
+            row = {"notebook": n, "parameter": name, "default": short(p.default)}
+            for prof, data in profs.items():
+                v = {**data["common"], **(data["notebooks"].get(n) or {})}.get(name, p.default)
+                row[f"{prof} profile"] = "" if v == p.default else short(v)
+            row["what"] = p.comment if len(p.comment) <= width else p.comment[: width - 1] + "…"
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def cache_report(prune: bool = False) -> str:
@@ -290,8 +375,17 @@ def build() -> Path:
 
 
 def _overrides(pairs: Sequence[Sequence[str]]) -> dict[str, Any]:
-    # Values are YAML scalars, as on papermill's command line: 3 -> int, 0.5 -> float, x -> str.
-    return {k: yaml.safe_load(v) for k, v in pairs}
+    """``-p KEY VALUE`` pairs, each value a YAML scalar or list, as on papermill's command line:
+    3 -> int, 0.5 -> float, x -> str, [a, b] -> list."""
+    out = {}
+    for key, value in pairs:
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            where = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise BookError(f"-p {key} {value!r}: not a valid YAML value ({where}); quote the value for "
+                            f"the shell, e.g. -p {key} '[a, b]'") from None
+    return out
 
 
 def _interrupt(signum, frame):
@@ -310,8 +404,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                        metavar=("KEY", "VALUE"), help="override one parameter (YAML value)")
     sub.add_parser("build", help="render _build/html with jupyter-book")
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
-    sub.add_parser("list", help="list notebooks, their parameters and the profiles")
-    sub.add_parser("timings", help="wall time of each executed notebook, cold and warm cache")
+    sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
+    sub.add_parser("timings", help="wall time of each notebook's last runs here, cold and warm cache")
     c = sub.add_parser("cache", help="list the shared cache's entries")
     c.add_argument("--prune", action="store_true", help="remove entries the current code no longer produces")
     args = parser.parse_args(argv)
@@ -321,16 +415,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sync":
             sync()
         elif args.command == "list":
-            for n in notebook_names():
-                print(n, declared_parameters(n))
-            print("profiles:", profiles())
+            table = parameter_table()
+            for n, group in table.groupby("notebook", sort=False):
+                group = group.drop(columns="notebook")
+                left = {c: (lambda w: lambda x: f"{x:<{w}}")(max(map(len, group[c].astype(str))))
+                        for c in group.columns}
+                print(f"\n{n}\n" + group.to_string(index=False, formatters=left, justify="left"))
+            print(f"\nprofiles: params/{{{','.join(profiles())}}}.yaml (a blank: the notebook's default)")
         elif args.command == "timings":
             import pandas as pd
 
-            from .plots import dash_missing
+            from .tables import dash_missing
 
             with pd.option_context("display.width", 200, "display.max_columns", None):
                 print(dash_missing(timings()))
+            print(f"(recorded in {_timings_file()})")
         elif args.command == "cache":
             print(cache_report(args.prune))
         elif args.command == "build":
@@ -340,7 +439,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "all":
                 print(f"the book is at {build()}")
     except (BookError, lmcache.CacheError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        message = str(exc) if sys.stderr.isatty() else _ANSI.sub("", str(exc))
+        print(f"error: {message}", file=sys.stderr)
         return 2
     return 0
 

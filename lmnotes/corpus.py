@@ -171,15 +171,51 @@ def read_dump(path: Path) -> list[tuple[str, list[str]]]:
     return pages
 
 
+def _utf8(path: Path) -> str:
+    """The text of a file, or a CorpusError that names the file and what is wrong with it."""
+    data = path.read_bytes()
+    if b"\x00" in data[:65536]:
+        raise CorpusError(f"{path} is not a text file (it holds NUL bytes); a corpus is UTF-8 text: "
+                          f"remove the file or give its text version")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise CorpusError(f"{path} is not UTF-8 text (byte {data[exc.start:exc.start + 1]!r} at line {line}); "
+                          f"convert it, e.g. `iconv -f latin1 -t utf-8`") from None
+
+
 def read_text(path: Path) -> list[tuple[str, list[str]]]:
     """(title, paragraphs) from a .txt file (documents split by blank lines) or a folder."""
     if path.is_dir():
         files = sorted(path.rglob("*.txt"))
         if not files:
             raise CorpusError(f"the folder {path} holds no .txt files")
-        return [(str(f.relative_to(path)), _paragraphs(f.read_text(encoding="utf-8"))) for f in files]
-    blocks = re.split(r"\n\s*\n", path.read_text(encoding="utf-8"))
+        return [(str(f.relative_to(path)), _paragraphs(_utf8(f))) for f in files]
+    blocks = re.split(r"\n\s*\n", _utf8(path))
     return [(f"{path.name}:{i}", [" ".join(b.split())]) for i, b in enumerate(blocks) if b.strip()]
+
+
+def describe(source: str) -> dict[str, str]:
+    """What a corpus source is, in words for the corpus chapter: ``what`` (the source) and
+    ``cleaning`` (how its text becomes paragraphs), both Markdown."""
+    if source == EMBEDDED:
+        return {"what": "the English Wikipedia excerpt that ships inside gensim's wheel "
+                        f"(`{Path(EMBEDDED_RESOURCE[1]).name}`, a 2016 dump of early \"A\" articles, licensed "
+                        "CC BY-SA 3.0 and GFDL like all Wikipedia text)",
+                "cleaning": "The wikitext of each page is parsed with `mwparserfromhell`; redirects, references "
+                            "and their content, templates, tables, files and images, categories, interlanguage "
+                            "links, headings, lists, bare URLs, comments and math are dropped; links keep their "
+                            "visible text; HTML entities are unescaped. A paragraph is kept if it has at least "
+                            "six words and ends like a sentence."}
+    if source in HF_DATASETS:
+        return {"what": f"the HF dataset `{source}`, in its own train, validation and test splits",
+                "cleaning": "Each article starts at its top-level heading; headings are dropped and every other "
+                            "line is a paragraph."}
+    path = Path(source)
+    what = (f"the {len(list(path.rglob('*.txt')))} `.txt` files of the folder `{path.name}`, one document each"
+            if path.is_dir() else f"the text file `{path.name}`, whose documents are separated by blank lines")
+    return {"what": what, "cleaning": "Paragraphs are separated by blank lines; whitespace is normalised."}
 
 
 def _paragraphs(text: str) -> list[str]:

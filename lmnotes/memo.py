@@ -17,11 +17,13 @@ same call (the models chapter and the segmentation chapter score the same test s
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Sequence
 
 from . import cache as lmcache
 from . import io, marginal
+from .progress import duration, note
 from .models.base import LanguageModel, Samples, Scores
 from .sampling import Strategy
 
@@ -46,13 +48,18 @@ for _kind, _version in VERSIONS.items():
     lmcache.register_kind(_kind, _version)
 
 
-def _cached(kind: str, lm: LanguageModel, call: list, compute):
+def _cached(kind: str, lm: LanguageModel, call: list, compute, what: str = ""):
+    """``compute()``, kept in the shared cache under ``kind``; ``what`` tells the console
+    what is being computed when it is not found there."""
     if lm.cache_key is None:
         return compute()
     key = io.digest(kind, lm.cache_key, lm.device.type, call, VERSIONS[kind]())
 
     def build(folder: Path):
+        t0 = time.perf_counter()
+        note(f"{lm.name}: {what or kind} ...")
         value = compute()
+        note(f"{lm.name}: {what or kind} done in {duration(time.perf_counter() - t0)}")
         io.write_pickle(folder / f"{kind}.pkl", value)
         return value
 
@@ -65,7 +72,8 @@ def score(lm: LanguageModel, texts: Sequence[str], temperature: float = 1.0, str
     texts = list(texts)
     call = [io.digest(texts), len(texts), temperature, stride, batch_tokens]
     return _cached("scores", lm, call, lambda: lm.score(texts, temperature=temperature, stride=stride,
-                                                         batch_tokens=batch_tokens))
+                                                         batch_tokens=batch_tokens),
+                   f"scoring {len(texts):,} texts")
 
 
 def sample(lm: LanguageModel, n: int, strategy: Strategy | str = "ancestral", max_tokens: int = 128,
@@ -77,7 +85,8 @@ def sample(lm: LanguageModel, n: int, strategy: Strategy | str = "ancestral", ma
         raise TypeError("give the settings inside the Strategy or pass its kind as a string")
     call = [n, repr(strategy), max_tokens, prefix, seed, batch_size]
     return _cached("samples", lm, call, lambda: lm.sample(n, strategy, max_tokens=max_tokens, prefix=prefix,
-                                                          seed=seed, batch_size=batch_size))
+                                                          seed=seed, batch_size=batch_size),
+                   f"sampling {n:,} documents ({strategy.kind}, at most {max_tokens} tokens)")
 
 
 def importance_sample(lm: LanguageModel, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
@@ -86,4 +95,5 @@ def importance_sample(lm: LanguageModel, texts: Sequence[str], n_samples: int, s
     texts = list(texts)
     call = [io.digest(texts), len(texts), n_samples, seed, stay, explore, batch_size]
     return _cached("draws", lm, call, lambda: marginal.importance_sample(
-        lm, texts, n_samples, seed=seed, stay=stay, explore=explore, batch_size=batch_size))
+        lm, texts, n_samples, seed=seed, stay=stay, explore=explore, batch_size=batch_size),
+        f"{n_samples:,} importance samples for each of {len(texts):,} texts")

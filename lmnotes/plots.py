@@ -1,32 +1,107 @@
-"""The shared figure style and table display of the book. Every chapter calls :func:`use_style`
-once; tables with empty cells go through :func:`dash_missing`."""
+"""The book's figure style: one look, one colour per model in every chapter. Every chapter calls
+:func:`use_style` once and takes its colours from :func:`model_color`.
+
+- Figures are drawn at the width of the book's text column (6.8 in at 100 dpi) and shown as
+  PNG at twice that resolution (IPython's "retina" format), so they are sharp on high-density
+  screens; a figure with several panels stacks them in a grid of that width, with one x-label
+  and one legend for the figure (:func:`figure_legend`), outside the data.
+- Colours come from seaborn's colour-blind-safe palette (Wong's, as in Okabe & Ito), one hue
+  per model; the test set (the reference every sample is compared with) is black and human
+  text grey.
+"""
 
 from __future__ import annotations
 
+import hashlib
+
 import matplotlib as mpl
-import pandas as pd
 import seaborn as sns
 
+from .tables import MISSING, dash_missing  # noqa: F401  (chapters written before lmnotes.tables)
+
+#: Width of the book's text column in inches at the figures' 100 dpi (676 px at 1280 px).
+COLUMN = 6.8
+
 #: One colour per split, the same in every chapter.
-SPLIT_COLORS = {"train": "#1b6ca8", "valid": "#e08a1e", "test": "#3a9a4a"}
+SPLIT_COLORS = {"train": "#0173B2", "valid": "#DE8F05", "test": "#029E73"}
+
+_CB = sns.color_palette("colorblind").as_hex()  # 10 colour-blind-safe hues
+#: One colour per model, the same in every chapter: related models (the BPE Transformers of
+#: several vocabulary sizes) get related hues.
+MODEL_COLORS = {
+    "wiki/transformer-bpe8k": _CB[0],  # blue
+    "wiki/transformer-bpe4000": _CB[9],  # light blue
+    "wiki/transformer-bpe1000": "#9ecae1",  # pale blue
+    "wiki/transformer-word": _CB[2],  # green
+    "wiki/transformer-byte": _CB[4],  # pink
+    "wiki/transformer-char": _CB[6],  # light pink
+    "wiki/lstm-bpe8k": _CB[1],  # orange
+    "wiki/trigram-word-mle": _CB[5],  # brown
+    "wiki/kn3-word": _CB[7],  # grey
+    "smollm2-135m": _CB[3],  # vermilion
+    "gemma3-270m": "#6a3d9a",  # purple
+}
+#: Short names of the models for legends and tables (the tendencies chapter's, as in its source).
+LABELS = {
+    "wiki/transformer-bpe8k": "Transformer",
+    "wiki/transformer-word": "Transformer (word)",
+    "wiki/lstm-bpe8k": "LSTM",
+    "wiki/trigram-word-mle": "Trigram",
+    "smollm2-135m": "SmolLM2-135M",
+    "gemma3-270m": "Gemma-3-270M",
+}
+#: The reference text and human samples.
+REFERENCE_COLOR, HUMAN_COLOR = "#000000", "#7f7f7f"
+_SPARE = ["#b15928", "#1f78b4", "#33a02c", "#e31a1c", "#ff7f00", "#cab2d6"]
+
+
+def label(model: str) -> str:
+    """The short name of a model (its registered name if it has none)."""
+    return LABELS.get(model, model)
+
+
+def model_color(model: str) -> str:
+    """The colour of a model, by registered name or short label; a model the book does not
+    know gets a spare colour chosen by its name, the same in every chapter."""
+    model = {v: k for k, v in LABELS.items()}.get(model, model)
+    base = model.split(" + ")[0]  # "wiki/kn3-word + speller" is drawn in its model's colour
+    if base in MODEL_COLORS:
+        return MODEL_COLORS[base]
+    return _SPARE[int(hashlib.sha1(base.encode()).hexdigest(), 16) % len(_SPARE)]
 
 
 def use_style() -> None:
-    """Seaborn's white-grid theme, the paper context, and deterministic SVG-free PNG output."""
-    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
+    """Seaborn's white-grid theme at the size of the text column, retina PNG output."""
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind", font_scale=0.9)
     mpl.rcParams.update({
-        "figure.figsize": (6.4, 4.0),
+        "figure.figsize": (COLUMN, 4.0),
         "figure.dpi": 100,
-        "savefig.dpi": 150,
+        "savefig.dpi": 200,
+        "figure.constrained_layout.use": True,
         "axes.titleweight": "bold",
+        "axes.titlesize": "medium",
+        "legend.fontsize": "small",
+        "legend.frameon": False,
         "svg.hashsalt": "lmnotes",  # stable ids if a figure is ever written as SVG
     })
+    try:  # in a notebook: PNG at twice the resolution, shown at the figure's size
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("retina")
+    except ImportError:  # outside IPython there is nothing to configure
+        pass
 
 
-#: What a table shows in a cell that has no value (a statistic that does not apply to the row).
-MISSING = "–"
-
-
-def dash_missing(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with its missing cells shown as :data:`MISSING` instead of NaN (for display)."""
-    return table.astype(object).where(table.notna(), MISSING)
+def figure_legend(fig, axes, ncol: int | None = None, **kw):
+    """One legend for the whole figure, below its panels, built from the handles of every
+    panel (each label once, in the order first met)."""
+    handles, labels = {}, []
+    for ax in (axes.ravel() if hasattr(axes, "ravel") else [axes]):
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in handles:
+                handles[lab] = h
+                labels.append(lab)
+    if not labels:
+        return None
+    return fig.legend([handles[lab] for lab in labels], labels, loc="outside lower center",
+                      ncol=ncol or min(len(labels), 4), **kw)

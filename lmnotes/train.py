@@ -31,6 +31,7 @@ import torch
 from tqdm import tqdm
 
 from .models.neural import NeuralLM
+from .progress import Timer, note
 
 
 PRECISIONS = {"float32": None, "bfloat16": torch.bfloat16}
@@ -143,7 +144,11 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / config.warmup) *
                                               0.5 * (1 + math.cos(math.pi * min(s, total) / total)))
     history, best, best_state, bad, step, t0 = [], math.inf, None, 0, 0, time.perf_counter()
-    bar = tqdm(total=total, desc=f"training {lm.name}", unit="step", disable=progress is False or None)
+    # progress: True forces a bar, False hides it, None shows it on a terminal only (tqdm's
+    # disable=None). The lines of lmnotes.progress are printed in every case.
+    bar = tqdm(total=total, desc=f"training {lm.name}", unit="step", disable={True: False, False: True}.get(progress))
+    note(f"training {lm.name}: {total} steps of {config.batch_size} x {block} tokens on {lm.device.type}")
+    timer = Timer(total)
     running = []
     for epoch in range(config.max_epochs):
         order = torch.randperm(len(train_blocks), generator=gen)
@@ -162,12 +167,15 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
             step += 1
             running.append(loss.item())
             bar.update(1)
+            if step == min(10, total):
+                note(f"training {lm.name}: about {timer.left(step)} to go")
             if step % config.eval_every == 0 or step == total:
                 valid = evaluate(lm, valid_blocks, precision=config.precision)
                 history.append({"step": step, "epoch": epoch + 1, "train_loss": float(np.mean(running)),
                                 "valid_loss": valid, "seconds": time.perf_counter() - t0})
                 running = []
                 bar.set_postfix(valid=f"{valid:.3f}")
+                note(f"training {lm.name}: step {step}/{total}, valid loss {valid:.3f}, about {timer.left(step)} to go")
                 if valid < best - 1e-4:
                     best, best_state, bad = valid, copy.deepcopy(lm.net.state_dict()), 0
                 else:

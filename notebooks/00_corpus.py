@@ -17,49 +17,50 @@
 #
 # Every study in this report needs human-written text: to train the self-trained models, to
 # score the pretrained ones, and as the reference that generated text is compared with. The
-# report embeds a real one so that every chapter runs offline from a fresh clone: the English
-# Wikipedia excerpt that ships inside gensim's wheel
-# (`enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2`, a 2016 dump of
-# early "A" articles, licensed CC BY-SA 3.0 and GFDL like all Wikipedia text).
+# report embeds a real one so that every chapter runs offline from a fresh clone (the
+# `corpus` parameter points the chapters at another). This page describes
+# {glue:md}`corpus_what`.
 #
 # This chapter shows what that corpus is after cleaning: its size per split, how long its
 # sentences are, and the two regularities the tendencies study
 # {cite}`meister-cotterell-2021-language` will test generated text against, the rank–frequency
 # (Zipf) and type–token (Heaps) relations.
 #
-# **Cleaning.** The wikitext of each page is parsed with `mwparserfromhell`; redirects,
-# references and their content, templates, tables, files and images, categories,
-# interlanguage links, headings, lists, bare URLs, comments and math are dropped; links keep
-# their visible text; HTML entities are unescaped. A paragraph is kept if it has at least six
-# words and ends like a sentence. **Sentences** are split with `pysbd`, a rule-based splitter
+# **Cleaning.** {glue:md}`corpus_cleaning` **Sentences** are split with `pysbd`, a rule-based splitter
 # that handles abbreviations, initials and numbers without a trained model. **Words** are the
 # Moses tokenization of the lower-cased text (`sacremoses`), the view the tendencies study uses;
 # raw text is kept beside it for subword, character and byte models.
 #
 # **Splits** are by article, never by sentence, so no article contributes to two splits: each
 # article goes to train, valid or test according to the SHA-256 hash of its title and a seed,
-# which makes the assignment independent of the order of the dump.
+# which makes the assignment independent of the order of the source.
 
 # %% tags=["parameters"]
-corpus = "enwiki"  # corpus source: "enwiki" (embedded), a .txt file or folder, or an HF dataset id
+corpus = "enwiki"  # "enwiki" (embedded), a .txt file or folder, or an HF id
 fractions = [0.8, 0.1, 0.1]  # shares of articles in train, valid and test
 split_seed = 0  # seeds the assignment of articles to splits
 n_samples = 6  # sample sentences shown from the training split
 sample_seed = 0  # seeds the choice of sample sentences
-type_token_points = 60  # log-spaced token counts at which the type–token curve is drawn
+type_token_points = 60  # token counts (log-spaced) of the type–token curve
 
-# %%
+# %% tags=["remove-cell"]
 import random
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown
 from myst_nb import glue
 
 from lmnotes import corpus as lmcorpus
-from lmnotes import laws, plots
+from lmnotes import laws, plots, tables
 
 plots.use_style()
+about = lmcorpus.describe(corpus)
+glue("corpus_what", Markdown(about["what"]), display=False)
+glue("corpus_cleaning", Markdown(about["cleaning"]), display=False)
+
+# %%
 data = lmcorpus.load(corpus, fractions=fractions, seed=split_seed)
 train = data["train"]
 train_tokens = [w for ws in train.words for w in ws]
@@ -71,7 +72,7 @@ train_tokens = [w for ws in train.words for w in ws]
 # characters and UTF-8 bytes of the raw sentences, and the distinct word types. The total row
 # counts the types of the union of the splits.
 
-# %%
+# %% tags=["hide-input"]
 stats = data.stats()
 glue("n_articles", int(stats.loc["total", "articles"]), display=False)
 glue("n_words", int(stats.loc["total", "words"]), display=False)
@@ -81,7 +82,7 @@ glue("train_types", int(stats.loc["train", "word types"]), display=False)
 train_vocab = set(train_tokens)
 oov_rate = np.mean([w not in train_vocab for ws in data["test"].words for w in ws])
 glue("test_oov_pct", float(100 * oov_rate), display=False)
-stats
+tables.show(stats, "Size of each split")
 
 # %% [markdown]
 # The cleaned corpus has {glue:text}`n_articles` articles, {glue:text}`n_sentences:,`
@@ -95,28 +96,31 @@ stats
 #
 # ## Sentence length
 
-# %%
+# %% tags=["hide-input"]
 lengths = pd.DataFrame(
     [(name, len(ws)) for name, split in data.splits.items() for ws in split.words],
     columns=["split", "words"],
 )
-length_summary = lengths.groupby("split", sort=False)["words"].describe(percentiles=[0.1, 0.5, 0.9])
-glue("median_len", float(lengths.loc[lengths.split == "train", "words"].median()), display=False)
+length_summary = (lengths.groupby("split", sort=False)["words"]
+                  .describe(percentiles=[0.1, 0.5, 0.9]))
+glue("median_len", float(length_summary.loc["train", "50%"]), display=False)
 glue("p90_len", float(length_summary.loc["train", "90%"]), display=False)
 glue("median_len_valid", float(length_summary.loc["valid", "50%"]), display=False)
 glue("median_len_test", float(length_summary.loc["test", "50%"]), display=False)
 
-fig, ax = plt.subplots()
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.6))
 upper = int(lengths["words"].quantile(0.995))
 for name, group in lengths.groupby("split", sort=False):
-    ax.hist(group["words"].clip(upper=upper), bins=np.arange(0, upper + 2), density=True,
-            histtype="step", lw=1.5, color=plots.SPLIT_COLORS[name], label=name)
+    ax.hist(group["words"].clip(upper=upper), bins=np.arange(0, upper + 2),
+            density=True, histtype="step", lw=1.5,
+            color=plots.SPLIT_COLORS[name], label=name)
 ax.set(xlabel="sentence length (Moses tokens)", ylabel="fraction of sentences",
        title="Sentence lengths by split")
 ax.legend(title="split")
 glue("fig_lengths", fig, display=False)
 plt.close(fig)
-length_summary.round(2)
+tables.show(length_summary, "Sentence length (Moses tokens) per split", digits=3,
+            formats={"count": "{:,.0f}"})
 
 # %% [markdown]
 # ```{glue:figure} fig_lengths
@@ -137,20 +141,21 @@ length_summary.round(2)
 # $f(r) \propto r^{-s}$; the tendencies chapter fits $s$ by maximum likelihood and asks whether
 # generated text follows the same curve.
 
-# %%
+# %% tags=["hide-input"]
 rf = laws.rank_frequency(train_tokens)
 hapax = int((rf["count"] == 1).sum())
 glue("n_hapax", hapax, display=False)
 glue("hapax_pct", 100 * hapax / len(rf), display=False)
 glue("top10_pct", 100 * float(rf["freq"].head(10).sum()), display=False)
 
-fig, ax = plt.subplots()
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.8))
 ax.loglog(rf["rank"], rf["freq"], ".", ms=2, color=plots.SPLIT_COLORS["train"])
 ax.set(xlabel="rank $r$ of the word type", ylabel="relative frequency $f(r)$",
        title="Rank–frequency, training split")
 glue("fig_rank_frequency", fig, display=False)
 plt.close(fig)
-rf.head(10).set_index("rank").round(5)
+tables.show(rf.head(10).set_index("rank"), "The ten most frequent word types",
+            formats={"freq": "{:.5f}"})
 
 # %% [markdown]
 # ```{glue:figure} fig_rank_frequency
@@ -170,26 +175,31 @@ rf.head(10).set_index("rank").round(5)
 # gives the type–token curve $V(n)$. Heaps' law says $V(n) \approx K n^{\beta}$ with
 # $\beta < 1$: new types keep appearing, ever more slowly.
 
-# %%
+# %% tags=["hide-input"]
 tt = laws.type_token_curve(train_tokens, points=type_token_points)
-slope = np.polyfit(np.log(tt["tokens"].iloc[len(tt) // 2:]), np.log(tt["types"].iloc[len(tt) // 2:]), 1)[0]
+upper_half = tt.iloc[len(tt) // 2:]
+slope = np.polyfit(np.log(upper_half["tokens"]), np.log(upper_half["types"]), 1)[0]
 glue("tt_slope", float(slope), display=False)
 
-fig, ax = plt.subplots()
-ax.loglog(tt["tokens"], tt["types"], "-", color=plots.SPLIT_COLORS["train"], label="training split")
-ax.loglog(tt["tokens"], tt["tokens"], ":", color="grey", label="$V(n) = n$ (every token new)")
-ax.set(xlabel="tokens read $n$", ylabel="distinct types $V(n)$", title="Type–token curve, training split")
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.8))
+ax.loglog(tt["tokens"], tt["types"], "-", color=plots.SPLIT_COLORS["train"],
+          label="training split")
+ax.loglog(tt["tokens"], tt["tokens"], ":", color="grey",
+          label="$V(n) = n$ (every token new)")
+ax.set(xlabel="tokens read $n$", ylabel="distinct types $V(n)$",
+       title="Type–token curve, training split")
 ax.legend()
 glue("fig_type_token", fig, display=False)
 plt.close(fig)
-tt.iloc[np.linspace(0, len(tt) - 1, 8).round().astype(int)].set_index("tokens")
+points = tt.iloc[np.linspace(0, len(tt) - 1, 8).round().astype(int)]
+tables.show(points.set_index("tokens"), "The type–token curve at eight points")
 
 # %% [markdown]
 # ```{glue:figure} fig_type_token
 # :name: fig-corpus-type-token
 #
 # Number of distinct word types among the first $n$ tokens of the training split (articles in
-# dump order), log–log; the dotted line is the upper bound $V(n) = n$. The table above gives
+# the order of the source), log–log; the dotted line is the upper bound $V(n) = n$. The table above gives
 # the curve at eight points.
 # ```
 #
@@ -201,10 +211,10 @@ tt.iloc[np.linspace(0, len(tt) - 1, 8).round().astype(int)].set_index("tokens")
 # A few sentences of the training split, drawn with a fixed seed, as raw text (what subword
 # models see) beside their Moses-tokenized, lower-cased words (what word statistics count).
 
-# %%
+# %% tags=["hide-input"]
 rng = random.Random(sample_seed)
 pairs = list(zip(train.sentences, train.words))
 samples = rng.sample(pairs, min(n_samples, len(pairs)))
-with pd.option_context("display.max_colwidth", None):
-    display(pd.DataFrame({"raw sentence": [s for s, _ in samples],
-                          "Moses words": [" ".join(ws) for _, ws in samples]}))
+tables.show(pd.DataFrame({"raw sentence": [s for s, _ in samples],
+                          "Moses words": [" ".join(ws) for _, ws in samples]}),
+            index=False)

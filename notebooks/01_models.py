@@ -44,18 +44,18 @@
 # of counting.
 
 # %% tags=["parameters"]
-model_names = []  # models to show; [] means every registered model
-size = "cpu"  # size profile of the self-trained models: "cpu" or "gpu"
+model_names = []  # models to show; []: every registered model
+size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
-corpus = "enwiki"  # the corpus the self-trained models learn from and are tested on
-test_sentences = 400  # test sentences scored per model, drawn at random (0: the whole test split)
+corpus = "enwiki"  # what the self-trained models learn and are tested on
+test_sentences = 400  # test sentences scored per model (0: all)
 n_boot = 1000  # bootstrap resamples of test articles per interval
 n_samples = 3  # samples shown per model
-speller_order = 4  # order of the character n-gram that spells out a closed vocabulary's <unk> (as in the segmentation chapter)
+speller_order = 4  # order of the character n-gram that spells out <unk>
 sample_max_tokens = 48  # tokens per sample at most
-seed = 0  # seeds the test subset (the segmentation chapter draws the same one), the bootstrap and the samples
+seed = 0  # seeds the test subset, the bootstrap and the samples
 
-# %%
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -64,11 +64,13 @@ from myst_nb import glue
 from lmnotes import budget
 from lmnotes import comparability as C
 from lmnotes import corpus as lmcorpus
-from lmnotes import memo, models, plots, units
+from lmnotes import memo, models, plots, tables, units
 from lmnotes.models.trained import SIZES
 from lmnotes.segment import WordSegmentation
 
 plots.use_style()
+
+# %%
 names = model_names or models.names()
 data = lmcorpus.load(corpus)
 subset = data["test"].sentence_sample(test_sentences, seed)
@@ -85,11 +87,12 @@ glue("n_test_articles", len(set(article)), display=False)
 # Each model scores the same {glue:text}`n_test:,` sentences, drawn at random from the
 # {glue:text}`n_test_all:,` of the test split (from {glue:text}`n_test_articles` articles;
 # the pretrained models cost minutes per thousand sentences on two CPU cores, and the
-# segmentation chapter scores the same subset with them). The table gives each model's bits
-# per byte with a 95% interval that resamples test articles (the sentences of one article
-# share a topic, so they are not independent), per-token perplexity, the share of sentences
-# it gives probability zero, the tokens it splits the sentences into, its segmentation and
-# vocabulary, its parameters (for n-grams: stored counts) and how long it took to train here.
+# segmentation chapter scores the same subset with them, chosen by the same `seed`). The
+# first table gives each model's bits per byte with a 95% interval (under the value) that
+# resamples test articles (the sentences of one article share a topic, so they are not
+# independent), per-token perplexity, the share of sentences it gives probability zero and
+# the tokens it splits the sentences into; the second what each model is: its segmentation,
+# its vocabulary and its parameters (for n-grams: stored counts).
 #
 # **Closed vocabularies.** The word models keep the types seen at least twice in training
 # and predict `<unk>` for every other word, so their probability of a sentence with an
@@ -103,43 +106,45 @@ glue("n_test_articles", len(set(article)), display=False)
 # model should beat. One difference remains: a word model never predicts the spacing of its
 # Moses tokens, which the byte-level models pay for.
 
-# %% tags=["full-width"]
+# %% tags=["hide-input"]
 rows, lms, scores, logprob, n_bytes, bpb_of = [], {}, {}, {}, {}, {}
 spellers = {}
 for name in names:
-    lm = models.load(name, device=device, **({"size": size} if name.startswith("wiki/") else {}))
+    trained_here = name.startswith("wiki/")
+    lm = models.load(name, device=device, **({"size": size} if trained_here else {}))
     lms[name] = lm
-    s = memo.score(lm, test)  # kept in the shared cache: the segmentation chapter reuses it
-    scores[name] = s
+    s = scores[name] = memo.score(lm, test)  # the segmentation chapter reuses these
     seg = getattr(lm, "seg", None)
     closed = seg is not None and not seg.open_vocabulary
     variants = [(name, "closed" if closed else "open", units.logprobs(s))]
     # a word vocabulary with finite scores (not the unsmoothed trigram): spell its <unk> out
     if closed and isinstance(seg, WordSegmentation) and np.isfinite(s.logprob).all():
         if len(seg.vocab) not in spellers:
-            spellers[len(seg.vocab)] = C.train_speller(seg, data["train"].sentences, speller_order, corpus)
-        variants.append((f"{name} + speller", "open", C.open_word_logprob(s.logprob, test, seg, spellers[len(seg.vocab)])))
+            spellers[len(seg.vocab)] = C.train_speller(
+                seg, data["train"].sentences, speller_order, corpus)
+        spelled = C.open_word_logprob(s.logprob, test, seg, spellers[len(seg.vocab)])
+        variants.append((f"{name} + speller", "open", spelled))
     for row_name, vocabulary_kind, lp in variants:
         logprob[row_name], n_bytes[row_name] = lp, units.counts(s, "byte")
-        bpb = bpb_of[row_name] = units.bootstrap_rate(lp, n_bytes[row_name], "bits", n_boot, seed, groups=article)
+        bpb = bpb_of[row_name] = units.bootstrap_rate(
+            lp, n_bytes[row_name], "bits", n_boot, seed, groups=article)
         rows.append({
             "model": row_name,
-            "trained here": name.startswith("wiki/"),
+            "trained here": trained_here,
             "vocabulary": vocabulary_kind,
-            "bits / byte": bpb.value,
-            "95% interval": f"[{bpb.low:.3f}, {bpb.high:.3f}]" if np.isfinite(bpb.value) else "",
-            # per-token perplexity of a spelled-out model would count the spelling's characters: not shown
-            "perplexity / token": f"{units.corpus_rate(s, 'token', 'perplexity'):.2f}" if row_name == name else "–",
+            "bits / byte": bpb if np.isfinite(bpb.value) else np.inf,
+            # a spelled-out model's tokens would include the spelling's characters
+            "perplexity / token": (units.corpus_rate(s, "token", "perplexity")
+                                   if row_name == name else None),
             "p = 0 (%)": float(100 * (~np.isfinite(lp)).mean()),
             "test tokens": int(s.n_tokens.sum()),
             "segmentation": lm.segmentation,
             "types": lm.vocab_size,
             "parameters": lm.n_parameters,
-            # wall time varies between runs: shown as "~N s", which nbval's sanitizer masks
-            "training": f"~{lm.train_seconds:.0f} s" if hasattr(lm, "train_seconds") else "pretrained",
         })
 table = pd.DataFrame(rows).set_index("model")
-ranked = table["bits / byte"].where(np.isfinite(table["bits / byte"]) & (table["vocabulary"] == "open"))
+bpb_value = table["bits / byte"].map(lambda e: getattr(e, "value", e)).astype(float)
+ranked = bpb_value.where(np.isfinite(bpb_value) & (table["vocabulary"] == "open"))
 best = ranked.idxmin()
 glue("best_model", best, display=False)
 glue("best_bpb", round(float(ranked.min()), 3), display=False)
@@ -149,8 +154,17 @@ glue("best_trained_bpb", round(float(ranked[best_trained]), 3), display=False)
 glue("speller_order_used", speller_order, display=False)
 closed_rows = table.index[table["vocabulary"] == "closed"]
 glue("closed_list", ", ".join(closed_rows) or "none", display=False)
-glue("mle_zero_pct", round(float(table.loc["wiki/trigram-word-mle", "p = 0 (%)"]), 1) if "wiki/trigram-word-mle" in table.index else float("nan"), display=False)
-table.drop(columns="trained here").round({"bits / byte": 3, "p = 0 (%)": 1})
+mle = "wiki/trigram-word-mle"
+glue("mle_zero_pct", round(float(table.loc[mle, "p = 0 (%)"]), 1) if mle in table.index
+     else float("nan"), display=False)
+display(tables.show(
+    table[["vocabulary", "bits / byte", "perplexity / token", "p = 0 (%)", "test tokens"]],
+    "Test scores (bits per byte: 95% interval over test articles underneath)",
+    formats={"p = 0 (%)": 1, "perplexity / token": 2}))
+what = table.loc[[n for n in table.index if n in lms], ["segmentation", "types", "parameters"]]
+what.insert(0, "source", ["trained here" if t else "pretrained"
+                          for t in table.loc[what.index, "trained here"]])
+tables.show(what, "The models")
 
 # %% [markdown]
 # Among the open-vocabulary models the fewest bits per byte are
@@ -168,25 +182,27 @@ table.drop(columns="trained here").round({"bits / byte": 3, "p = 0 (%)": 1})
 # perplexities are not comparable across rows: a byte model predicts many easy tokens, a
 # word model few hard ones.
 
-# %%
-trained_open = [m for m in table.index[table["trained here"] & (table["vocabulary"] == "open")]
-                if np.isfinite(table.loc[m, "bits / byte"])]
+# %% tags=["hide-input"]
+open_here = table["trained here"] & (table["vocabulary"] == "open")
+trained_open = [m for m in table.index[open_here] if np.isfinite(bpb_value[m])]
 
 
 def difference(a, b):
     """Bits per byte of model a minus model b, paired over the test articles."""
-    return units.paired_difference(logprob[a], n_bytes[a], logprob[b], n_bytes[b], "bits", n_boot, seed, groups=article)
+    return units.paired_difference(logprob[a], n_bytes[a], logprob[b], n_bytes[b],
+                                   "bits", n_boot, seed, groups=article)
 
 
 gaps = {m: difference(m, best_trained) for m in trained_open if m != best_trained}
-gap_table = pd.DataFrame({m: {"bits / byte minus the best's": e.value, "95% interval": f"[{e.low:.3f}, {e.high:.3f}]"}
-                          for m, e in sorted(gaps.items(), key=lambda kv: kv[1].value)}).T
+gap_table = pd.DataFrame({"minus the best's": sorted(gaps.values(), key=lambda e: e.value)},
+                         index=sorted(gaps, key=lambda m: gaps[m].value))
 tied = [m for m, e in gaps.items() if e.low <= 0]
-glue("best_trained_verdict", (f"The data do not separate {best_trained} from {', '.join(tied)}: the interval of the "
-                              f"difference contains 0, so which of them is best here is not a result."
-                              if tied else f"Every other open model trained here is worse than {best_trained} beyond "
-                              f"its interval."), display=False)
-gap_table.round(3)
+glue("best_trained_verdict", (
+    f"The data do not separate {best_trained} from {', '.join(tied)}: the interval of the "
+    f"difference contains 0, so which of them is best here is not a result." if tied else
+    f"Every other open model trained here is worse than {best_trained} beyond its interval."),
+    display=False)
+tables.show(gap_table, f"Bits per byte minus {best_trained}'s (paired 95% interval)")
 
 # %% [markdown]
 # ### Against the Kneser–Ney baseline
@@ -195,22 +211,28 @@ gap_table.round(3)
 # same corpus. The baseline here is {glue:text}`baseline_name`; each open neural model's bits
 # per byte minus the baseline's, paired over test articles:
 
-# %%
-baseline = next((m for m in table.index if m.startswith("wiki/kn3") and m.endswith("+ speller")), None)
-glue("baseline_name", baseline or "none (no Kneser–Ney word trigram among the models)", display=False)
-neural_open = [m for m in trained_open if getattr(lms[m.split(" + ")[0]], "history", None) is not None]
+# %% tags=["hide-input"]
+baseline = next((m for m in table.index
+                 if m.startswith("wiki/kn3") and m.endswith("+ speller")), None)
+glue("baseline_name", baseline or "none (no Kneser–Ney word trigram among the models)",
+     display=False)
+neural_open = [m for m in trained_open
+               if getattr(lms[m.split(" + ")[0]], "history", None) is not None]
 if baseline:
     vs_kn = {m: difference(m, baseline) for m in neural_open}
-    kn_table = pd.DataFrame({m: {"bits / byte minus the baseline's": e.value,
-                                 "95% interval": f"[{e.low:.3f}, {e.high:.3f}]",
-                                 "beats the baseline": "yes" if e.high < 0 else "no, worse" if e.low > 0
-                                 else "cannot tell"} for m, e in vs_kn.items()}).T
-    n_beat = int((kn_table["beats the baseline"] == "yes").sum())
-    glue("kn_sentence", f"{n_beat} of the {len(kn_table)} open neural models trained here beat the Kneser–Ney "
-         f"baseline beyond the interval" + ("" if n_beat == len(kn_table) else
-                                           f"; {', '.join(kn_table.index[kn_table['beats the baseline'] != 'yes'])} "
-                                           f"do{'es' if len(kn_table) - n_beat == 1 else ''} not") + ".", display=False)
-    display(kn_table.round(3))
+    kn_table = pd.DataFrame({
+        "minus the baseline's": vs_kn.values(),
+        "beats the baseline": ["yes" if e.high < 0 else "no, worse" if e.low > 0
+                               else "cannot tell" for e in vs_kn.values()]},
+        index=list(vs_kn))
+    losers = kn_table.index[kn_table["beats the baseline"] != "yes"]
+    n_beat = len(kn_table) - len(losers)
+    glue("kn_sentence", f"{n_beat} of the {len(kn_table)} open neural models trained here beat "
+         "the Kneser–Ney baseline beyond the interval" + (
+             "" if not len(losers) else
+             f"; {', '.join(losers)} do{'es' if len(losers) == 1 else ''} not") + ".",
+         display=False)
+    display(tables.show(kn_table, f"Bits per byte minus {baseline}'s (paired 95% interval)"))
 else:
     glue("kn_sentence", "There is no baseline to compare with.", display=False)
 
@@ -229,24 +251,26 @@ else:
 # shares with this chapter), which measures what the subset costs: the width of each bits-per-byte interval on the subset against the
 # whole split, with the same article bootstrap.
 
-# %% tags=["full-width"]
+# %% tags=["hide-input"]
 all_test = data["test"].sentences
 all_article = data["test"].article_ids()
 width = {}
 for m in [m for m in trained_open if m in lms]:
     s_all = memo.score(lms[m], all_test)  # the same call as the segmentation chapter's
-    e_all = units.bootstrap_rate(units.logprobs(s_all), units.counts(s_all, "byte"), "bits", n_boot, seed,
-                                 groups=all_article)
+    e_all = units.bootstrap_rate(units.logprobs(s_all), units.counts(s_all, "byte"),
+                                 "bits", n_boot, seed, groups=all_article)
     e_sub = bpb_of[m]
-    width[m] = {"bits / byte, subset": e_sub.value, "bits / byte, whole split": e_all.value,
-                "interval width, subset": e_sub.high - e_sub.low, "interval width, whole split": e_all.high - e_all.low}
+    width[m] = {"subset": e_sub, "whole split": e_all,
+                "width, subset": e_sub.high - e_sub.low,
+                "width, whole": e_all.high - e_all.low}
 width = pd.DataFrame(width).T
-width["wider by (%)"] = 100 * (width["interval width, subset"] / width["interval width, whole split"] - 1)
+width["wider by (%)"] = 100 * (width["width, subset"] / width["width, whole"] - 1).astype(float)
 glue("subset_wider_median", round(float(width["wider by (%)"].median()), 0), display=False)
 glue("subset_wider_max", round(float(width["wider by (%)"].max()), 0), display=False)
-glue("iid_wider", round(float(100 * (np.sqrt(len(all_test) / len(test)) - 1)), 0), display=False)
-width.round({"bits / byte, subset": 3, "bits / byte, whole split": 3, "interval width, subset": 3,
-             "interval width, whole split": 3, "wider by (%)": 0})
+glue("iid_wider", round(float(100 * (np.sqrt(len(all_test) / len(test)) - 1)), 0),
+     display=False)
+tables.show(width, "Bits per byte and the width of its 95% interval, on the subset and on "
+            "the whole test split", formats={"wider by (%)": 0})
 
 # %% [markdown]
 # The subset's intervals are wider by {glue:text}`subset_wider_median:.0f`% in the median
@@ -256,20 +280,22 @@ width.round({"bits / byte, subset": 3, "bits / byte, whole split": 3, "interval 
 # uncertainty comes from having only {glue:text}`n_test_articles` articles, and the subset
 # keeps all of them. The point estimates move by less than their intervals.
 
-# %%
-fig, ax = plt.subplots(figsize=(6.4, 3.6))
-shown = table[np.isfinite(table["bits / byte"])].sort_values("bits / byte")
-colors = ["#1b6ca8" if t else "#e08a1e" for t in shown["trained here"]]
-bars = ax.barh([f"{m} (closed)" if v == "closed" else m for m, v in zip(shown.index, shown["vocabulary"])],
-               shown["bits / byte"], color=colors)
-for bar, v in zip(bars, shown["vocabulary"]):
-    if v == "closed":
+# %% tags=["remove-cell"]
+finite = bpb_value[np.isfinite(bpb_value)].sort_values()
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 4.2))
+estimates = [table.loc[m, "bits / byte"] for m in finite.index]
+bars = ax.barh([f"{m} (closed)" if table.loc[m, "vocabulary"] == "closed" else m
+                for m in finite.index], finite,
+               xerr=[[e.value - e.low for e in estimates], [e.high - e.value for e in estimates]],
+               color=[plots.model_color(m) for m in finite.index], capsize=2)
+for bar, m in zip(bars, finite.index):
+    if table.loc[m, "vocabulary"] == "closed":
         bar.set(hatch="//", alpha=0.5)
+    if m.endswith("+ speller"):
+        bar.set(hatch="..")
 ax.invert_yaxis()
 ax.set(xlabel="bits per byte on the test split (lower is better)", ylabel="",
        title="Test bits per byte")
-ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, color="#1b6ca8"), plt.Rectangle((0, 0), 1, 1, color="#e08a1e")],
-          labels=["trained on this corpus", "pretrained elsewhere"], loc="lower right")
 glue("fig_bpb", fig, display=False)
 plt.close(fig)
 
@@ -277,10 +303,10 @@ plt.close(fig)
 # ```{glue:figure} fig_bpb
 # :name: fig-models-bpb
 #
-# Bits per byte of each model with finite scores on the test split (the numbers of the table
-# above). Blue: trained here on the corpus's training split; orange: pretrained elsewhere;
-# hatched: a closed vocabulary, whose `<unk>` is scored as if it were the word (not
-# comparable with the others).
+# Bits per byte of each model with finite scores on the test split, with its 95% interval
+# over test articles (the numbers of the first table above), each model in its colour of
+# every chapter. Hatched //: a closed vocabulary, whose `<unk>` is scored as if it were the
+# word (not comparable with the others); dotted: the same model with `<unk>` spelled out.
 # ```
 #
 # ## Training
@@ -293,27 +319,42 @@ plt.close(fig)
 # per sequence), and epochs (how many times that is its training split, counted in its own
 # tokens).
 
-# %%
-budgets = budget.budget_table({n: lm for n, lm in lms.items() if n.startswith("wiki/")}, data["train"].sentences, size)
+# %% tags=["hide-input"]
+budgets = budget.budget_table({n: lm for n, lm in lms.items() if n.startswith("wiki/")},
+                              data["train"].sentences, size)
 config = SIZES[size]["train"]
 glue("eval_every", config.eval_every, display=False)
 glue("patience", config.patience, display=False)
 early = budgets.index[budgets["stopped early"]].tolist()
 falling = budgets.index[budgets["valid falling at the end"]].tolist()
 glue("early_sentence", (f"{', '.join(early)} stopped early" if early else "No model stopped early")
-     + f"; the validation loss of {len(falling)} of the {len(budgets)} models was still falling at their last "
-       "evaluation, so they are under-trained: more steps would give better models.", display=False)
-glue("epochs_range", f"{budgets['epochs'].min():.2f}–{budgets['epochs'].max():.2f}", display=False)
-budgets.round({"epochs": 2, "train loss, last": 3, "valid loss, best": 3, "valid − train": 3})
+     + f"; the validation loss of {len(falling)} of the {len(budgets)} models was still "
+       "falling at their last evaluation, so they are under-trained: more steps would give "
+       "better models.", display=False)
+glue("epochs_range", f"{budgets['epochs'].min():.2f}–{budgets['epochs'].max():.2f}",
+     display=False)
+display(tables.show(
+    budgets[["steps", "steps planned", "best step", "tokens seen", "training tokens", "epochs"]],
+    "Training budget", formats={"epochs": 2}))
+tables.show(budgets[["train loss, last", "valid loss, best", "valid − train", "stopped early",
+                     "valid falling at the end"]].rename(columns={
+                         "valid falling at the end": "valid still falling"}),
+            "Losses (nats per token of each model's own segmentation)", formats={
+                c: 3 for c in ["train loss, last", "valid loss, best", "valid − train"]})
 
-# %%
-curves = pd.concat([lms[name].history.assign(model=name) for name in budgets.index], ignore_index=True)
-fig, ax = plt.subplots(figsize=(6.4, 4.0))
-for (name, group), color in zip(curves.groupby("model", sort=False), plt.rcParams["axes.prop_cycle"].by_key()["color"]):
-    ax.plot(group["step"], group["valid_loss"], marker="o", ms=3, color=color, label=f"{name}, valid")
-    ax.plot(group["step"], group["train_loss"], ls="--", color=color, label=f"{name}, train")
-ax.set(xlabel="optimiser step", ylabel="loss (nats per token)", title="Training and validation loss")
-ax.legend(fontsize=7, ncol=2)
+# %% tags=["remove-cell"]
+curves = pd.concat([lms[name].history.assign(model=name) for name in budgets.index],
+                   ignore_index=True)
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 4.4))
+for name, group in curves.groupby("model", sort=False):
+    color = plots.model_color(name)
+    ax.plot(group["step"], group["valid_loss"], marker="o", ms=3, color=color, label=name)
+    ax.plot(group["step"], group["train_loss"], ls="--", color=color)
+ax.plot([], [], color="grey", marker="o", ms=3, label="validation (solid)")
+ax.plot([], [], color="grey", ls="--", label="training (dashed)")
+ax.set(xlabel="optimiser step", ylabel="loss (nats per token)",
+       title="Training and validation loss")
+plots.figure_legend(fig, ax, ncol=3)
 glue("fig_curves", fig, display=False)
 plt.close(fig)
 
@@ -346,11 +387,12 @@ plt.close(fig)
 # distribution, temperature 1), with a fixed seed. The pretrained models start from their
 # document separator and so write whatever their training data began documents with.
 
-# %%
+# %% tags=["hide-input"]
 samples = []
 for name, lm in lms.items():
     s = memo.sample(lm, n_samples, "ancestral", max_tokens=sample_max_tokens, seed=seed)
     for text, done in zip(s.texts, s.finished):
-        samples.append({"model": name, "sample": " ".join(text.split())[:300], "ended": bool(done)})
-with pd.option_context("display.max_colwidth", None):
-    display(pd.DataFrame(samples).set_index("model"))
+        samples.append({"model": name, "sample": " ".join(text.split())[:300],
+                        "ended": bool(done)})
+tables.show(pd.DataFrame(samples), "Samples (ended: with the end-of-sequence symbol, "
+            "not at the token limit)", index=False)

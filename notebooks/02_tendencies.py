@@ -48,31 +48,35 @@
 # sample of this size, against a reference of this kind, tell apart from noise?
 
 # %% tags=["parameters"]
-model_names = ["wiki/transformer-bpe8k", "wiki/transformer-word", "wiki/lstm-bpe8k", "wiki/trigram-word-mle", "smollm2-135m", "gemma3-270m"]  # models to sample
-strategies = ["ancestral", "nucleus", "beam", "beam-k2"]  # decoding strategies (the source's Random, Nucleus, Beam; and a k-of-k² beam)
+# the models to sample
+model_names = ["wiki/transformer-bpe8k", "wiki/transformer-word",
+               "wiki/lstm-bpe8k", "wiki/trigram-word-mle", "smollm2-135m",
+               "gemma3-270m"]
+# the source's Random, Nucleus and Beam, and a k-of-k² beam
+strategies = ["ancestral", "nucleus", "beam", "beam-k2"]
 top_p = 0.9  # nucleus mass
 beam = 5  # beam size of beam sampling (the source: 5, fairseq's default)
-n_samples = 0  # samples per self-trained model and strategy; 0: as many as the test split has documents
-n_samples_pretrained = 50  # samples per pretrained model and strategy (0: as many as n_samples)
+n_samples = 0  # samples per self-trained set (0: as many as the test split)
+n_samples_pretrained = 50  # samples per pretrained set (0: n_samples)
 max_tokens = 128  # tokens per sample at most (self-trained models)
-max_tokens_pretrained = 64  # tokens per sample at most (pretrained models; their first sentence is kept)
+max_tokens_pretrained = 64  # the same, pretrained (first sentence kept)
 batch_size = 256  # rows per sampling batch
-size = "cpu"  # size profile of the self-trained models: "cpu" or "gpu"
+size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
-corpus = "enwiki"  # the corpus of the reference text and of the self-trained models
+corpus = "enwiki"  # the reference text; what the self-trained models learn
 n_boot = 200  # bootstrap resamples per interval
 n_permutations = 10000  # Monte Carlo permutations per test
 max_rank = 10000  # ranks of the Zipf exponent's fit (the source: 10,000)
-rank_support = 1000  # ranks every rank-frequency distance is computed on (one support for all sets)
-top_types = 1000  # most frequent types of the restricted unigram TVD (the source's footnote 15)
-length_bins = [1, 6, 11, 16, 21, 26, 31, 41, 51, 71, 121]  # document-length bins of the type-token analysis
+rank_support = 1000  # ranks every rank-frequency distance is computed on
+top_types = 1000  # most frequent types of the top-types TVD (footnote 15)
+length_bins = [1, 6, 11, 16, 21, 26, 31, 41, 51, 71, 121]  # length bins
 long_length = 41  # documents at least this long count as long (claim 3)
-power_sizes = [25, 50, 100, 200, 400, 800, 1600]  # sample sizes of the significance-by-size analysis
+power_sizes = [25, 50, 100, 200, 400, 800, 1600]  # power analysis sizes
 power_repeats = 40  # random subsets per size
-calibration_splits = 100  # splits of the training articles in the calibration check
-calibration_articles = 10  # articles per group in the calibration check (the test split's size)
-calibration_permutations = 1000  # Monte Carlo permutations per test in the calibration check
-floor_repeats = 20  # simulated pairs of exact Zipf samples for the finite-sample floor
+calibration_splits = 100  # splits of the training articles (calibration)
+calibration_articles = 10  # articles per group there (as in the test split)
+calibration_permutations = 1000  # Monte Carlo permutations per test there
+floor_repeats = 20  # simulated pairs of exact Zipf samples for the floor
 seed = 0  # seeds sampling, the human samples, bootstrap and permutations
 
 # %% tags=["remove-cell"]
@@ -82,7 +86,8 @@ import pandas as pd
 from myst_nb import glue
 from scipy.stats import false_discovery_control
 
-from lmnotes import clusters, laws, models, plots, stats
+from lmnotes import claims as lmclaims
+from lmnotes import clusters, laws, models, plots, stats, tables
 from lmnotes import corpus as lmcorpus
 from lmnotes import tendencies as T
 
@@ -91,18 +96,17 @@ plots.use_style()
 # %%
 data = lmcorpus.load(corpus)
 reference = T.TextSet.from_texts("test", data["test"].sentences)
-articles = data["test"].article_ids()  # the unit of resampling of the reference
+articles = data["test"].article_ids()  # the reference's unit of resampling
 n_self = n_samples or len(reference)
 n_pre = n_samples_pretrained or n_self
 rng = np.random.default_rng(seed)
 train_sentences = data["train"].sentences
 picked = rng.choice(len(train_sentences), 2 * n_self, replace=False)
-human = T.TextSet.from_texts("human", [train_sentences[i] for i in picked[:n_self]])
-human_b = T.TextSet.from_texts("human B", [train_sentences[i] for i in picked[n_self:]])
-SHORT = {"wiki/transformer-bpe8k": "Transformer", "wiki/transformer-word": "Transformer (word)",
-         "wiki/lstm-bpe8k": "LSTM", "wiki/trigram-word-mle": "Trigram", "smollm2-135m": "SmolLM2-135M",
-         "gemma3-270m": "Gemma-3-270M"}
-label = {name: SHORT.get(name, name) for name in model_names}
+human = T.TextSet.from_texts(
+    "human", [train_sentences[i] for i in picked[:n_self]])
+human_b = T.TextSet.from_texts(
+    "human B", [train_sentences[i] for i in picked[n_self:]])
+label = {name: plots.label(name) for name in model_names}  # short names
 
 # %% tags=["remove-cell"]
 share_top2 = np.sort(np.bincount(articles))[::-1][:2].sum() / len(articles)
@@ -161,22 +165,25 @@ glue("max_tokens_pretrained_used", max_tokens_pretrained, display=False)
 # **Text processing** as the source's §5: Moses tokenization, lower-cased, whole words only
 # (subword samples are decoded to text first), length = number of tokens.
 
-# %%
+# %% tags=["hide-input"]
 sets, finished = {}, {}
 for name in model_names:
     trained_here = name.startswith("wiki/")
     lm = models.load(name, device=device, **({"size": size} if trained_here else {}))
-    n, limit, unit = (n_self, max_tokens, "line") if trained_here else (n_pre, max_tokens_pretrained, "sentence")
+    n, limit, unit = ((n_self, max_tokens, "line") if trained_here
+                      else (n_pre, max_tokens_pretrained, "sentence"))
     for strategy in strategies:
         key = (label[name], strategy)
-        sets[key], finished[key] = T.sample_set(lm, label[name], strategy, n, top_p, beam, limit,
-                                                seed, batch_size, unit=unit)
+        sets[key], finished[key] = T.sample_set(lm, label[name], strategy, n, top_p, beam,
+                                                limit, seed, batch_size, unit=unit)
     del lm
-summary = pd.DataFrame([{"model": m, "strategy": s, **ts.summary(), "ended (%)": 100 * finished[m, s].mean()}
-                        for (m, s), ts in sets.items()]
-                       + [{"model": "human (train)", "strategy": "-", **human.summary()},
-                          {"model": "test (reference)", "strategy": "-", **reference.summary()}])
-plots.dash_missing(summary.set_index(["model", "strategy"]).round(1))
+summary = pd.DataFrame(
+    [{"model": m, "strategy": s, **ts.summary(), "ended (%)": 100 * finished[m, s].mean()}
+     for (m, s), ts in sets.items()]
+    + [{"model": "human (train)", "strategy": "–", **human.summary()},
+       {"model": "test (reference)", "strategy": "–", **reference.summary()}])
+tables.show(summary.set_index(["model", "strategy"]), "The sample sets and the reference",
+            formats={"mean length": 1, "ended (%)": 1})
 
 # %% [markdown]
 # The table counts each set's documents, tokens and types, its mean length, its empty
@@ -217,15 +224,16 @@ plots.dash_missing(summary.set_index(["model", "strategy"]).round(1))
 # A permutation test cannot serve the second design: a model's samples and an article's
 # sentences are not exchangeable, even when their distributions agree.
 
-# %%
+# %% tags=["hide-input"]
 train = data["train"]
 pool = T.TextSet.from_texts("train", train.sentences)
 calibration = T.null_rejections(pool, train.article_ids(), n_splits=calibration_splits,
                                 articles=calibration_articles, documents=n_self,
                                 n_permutations=calibration_permutations, seed=seed)
-rejection = (calibration.groupby(["design", "test", "statistic"], sort=False)["rejected"].mean().mul(100)
-             .unstack("statistic").round(0))
-rejection
+rejection = (calibration.groupby(["design", "test", "statistic"], sort=False)["rejected"]
+             .mean().mul(100).unstack("statistic"))
+tables.show(rejection, "Rejection rates (%) at level 5% where the null is true",
+            formats={c: 0 for c in rejection.columns})
 
 # %% tags=["remove-cell"]
 glue("calibration_splits_used", calibration_splits, display=False)
@@ -323,26 +331,29 @@ glue("effective_articles", float((sizes ** 2).sum() ** 2 / (sizes ** 4).sum()), 
 # zero. It describes the spread of the estimate, not where the population distance lies:
 # distances between finite samples are biased upward, which is what the floor measures.
 
-# %%
-compare = dict(n_boot=n_boot, max_rank=max_rank, seed=seed, rank_support=rank_support, top_types=top_types)
-results = {key: T.compare(ts, reference, reference_groups=articles, **compare) for key, ts in sets.items()}
-results["human floor", "-"] = T.compare(human, human_b, **compare)
-results["human shift", "-"] = T.compare(human, reference, reference_groups=articles, **compare)
+# %% tags=["hide-input"]
+compare = dict(n_boot=n_boot, max_rank=max_rank, seed=seed, rank_support=rank_support,
+               top_types=top_types)
+results = {key: T.compare(ts, reference, reference_groups=articles, **compare)
+           for key, ts in sets.items()}
+results["human floor", "–"] = T.compare(human, human_b, **compare)
+results["human shift", "–"] = T.compare(human, reference, reference_groups=articles, **compare)
 order = [label[m] for m in model_names] + ["human floor", "human shift"]
-shift = results["human shift", "-"]
+shift = results["human shift", "–"]
 
 
-def table(columns, fmt="{:.3f}"):
-    """Model x (column, strategy) table of estimates formatted 'value [low, high]'."""
-    rows = {}
-    for (m, s), r in results.items():
-        for c in columns:
-            e = r[c]
-            rows.setdefault(m, {})[(c, s)] = f"{fmt.format(e.value)} [{fmt.format(e.low)}, {fmt.format(e.high)}]"
-    df = pd.DataFrame.from_dict(rows, orient="index").reindex(order)
-    df.columns = pd.MultiIndex.from_tuples(df.columns)
-    return plots.dash_missing(df.reindex(columns=[(c, s) for c in columns for s in strategies + ["-"]
-                                                  if (c, s) in df.columns]))
+def by_strategy(column):
+    """One distance: a row per model (and the human rows), a column per strategy; the human
+    rows, which have no strategy, fill the column 'human'."""
+    df = pd.DataFrame({s: {m: results[m, s2][column] for (m, s2) in results if s2 == s}
+                       for s in strategies + ["–"]}).reindex(order)
+    return df.rename(columns={"–": "human"})
+
+
+def show_distances(columns, source):
+    """One table per distance, strategies as columns (estimates with their 95% interval)."""
+    for c in columns:
+        display(tables.show(by_strategy(c), f"{source}: {c}", shared=True))
 
 
 def values(column, models=None):
@@ -410,29 +421,29 @@ glue("size_effect_pre", size_effect(widening["pretrained"]), display=False)
 # %% [markdown]
 # ## Rank–frequency and unigram distances (the source's Tab. 2)
 
-# %% tags=["full-width"]
-tab2 = table(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference", "unigram TVD",
-              "top-types TVD"])
-with pd.option_context("display.max_columns", None):
-    display(tab2)
+# %% tags=["hide-input"]
+show_distances(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference",
+                "unigram TVD", "top-types TVD"], "Tab. 2")
 
 # %% [markdown]
-# Each cell: the distance and its bootstrap 95% interval; columns: the distance, then the
-# strategy (the human rows have one). *rank KS to Zipf(sample)* and *to Zipf(reference)*: the
-# source's two parametric Δs; *rank KS to reference*: its empirical Δ; *top-types TVD*: the
-# TVD over the union of the two sets' {glue:text}`top_types_used:,` most frequent types.
+# Each cell: the distance, and its bootstrap 95% interval underneath; a table per
+# distance, a column per strategy (the human rows have none). *rank KS to Zipf(sample)* and
+# *to Zipf(reference)*: the source's two parametric Δs; *rank KS to reference*: its
+# empirical Δ; *top-types TVD*: the TVD over the union of the two sets'
+# {glue:text}`top_types_used:,` most frequent types.
 #
 # **The finite-sample floor.** How large are these distances when the law holds exactly?
 # We draw {glue:text}`floor_repeats_used` pairs of samples of {glue:text}`n_reference_tokens:,`
 # tokens (the test split's size) from the Zipf law fitted on the test split
 # ($s$ = {glue:text}`test_zipf_s:.2f` over 100,000 types) and compute the same distances.
 
-# %%
+# %% tags=["hide-input"]
 test_fit_s = laws.fit_zipf(reference.type_totals(), max_rank)
 floor_sim = T.zipf_floor(int(reference.lengths.sum()), test_fit_s, repeats=floor_repeats,
                          rank_support=rank_support, top_types=top_types, seed=seed)
 floor_range = floor_sim.quantile([0.0, 0.5, 1.0]).T.set_axis(["min", "median", "max"], axis=1)
-floor_range.round(3)
+tables.show(floor_range, "Distances between two exact Zipf samples", formats={
+    c: 3 for c in floor_range.columns})
 
 # %% tags=["remove-cell"]
 glue("floor_repeats_used", floor_repeats, display=False)
@@ -441,7 +452,7 @@ glue("floor_zipf_max", float(floor_range.loc["rank KS to Zipf(sample)", "max"]),
 glue("floor_tvd_median", float(floor_range.loc["unigram TVD", "median"]), display=False)
 glue("floor_top_tvd_median", float(floor_range.loc["top-types TVD", "median"]), display=False)
 glue("shift_tvd", shift["unigram TVD"].value, display=False)
-glue("floor_row_tvd", results["human floor", "-"]["unigram TVD"].value, display=False)
+glue("floor_row_tvd", results["human floor", "–"]["unigram TVD"].value, display=False)
 
 # %% [markdown]
 # Two samples of one Zipf law lie at a unigram TVD of about
@@ -453,18 +464,31 @@ glue("floor_row_tvd", results["human floor", "-"]["unigram TVD"].value, display=
 # rank KS to its own fit of at most {glue:text}`floor_zipf_max:.3f` over these ranks: a
 # larger distance rejects the law.
 
-# %%
-fig, axes = plt.subplots(1, len(strategies), figsize=(12, 3.4), sharey=True)
+# %% tags=["remove-cell"]
+def panels(n):
+    """A grid of n panels (two per row) at the column's width, sharing both axes."""
+    rows = -(-n // 2)
+    fig, axes = plt.subplots(rows, min(n, 2), figsize=(plots.COLUMN, 2.6 * rows + 0.8),
+                             sharex=True, sharey=True, squeeze=False)
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    return fig, axes
+
+
+ranks = np.arange(1, max_rank + 1)
+fig, axes = panels(len(strategies))
 ref_pmf = T.rank_pmf(reference.type_totals(), max_rank)[0]
-for ax, strategy in zip(np.atleast_1d(axes), strategies):
+for ax, strategy in zip(axes.ravel(), strategies):
     for m in order[:-2]:
         pmf = T.rank_pmf(sets[m, strategy].type_totals(), max_rank)[0]
-        ax.loglog(np.arange(1, max_rank + 1)[pmf > 0], pmf[pmf > 0], lw=1, label=m)
-    ax.loglog(np.arange(1, max_rank + 1)[ref_pmf > 0], ref_pmf[ref_pmf > 0], color="black", lw=2, label="test")
+        ax.loglog(ranks[pmf > 0], pmf[pmf > 0], lw=1, color=plots.model_color(m), label=m)
+    ax.loglog(ranks[ref_pmf > 0], ref_pmf[ref_pmf > 0], color=plots.REFERENCE_COLOR, lw=2,
+              label="test")
     ax.axvline(rank_support, color="grey", ls=":", lw=1)
-    ax.set(title=strategy, xlabel="rank")
-np.atleast_1d(axes)[0].set_ylabel("relative frequency")
-np.atleast_1d(axes)[-1].legend(fontsize=7)
+    ax.set_title(strategy)
+fig.supxlabel("rank", fontsize="medium")
+fig.supylabel("relative frequency", fontsize="medium")
+plots.figure_legend(fig, axes)
 glue("fig_rank_frequency", fig, display=False)
 plt.close(fig)
 
@@ -478,10 +502,8 @@ plt.close(fig)
 #
 # ## Length, stopwords and symbols (the source's Tab. 3)
 
-# %% tags=["full-width"]
-tab3 = table(["length KS", "stopwords KS", "symbols KS"])
-with pd.option_context("display.max_columns", None):
-    display(tab3)
+# %% tags=["hide-input"]
+show_distances(["length KS", "stopwords KS", "symbols KS"], "Tab. 3")
 
 # %% [markdown]
 # ## Exponents and mean differences (the source's App. D)
@@ -499,19 +521,21 @@ with pd.option_context("display.max_columns", None):
 # returns {glue:text}`zipf_bias`). So our values and the source's cannot be compared
 # directly, only ours with each other.
 
-# %%
+# %% tags=["hide-input"]
 def heaps_cell(r):
-    return f"{r['Heaps beta']:.3f}" + (" (bound)" if laws.Heaps(r["Heaps K"], r["Heaps beta"]).at_bound else "")
+    at_bound = laws.Heaps(r["Heaps K"], r["Heaps beta"]).at_bound
+    return f"{r['Heaps beta']:.3f}" + (" (bound)" if at_bound else "")
 
 
-exponents = pd.DataFrame({(c, s): {m: (str(results[m, s]["Zipf s"]) if c == "Zipf s" else heaps_cell(results[m, s]))
-                                   for (m, s2) in results if s2 == s}
-                          for c in ["Zipf s", "Heaps beta"] for s in strategies + ["-"]})
 test_heaps = reference.heaps
-exponents.loc["test (reference)", ("Zipf s", "-")] = f"{test_fit_s:.3g}"
-exponents.loc["test (reference)", ("Heaps beta", "-")] = f"{test_heaps.beta:.3f}"
-exponents = plots.dash_missing(exponents.astype(object).reindex(order + ["test (reference)"]))
-exponents
+zipf_s = by_strategy("Zipf s")
+zipf_s.loc["test (reference)", "human"] = test_fit_s
+heaps_beta = pd.DataFrame({s: {m: heaps_cell(results[m, s2]) for (m, s2) in results if s2 == s}
+                           for s in strategies + ["–"]}).reindex(order)
+heaps_beta = heaps_beta.rename(columns={"–": "human"})
+heaps_beta.loc["test (reference)", "human"] = f"{test_heaps.beta:.3f}"
+display(tables.show(zipf_s, "Zipf's s (95% interval underneath)", shared=True))
+tables.show(heaps_beta, "Heaps' β")
 
 # %% tags=["remove-cell"]
 bias_rng = np.random.default_rng(seed)
@@ -527,16 +551,17 @@ glue("zipf_bias", f"{np.mean(biased):.3f} on average (from {min(biased):.3f} to 
 glue("test_heaps_beta", test_heaps.beta, display=False)
 glue("test_heaps_K", test_heaps.K, display=False)
 
-# %% tags=["full-width"]
-tests = pd.DataFrame([{"model": m, "strategy": s, "statistic": key, "difference": r[f"{key} mean diff"].statistic,
+# %% tags=["hide-input"]
+tests = pd.DataFrame([{"model": m, "strategy": s, "statistic": key,
+                       "difference": r[f"{key} mean diff"].statistic,
                        "p": r[f"{key} mean diff"].pvalue}
                       for (m, s), r in results.items() for key in ["length", "stopwords", "symbols"]])
 tests["p (BH)"] = false_discovery_control(tests["p"])
 tests["cell"] = [f"{d:.4g}{stats.stars(p)}" for d, p in zip(tests["difference"], tests["p"])]
-app_d = tests.pivot_table(index="model", columns=["statistic", "strategy"], values="cell", aggfunc="first")
-app_d = plots.dash_missing(app_d.reindex(order))
-with pd.option_context("display.max_columns", None):
-    display(app_d)
+for key, group in tests.groupby("statistic", sort=False):
+    app_d = (group.pivot_table(index="model", columns="strategy", values="cell", aggfunc="first")
+             .reindex(order).reindex(columns=strategies + ["–"]).rename(columns={"–": "human"}))
+    display(tables.show(app_d, f"App. D: {key}, mean of the sample minus the test set's"))
 
 # %% tags=["remove-cell"]
 glue("n_tests", len(tests), display=False)
@@ -558,33 +583,46 @@ glue("n_sig_bh", int((tests["p (BH)"] < 0.05).sum()), display=False)
 # figure plots each document's distinct words per token, $u/n$, averaged over the documents
 # of a length bin, against the bin's mean length; both counted in the same Moses tokens.
 
-# %% tags=["full-width"]
+# %% tags=["hide-input", "full-width"]
 bins = np.asarray(length_bins)
 tt_rows = []
-for key, ts in list(sets.items()) + [(("human", "-"), human), (("test", "-"), reference)]:
+for key, ts in list(sets.items()) + [(("human", "–"), human), (("test", "–"), reference)]:
     which = np.digitize(ts.lengths, bins) - 1
     for b in range(len(bins) - 1):
         inside = (which == b) & (ts.lengths > 0)
         if inside.sum() >= 5:
-            tt_rows.append({"model": key[0], "strategy": key[1], "bin": f"{bins[b]}-{bins[b + 1] - 1}",
+            tt_rows.append({"model": key[0], "strategy": key[1],
+                            "bin": f"{bins[b]}–{bins[b + 1] - 1}",
                             "length": ts.lengths[inside].mean(),
                             "types per token": (ts.types[inside] / ts.lengths[inside]).mean(),
                             "documents": int(inside.sum())})
 type_token = pd.DataFrame(tt_rows)
-fig, axes = plt.subplots(1, len(strategies), figsize=(12, 3.4), sharey=True)
+fig, axes = panels(len(strategies))
 test_curve = type_token[type_token["model"] == "test"]
-for ax, strategy in zip(np.atleast_1d(axes), strategies):
-    for m, g in type_token[type_token["strategy"] == strategy].groupby("model", sort=False):
-        ax.plot(g["length"], g["types per token"], marker="o", ms=3, lw=1, label=m)
-    ax.plot(test_curve["length"], test_curve["types per token"], color="black", lw=2, label="test")
-    ax.set(title=strategy, xlabel="document length (tokens, mean of the bin)", xscale="log")
-np.atleast_1d(axes)[0].set_ylabel("distinct words per token")
-np.atleast_1d(axes)[-1].legend(fontsize=7)
+for ax, strategy in zip(axes.ravel(), strategies):
+    at = type_token[type_token["strategy"] == strategy]
+    for m, g in at.groupby("model", sort=False):
+        ax.plot(g["length"], g["types per token"], marker="o", ms=3, lw=1,
+                color=plots.model_color(m), label=m)
+    ax.plot(test_curve["length"], test_curve["types per token"], color=plots.REFERENCE_COLOR,
+            lw=2, label="test")
+    ax.set(title=strategy, xscale="log")
+fig.supxlabel("document length (tokens, mean of the bin)", fontsize="medium")
+fig.supylabel("distinct words per token", fontsize="medium")
+plots.figure_legend(fig, axes)
 glue("fig_type_token", fig, display=False)
 plt.close(fig)
-plots.dash_missing(type_token.pivot_table(index=["model", "strategy"], columns="bin", values="types per token",
-                                          sort=False).reindex(columns=[c for c in pd.unique(type_token["bin"])])
-                   .round(3))
+
+
+def by_bin(df, column):
+    """A row per set, a column per length bin (in the order of the bins)."""
+    return (df.pivot_table(index=["model", "strategy"], columns="bin", values=column, sort=False)
+            .reindex(columns=list(pd.unique(df["bin"]))))
+
+
+tables.show(by_bin(type_token, "types per token"),
+            "Distinct words per token, by document length (tokens)", formats={
+                b: 3 for b in pd.unique(type_token["bin"])})
 
 # %% [markdown]
 # ```{glue:figure} fig_type_token
@@ -603,43 +641,50 @@ plots.dash_missing(type_token.pivot_table(index=["model", "strategy"], columns="
 # estimator of a regression with one effect per length), with its bootstrap interval; over
 # all lengths and over documents of at least {glue:text}`long_length_used` tokens (claim 3).
 
-# %%
+# %% tags=["hide-input"]
 matched = {}
-for key, ts in list(sets.items()) + [(("human shift", "-"), human)]:
+for key, ts in list(sets.items()) + [(("human shift", "–"), human)]:
     for span, lo in [("all lengths", 1), ("long", long_length)]:
         try:
-            matched[key + (span,)] = T.matched_type_token(ts, reference, min_length=lo, n_boot=n_boot, seed=seed,
-                                                          reference_groups=articles)
+            matched[key + (span,)] = T.matched_type_token(
+                ts, reference, min_length=lo, n_boot=n_boot, seed=seed,
+                reference_groups=articles)
         except ValueError:  # no long document in the set
             pass
-matched_table = pd.DataFrame([{"model": m, "strategy": s, "lengths": span,
-                               "difference": f"{e.value:+.3f} [{e.low:+.3f}, {e.high:+.3f}]", "p": p}
-                              for (m, s, span), (e, p) in matched.items()])
-matched_table["p"] = matched_table["p"].map(lambda p: f"{p:.2g}")
-plots.dash_missing(matched_table.pivot_table(index=["model", "strategy"], columns="lengths",
-                                             values=["difference", "p"], aggfunc="first", sort=False))
+matched_table = pd.DataFrame({
+    (span, column): {(m, s): (e if column == "difference" else f"{p:.2g}")
+                     for (m, s, sp), (e, p) in matched.items() if sp == span}
+    for span in ("all lengths", "long") for column in ("difference", "p")})
+matched_table.index.names = ["model", "strategy"]
+tables.show(matched_table, "Distinct words per token at matched lengths, sample − test "
+            f"(long: at least {long_length} tokens)")
 
-# %% tags=["full-width"]
+# %% tags=["hide-input", "full-width"]
 tt_fit, tt_mean = {}, {}
-for key, ts in list(sets.items()) + [(("human shift", "-"), human)]:
-    tt_fit[key], tt_mean[key] = T.type_token_by_length(ts, reference, length_bins, n_boot=n_boot, seed=seed,
-                                                       reference_groups=articles)
-ks_len = pd.concat([df.assign(model=m, strategy=s) for (m, s), df in tt_fit.items()], ignore_index=True)
-fig, axes = plt.subplots(1, len(strategies), figsize=(12, 3.4), sharey=True)
+for key, ts in list(sets.items()) + [(("human shift", "–"), human)]:
+    tt_fit[key], tt_mean[key] = T.type_token_by_length(
+        ts, reference, length_bins, n_boot=n_boot, seed=seed, reference_groups=articles)
+ks_len = pd.concat([df.assign(model=m, strategy=s) for (m, s), df in tt_fit.items()],
+                   ignore_index=True)
+ks_len["bin"] = ks_len["bin"].str.replace("-", "–")
+fig, axes = panels(len(strategies))
 floor = ks_len[ks_len["model"] == "human shift"]
-for ax, strategy in zip(np.atleast_1d(axes), strategies):
+for ax, strategy in zip(axes.ravel(), strategies):
     for m, g in ks_len[ks_len["strategy"] == strategy].groupby("model", sort=False):
-        ax.errorbar(g["length"], g["KS to reference"], yerr=[g["KS to reference"] - g["low"],
-                                                             g["high"] - g["KS to reference"]],
-                    marker="o", ms=3, lw=1, capsize=2, label=m)
-    ax.plot(floor["length"], floor["KS to reference"], color="grey", ls="--", label="human shift")
-    ax.set(title=strategy, xlabel="document length (tokens, mean of the bin)", xscale="log")
-np.atleast_1d(axes)[0].set_ylabel("KS distance, types per document")
-np.atleast_1d(axes)[-1].legend(fontsize=7)
+        ks = g["KS to reference"]
+        ax.errorbar(g["length"], ks, yerr=[ks - g["low"], g["high"] - ks], marker="o", ms=3,
+                    lw=1, capsize=2, color=plots.model_color(m), label=m)
+    ax.plot(floor["length"], floor["KS to reference"], color=plots.HUMAN_COLOR, ls="--",
+            label="human shift")
+    ax.set(title=strategy, xscale="log")
+fig.supxlabel("document length (tokens, mean of the bin)", fontsize="medium")
+fig.supylabel("KS distance, types per document", fontsize="medium")
+plots.figure_legend(fig, axes)
 glue("fig_ks_length", fig, display=False)
 plt.close(fig)
-plots.dash_missing(ks_len.pivot_table(index=["model", "strategy"], columns="bin", values="KS to reference",
-                                      sort=False).reindex(columns=[c for c in pd.unique(ks_len["bin"])]).round(3))
+tables.show(by_bin(ks_len, "KS to reference"),
+            "KS distance to the test set of the types per document, by length (tokens)",
+            formats={b: 3 for b in pd.unique(ks_len["bin"])})
 
 # %% [markdown]
 # ```{glue:figure} fig_ks_length
@@ -661,22 +706,23 @@ plots.dash_missing(ks_len.pivot_table(index=["model", "strategy"], columns="bin"
 # a Zipf law lies at a per-bin KS of about 0.2 from its own fitted NHPP. The columns rank
 # sets against each other; they cannot say whether any text "follows" the NHPP.
 
-# %%
-nhpp = ks_len.groupby(["model", "strategy"], sort=False)[["KS to NHPP(sample)", "KS to NHPP(reference)"]].mean()
-ks_len_summary = pd.DataFrame({"KS to reference (weighted)": {k: str(e) for k, e in tt_mean.items()}})
+# %% tags=["hide-input"]
+to_nhpp = ["KS to NHPP(sample)", "KS to NHPP(reference)"]
+nhpp = ks_len.groupby(["model", "strategy"], sort=False)[to_nhpp].mean()
+ks_len_summary = pd.DataFrame({"KS to reference (weighted)": tt_mean})
 ks_len_summary.index.names = ["model", "strategy"]
-ks_len_summary.join(nhpp.round(3))
+tables.show(ks_len_summary.join(nhpp), "Type–token distances, over the length bins",
+            formats={c: 3 for c in to_nhpp})
 
 # %% [markdown]
 # ## Samples
 #
 # The first three documents of each set, as the study sees them (Moses tokens, lower-cased).
 
-# %%
+# %% tags=["hide-input"]
 shown = pd.DataFrame([{"model": m, "strategy": s, "document": " ".join(d)[:240]}
                       for (m, s), ts in sets.items() for d in ts.docs[:3]])
-with pd.option_context("display.max_colwidth", None):
-    display(shown.set_index(["model", "strategy"]))
+tables.show(shown, "The first three documents of each set", index=False)
 
 # %% [markdown]
 # ## Beyond the source: how many samples does a difference need?
@@ -691,19 +737,22 @@ with pd.option_context("display.max_colwidth", None):
 # the last size tried) does not reach it. More samples cannot make up for the test split's {glue:text}`n_test_articles`
 # articles: the variance of their mean is a floor under every test.
 
-# %%
-power = pd.concat([T.significance_by_size(ts, reference, power_sizes, repeats=power_repeats, seed=seed,
-                                          reference_groups=articles).assign(model=m, strategy=s)
-                   for (m, s), ts in list(sets.items()) + [(("human shift", "-"), human)]], ignore_index=True)
+# %% tags=["hide-input"]
+power = pd.concat([
+    T.significance_by_size(ts, reference, power_sizes, repeats=power_repeats, seed=seed,
+                           reference_groups=articles).assign(model=m, strategy=s)
+    for (m, s), ts in list(sets.items()) + [(("human shift", "–"), human)]], ignore_index=True)
 
 
 def needed(g):
     hit = g[g["rejected"] >= 0.8]["documents"]
-    return str(int(hit.min())) if len(hit) else f"> {int(g['documents'].max())}"
+    return f"{int(hit.min()):,}" if len(hit) else f"> {int(g['documents'].max()):,}"
 
 
-needed_n = power.groupby(["model", "strategy", "statistic"], sort=False).apply(needed, include_groups=False)
-needed_n.unstack("statistic")
+needed_n = power.groupby(["model", "strategy", "statistic"], sort=False).apply(
+    needed, include_groups=False)
+tables.show(needed_n.unstack("statistic"),
+            "Documents needed for a power of 0.8 (Welch test of the means, level 5%)")
 
 # %% tags=["remove-cell"]
 glue("power_repeats_used", power_repeats, display=False)
@@ -728,7 +777,7 @@ glue("long_length_used", long_length, display=False)
 # Comparisons between two sets compared with the test split use paired intervals: both
 # distances were bootstrapped with the same resamples of the test split's articles.
 
-# %%
+# %% tags=["hide-input"]
 own = [label[m] for m in model_names if m.startswith("wiki/")]  # trained on this corpus
 neural = [m for m in own if m != "Trigram"]
 transformers = [m for m in neural if m.startswith("Transformer")]
@@ -901,7 +950,7 @@ claim("9. the trigram model under beam sampling follows a power law most closely
 # 10 (§5.2): the per-bin type-token KS grows from the first to the last length bin, net of the
 # human shift's growth over the same bins (paired: the same resamples of the test split)
 growth = {}
-sh = tt_fit["human shift", "-"].set_index("bin")
+sh = tt_fit["human shift", "–"].set_index("bin")
 for k in [(m, s) for m in own for s in source_strategies]:
     df = tt_fit[k].set_index("bin")
     common = [b for b in df.index if b in sh.index]
@@ -928,17 +977,18 @@ claim("11. nucleus sampling often aligns more closely with human text",
       f"model × distance cases, above one of them in {n11_against}.",
       n11_for, n11_against, len(c11))
 
-claims = pd.DataFrame(claims).set_index("claim")
-with pd.option_context("display.max_colwidth", None):
-    display(claims)
+claims = pd.DataFrame(claims)[["claim", "verdict", "measured"]]
+lmclaims.save(claims, "02_tendencies")  # for the summary of every verdict on the first page
+tables.show(claims, "The claims of the source and the verdicts", index=False)
 
 # %% [markdown]
 # How much each factor matters (claim 7), on the self-trained models: for each distance, the mean over
 # models of its range across the strategies, and the mean over strategies of its range across
 # the models, with the source's three strategies and with ancestral and nucleus alone.
 
-# %%
-spread.round(3)
+# %% tags=["hide-input"]
+tables.show(spread, "Mean range of each distance across strategies and across models",
+            formats={c: 3 for c in spread.columns})
 
 # %% tags=["remove-cell"]
 glue("claim_models", ", ".join(own), display=False)

@@ -36,38 +36,41 @@
 # past the post where the post stops: it *estimates* the marginal over segmentations.
 
 # %% tags=["parameters"]
-segmentations = ["byte", "bpe1000", "bpe4000", "bpe8000", "word"]  # the Transformer family: char, byte, bpe<types>, word
-pretrained = ["smollm2-135m", "gemma3-270m"]  # pretrained models scored on the test split
-size = "cpu"  # size profile of the self-trained models: "cpu" or "gpu"
+# the Transformer family: char, byte, bpe<types>, word
+segmentations = ["byte", "bpe1000", "bpe4000", "bpe8000", "word"]
+pretrained = ["smollm2-135m", "gemma3-270m"]  # scored on the test split
+size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
-corpus = "enwiki"  # the corpus the models learn from and are tested on
-max_sentences_pretrained = 400  # test sentences scored by the pretrained models, drawn at random as in the models chapter (0: all)
+corpus = "enwiki"  # what the models learn and are tested on
+max_sentences_pretrained = 400  # test sentences for the pretrained (0: all)
 n_boot = 1000  # bootstrap resamples per interval
-open_model = "bpe8000"  # the open-vocabulary member compared with the word model
-n_open_samples = 500  # samples of the open model to estimate its mass on unknown words
-speller_order = 4  # order of the character n-gram that spells out <unk> (at most 4)
-stride_model = "bpe8000"  # self-trained member scored on whole documents with a sliding window
-stride_fractions = [1.0, 0.5, 0.25, 0.125]  # strides as fractions of the window
-stride_pretrained_window = 256  # window (tokens) imposed on the first pretrained model for the stride study
-stride_pretrained_documents = 3  # test articles the pretrained model scores per stride
-marginal_model = "bpe8000"  # self-trained member whose marginal over segmentations is estimated
-n_marginal = 100  # test sentences for the marginal (self-trained)
-n_marginal_pretrained = 20  # test sentences for the marginal (first pretrained model)
+open_model = "bpe8000"  # the open member compared with the word model
+n_open_samples = 500  # its samples, for its mass on unknown words
+speller_order = 4  # order of the character n-gram spelling <unk> (≤ 4)
+stride_model = "bpe8000"  # the member scored with a sliding window
+stride_fractions = [1.0, 0.5, 0.25, 0.125]  # strides, as shares of window
+stride_pretrained_window = 256  # window of the first pretrained model there
+stride_pretrained_documents = 3  # test articles it scores per stride
+marginal_model = "bpe8000"  # the member whose marginal is estimated
+n_marginal = 100  # test sentences for its marginal
+n_marginal_pretrained = 20  # test sentences for the pretrained model's
 max_marginal_bytes = 120  # longest sentence (bytes) for the marginal
-n_is_samples = 32  # importance samples per word, and per sentence of the pretrained model
-is_sweep = [32, 64, 128, 256]  # draws per sentence of the self-trained model: one run of the largest, cut into runs of each size
-n_coverage_runs = 20  # independent runs per word that measure how often the interval covers the exact value
-is_stay = 0.5  # the guided proposal draws the canonical segmentation with at least this probability
-is_explore = 0.5  # share of the uniform draw over the candidate tokens off the canonical segmentation
-exact_words = [" raining", " deforestation", " segmentation", " perplexity", " Wikipedia"]  # strings whose segmentations are enumerated
-max_segmentations = 1000  # enumeration limit per string (each segmentation is scored)
-negligible_share = 0.01  # "negligible": the gap below this share of the bits per character (this chapter's choice)
-negligible_share_alt = 0.005  # a stricter choice, to show how the verdict depends on it
-n_prefix_sentences = 20  # test sentences the first pretrained model scores after another prefix token
-prefix_alternative = ""  # that token; "": the BOS its model file declares, which lm-evaluation-harness prefixes
+n_is_samples = 32  # importance samples per word or pretrained sentence
+is_sweep = [32, 64, 128, 256]  # draws per sentence in the sweep
+n_coverage_runs = 20  # runs per word that check the interval's coverage
+is_stay = 0.5  # the guided proposal draws s* with at least this probability
+is_explore = 0.5  # share of its uniform draw over the candidate tokens
+# strings whose segmentations are enumerated
+exact_words = [" raining", " deforestation", " segmentation", " perplexity",
+               " Wikipedia"]
+max_segmentations = 1000  # enumeration limit per string
+negligible_share = 0.01  # "negligible" gap, as a share of bits per char
+negligible_share_alt = 0.005  # a stricter choice
+n_prefix_sentences = 20  # sentences scored after another prefix token
+prefix_alternative = ""  # that token ("": the BOS its model file declares)
 seed = 0  # seeds sampling, subsets, importance sampling and the bootstrap
 
-# %%
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -75,12 +78,15 @@ from myst_nb import glue
 from scipy.stats import kendalltau
 
 from lmnotes import budget
+from lmnotes import claims as lmclaims
 from lmnotes import comparability as C
 from lmnotes import corpus as lmcorpus
-from lmnotes import marginal, memo, models, plots, stats, units
+from lmnotes import marginal, memo, models, plots, stats, tables, units
 from lmnotes.models.trained import Recipe, on_corpus
 
 plots.use_style()
+
+# %% tags=["hide-input"]
 data = lmcorpus.load(corpus)
 test = data["test"].sentences
 article = data["test"].article_ids()
@@ -94,12 +100,14 @@ def recipe(spec: str) -> Recipe:
     return Recipe("transformer", spec)
 
 
-family = {spec: on_corpus(recipe(spec), size=size, corpus=corpus, device=device) for spec in segmentations}
+family = {spec: on_corpus(recipe(spec), size=size, corpus=corpus, device=device)
+          for spec in segmentations}
 glue("n_test", len(test), display=False)
 glue("n_test_articles", len(data["test"].documents), display=False)
 glue("n_segmentations", len(segmentations), display=False)
 train_text = "".join(data["train"].sentences)
-glue("non_ascii_pct", round(100 * sum(ord(c) > 127 for c in train_text) / len(train_text), 2), display=False)
+non_ascii = sum(ord(c) > 127 for c in train_text) / len(train_text)
+glue("non_ascii_pct", round(100 * non_ascii, 2), display=False)
 glue("n_test_bytes", sum(len(s.encode()) for s in test), display=False)
 
 # %% [markdown]
@@ -111,12 +119,12 @@ glue("n_test_bytes", sum(len(s.encode()) for s in test), display=False)
 # conversion in this report. *follows* says whether the printed value is the recomputed one
 # rounded as printed.
 
-# %%
+# %% tags=["hide-input"]
 examples = C.worked_examples()
 glue("n_examples", len(examples), display=False)
 glue("n_examples_follow", int(examples["follows"].sum()), display=False)
-with pd.option_context("display.max_colwidth", None, "display.float_format", "{:.6g}".format):
-    display(examples.set_index("quantity"))
+tables.show(examples.set_index("quantity"), "The post's worked examples, recomputed",
+            formats={"printed": "{:.6g}", "recomputed": "{:.6g}"})
 
 # %% [markdown]
 # {glue:text}`n_examples_follow` of the {glue:text}`n_examples` printed numbers follow from
@@ -168,32 +176,42 @@ with pd.option_context("display.max_colwidth", None, "display.float_format", "{:
 # {glue:text}`n_test:,` test sentences of {glue:text}`n_test_articles` articles
 # ({glue:text}`n_test_bytes:,` bytes).
 
-# %%
+# %% tags=["hide-input"]
 LABEL = {"char": "char", "byte": "byte", "word": "word (closed)"}
 
 
 def label(spec):
-    return LABEL.get(spec, f"BPE {int(spec[3:]) // 1000}k" if spec.startswith("bpe") and int(spec[3:]) % 1000 == 0
-                     else spec)
+    """'bpe8000' -> 'BPE 8k'."""
+    if spec.startswith("bpe") and int(spec[3:]) % 1000 == 0:
+        return f"BPE {int(spec[3:]) // 1000}k"
+    return LABEL.get(spec, spec)
 
 
 def rate_row(scores, convention="string"):
-    table = units.rate_table(scores, convention=convention, n_resamples=n_boot, seed=seed, groups=article)
-    return {k: e for k, e in table.items() if k != "bits / token" and k != "bits / word"}
+    table = units.rate_table(scores, convention=convention, n_resamples=n_boot, seed=seed,
+                             groups=article)
+    return {k: e for k, e in table.items() if k not in ("bits / token", "bits / word")}
 
 
-scores = {spec: memo.score(lm, test) for spec, lm in family.items()}  # as the models chapter scored them
+scores = {spec: memo.score(lm, test) for spec, lm in family.items()}  # as chapter 01's
 rates = {spec: rate_row(s) for spec, s in scores.items()}
-budgets = budget.budget_table(family, data["train"].sentences, size)  # steps, tokens seen, epochs
+budgets = budget.budget_table(family, data["train"].sentences, size)  # steps, epochs
 fmt = lambda e, d=3: f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"  # noqa: E731
-COLUMNS = ["perplexity / token", "perplexity / word", "perplexity / char", "bits / char", "bits / byte"]
+COLUMNS = ["perplexity / token", "perplexity / word", "perplexity / char", "bits / char",
+           "bits / byte"]
 family_table = pd.DataFrame(
-    {label(spec): {"vocabulary": family[spec].vocab_size, "open": family[spec].seg.open_vocabulary,
-                   "epochs": f"{budgets.loc[spec, 'epochs']:.2f}", "tokens": int(scores[spec].n_tokens.sum()),
-                   **{c: fmt(rates[spec][c], 2 if c.startswith("perplexity / word") else 3) for c in COLUMNS}}
+    {label(spec): {"vocabulary": family[spec].vocab_size,
+                   "open": family[spec].seg.open_vocabulary,
+                   "epochs": budgets.loc[spec, "epochs"],
+                   "tokens": int(scores[spec].n_tokens.sum()),
+                   **{c: rates[spec][c] for c in COLUMNS}}
      for spec in segmentations}).T
 family_table.index.name = "Transformer over"
-family_table
+display(tables.show(family_table[["vocabulary", "open", "epochs", "tokens"]],
+                    "The family: one architecture, several segmentations",
+                    formats={"epochs": 2}))
+tables.show(family_table[COLUMNS].rename(columns=lambda c: c.replace("perplexity", "ppl")),
+            "Test scores (string convention; 95% interval over test articles underneath)")
 
 # %% [markdown]
 # The models differ in how many predictions they make for the same text (the *tokens*
@@ -202,40 +220,45 @@ family_table
 # at each of few. The figure sets the per-token perplexity against bits per byte, which
 # counts the same bytes for every model.
 
-# %%
+# %% tags=["hide-input"]
 value = lambda spec, col: rates[spec][col].value  # noqa: E731
-# does per-token perplexity grow with the vocabulary? among the open models, and with the word model
+ppl = lambda spec: value(spec, "perplexity / token")  # noqa: E731
+# does per-token perplexity grow with the vocabulary? among the open models, and with all
 by_vocab = sorted(segmentations, key=lambda sp: family[sp].vocab_size)
 open_by_vocab = [sp for sp in by_vocab if family[sp].seg.open_vocabulary]
-grows_open = all(value(a, "perplexity / token") < value(b, "perplexity / token")
-                 for a, b in zip(open_by_vocab, open_by_vocab[1:]))
-grows_all = all(value(a, "perplexity / token") < value(b, "perplexity / token") for a, b in zip(by_vocab, by_vocab[1:]))
+grows_open = all(ppl(a) < ppl(b) for a, b in zip(open_by_vocab, open_by_vocab[1:]))
+grows_all = all(ppl(a) < ppl(b) for a, b in zip(by_vocab, by_vocab[1:]))
 exceptions = [label(sp) for sp in by_vocab if sp not in open_by_vocab
-              and value(sp, "perplexity / token") < max(value(o, "perplexity / token") for o in open_by_vocab
-                                                        if family[o].vocab_size < family[sp].vocab_size)]
+              and ppl(sp) < max(ppl(o) for o in open_by_vocab
+                                if family[o].vocab_size < family[sp].vocab_size)]
 glue("ppl_vocab_sentence", (
     "Per-token perplexity grows with the vocabulary in every model here. " if grows_all else
-    f"Among the open-vocabulary models per-token perplexity {'grows' if grows_open else 'does not always grow'} "
-    f"with the vocabulary; it is not a law: the {', '.join(exceptions) or 'closed'} model, with the largest "
-    f"vocabulary, has a lower per-token perplexity than a model with a smaller one."), display=False)
+    "Among the open-vocabulary models per-token perplexity "
+    f"{'grows' if grows_open else 'does not always grow'} with the vocabulary; it is not a "
+    f"law: the {', '.join(exceptions) or 'closed'} model, with the largest vocabulary, has a "
+    "lower per-token perplexity than a model with a smaller one."), display=False)
 epochs_tau = kendalltau([budgets.loc[sp, "epochs"] for sp in segmentations],
                         [-value(sp, "bits / byte") for sp in segmentations]).statistic
 glue("epochs_tau", float(epochs_tau), display=False)
 glue("epoch_order_sentence", (
-    "the bits-per-byte order is exactly the order of their epochs (more epochs, fewer bits): part of every "
-    "difference between these models may be their training budget, not their segmentation."
-    if np.isclose(epochs_tau, 1) else f"Kendall's τ between the epochs and the (negated) bits per byte is {epochs_tau:.2f}: "
-    "part of the differences may be the training budget, not the segmentation."), display=False)
-fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    "the bits-per-byte order is exactly the order of their epochs (more epochs, fewer bits): "
+    "part of every difference between these models may be their training budget, not their "
+    "segmentation." if np.isclose(epochs_tau, 1) else
+    f"Kendall's τ between the epochs and the (negated) bits per byte is {epochs_tau:.2f}: "
+    "part of the differences may be the training budget, not the segmentation."),
+    display=False)
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 4.2))
 for spec in segmentations:
-    x, y = value(spec, "perplexity / token"), rates[spec]["bits / byte"]
-    ax.errorbar(x, y.value, yerr=[[y.value - y.low], [y.high - y.value]], fmt="o", capsize=3,
-                color="tab:red" if spec == "word" else "tab:blue")
-    ax.annotate(label(spec), (x, y.value), textcoords="offset points", xytext=(6, 4), fontsize=9)
+    y = rates[spec]["bits / byte"]
+    # a legend, not labels at the points: two segmentations can score nearly alike
+    ax.errorbar(ppl(spec), y.value, yerr=[[y.value - y.low], [y.high - y.value]],
+                fmt="s" if spec == "word" else "o", capsize=3,
+                color=plots.model_color(family[spec].name), label=label(spec))
 ax.set_xscale("log")
 ax.set_xlabel("perplexity per token (log scale)")
 ax.set_ylabel("bits per byte (95% interval)")
 ax.set_title("Same architecture and data, different segmentations")
+ax.legend(title="Transformer over", loc="center left", bbox_to_anchor=(1.0, 0.5))
 plt.close(fig)
 glue("fig_family", fig, display=False)
 
@@ -243,7 +266,7 @@ glue("fig_family", fig, display=False)
 # ```{glue:figure} fig_family
 # :name: fig-family
 # Per-token perplexity against bits per byte for the Transformer trained with each
-# segmentation (red: the closed-vocabulary word model). {glue:text}`ppl_vocab_sentence`
+# segmentation (square: the closed-vocabulary word model). {glue:text}`ppl_vocab_sentence`
 # Bits per byte orders the models by the probability they give the same text; but the
 # models saw their training text a different number of times (the *epochs* column: an
 # equal budget of tokens is not an equal budget of text), and {glue:text}`epoch_order_sentence`
@@ -252,9 +275,10 @@ glue("fig_family", fig, display=False)
 # The rankings (1: the lowest value), and Kendall's τ between each measure's ranking and the
 # per-token ranking (1: the same order).
 
-# %%
+# %% tags=["hide-input"]
 rank_cols = COLUMNS
-ranks = pd.DataFrame({label(s): {c: value(s, c) for c in rank_cols} for s in segmentations}).T.rank().astype(int)
+ranks = pd.DataFrame({label(s): {c: value(s, c) for c in rank_cols}
+                      for s in segmentations}).T.rank().astype(int)
 tau = {c: kendalltau(ranks["perplexity / token"], ranks[c]).statistic for c in rank_cols}
 open_specs = [s for s in segmentations if family[s].seg.open_vocabulary]
 independent = ["perplexity / word", "perplexity / char", "bits / char", "bits / byte"]
@@ -264,8 +288,10 @@ best_byte = ranks["bits / byte"].idxmin()
 glue("best_token", best_token, display=False)
 glue("best_byte", best_byte, display=False)
 glue("tau_byte", float(tau["bits / byte"]), display=False)
-display(ranks)
-pd.Series(tau, name="Kendall τ with the per-token order").round(3)
+short_names = lambda c: c.replace("perplexity", "ppl")  # noqa: E731
+display(tables.show(ranks.rename(columns=short_names), "Rank of each model by each measure"))
+tables.show(pd.DataFrame(tau, index=["Kendall τ with the per-token order"])
+            .rename(columns=short_names), formats={short_names(c): 3 for c in rank_cols})
 
 # %% [markdown]
 # By perplexity per token the best model is the **{glue:text}`best_token`** one; by bits per
@@ -283,7 +309,7 @@ pd.Series(tau, name="Kendall τ with the per-token order").round(3)
 # that an open model spends on strings with unknown words, the closed model spends on the
 # strings it can produce. Both favour the closed model. We measure each.
 
-# %%
+# %% tags=["hide-input"]
 word_lm, open_lm = family["word"], family[open_model]
 seg = word_lm.seg
 cov = C.vocabulary_coverage(seg, test)
@@ -292,8 +318,8 @@ glue("oov_token_rate", float(100 * cov["oov token rate"]), display=False)
 glue("oov_sentence_rate", float(100 * cov["texts with oov"]), display=False)
 glue("word_vocab", word_lm.vocab_size, display=False)
 
-# the speller: a Kneser-Ney character n-gram over the training words the vocabulary maps to
-# <unk> (one string per occurrence), renormalised to the strings outside the vocabulary
+# the speller: a Kneser-Ney character n-gram over the training words the vocabulary
+# maps to <unk> (one string per occurrence), renormalised to the strings outside it
 speller = C.train_speller(seg, data["train"].sentences, speller_order, corpus)
 glue("n_unk_train", speller.n_words, display=False)
 glue("speller_order_used", speller_order, display=False)
@@ -305,7 +331,8 @@ n_char = scores["word"].n_chars + 1  # string convention: EOS is one more unit
 
 
 def bpc(lp, mask):
-    return units.bootstrap_rate(lp[mask], n_char[mask], "bits", n_boot, seed, groups=article[mask])
+    return units.bootstrap_rate(lp[mask], n_char[mask], "bits", n_boot, seed,
+                                groups=article[mask])
 
 
 subsets = {"all sentences": np.ones(len(test), bool), "without unknown words": ~has_oov,
@@ -315,10 +342,11 @@ closed_rows = {
     "word, <unk> spelled out": word_open,
     **{label(s): scores[s].logprob for s in open_specs},
 }
-closed_table = pd.DataFrame({name: {sub: fmt(bpc(lp, m)) for sub, m in subsets.items()}
+closed_table = pd.DataFrame({name: {sub: bpc(lp, m) for sub, m in subsets.items()}
                              for name, lp in closed_rows.items()}).T
-closed_table.columns = [f"bits / char, {c} ({int(m.sum())})" for c, m in subsets.items()]
-closed_table
+closed_table.columns = [f"{c} ({int(m.sum())})" for c, m in subsets.items()]
+tables.show(closed_table, "Bits per character, by sentences (how many); 95% interval "
+            "underneath")
 
 # %% [markdown]
 # Of the test sentences, {glue:text}`oov_sentence_rate:.1f` % hold at least one word outside
@@ -337,37 +365,42 @@ closed_table
 # model's strings and renormalised, the open model would gain $-\log_2(1-m)$ bits on *every*
 # sentence without unknown words.
 
-# %%
+# %% tags=["hide-input"]
 glue("open_label", label(open_model), display=False)
-samples = memo.sample(open_lm, n_open_samples, "ancestral", max_tokens=open_lm.max_length, seed=seed)
+samples = memo.sample(open_lm, n_open_samples, "ancestral", max_tokens=open_lm.max_length,
+                      seed=seed)
 mass = C.oov_mass(seg, samples.texts, samples.finished)
 glue("oov_mass", float(100 * mass["mass"]), display=False)
 glue("oov_mass_low", float(100 * mass["low"]), display=False)
 glue("oov_mass_high", float(100 * mass["high"]), display=False)
 glue("n_mass_samples", int(mass["n"]), display=False)
-renorm_bits = -np.log2(1 - np.array([mass["mass"], mass["low"], mass["high"]]))  # per sentence
+# per sentence
+renorm_bits = -np.log2(1 - np.array([mass["mass"], mass["low"], mass["high"]]))
 inv = ~has_oov
 per_char_renorm = renorm_bits * inv.sum() / n_char[inv].sum()
 
 # the decomposition of the word model's advantage over the open model, all sentences
 whole = lambda lp: units.from_nats(-lp.sum(), n_char.sum(), "bits")  # noqa: E731
-b_open, b_raw, b_spelled = whole(scores[open_model].logprob), whole(word_raw), whole(word_open)
-renorm_all = renorm_bits[0] * inv.sum() / n_char.sum()  # the gain spread over all characters
+b_open, b_raw = whole(scores[open_model].logprob), whole(word_raw)
+b_spelled = whole(word_open)
+renorm_all = renorm_bits[0] * inv.sum() / n_char.sum()  # spread over all characters
 advantage = b_open - b_raw
-decomposition = pd.DataFrame([
-    {"part": "advantage of the word model (bits / char, all sentences)", "bits / char": advantage},
-    {"part": "<unk> scored as a word (spelled-out minus raw)", "bits / char": b_spelled - b_raw},
-    {"part": "mass on unknown-word strings (renormalising the open model)", "bits / char": renorm_all},
-    {"part": "unexplained (includes the training budget)", "bits / char": advantage - (b_spelled - b_raw) - renorm_all},
-]).set_index("part")
-decomposition["share of the advantage"] = decomposition["bits / char"] / advantage
+decomposition = pd.DataFrame({"bits / char": {
+    "advantage of the word model (all sentences)": advantage,
+    "<unk> scored as a word (spelled-out minus raw)": b_spelled - b_raw,
+    "mass on unknown-word strings (renormalising the open model)": renorm_all,
+    "unexplained (includes the training budget)": advantage - (b_spelled - b_raw) - renorm_all,
+}})
+decomposition.index.name = "part"
+decomposition["share of the advantage (%)"] = 100 * decomposition["bits / char"] / advantage
 glue("unk_share", float(100 * (b_spelled - b_raw) / advantage), display=False)
 glue("renorm_share", float(100 * renorm_all / advantage), display=False)
 glue("renorm_bits_char", float(per_char_renorm[0]), display=False)
 glue("renorm_bits_sentence", float(renorm_bits[0]), display=False)
 glue("word_epochs", float(budgets.loc["word", "epochs"]), display=False)
 glue("open_epochs", float(budgets.loc[open_model, "epochs"]), display=False)
-decomposition.round(4)
+tables.show(decomposition, "Where the word model's advantage comes from",
+            formats={"bits / char": 4, "share of the advantage (%)": 1})
 
 # %% [markdown]
 # {glue:text}`oov_mass:.1f` % of the open model's {glue:text}`n_mass_samples` samples
@@ -394,25 +427,27 @@ decomposition.round(4)
 # conventions are shown: the string convention of this report, and the harness convention
 # (whitespace words and UTF-8 bytes of the original text, EOS not scored).
 
-# %%
-sub_idx = data["test"].sentence_sample(max_sentences_pretrained, seed)  # the models chapter's subset
+# %% tags=["hide-input"]
+sub_idx = data["test"].sentence_sample(max_sentences_pretrained, seed)  # chapter 01's
 sub = [test[i] for i in sub_idx]
 glue("n_pretrained_sentences", len(sub), display=False)
 pre_models = {name: models.load(name, device=device) for name in pretrained}
 pre_scores = {name: memo.score(lm, sub) for name, lm in pre_models.items()}
 rows = {}
 for name, s in pre_scores.items():
+    lm = pre_models[name]
     for conv in units.CONVENTIONS:
-        r = units.rate_table(s, convention=conv, n_resamples=n_boot, seed=seed, groups=article[sub_idx])
-        rows[(name, conv)] = {"vocabulary": pre_models[name].vocab_size,
-                              "prefix": pre_models[name].tokenizer.convert_ids_to_tokens(pre_models[name].bos_id),
+        r = units.rate_table(s, convention=conv, n_resamples=n_boot, seed=seed,
+                             groups=article[sub_idx])
+        rows[(name, conv)] = {"vocabulary": lm.vocab_size,
+                              "prefix": lm.tokenizer.convert_ids_to_tokens(lm.bos_id),
                               "tokens": int(units.counts(s, "token", conv).sum()),
-                              "perplexity / token": fmt(r["perplexity / token"], 2),
-                              "perplexity / word": fmt(r["perplexity / word"], 2),
-                              "bits / byte": fmt(r["bits / byte"])}
+                              "ppl / token": r["perplexity / token"],
+                              "ppl / word": r["perplexity / word"],
+                              "bits / byte": r["bits / byte"]}
 pre_table = pd.DataFrame(rows).T
 pre_table.index.names = ["model", "convention"]
-pre_table
+tables.show(pre_table, "Pretrained models on the test subset, in both conventions")
 
 # %% [markdown]
 # On {glue:text}`n_pretrained_sentences` test sentences the model with the larger vocabulary
@@ -431,21 +466,25 @@ pre_table
 # ({glue:text}`prefix_diff:+.3f`): a reported figure needs its prefix token as well as its
 # counting convention.
 
-# %%
+# %% tags=["hide-input"]
 # drawn at random from the subset, so that they come from several articles
-prefix_ids = np.sort(np.random.default_rng([seed, 2]).choice(sub_idx, min(n_prefix_sentences, len(sub_idx)),
-                                                             replace=False))
+prefix_ids = np.sort(np.random.default_rng([seed, 2]).choice(
+    sub_idx, min(n_prefix_sentences, len(sub_idx)), replace=False))
 prefix_texts = [test[i] for i in prefix_ids]
 pre_name = pretrained[0]  # the model of the prefix check, the stride study and the marginal
 tokenizer = pre_models[pre_name].tokenizer
 prefix_ours = tokenizer.convert_ids_to_tokens(pre_models[pre_name].bos_id)
 prefix_alt = prefix_alternative or tokenizer.bos_token
 if prefix_alt not in tokenizer.get_vocab():
-    raise ValueError(f"{pre_name} has no token {prefix_alt!r}: set prefix_alternative to one of its tokens")
+    raise ValueError(f"{pre_name} has no token {prefix_alt!r}: set prefix_alternative to "
+                     "one of its tokens")
 alt_lm = models.load(pre_name, device=device, bos=prefix_alt)
-prefix_scores = {"ours": memo.score(pre_models[pre_name], prefix_texts), "alt": memo.score(alt_lm, prefix_texts)}
-harness = {k: (units.logprobs(s, "harness"), units.counts(s, "byte", "harness")) for k, s in prefix_scores.items()}
-prefix_bpb = {k: units.bootstrap_rate(*v, "bits", n_boot, seed, groups=article[prefix_ids]) for k, v in harness.items()}
+prefix_scores = {"ours": memo.score(pre_models[pre_name], prefix_texts),
+                 "alt": memo.score(alt_lm, prefix_texts)}
+harness = {k: (units.logprobs(s, "harness"), units.counts(s, "byte", "harness"))
+           for k, s in prefix_scores.items()}
+prefix_bpb = {k: units.bootstrap_rate(*v, "bits", n_boot, seed, groups=article[prefix_ids])
+              for k, v in harness.items()}
 prefix_diff = units.paired_difference(*harness["alt"], *harness["ours"], "bits", n_boot, seed,
                                       groups=article[prefix_ids])
 glue("prefix_alt", prefix_alt, display=False)
@@ -455,9 +494,10 @@ glue("prefix_bpb_ours", float(prefix_bpb["ours"].value), display=False)
 glue("prefix_bpb_alt", float(prefix_bpb["alt"].value), display=False)
 glue("prefix_diff", float(prefix_diff.value), display=False)
 glue("prefix_diff_interval", f"[{prefix_diff.low:+.3f}, {prefix_diff.high:+.3f}]", display=False)
-pd.DataFrame({"prefix": [prefix_ours, prefix_alt],
-              "bits / byte (harness)": [fmt(prefix_bpb["ours"]), fmt(prefix_bpb["alt"])]},
-             index=pd.Index([pre_name] * 2, name="model"))
+tables.show(pd.DataFrame({"prefix": [prefix_ours, prefix_alt],
+                          "bits / byte (harness)": [prefix_bpb["ours"], prefix_bpb["alt"]]},
+                         index=pd.Index([pre_name] * 2, name="model")),
+            "The prefix token moves bits per byte (harness convention)")
 
 # %% [markdown]
 # The difference, {glue:text}`prefix_diff:+.3f` bits per byte, has a paired interval of
@@ -473,7 +513,7 @@ pd.DataFrame({"prefix": [prefix_ours, prefix_alt],
 # {glue:text}`stride_pre_name` scores the raw text of the {glue:text}`stride_pre_docs`
 # shortest articles with its window cut to {glue:text}`stride_pre_window` tokens.
 
-# %%
+# %% tags=["hide-input"]
 stride_lm = family[stride_model]
 articles = data["test"].documents
 doc_ids = [C.document_ids(stride_lm, d.sentences) for d in articles]
@@ -482,62 +522,84 @@ doc_bytes = np.array([u["byte"] for u in doc_units])
 W = stride_lm.max_length
 glue("stride_label", label(stride_model), display=False)
 glue("stride_window", W, display=False)
-stride_rows, doc_bits = [], {}  # doc_bits[model]: per-document (log p, bytes) at each stride
+stride_rows, doc_bits = [], {}  # doc_bits[model]: per document (log p, bytes), per stride
 for f in stride_fractions:
     stride = int(min(W - 1, max(1, round(f * W))))
     lp = np.array([x.sum() for x in stride_lm.score_ids(doc_ids, stride=stride)])
-    forwards = sum(e - b for ids in doc_ids for b, e, _ in stride_lm.windows(len(ids) + 2, stride))
+    forwards = sum(e - b for ids in doc_ids
+                   for b, e, _ in stride_lm.windows(len(ids) + 2, stride))
     doc_bits.setdefault(label(stride_model), []).append((lp, doc_bytes))
-    stride_rows.append({"model": label(stride_model), "window": W, "stride": stride, "min. context": W - stride,
-                        "tokens computed per token scored": forwards / sum(len(i) + 1 for i in doc_ids)})
+    stride_rows.append({"model": label(stride_model), "window": W, "stride": stride,
+                        "min. context": W - stride,
+                        "computed per scored": forwards / sum(len(i) + 1 for i in doc_ids)})
 
 pre_lm = models.load(pre_name, device=device, max_length=stride_pretrained_window)
-texts = [d.text for d in sorted(articles, key=lambda d: len(d.text))[:stride_pretrained_documents]]
+shortest = sorted(articles, key=lambda d: len(d.text))[:stride_pretrained_documents]
+texts = [d.text for d in shortest]
 glue("stride_pre_name", pre_name, display=False)
 glue("stride_pre_docs", len(texts), display=False)
 glue("stride_pre_window", stride_pretrained_window, display=False)
 for f in stride_fractions[:3]:
-    stride = int(min(stride_pretrained_window - 1, max(1, round(f * stride_pretrained_window))))
+    stride = int(min(stride_pretrained_window - 1,
+                     max(1, round(f * stride_pretrained_window))))
     s = memo.score(pre_lm, texts, stride=stride)
-    forwards = sum(e - b for n in s.n_tokens for b, e, _ in pre_lm.windows(int(n) + 1, stride))
+    forwards = sum(e - b for n in s.n_tokens
+                   for b, e, _ in pre_lm.windows(int(n) + 1, stride))
     doc_bits.setdefault(pre_name, []).append((s.logprob, units.counts(s, "byte")))
     stride_rows.append({"model": pre_name, "window": stride_pretrained_window, "stride": stride,
                         "min. context": stride_pretrained_window - stride,
-                        "tokens computed per token scored": forwards / s.n_tokens.sum()})
+                        "computed per scored": forwards / s.n_tokens.sum()})
 strides = pd.DataFrame(stride_rows)
-# bits per byte with an interval over the documents (each one article), where there are enough of them
-min_documents = 5  # fewer documents give no interval: a bootstrap of 3 clusters has 10 distinct resamples
-strides["bits / byte"] = [units.bootstrap_rate(lp, n, "bits", n_boot, seed) if len(n) >= min_documents
-                          else stats.Estimate(units.from_nats(-lp.sum(), n.sum(), "bits"), np.nan, np.nan)
-                          for m in strides["model"].unique() for lp, n in doc_bits[m]]
-# the gain from the smallest stride: disjoint windows minus the smallest stride, paired by document
-stride_gain = {m: units.paired_difference(*runs[0], *runs[-1], "bits", n_boot, seed) for m, runs in doc_bits.items()}
-per_doc_gain = {m: (runs[0][0] - runs[-1][0]) / runs[0][1] / -np.log(2) for m, runs in doc_bits.items()}
+# bits per byte with an interval over the documents (each one article), where there are
+# enough of them: a bootstrap of 3 clusters has 10 distinct resamples
+min_documents = 5
+
+
+def bits_per_byte(lp, n):
+    if len(n) >= min_documents:
+        return units.bootstrap_rate(lp, n, "bits", n_boot, seed)
+    return stats.Estimate(units.from_nats(-lp.sum(), n.sum(), "bits"), np.nan, np.nan)
+
+
+strides["bits / byte"] = [bits_per_byte(lp, n) for m in strides["model"].unique()
+                          for lp, n in doc_bits[m]]
+# the gain from the smallest stride: disjoint windows minus the smallest stride, paired
+stride_gain = {m: units.paired_difference(*runs[0], *runs[-1], "bits", n_boot, seed)
+               for m, runs in doc_bits.items()}
+per_doc_gain = {m: (runs[0][0] - runs[-1][0]) / runs[0][1] / -np.log(2)
+                for m, runs in doc_bits.items()}
 glue("stride_gain_self", float(stride_gain[label(stride_model)].value), display=False)
 glue("stride_gain_self_interval", f"[{stride_gain[label(stride_model)].low:.3f}, "
      f"{stride_gain[label(stride_model)].high:.3f}]", display=False)
 glue("stride_gain_pre", float(stride_gain[pre_name].value), display=False)
-glue("stride_gain_pre_docs", ", ".join(f"{g:.3f}" for g in per_doc_gain[pre_name]), display=False)
+glue("stride_gain_pre_docs", ", ".join(f"{g:.3f}" for g in per_doc_gain[pre_name]),
+     display=False)
 glue("stride_n_self_docs", len(doc_ids), display=False)
 g = stride_gain[label(stride_model)]
-glue("stride_self_verdict", "its gain's interval contains 0, so more context changes nothing measurable" if g.low <= 0
-     <= g.high else f"more context {'helps' if g.low > 0 else 'costs'} it a little, "
-     f"{abs(g.value):.3f} bits per byte, beyond its interval", display=False)
+glue("stride_self_verdict", (
+    "its gain's interval contains 0, so more context changes nothing measurable"
+    if g.low <= 0 <= g.high else f"more context {'helps' if g.low > 0 else 'costs'} it a "
+    f"little, {abs(g.value):.3f} bits per byte, beyond its interval"), display=False)
 
-fig, ax = plt.subplots(figsize=(6.4, 3.8))
+color = {label(stride_model): plots.model_color(stride_lm.name),
+         pre_name: plots.model_color(pre_name)}
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.8))
 for m, g in strides.groupby("model", sort=False):
     y = np.array([e.value for e in g["bits / byte"]])
     lo = np.nan_to_num(y - np.array([e.low for e in g["bits / byte"]]))
     hi = np.nan_to_num(np.array([e.high for e in g["bits / byte"]]) - y)
-    ax.errorbar(g["min. context"], y, yerr=[lo, hi], marker="o", capsize=3, label=f"{m} (window {g['window'].iloc[0]})")
+    ax.errorbar(g["min. context"], y, yerr=[lo, hi], marker="o", capsize=3, color=color[m],
+                label=f"{m} (window {g['window'].iloc[0]})")
 ax.set_xlabel("minimum context of a scored token (window − stride, tokens)")
 ax.set_ylabel("bits per byte")
 ax.legend()
 ax.set_title("Sliding-window scoring of whole articles")
 plt.close(fig)
 glue("fig_stride", fig, display=False)
-strides.assign(**{"bits / byte": [fmt(e) if np.isfinite(e.low) else f"{e.value:.3f} (too few documents for an interval)"
-                                  for e in strides["bits / byte"]]}).round(2)
+tables.show(strides.set_index(["model", "stride"]),
+            "Sliding windows (computed per scored: tokens computed per token scored; "
+            f"no interval for fewer than {min_documents} documents)",
+            formats={"computed per scored": 2})
 
 # %% [markdown]
 # ```{glue:figure} fig_stride
@@ -606,17 +668,19 @@ strides.assign(**{"bits / byte": [fmt(e) if np.isfinite(e.low) else f"{e.value:.
 # log-likelihood in most of their settings, larger for text with long, complex words. First both estimators against the exact sum,
 # on words whose segmentations can be enumerated:
 
-# %%
+# %% tags=["hide-input"]
 glue("is_stay_used", is_stay, display=False)
 glue("is_explore_used", is_explore, display=False)
 m_lm = family[marginal_model]
 
 
 def percentile_interval(d: marginal.Draws, i: int, k: int) -> tuple[float, float]:
-    """The bootstrap percentile interval of string i's estimate (3), resampling draws of run k."""
+    """The bootstrap percentile interval of string i's estimate (3), resampling the draws
+    of run k."""
     run = slice(k * n_is_samples, (k + 1) * n_is_samples)
     pick = rng.integers(0, n_is_samples, size=(n_boot, n_is_samples))
-    boot = marginal.stratified(d.logw[i, run][pick], d.canonical[i, run][pick], d.log_canonical[i])
+    boot = marginal.stratified(d.logw[i, run][pick], d.canonical[i, run][pick],
+                               d.log_canonical[i])
     return float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
 
 
@@ -625,41 +689,51 @@ for name, lm in [(label(marginal_model), m_lm), (pre_name, pre_models[pre_name])
     for w in exact_words:
         lat = marginal.lattices(lm, [w])[0]
         if lat.log_count() > np.log(max_segmentations):
-            skipped.append(f"{w.strip()!r} for {name} ({np.exp(lat.log_count()):,.0f} segmentations)")
+            skipped.append(f"{w.strip()!r} for {name} "
+                           f"({np.exp(lat.log_count()):,.0f} segmentations)")
             continue
         exact, n = marginal.exact_logmarginal(lm, w, limit=max_segmentations)
         # n_coverage_runs independent runs of n_is_samples draws: the first is the one shown
-        d = memo.importance_sample(lm, [w], n_is_samples * n_coverage_runs, seed=seed, stay=is_stay, explore=is_explore)
-        constrained = memo.importance_sample(lm, [w], n_is_samples, seed=seed, stay=0.0, explore=0.0)
+        d = memo.importance_sample(lm, [w], n_is_samples * n_coverage_runs, seed=seed,
+                                   stay=is_stay, explore=is_explore)
+        constrained = memo.importance_sample(lm, [w], n_is_samples, seed=seed, stay=0.0,
+                                             explore=0.0)
         intervals = [percentile_interval(d, 0, k) for k in range(n_coverage_runs)]
+        covered = sum(lo <= exact <= hi for lo, hi in intervals)
         canonical = d.log_canonical[0]
+        guided = d.subset(slice(0, n_is_samples)).logmarginal()[0]
         exact_rows.append({"model": name, "string": repr(w), "segmentations": n,
-                           "log p(canonical)": canonical, "log p(x), exact": exact,
-                           "log p(x), guided (3)": d.subset(slice(0, n_is_samples)).logmarginal()[0],
-                           "95% interval": f"[{intervals[0][0]:.3f}, {intervals[0][1]:.3f}]",
-                           "runs covering the exact value": f"{sum(lo <= exact <= hi for lo, hi in intervals)} of "
-                                                            f"{n_coverage_runs}",
-                           "log p(x), constrained": constrained.plain()[0],
-                           "canonical share of p(x)": np.exp(canonical - exact),
-                           "_covered": sum(lo <= exact <= hi for lo, hi in intervals)})
+                           "log p(s*)": canonical, "log p(x), exact": exact,
+                           "guided (3)": stats.Estimate(guided, *intervals[0]),
+                           "constrained": constrained.plain()[0],
+                           "runs covering": f"{covered} of {n_coverage_runs}",
+                           "share of s*": np.exp(canonical - exact), "_covered": covered})
 exact_table = pd.DataFrame(exact_rows).set_index(["model", "string"])
-err = lambda col: (exact_table[col] - exact_table["log p(x), exact"]).abs()  # noqa: E731
-glue("n_exact", len(exact_table), display=False)
-glue("coverage_pct", float(100 * exact_table["_covered"].sum() / (n_coverage_runs * len(exact_table))), display=False)
-glue("n_coverage_runs_used", n_coverage_runs, display=False)
-glue("err_guided", float(err("log p(x), guided (3)").median()), display=False)
-glue("err_constrained", float(err("log p(x), constrained").median()), display=False)
-glue("n_constrained_below", int((exact_table["log p(x), constrained"] < exact_table["log p(canonical)"]).sum()),
-     display=False)
-glue("min_canonical_share", float(100 * exact_table["canonical share of p(x)"].min()), display=False)
+value_of = lambda x: getattr(x, "value", x)  # noqa: E731
+err = lambda col: (exact_table[col].map(value_of) - exact_table["log p(x), exact"]).abs()  # noqa: E731
 coverage = exact_table["_covered"].sum() / (n_coverage_runs * len(exact_table))
-glue("coverage_sentence", "That is far below the nominal 95 %: with few draws a heavy-tailed weight is often not "
-     "drawn at all, and resampling the draws cannot show what they missed, so these intervals are too narrow, and "
-     "so are the sentence-level intervals below, built the same way." if coverage < 0.85 else
-     "That is close to the nominal 95 %.", display=False)
+glue("n_exact", len(exact_table), display=False)
+glue("coverage_pct", float(100 * coverage), display=False)
+glue("n_coverage_runs_used", n_coverage_runs, display=False)
+glue("err_guided", float(err("guided (3)").median()), display=False)
+glue("err_constrained", float(err("constrained").median()), display=False)
+glue("n_constrained_below",
+     int((exact_table["constrained"] < exact_table["log p(s*)"]).sum()), display=False)
+glue("min_canonical_share", float(100 * exact_table["share of s*"].min()), display=False)
+glue("coverage_sentence", (
+    "That is far below the nominal 95 %: with few draws a heavy-tailed weight is often not "
+    "drawn at all, and resampling the draws cannot show what they missed, so these intervals "
+    "are too narrow, and so are the sentence-level intervals below, built the same way."
+    if coverage < 0.85 else "That is close to the nominal 95 %."), display=False)
 glue("skipped_words", "; ".join(skipped) if skipped else "none", display=False)
 glue("max_segmentations_used", max_segmentations, display=False)
-exact_table.drop(columns="_covered").round(3)
+logs = ["log p(s*)", "log p(x), exact", "guided (3)", "constrained"]
+display(tables.show(exact_table[logs], "Log-marginals of single words (nats; the guided "
+                    "estimate's 95% percentile interval underneath)",
+                    formats={c: 3 for c in logs if c != "guided (3)"}))
+tables.show(exact_table[["segmentations", "runs covering", "share of s*"]],
+            "Their segmentations, the coverage of the guided intervals, and the canonical "
+            "segmentation's share of p(x)", formats={"share of s*": "{:.1%}"})
 
 # %% [markdown]
 # The table leaves out the words with more than {glue:text}`max_segmentations_used`
@@ -674,23 +748,29 @@ exact_table.drop(columns="_covered").round(3)
 # not everything: its share of the word's probability falls to
 # {glue:text}`min_canonical_share:.0f` %. Now whole test sentences:
 
-# %%
+# %% tags=["hide-input"]
 glue("n_is_samples_used", n_is_samples, display=False)
 short = [i for i, s in enumerate(test) if len(s.encode()) <= max_marginal_bytes]
-pick_rng = np.random.default_rng([seed, 1])  # the sentences, independent of the draws above
+pick_rng = np.random.default_rng([seed, 1])  # the sentences, independent of the draws
 gaps, runs = {}, {}
-for name, lm, n, n_draws in [(label(marginal_model), m_lm, n_marginal, max(is_sweep)),
-                             (pre_name, pre_models[pre_name], n_marginal_pretrained, n_is_samples)]:
+for name, lm, n, n_draws in [
+        (label(marginal_model), m_lm, n_marginal, max(is_sweep)),
+        (pre_name, pre_models[pre_name], n_marginal_pretrained, n_is_samples)]:
     pick = np.sort(pick_rng.choice(short, min(n, len(short)), replace=False))
     texts = [test[i] for i in pick]
-    d = memo.importance_sample(lm, texts, n_draws, seed=seed, stay=is_stay, explore=is_explore)
-    constrained = memo.importance_sample(lm, texts, n_is_samples, seed=seed, stay=0.0, explore=0.0)
+    d = memo.importance_sample(lm, texts, n_draws, seed=seed, stay=is_stay,
+                               explore=is_explore)
+    constrained = memo.importance_sample(lm, texts, n_is_samples, seed=seed, stay=0.0,
+                                         explore=0.0)
     chars = np.array([len(t) + 1 for t in texts])
     g = marginal.gap(d, chars, n_resamples=n_boot, seed=seed)
     bpc_model = units.from_nats(-d.log_canonical.sum(), chars.sum(), "bits")
-    certified = float(units.from_nats((d.certified() - d.log_canonical).sum(), chars.sum(), "bits"))  # a gain
-    runs[name] = {"draws": d, "texts": texts, "chars": chars, "gap": g, "bpc": bpc_model, "lm": lm}
-    gaps[name] = {"sentences": len(texts), "draws per sentence": n_draws, "bits / char (canonical)": bpc_model,
+    certified = float(units.from_nats((d.certified() - d.log_canonical).sum(), chars.sum(),
+                                      "bits"))  # a gain
+    runs[name] = {"draws": d, "texts": texts, "chars": chars, "gap": g, "bpc": bpc_model,
+                  "lm": lm}
+    gaps[name] = {"sentences": len(texts), "draws per sentence": n_draws,
+                  "bits / char (canonical)": bpc_model,
                   "gap, bits / char": fmt(g.bits_per_char, 5),
                   "gap / bits per char": g.bits_per_char.value / bpc_model,
                   "interval's upper end / bits per char": g.bits_per_char.high / bpc_model,
@@ -704,8 +784,10 @@ gap_table = pd.DataFrame(gaps).T
 glue("n_marginal_used", int(gap_table["sentences"].iloc[0]), display=False)
 glue("n_marginal_pre_used", int(gap_table["sentences"].iloc[1]), display=False)
 negative = [m for m, v in gap_table["gap by the constrained proposal"].items() if v < 0]
-glue("constrained_note", f"a negative gap for {' and '.join(negative)}, impossible for a quantity that cannot "
-     "fall below 0" if negative else "a gap of the same sign, with the spread of the table above", display=False)
+glue("constrained_note", (
+    f"a negative gap for {' and '.join(negative)}, impossible for a quantity that cannot fall "
+    "below 0" if negative else "a gap of the same sign, with the spread of the table above"),
+    display=False)
 share = lambda m, col: float(100 * gap_table.loc[m, col])  # noqa: E731
 self_name = label(marginal_model)
 glue("gap_self_pct", share(self_name, "gap / bits per char"), display=False)
@@ -714,7 +796,21 @@ glue("cert_self_pct", share(self_name, "certified lower bound / bits per char"),
 glue("cert_pre_pct", share(pre_name, "certified lower bound / bits per char"), display=False)
 glue("upper_pre_pct", share(pre_name, "interval's upper end / bits per char"), display=False)
 glue("n_sweep_max", max(is_sweep), display=False)
-gap_table.drop(columns="_estimate")
+display(tables.show(
+    gap_table[["sentences", "draws per sentence", "bits / char (canonical)", "_estimate"]]
+    .rename(columns={"_estimate": "gap (bits / char)"}),
+    "The marginal's gain over s* on test sentences (95% interval underneath)",
+    formats={"bits / char (canonical)": 3}))
+shares = {"gap / bits per char": "gap", "interval's upper end / bits per char": "upper end",
+          "certified lower bound / bits per char": "certified bound",
+          "gap by the constrained proposal": "constrained"}
+as_pct = 100 * gap_table[list(shares)].astype(float).rename(columns=shares)
+as_pct["constrained"] /= gap_table["bits / char (canonical)"].astype(float)  # bits, not a share
+as_pct["draws off s*"] = 100 * gap_table["draws off s*"].astype(float)
+as_pct["largest gap (nats)"] = gap_table["largest gap in one sentence (nats)"]
+tables.show(as_pct, "The gap as a share of the bits per character (%), and the draws off s* (%)",
+            formats={c: 3 for c in shares.values()} | {"draws off s*": 1,
+                                                        "largest gap (nats)": 2})
 
 # %% [markdown]
 # The gap is the estimated $\log_2 \hat p(x) - \log_2 p(s^*(x))$ summed over the sentences,
@@ -748,13 +844,14 @@ gap_table.drop(columns="_estimate")
 # {glue:text}`n_sweep_max` draws per sentence, cut into disjoint runs of $N$ draws, are
 # independent runs of the estimator at each $N$:
 
-# %%
+# %% tags=["hide-input"]
 r = runs[self_name]
 sweep = marginal.sweep(r["draws"], r["chars"], sorted(is_sweep))
 sweep_pct = sweep.drop(columns="runs").mul(100 / r["bpc"]).assign(runs=sweep["runs"])
-sweep_pct = sweep_pct[["runs", "estimate, mean", "estimate, min", "estimate, max", "certified lower bound"]]
-sweep_pct.columns = ["runs", "estimate (% of bits/char), mean over runs", "lowest run", "highest run",
-                     "certified lower bound (%), first N draws"]
+sweep_pct = sweep_pct[["runs", "estimate, mean", "estimate, min", "estimate, max",
+                       "certified lower bound"]]
+sweep_pct.columns = ["runs", "mean over runs", "lowest run", "highest run",
+                     "certified bound, first N"]
 ns = sorted(is_sweep)
 rise = sweep_pct.iloc[-1, 1] - sweep_pct.iloc[-2, 1] if len(ns) > 1 else np.nan
 levelled = len(ns) > 1 and rise < 0.1 * sweep_pct.iloc[-1, 1]
@@ -762,36 +859,43 @@ glue("sweep_first_n", ns[0], display=False)
 glue("sweep_first_mean", float(sweep_pct.iloc[0, 1]), display=False)
 glue("sweep_last_mean", float(sweep_pct.iloc[-1, 1]), display=False)
 glue("sweep_rise", float(rise), display=False)
-glue("sweep_levelled", "has levelled off: the last doubling of N added less than a tenth of it" if levelled else
-     "has not levelled off: the last doubling of N still added a tenth of it or more", display=False)
+glue("sweep_levelled", (
+    "has levelled off: the last doubling of N added less than a tenth of it" if levelled else
+    "has not levelled off: the last doubling of N still added a tenth of it or more"),
+    display=False)
 # the runs of the smallest N against the certified bound of all the draws
-first_runs = [(r["draws"].subset(slice(k * ns[0], (k + 1) * ns[0])).logmarginal() - r["draws"].log_canonical).sum()
-              for k in range(max(ns) // ns[0])]
+draws = r["draws"]
+first_runs = [(draws.subset(slice(k * ns[0], (k + 1) * ns[0])).logmarginal()
+               - draws.log_canonical).sum() for k in range(max(ns) // ns[0])]
 first_runs = 100 * units.from_nats(np.array(first_runs), r["chars"].sum(), "bits") / r["bpc"]
 n_first_below_cert = int((first_runs < sweep_pct.iloc[-1, 4]).sum())
 glue("n_first_below_cert", n_first_below_cert, display=False)
 glue("n_first_runs", len(first_runs), display=False)
-glue("first_runs_sentence", "a single run at that size can understate the gap by more than the bias a bound "
-     "could allow for, and its interval's upper end is no bound" if n_first_below_cert else
-     "no run at that size fell below it", display=False)
+glue("first_runs_sentence", (
+    "a single run at that size can understate the gap by more than the bias a bound could "
+    "allow for, and its interval's upper end is no bound" if n_first_below_cert else
+    "no run at that size fell below it"), display=False)
 
-fig, ax = plt.subplots(figsize=(6.4, 3.8))
-ax.errorbar(ns, sweep_pct.iloc[:, 1], yerr=[sweep_pct.iloc[:, 1] - sweep_pct.iloc[:, 2],
-                                           sweep_pct.iloc[:, 3] - sweep_pct.iloc[:, 1]],
-            marker="o", capsize=3, label="estimate (3): mean over runs, lowest to highest run")
-ax.plot(ns, sweep_pct.iloc[:, 4], marker="s", ls="--", label="certified lower bound (first N draws)")
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.8))
+mean = sweep_pct.iloc[:, 1]
+ax.errorbar(ns, mean, yerr=[mean - sweep_pct.iloc[:, 2], sweep_pct.iloc[:, 3] - mean],
+            marker="o", capsize=3, color=plots.model_color(m_lm.name),
+            label="estimate (3): mean over runs, lowest to highest run")
+ax.plot(ns, sweep_pct.iloc[:, 4], marker="s", ls="--", color=plots.HUMAN_COLOR,
+        label="certified lower bound (first N draws)")
 for t, style in ((negligible_share, ":"), (negligible_share_alt, "-.")):
-    ax.axhline(100 * t, color="grey", ls=style, lw=1)
-    ax.annotate(f"{100 * t:g} % threshold", (ns[0], 100 * t), textcoords="offset points", xytext=(2, 3), fontsize=8)
+    ax.axhline(100 * t, color="grey", ls=style, lw=1, label=f"{100 * t:g} % threshold")
 ax.set_xscale("log", base=2)
 ax.set_xticks(ns, [str(n) for n in ns])
 ax.set_xlabel("importance samples per sentence, N (log scale)")
 ax.set_ylabel("gap, % of bits per character")
 ax.set_title(f"The marginal's gain over s*: {self_name}")
-ax.legend(fontsize=8)
+plots.figure_legend(fig, ax, ncol=2)
 plt.close(fig)
 glue("fig_sweep", fig, display=False)
-sweep_pct.round(3)
+tables.show(sweep_pct.set_index(pd.Index(ns, name="N")),
+            "The gap (% of bits per character) by the number of draws per sentence",
+            formats={c: 3 for c in sweep_pct.columns[1:]})
 
 # %% [markdown]
 # ```{glue:figure} fig_sweep
@@ -813,26 +917,29 @@ sweep_pct.round(3)
 # **Where the gap comes from.** The sentence with the largest estimated gap, and the most
 # probable of its other segmentations that was drawn, shown where it differs from $s^*$:
 
-# %%
+# %% tags=["hide-input"]
 d = r["draws"]
 top = int(np.argmax(r["gap"].per_string))
 alt_ids, alt_lp = d.best_alternative(top)
 canon_ids = m_lm.encode(r["texts"][top])
 shown_canon, shown_alt = marginal.segmentation_diff(m_lm, canon_ids, alt_ids)
-largest = pd.DataFrame([
-    {"segmentation": "canonical s*", "where it differs": repr(shown_canon), "log p(s)": float(d.log_canonical[top])},
-    {"segmentation": "most probable other one drawn", "where it differs": repr(shown_alt), "log p(s)": alt_lp},
-]).set_index("segmentation")
+largest = pd.DataFrame({
+    "where it differs": [repr(shown_canon), repr(shown_alt)],
+    "log p(s)": [float(d.log_canonical[top]), alt_lp]},
+    index=pd.Index(["canonical s*", "most probable other one drawn"], name="segmentation"))
 glue("top_sentence", r["texts"][top], display=False)
 glue("top_gap", float(r["gap"].per_string[top]), display=False)
 glue("top_cert", float(d.certified()[top] - d.log_canonical[top]), display=False)
 delta = float(alt_lp - d.log_canonical[top])
-glue("top_alt_delta", f"{abs(delta):.1f} nats {'more' if delta > 0 else 'less'} probable than", display=False)
-glue("top_alt_nats", float(np.log1p(np.exp(alt_lp - d.log_canonical[top]))), display=False)
-glue("top_alt_share", float(100 * np.log1p(np.exp(alt_lp - d.log_canonical[top])) / r["gap"].per_string[top]),
+glue("top_alt_delta", f"{abs(delta):.1f} nats {'more' if delta > 0 else 'less'} probable than",
      display=False)
-glue("top_n_distinct", len({t for t, c in zip(d.tokens[top], d.canonical[top]) if not c}), display=False)
-largest.round(2)
+alt_nats = float(np.log1p(np.exp(alt_lp - d.log_canonical[top])))
+glue("top_alt_nats", alt_nats, display=False)
+glue("top_alt_share", 100 * alt_nats / float(r["gap"].per_string[top]), display=False)
+glue("top_n_distinct", len({t for t, c in zip(d.tokens[top], d.canonical[top]) if not c}),
+     display=False)
+tables.show(largest, "The sentence with the largest gap: where its segmentations differ",
+            formats={"log p(s)": 2})
 
 # %% [markdown]
 # The sentence is "{glue:text}`top_sentence`". Its estimated gap is
@@ -847,7 +954,7 @@ largest.round(2)
 #
 # ## The claims
 
-# %%
+# %% tags=["hide-input"]
 def negligible_verdict(threshold: float) -> tuple[str, str]:
     """Claim 4 at one threshold: a model shows "negligible" if its interval's upper end lies
     below the threshold and the estimate has levelled off in N (only a model with an N sweep
@@ -915,9 +1022,9 @@ claims = pd.DataFrame([
                    f"threshold): below {100 * negligible_share:g} %: {why4}. At {100 * negligible_share_alt:g} % "
                    f"the verdict is {v4_alt} ({why4_alt})",
      "verdict": v4},
-]).set_index("claim")
-with pd.option_context("display.max_colwidth", None):
-    display(claims)
+])[["claim", "verdict", "measured"]]
+lmclaims.save(claims, "03_segmentation")  # for the summary of every verdict on the first page
+tables.show(claims, "The claims of the post and the verdicts", index=False)
 
 # %% [markdown]
 # **Reading the verdicts.** Claims 1 and 2 are arithmetic, and the models obey it: the

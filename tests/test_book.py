@@ -25,7 +25,7 @@ def test_every_notebook_is_paired_executed_and_in_the_toc():
 
 
 def test_no_executed_notebook_shows_nan():
-    # empty cells are shown as plots.MISSING: a table that skips plots.dash_missing shows NaN
+    # empty cells are shown as tables.MISSING: a table that skips tables.show shows NaN
     import re
 
     for name in book.notebook_names():
@@ -34,6 +34,33 @@ def test_no_executed_notebook_shows_nan():
             for out in cell.get("outputs", []):
                 text = out.get("data", {}).get("text/plain", "") + out.get("data", {}).get("text/html", "")
                 assert not re.search(r"\bNaN\b|>nan<", text), f"{name}, cell {i}: a table shows NaN"
+
+
+FOLDED = ("hide-input", "remove-input", "remove-cell", "hide-cell")
+
+
+def test_executed_notebooks_read_like_a_book():
+    """What a reader sees: one parameters cell (papermill's injected one is merged into it),
+    no raw Series or DataFrame repr (tables go through lmnotes.tables.show), no stderr output
+    (progress bars, warnings), and visible code that fits the column."""
+    for name in book.notebook_names():
+        executed = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
+        tags = [c.metadata.get("tags", []) for c in executed.cells]
+        assert sum("parameters" in t for t in tags) == 1, name
+        assert not any("injected-parameters" in t for t in tags), name
+        for i, cell in enumerate(executed.cells):
+            if cell.cell_type != "code":
+                continue
+            for out in cell.get("outputs", []):
+                assert not (out["output_type"] == "stream" and out["name"] == "stderr"), \
+                    f"{name}, cell {i}: stderr output {out['text'][:200]!r}"
+                html = out.get("data", {}).get("text/html", "")
+                plain = out.get("data", {}).get("text/plain", "")
+                assert not html or "lmnotes-table" in html, f"{name}, cell {i}: a table not shown by tables.show"
+                assert "dtype:" not in plain, f"{name}, cell {i}: a raw Series"
+            if not any(t in FOLDED for t in cell.metadata.get("tags", [])):
+                long = [line for line in cell.source.splitlines() if len(line) > 76]
+                assert not long, f"{name}, cell {i}: visible code runs past the column: {long[0]!r}"
 
 
 def test_glued_numbers_format_and_no_role_needs_api_docs():
@@ -107,6 +134,7 @@ print(x * 2)
 
 @pytest.fixture
 def toy_book(tmp_path, monkeypatch):
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))  # where the timings go
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "book").mkdir()
     (tmp_path / "params").mkdir()
@@ -121,29 +149,25 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     book.run(profile="default", overrides={"x": 21})
     nb = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4)
     assert nb.cells[-1].outputs[0]["text"] == "42\n"
-    assert "x = 21" in nb.cells[1].source  # papermill's injected-parameters cell
+    # one parameters cell, holding the value used with its comment; no injected cell
+    assert len(nb.cells) == 2 and nb.cells[0].source.startswith("x = 21  # a number\n")
     assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps([c.metadata for c in nb.cells])
+    assert "timings" not in json.dumps(nb.metadata) and "parameters" not in json.dumps(nb.metadata)
     assert "[1/1] 00_toy" in capsys.readouterr().out
-    timings = nb.metadata["lmnotes"]["timings"]
+    timings = book._read_timings()["00_toy"]  # beside the cache, not in the notebook
     assert list(timings) == ["warm"] and timings["warm"]["seconds"] > 0  # it built no cache entry
 
-    def without_timings(path):
-        nb = nbformat.read(path, as_version=4)
-        nb.metadata["lmnotes"].pop("timings")
-        return nbformat.writes(nb)
-
-    first = without_timings(toy_book / "book" / "00_toy.ipynb")
+    first = (toy_book / "book" / "00_toy.ipynb").read_bytes()
     paired = (toy_book / "notebooks" / "00_toy.ipynb").read_bytes()
     book.run(profile="default", overrides={"x": 21})
-    # same parameters, same file but for the measured wall time
-    assert without_timings(toy_book / "book" / "00_toy.ipynb") == first
+    # same parameters, same file, byte for byte
+    assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first
     assert (toy_book / "notebooks" / "00_toy.ipynb").read_bytes() == paired
     table = book.timings()
     assert table.loc["00_toy", "warm (s)"] > 0 and table.loc["00_toy", "cold measured"] == "-"
 
 
-def test_a_run_that_builds_cache_entries_is_timed_as_cold(toy_book, tmp_path, monkeypatch):
-    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
+def test_a_run_that_builds_cache_entries_is_timed_as_cold(toy_book):
     book.run(profile="default")  # warm: builds nothing
     (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
 # %%
@@ -153,7 +177,7 @@ cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 """)
     book.run(profile="default")
-    timings = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4).metadata["lmnotes"]["timings"]
+    timings = book._read_timings()["00_toy"]
     assert set(timings) == {"cold", "warm"} and timings["cold"]["built"] == {"toy": 2}
     cold = timings["cold"]
     # one of the two entries gone: the run builds one and finds the other, which is not cold
@@ -161,7 +185,7 @@ cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
         if e.name == "u":
             shutil.rmtree(e.path)
     book.run(profile="default")
-    timings = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4).metadata["lmnotes"]["timings"]
+    timings = book._read_timings()["00_toy"]
     assert timings["cold"] == cold and timings["partial"]["built"] == {"toy": 1}
     # more entries of another kind than the cold run built in all is still not cold
     (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
@@ -175,7 +199,7 @@ for name in "abc":
     cache.fetch("other", name, "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 """)
     book.run(profile="default")
-    timings = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4).metadata["lmnotes"]["timings"]
+    timings = book._read_timings()["00_toy"]
     assert timings["cold"] == cold and timings["partial"]["built"] == {"other": 3}
 
 
@@ -186,7 +210,7 @@ def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):
     assert not stale.exists()
     target = toy_book / "book" / "00_toy.ipynb"
     before = target.read_bytes()
-    with pytest.raises(BookError, match="(?s)00_toy: cell .* failed.*asked to fail"):
+    with pytest.raises(BookError, match="^00_toy: AssertionError: asked to fail\n  \\(cell 2 failed"):
         book.run(profile="default", overrides={"fail": True})
     assert target.read_bytes() == before
     assert sorted(p.name for p in (toy_book / "book").iterdir()) == ["00_toy.ipynb"]

@@ -148,3 +148,24 @@ def test_corrupt_or_missing_dump_is_a_clear_error(tmp_path, monkeypatch, damage)
     with pytest.raises(CorpusError, match="corrupt|missing"):
         lmcorpus.load()
     assert not (tmp_path / "cache").exists() or lmcache.entries() == []
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"caf\xe9 au lait is nice and warm.\n", r"bad\.txt is not UTF-8 text \(byte b'\\xe9' at line 1\); convert it"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", r"bad\.txt is not a text file \(it holds NUL bytes\)"),
+])
+def test_a_file_that_is_not_utf8_text_is_named(tmp_path, content, message):
+    folder = _texts(tmp_path / "docs", 12)
+    (folder / "bad.txt").write_bytes(content)
+    with pytest.raises(CorpusError, match=message):
+        lmcorpus.load(str(folder), cache=False)
+    with pytest.raises(CorpusError, match=message):
+        lmcorpus.load(str(folder / "bad.txt"), cache=False)
+
+
+def test_describe_follows_the_source(tmp_path):
+    assert "Wikipedia" in lmcorpus.describe("enwiki")["what"]
+    folder = _texts(tmp_path / "docs", 4)
+    about = lmcorpus.describe(str(folder))
+    assert "the 4 `.txt` files of the folder `docs`" in about["what"] and "Wikipedia" not in str(about)
+    assert "blank lines" in lmcorpus.describe(str(folder / "doc0.txt"))["what"]

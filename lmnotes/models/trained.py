@@ -24,6 +24,7 @@ from typing import Sequence
 from .. import cache as lmcache
 from .. import io
 from .. import segment as seglib
+from ..progress import note
 from ..train import TrainConfig, train
 from .base import LanguageModel, ModelError
 from .zoo import register
@@ -115,6 +116,7 @@ def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str]
 
     def train_it() -> LanguageModel:
         t0 = time.perf_counter()
+        note(f"training {name} ({size} size, {recipe.arch}) on {len(train_texts):,} sentences")
         seg = seglib.train(recipe.segmentation, train_texts, vocab_size=recipe.vocab_size, min_count=recipe.min_count)
         if neural:
             import torch

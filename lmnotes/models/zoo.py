@@ -22,6 +22,7 @@ from unittest import mock
 
 from .. import cache as lmcache
 from .. import io
+from ..progress import note
 from .base import LanguageModel, ModelError
 
 
@@ -141,6 +142,7 @@ def _dequantised(name: str, package: str, gguf: Callable[[Path], Path]) -> Path:
         quiet = functools.partial(gguf_utils.tqdm, disable=True)
         # the scratch folder lies inside the entry's build folder, which the entry's lock guards
         # (a prune running meanwhile leaves it alone); it is gone before the entry is published
+        note(f"converting {name} from its GGUF file to float32 weights (about a minute, once; kept in the cache)")
         with tempfile.TemporaryDirectory(dir=folder, prefix=".gguf.") as scratch, \
                 mock.patch.object(gguf_utils, "tqdm", quiet):
             path = gguf(Path(scratch))

@@ -1,0 +1,62 @@
+"""Progress of long work (training a model, converting a pretrained one), shown on the console
+of whoever runs it and never written into a notebook. Used by every chapter that trains.
+
+A notebook's cells write their output into the executed notebook, stderr included (ipykernel
+captures the process's file descriptors too), so a progress line printed there would be a
+difference between a cold and a warm run of the same chapter. :func:`note` writes to the file
+named by ``LMNOTES_PROGRESS`` instead: the runner (:mod:`lmnotes.book`) points it at its own
+standard error, and the test session at its own. Outside them (a script, an interactive
+notebook) the line goes to standard error, where the user who started the work sees it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+ENV = "LMNOTES_PROGRESS"
+
+
+def console_path() -> str | None:
+    """A path that writes to this process's standard error from any child process (Linux's
+    ``/proc/PID/fd/2``), or None where there is no such path."""
+    path = f"/proc/{os.getpid()}/fd/2"
+    return path if os.path.exists(path) else None
+
+
+def note(message: str) -> None:
+    """Print one line of progress for the user, never into a notebook's outputs."""
+    line = f"lmnotes: {message}\n"
+    target = os.environ.get(ENV)
+    if target:
+        try:
+            with open(target, "a", encoding="utf-8") as fh:
+                fh.write(line)
+            return
+        except OSError:  # the runner that set it is gone: the line has nowhere to go
+            return
+    sys.stderr.write(line)
+    sys.stderr.flush()
+
+
+def duration(seconds: float) -> str:
+    """'42 s', '3 min 5 s' or '1 h 2 min'."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min {seconds % 60:.0f} s"
+    return f"{int(seconds // 3600)} h {int(seconds % 3600 // 60)} min"
+
+
+class Timer:
+    """Estimates the time left of ``total`` steps from the steps done so far."""
+
+    def __init__(self, total: int):
+        self.total, self.t0 = total, time.perf_counter()
+
+    def left(self, done: int) -> str:
+        if done <= 0:
+            return "unknown"
+        return duration((time.perf_counter() - self.t0) / done * (self.total - done))

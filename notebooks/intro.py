@@ -1,0 +1,116 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Evaluating language models beyond perplexity
+#
+# Perplexity is the number most language-model papers lead with, and it answers one question:
+# how much probability does a model give to held-out text, per token. This report asks what
+# that number leaves out, by reproducing published studies on real text and real models,
+# testing every claim they make, and going past them where they stop.
+#
+# ## What the report found
+#
+# Each study chapter ends with a **claims table**: every claim of its source, the number
+# this report measured for it with its uncertainty, and a verdict that follows from the
+# intervals. The table below counts the verdicts of the chapters written so far
+# ({glue:text}`n_chapters` of the five studies, {glue:text}`n_claims` claims); the list
+# after it gives every claim, linked to the chapter that tests it.
+
+# %% tags=["parameters"]
+claims_folder = "claims"  # the chapters' claims tables (relative to book/)
+
+# %% tags=["remove-cell"]
+import pandas as pd
+from IPython.display import Markdown
+from myst_nb import glue
+
+from lmnotes import claims, tables
+
+# %% tags=["remove-input"]
+found = claims.load_all(claims_folder)
+counts = claims.summary(found)
+glue("n_chapters", len(counts) - 1, display=False)
+glue("n_claims", int(counts.loc["all chapters", "claims"]), display=False)
+tables.show(counts, "Verdicts per chapter")
+
+# %% tags=["remove-input"]
+lines = []
+for chapter, group in found.groupby("chapter", sort=True):
+    lines.append(f"**{{doc}}`{chapter}`**\n")
+    lines += [f"- *{row.verdict}*: {row.claim.split('. ', 1)[-1]}" for row in group.itertuples()]
+    lines.append("")
+Markdown("\n".join(lines))
+
+# %% [markdown]
+# A verdict is *reproduced* when every case the chapter tests (models, strategies,
+# statistics) shows the claim beyond its 95% interval; *contradicted* when some case shows
+# the opposite and none shows the claim; *differs* when cases disagree; *inconclusive* when
+# the intervals cannot tell at this report's scale, and the chapter says what would. A
+# contradicted claim is a finding, not a failure: the claims are about the source's models
+# and data, and the verdicts about the small models and the Wikipedia excerpt of this
+# report, on two CPU cores.
+#
+# ## The chapters
+#
+# | chapter | source work | the question |
+# | --- | --- | --- |
+# | {doc}`00_corpus` | — | What text does every study draw on: its size, splits, and word statistics? |
+# | {doc}`01_models` | — | Which models does the report use, and how well does each predict the test split? |
+# | {doc}`02_tendencies` | {cite:t}`meister-cotterell-2021-language` | Does generated text follow the statistical laws of human text (Zipf, Heaps, unigram, length, stopwords, symbols), and how much does the decoding strategy matter? |
+# | {doc}`03_segmentation` | {cite:t}`mielke-2019-compare` | Can perplexities of models with different segmentations (words, subwords, characters, bytes) be compared, and what does a closed vocabulary buy? |
+#
+# Three more studies are to come, each as a chapter of its own:
+# importance-sampled perplexity of latent language models
+# {cite}`logan-etal-2020-importance`, word-level prediction from subword models
+# {cite}`dudy-bedrick-2020-words`, and the distortion of rare sequences' probabilities
+# {cite}`lebrun-etal-2022-evaluating`.
+#
+# ## How to read a chapter
+#
+# Each chapter is a notebook executed from top to bottom, and it reads as a lesson: the
+# source's question and claims, the method with its formulas (numbered as in the source),
+# the experiment with its parameters, figures and result tables, and the claims table.
+# Every number in the prose is computed by the notebook on the page and inserted with
+# myst-nb's `glue`; every table is a DataFrame and every figure is drawn from the data in
+# the notebook. The code that computes a result is folded under each table and figure
+# (click to show it); the helper package `lmnotes` holds the rest.
+#
+# ## How to re-run a chapter
+#
+# From a fresh clone, `make book` creates a virtual environment in `.venv`, installs the
+# pinned dependencies, executes every notebook with the `default` profile and builds this
+# book into `_build/html`; `make html` only renders the executed notebooks, in seconds. To
+# re-run one chapter with other parameters or another profile:
+#
+# ```bash
+# .venv/bin/python -m lmnotes.book list   # parameters, defaults, profiles
+# .venv/bin/python -m lmnotes.book run 01_models -p model_names '[smollm2-135m]'
+# .venv/bin/python -m lmnotes.book run --profile gpu
+# ```
+#
+# The parameters a chapter accepts are those of its cell tagged `parameters`; the runner
+# checks every value against the type of that cell's literal and its range before anything
+# runs, and writes the values it used into that cell of the executed notebook. Papermill
+# works directly too: `papermill notebooks/00_corpus.ipynb out.ipynb -p corpus my_texts/`.
+#
+# The corpus is the English Wikipedia excerpt shipped in gensim's package, cleaned with
+# `mwparserfromhell`, split into sentences with `pysbd` {cite}`sadvilkar-neumann-2020-pysbd`
+# and into words with the Moses tokenizer {cite}`koehn-etal-2007-moses`; nothing is
+# downloaded at run time.
+#
+# ## References
+#
+# ```{bibliography}
+# ```

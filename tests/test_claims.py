@@ -1,0 +1,37 @@
+"""Claims tables saved by the study chapters and summarised on the first page."""
+
+import pandas as pd
+import pytest
+
+from lmnotes import claims
+
+
+def test_save_load_and_summary(tmp_path):
+    a = pd.DataFrame({"claim": ["1. x", "2. y"], "verdict": ["reproduced (by construction)", "contradicted"],
+                      "measured": ["a, b", "c"]}).set_index("claim")
+    b = pd.DataFrame({"claim": ["1. z"], "verdict": ["inconclusive"], "measured": ["d"]})
+    claims.save(a, "02_x", tmp_path)
+    claims.save(b, "03_y", tmp_path)
+    found = claims.load_all(tmp_path)
+    assert list(found["chapter"]) == ["02_x", "02_x", "03_y"]
+    assert list(found["outcome"]) == ["reproduced", "contradicted", "inconclusive"]
+    counts = claims.summary(found)
+    assert counts.loc["02_x", "reproduced"] == 1 and counts.loc["02_x", "differs"] == 0
+    assert counts.loc["all chapters", "claims"] == 3
+    assert list(counts.columns) == [*claims.VERDICTS, "claims"]
+
+
+def test_bad_tables_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="must start with one of"):
+        claims.save(pd.DataFrame({"claim": ["1"], "verdict": ["maybe"], "measured": ["x"]}), "c", tmp_path)
+    with pytest.raises(ValueError, match="missing"):
+        claims.save(pd.DataFrame({"claim": ["1"], "verdict": ["reproduced"]}), "c", tmp_path)
+    assert not list(tmp_path.iterdir())
+    assert claims.load_all(tmp_path).empty
+
+
+def test_the_book_saves_a_claims_table_per_study_chapter():
+    from lmnotes import book
+
+    found = claims.load_all(book.BOOK / "claims")
+    assert {"02_tendencies", "03_segmentation"} <= set(found["chapter"])

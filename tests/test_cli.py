@@ -1,0 +1,123 @@
+"""The command line meets bad input with one clear line and exit code 2, before any work
+starts, and leaves book/ exactly as it was."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from lmnotes import book
+from lmnotes.io import ROOT
+
+
+def _snapshot():
+    return {str(p.relative_to(book.BOOK)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(book.BOOK.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def book_unchanged():
+    before = _snapshot()
+    yield
+    assert _snapshot() == before, "book/ changed"
+
+
+def cli(*args, cwd=ROOT, env=None):
+    """Run ``python -m lmnotes.book ARGS`` as a user would (stderr is a pipe, not a terminal)."""
+    return subprocess.run([sys.executable, "-m", "lmnotes.book", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, **(env or {})})
+
+
+def _error_line(result):
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr.split("\n", 1)[0]
+    assert "\x1b[" not in result.stderr  # no colour codes when stderr is not a terminal
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("error: ")
+    return first
+
+
+def test_bad_yaml_after_p_is_one_error_line(book_unchanged):
+    first = _error_line(cli("run", "00_corpus", "-p", "fractions", "[0.5,"))
+    assert "-p fractions '[0.5,': not a valid YAML value" in first
+    assert "Traceback" not in cli("run", "00_corpus", "-p", "fractions", "[0.5,").stderr
+
+
+def test_a_value_of_the_wrong_type_fails_before_anything_is_imported_or_run(book_unchanged):
+    # in a fresh interpreter, as from the shell: the check needs neither PyTorch nor papermill
+    code = ("import sys; from lmnotes import book; rc = book.main(['run', '00_corpus', '-p', 'n_samples', 'abc']);"
+            "print(rc, 'torch' in sys.modules, 'papermill' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["2", "False", "False"], result.stderr
+    assert "error: 00_corpus: n_samples must be an integer, got 'abc' (str)" in result.stderr
+
+
+def test_a_value_out_of_range_fails_before_the_corpus_is_parsed(tmp_path, book_unchanged):
+    result = cli("run", "00_corpus", "-p", "fractions", "[0.5, 0.5]", env={"LMNOTES_CACHE": str(tmp_path)})
+    first = _error_line(result)
+    assert "fractions=[0.5, 0.5] must be three positive shares (train, valid, test) that sum to 1" in first
+    assert not list(tmp_path.iterdir())  # nothing prepared, nothing cached
+
+
+def test_a_missing_relative_path_names_where_it_was_looked_for(tmp_path, book_unchanged):
+    first = _error_line(cli("run", "00_corpus", "-p", "corpus", "no_such_folder", cwd=tmp_path))
+    assert f"(looked for {tmp_path / 'no_such_folder'})" in first
+
+
+def test_a_relative_corpus_path_is_the_callers_and_its_error_comes_first(tmp_path, book_unchanged):
+    """A folder given relative to where the command runs is found (not looked up under book/);
+    its three documents cannot fill three splits, and the corpus's own message is the first
+    line, on one line, before the traceback."""
+    docs = tmp_path / "texts"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"{i}.txt").write_text(f"Document number {i} has a few words in it. " * 5 + "\n")
+    result = cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
+                 env={"LMNOTES_CACHE": str(tmp_path / "cache")})
+    first = _error_line(result)
+    assert first.startswith("error: 00_corpus: CorpusError: split ")
+    assert f"of '{docs}' is empty" in first and "use a larger corpus" in first
+    assert "unknown corpus source" not in result.stderr
+
+
+def test_unknown_names_are_errors(book_unchanged):
+    assert "unknown notebook(s) ['99_none']" in _error_line(cli("run", "99_none"))
+    assert "unknown parameter(s) ['n_sample']" in _error_line(cli("run", "00_corpus", "-p", "n_sample", "3"))
+    assert "unknown profile 'nope'" in _error_line(cli("run", "--profile", "nope"))
+    first = _error_line(cli("run", "01_models", "-p", "model_names", "[wiki/transformer-bpe9k]"))
+    assert "model_names" in first and "not a registered model" in first
+
+
+def test_list_prints_a_table_of_parameters_defaults_and_profiles():
+    result = cli("list")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    header = next(line for line in lines if line.split()[:4] == ["parameter", "default", "default", "profile"])
+    assert "gpu profile" in header and "what" in header
+    assert any(line.split()[:2] == ["n_samples", "6"] for line in lines)  # 00_corpus: default 6
+    assert "{'" not in result.stdout and "':" not in result.stdout  # no dict reprs
+
+
+def test_progress_lines_reach_the_console_not_the_notebook(tmp_path, monkeypatch):
+    """A kernel's progress note goes to the file LMNOTES_PROGRESS names (the runner's console),
+    and nothing of it to the notebook's outputs."""
+    import nbformat
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book").mkdir()
+    (tmp_path / "params").mkdir()
+    (tmp_path / "notebooks" / "00_toy.py").write_text(
+        '# %% tags=["parameters"]\nx = 1  # a number\n\n# %%\nfrom lmnotes import progress\n'
+        'progress.note("training something")\nprint(x)\n')
+    (tmp_path / "params" / "default.yaml").write_text("notebooks: {}\n")
+    for attr in ("NOTEBOOKS", "BOOK", "PARAMS"):
+        monkeypatch.setattr(book, attr, tmp_path / attr.lower())
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LMNOTES_PROGRESS", str(tmp_path / "console.log"))
+    book.run()
+    assert (tmp_path / "console.log").read_text() == "lmnotes: training something\n"
+    nb = nbformat.read(tmp_path / "book" / "00_toy.ipynb", as_version=4)
+    assert json.dumps(nb.cells[1].outputs).count("training something") == 0

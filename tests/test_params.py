@@ -1,0 +1,79 @@
+"""Parameters cells: parsing, type and range checks, paths, and writing the values used."""
+
+import ast
+
+import pytest
+
+from lmnotes import params
+from lmnotes.params import ParameterError
+
+CELL = '''corpus = "enwiki"  # where the text comes from
+fractions = [0.8, 0.1, 0.1]  # shares of articles
+n_samples = 6  # sample sentences shown
+top_p = 0.9  # nucleus mass
+flag = False  # a switch
+# a long list
+names = ["a", "b"]
+'''
+
+
+def test_parse_reads_defaults_types_and_comments():
+    p = params.parse(CELL)
+    assert list(p) == ["corpus", "fractions", "n_samples", "top_p", "flag", "names"]
+    assert p["n_samples"].default == 6 and p["n_samples"].kind == "int"
+    assert p["fractions"].kind == "list" and p["fractions"].item_kind == "float"
+    assert p["flag"].kind == "bool" and p["top_p"].kind == "float"
+    assert p["corpus"].comment == "where the text comes from"
+    assert p["names"].comment == "a long list"
+    with pytest.raises(ParameterError, match="not a literal"):
+        params.parse("x = 2 * 3  # derived\n")
+    with pytest.raises(ParameterError, match="name = literal"):
+        params.parse("import os\n")
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"n_samples": "abc"}, r"n_samples must be an integer, got 'abc'"),
+    ({"n_samples": 2.5}, r"n_samples must be an integer"),
+    ({"n_samples": True}, r"n_samples must be an integer"),
+    ({"n_samples": -1}, r"n_samples=-1 must be at least 0"),
+    ({"top_p": "x"}, r"top_p must be a number"),
+    ({"top_p": 1.5}, r"top_p=1.5 must lie in \(0, 1\]"),
+    ({"fractions": [0.5, 0.5]}, r"fractions=\[0.5, 0.5\] must be three positive shares"),
+    ({"fractions": ["a", 0.5, 0.5]}, r"fractions must be a list of float values"),
+    ({"flag": "yes"}, r"flag must be a bool"),
+])
+def test_check_rejects_wrong_types_and_ranges(values, message):
+    with pytest.raises(ParameterError, match=message):
+        params.check("00_x", params.parse(CELL), values)
+
+
+def test_check_accepts_good_values_and_reports_all_types_first():
+    declared = params.parse(CELL)
+    params.check("00_x", declared, {"n_samples": 3, "top_p": 1, "fractions": [0.6, 0.2, 0.2]})
+    with pytest.raises(ParameterError) as err:
+        params.check("00_x", declared, {"n_samples": "a", "top_p": "b", "fractions": [1, 1]})
+    assert "n_samples" in str(err.value) and "top_p" in str(err.value)
+    assert "fractions=" not in str(err.value)  # ranges wait until every type is right
+
+
+def test_relative_paths_resolve_against_the_callers_directory(tmp_path):
+    (tmp_path / "texts").mkdir()
+    out = params.resolve_paths({"corpus": "texts", "model_names": ["texts", "smollm2-135m"],
+                                "size": "texts"}, tmp_path)
+    assert out["corpus"] == str(tmp_path / "texts")
+    assert out["model_names"] == [str(tmp_path / "texts"), "smollm2-135m"]
+    assert out["size"] == "texts"  # not a path parameter
+    assert params.resolve_paths({"corpus": "enwiki"}, tmp_path)["corpus"] == "enwiki"
+
+
+def test_write_into_keeps_comments_and_shows_each_value_once():
+    out = params.write_into(CELL, {"n_samples": 10, "corpus": "/data/texts", "top_p": 0.9})
+    assert 'corpus = "/data/texts"  # where the text comes from' in out
+    assert "n_samples = 10  # sample sentences shown" in out
+    assert "top_p = 0.9  # nucleus mass" in out  # unchanged value, unchanged line
+    assert params.parse(out)["n_samples"].default == 10
+    long = params.write_into(CELL, {"names": [f"model-number-{i}" for i in range(12)]})
+    ast.parse(long)
+    assert max(map(len, long.splitlines())) <= 76
+    assert "# a long list\nnames = [" in long
+    assert params.parse(long)["names"].default[-1] == "model-number-11"
