@@ -21,7 +21,7 @@ MATHJAX_VERSION := 3.2.2
 book: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m lmnotes.book all --profile $(PROFILE)
 
-test: $(STAMP)
+test: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m pytest
 
 test-cold: $(STAMP)

@@ -283,19 +283,17 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
         names.append(INTRO)
     values = resolve_parameters(names, profile, overrides or {})
     sync(names)
-    # the kernels' progress lines (training, conversion) go to this process's console
-    if progress.console_path():
-        os.environ.setdefault(progress.ENV, progress.console_path())
     out, last = [], _read_timings()
-    for i, n in enumerate(names, 1):
-        seen = last.get(n, {})
-        hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}" for mode in ("warm", "cold")
-                         if mode in seen)
-        print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
-        t0 = time.perf_counter()
-        out.append(execute(n, values[n], profile))
-        print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)} -> "
-              f"{os.path.relpath(out[-1])}", flush=True)
+    with progress.relay():  # the kernels' progress lines (training, sampling) reach this console
+        for i, n in enumerate(names, 1):
+            seen = last.get(n, {})
+            hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
+                             for mode in ("warm", "cold") if mode in seen)
+            print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
+            t0 = time.perf_counter()
+            out.append(execute(n, values[n], profile))
+            print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)} -> "
+                  f"{os.path.relpath(out[-1])}", flush=True)
     return out
 
 

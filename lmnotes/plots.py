@@ -93,8 +93,8 @@ def use_style() -> None:
 
 
 def figure_legend(fig, axes, ncol: int | None = None, **kw):
-    """One legend for the whole figure, below its panels, built from the handles of every
-    panel (each label once, in the order first met)."""
+    """One legend for the whole figure, above its panels (below them is the shared x-label),
+    built from the handles of every panel (each label once, in the order first met)."""
     handles, labels = {}, []
     for ax in (axes.ravel() if hasattr(axes, "ravel") else [axes]):
         for h, lab in zip(*ax.get_legend_handles_labels()):
@@ -103,5 +103,5 @@ def figure_legend(fig, axes, ncol: int | None = None, **kw):
                 labels.append(lab)
     if not labels:
         return None
-    return fig.legend([handles[lab] for lab in labels], labels, loc="outside lower center",
+    return fig.legend([handles[lab] for lab in labels], labels, loc="outside upper center",
                       ncol=ncol or min(len(labels), 4), **kw)

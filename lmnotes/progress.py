@@ -4,25 +4,59 @@ of whoever runs it and never written into a notebook. Used by every chapter that
 A notebook's cells write their output into the executed notebook, stderr included (ipykernel
 captures the process's file descriptors too), so a progress line printed there would be a
 difference between a cold and a warm run of the same chapter. :func:`note` writes to the file
-named by ``LMNOTES_PROGRESS`` instead: the runner (:mod:`lmnotes.book`) points it at its own
-standard error, and the test session at its own. Outside them (a script, an interactive
+named by ``LMNOTES_PROGRESS`` instead: the runner (:mod:`lmnotes.book`) relays that file to
+its own standard error (:func:`relay`), and the test session keeps it as a log. Outside them (a script, an interactive
 notebook) the line goes to standard error, where the user who started the work sees it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import tempfile
+import threading
 import time
 
 ENV = "LMNOTES_PROGRESS"
 
 
-def console_path() -> str | None:
-    """A path that writes to this process's standard error from any child process (Linux's
-    ``/proc/PID/fd/2``), or None where there is no such path."""
-    path = f"/proc/{os.getpid()}/fd/2"
-    return path if os.path.exists(path) else None
+@contextlib.contextmanager
+def relay(stream=None):
+    """Within the block, the progress lines of child processes (notebook kernels) reach
+    ``stream`` (this process's standard error): ``LMNOTES_PROGRESS`` names a temporary file,
+    and a thread copies each line written there, in order with this process's own output.
+    Where ``LMNOTES_PROGRESS`` is set already, someone else relays and nothing changes."""
+    if os.environ.get(ENV):
+        yield
+        return
+    fd, path = tempfile.mkstemp(prefix="lmnotes-progress-", suffix=".log")
+    os.close(fd)
+    os.environ[ENV] = path
+    done = threading.Event()
+
+    def pump():
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            while True:
+                line = fh.readline()
+                if line:
+                    out = stream or sys.stderr
+                    out.write(line)
+                    out.flush()
+                elif done.is_set():
+                    return
+                else:
+                    time.sleep(0.2)
+
+    thread = threading.Thread(target=pump, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        del os.environ[ENV]
+        os.unlink(path)
 
 
 def note(message: str) -> None:

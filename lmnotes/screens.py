@@ -11,7 +11,7 @@ shows any of:
 - a *cut-off code line*: a code block whose lines run past the column;
 - *NaN* in the text of the page;
 - *raw TeX*: a formula that MathJax did not typeset (it ships with the book, so this is
-  checked with the network off);
+  checked with the network off), or a *cut-off formula* wider than the column;
 - *plumbing*: visible code (not folded away) that only glues numbers into the prose,
   imports, or styles a table;
 - more than one search box.
@@ -59,6 +59,12 @@ ready.then(() => {
       found.push({check: 'cut-off code line', what: line.slice(0, 120)});
     }
   }
+  for (const m of article.querySelectorAll('mjx-container[display="true"]')) {
+    const box = m.closest('.math') || m.parentElement;
+    const math = m.querySelector('mjx-math') || m;  // the container is the column's width
+    if (visible(m) && math.getBoundingClientRect().right > article.getBoundingClientRect().right + 1)
+      found.push({check: 'cut-off formula', what: (box.textContent || '').slice(0, 80)});
+  }
   if (/\bNaN\b/.test(article.innerText)) found.push({check: 'NaN', what: article.innerText.match(/.{0,60}\bNaN\b.{0,20}/)[0]});
   for (const m of article.querySelectorAll('.math')) {
     if (!m.querySelector('mjx-container') && !m.closest('mjx-container')) {
@@ -70,7 +76,7 @@ ready.then(() => {
     if (/\bglue\(|^\s*(import|from)\s|\.style\b|tables\.show\(/m.test(code))
       found.push({check: 'plumbing', what: code.split('\n').find(l => /glue\(|import|\.style|tables\.show/.test(l)).slice(0, 100)});
   }
-  const searches = Array.from(document.querySelectorAll('input[type=search], form.bd-search')).filter(visible);
+  const searches = Array.from(document.querySelectorAll('input[type=search], .search-button-field')).filter(visible);
   if (searches.length > 1) found.push({check: 'more than one search box', what: searches.length + ' visible'});
   done({found: found, height: document.documentElement.scrollHeight});
 }).catch(e => done({found: [{check: 'script error', what: String(e)}], height: 0}));
@@ -96,8 +102,8 @@ def _driver():
 
 
 def pages(html: Path) -> list[Path]:
-    """The book's pages: the first page, then the chapters."""
-    return [html / "index.html"] + sorted((html / "book").glob("*.html"))
+    """The book's pages (``index.html`` only redirects to the first of them)."""
+    return sorted((html / "book").glob("*.html"))
 
 
 def check(html: str | Path, out: str | Path | None = None) -> dict[str, list[dict]]:
@@ -114,7 +120,7 @@ def check(html: str | Path, out: str | Path | None = None) -> dict[str, list[dic
         for page in pages(html):
             driver.get(page.as_uri())
             result = driver.execute_async_script(_CHECKS)
-            name = page.stem if page.parent == html else f"{page.stem}"
+            name = page.stem
             report[name] = result["found"]
             if out is not None:
                 for i, top in enumerate(range(0, result["height"], HEIGHT)):

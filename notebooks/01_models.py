@@ -75,7 +75,9 @@ names = model_names or models.names()
 data = lmcorpus.load(corpus)
 subset = data["test"].sentence_sample(test_sentences, seed)
 test = [data["test"].sentences[i] for i in subset]
-article = data["test"].article_ids()[subset]
+article = data["test"].article_ids()[subset]  # the unit of resampling
+
+# %% tags=["remove-cell"]
 glue("n_models", len(names), display=False)
 glue("n_test", len(test), display=False)
 glue("n_test_all", len(data["test"].sentences), display=False)

@@ -160,7 +160,8 @@ glue("max_tokens_pretrained_used", max_tokens_pretrained, display=False)
 #   {glue:text}`max_tokens_pretrained_used` tokens.
 #
 # The source's CNN is left out: a gated convolutional LM would add a third architecture
-# trained on these same few hundred thousand words, and the CI budget goes to samples instead.
+# trained on these same few hundred thousand words, and the `default` profile's time goes to
+# samples instead.
 #
 # **Text processing** as the source's §5: Moses tokenization, lower-cased, whole words only
 # (subword samples are decoded to text first), length = number of tokens.
@@ -783,9 +784,9 @@ neural = [m for m in own if m != "Trigram"]
 transformers = [m for m in neural if m.startswith("Transformer")]
 sampled = [s for s in ["ancestral", "nucleus"] if s in strategies]
 source_strategies = [s for s in ["ancestral", "nucleus", "beam"] if s in strategies]
-fmt = lambda e: f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"  # noqa: E731
-above = lambda e: e.low > 0  # noqa: E731  (an excess whose interval lies above 0)
-below = lambda e: e.high < 0  # noqa: E731
+fmt = lambda e: f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
+above = lambda e: e.low > 0  # an excess whose interval lies above 0
+below = lambda e: e.high < 0
 claims = []
 
 
@@ -956,7 +957,7 @@ for k in [(m, s) for m in own for s in source_strategies]:
     common = [b for b in df.index if b in sh.index]
     if len(common) >= 2:
         first, last = common[0], common[-1]
-        net = lambda col: (df[col][last] - df[col][first]) - (sh[col][last] - sh[col][first])  # noqa: E731
+        net = lambda col: (df[col][last] - df[col][first]) - (sh[col][last] - sh[col][first])
         growth[k] = (f"{first} to {last}", stats.interval(net("KS to reference"), net("replicates")))
 claim("10. Heaps' NHPP fits moderately, and the distance grows with length",
       "type–token KS in the longest minus the shortest length bin both share with the human shift, net of the "

@@ -144,8 +144,9 @@ tables.show(examples.set_index("quantity"), "The post's worked examples, recompu
 # its end-of-sequence symbol) and $n_u$ units of kind $u$ in total,
 #
 # $$\mathrm{ppl}_u = \exp\Big(-\frac{\log p}{n_u}\Big), \qquad
-#   \mathrm{bits}_u = -\frac{\log p}{n_u \ln 2}, \qquad
-#   -\log p = n_u \ln \mathrm{ppl}_u = n_{u'} \ln \mathrm{ppl}_{u'} .$$
+#   \mathrm{bits}_u = -\frac{\log p}{n_u \ln 2},$$
+#
+# $$-\log p = n_u \ln \mathrm{ppl}_u = n_{u'} \ln \mathrm{ppl}_{u'} .$$
 #
 # Only $n_u$ depends on the unit; the last identity is the post's conversion. Two
 # conventions count the units:
@@ -196,7 +197,7 @@ def rate_row(scores, convention="string"):
 scores = {spec: memo.score(lm, test) for spec, lm in family.items()}  # as chapter 01's
 rates = {spec: rate_row(s) for spec, s in scores.items()}
 budgets = budget.budget_table(family, data["train"].sentences, size)  # steps, epochs
-fmt = lambda e, d=3: f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"  # noqa: E731
+fmt = lambda e, d=3: f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"
 COLUMNS = ["perplexity / token", "perplexity / word", "perplexity / char", "bits / char",
            "bits / byte"]
 family_table = pd.DataFrame(
@@ -221,8 +222,8 @@ tables.show(family_table[COLUMNS].rename(columns=lambda c: c.replace("perplexity
 # counts the same bytes for every model.
 
 # %% tags=["hide-input"]
-value = lambda spec, col: rates[spec][col].value  # noqa: E731
-ppl = lambda spec: value(spec, "perplexity / token")  # noqa: E731
+value = lambda spec, col: rates[spec][col].value
+ppl = lambda spec: value(spec, "perplexity / token")
 # does per-token perplexity grow with the vocabulary? among the open models, and with all
 by_vocab = sorted(segmentations, key=lambda sp: family[sp].vocab_size)
 open_by_vocab = [sp for sp in by_vocab if family[sp].seg.open_vocabulary]
@@ -288,7 +289,7 @@ best_byte = ranks["bits / byte"].idxmin()
 glue("best_token", best_token, display=False)
 glue("best_byte", best_byte, display=False)
 glue("tau_byte", float(tau["bits / byte"]), display=False)
-short_names = lambda c: c.replace("perplexity", "ppl")  # noqa: E731
+short_names = lambda c: c.replace("perplexity", "ppl")
 display(tables.show(ranks.rename(columns=short_names), "Rank of each model by each measure"))
 tables.show(pd.DataFrame(tau, index=["Kendall τ with the per-token order"])
             .rename(columns=short_names), formats={short_names(c): 3 for c in rank_cols})
@@ -380,7 +381,7 @@ inv = ~has_oov
 per_char_renorm = renorm_bits * inv.sum() / n_char[inv].sum()
 
 # the decomposition of the word model's advantage over the open model, all sentences
-whole = lambda lp: units.from_nats(-lp.sum(), n_char.sum(), "bits")  # noqa: E731
+whole = lambda lp: units.from_nats(-lp.sum(), n_char.sum(), "bits")
 b_open, b_raw = whole(scores[open_model].logprob), whole(word_raw)
 b_spelled = whole(word_open)
 renorm_all = renorm_bits[0] * inv.sum() / n_char.sum()  # spread over all characters
@@ -439,7 +440,7 @@ for name, s in pre_scores.items():
     for conv in units.CONVENTIONS:
         r = units.rate_table(s, convention=conv, n_resamples=n_boot, seed=seed,
                              groups=article[sub_idx])
-        rows[(name, conv)] = {"vocabulary": lm.vocab_size,
+        rows[(name, conv)] = {"types": lm.vocab_size,
                               "prefix": lm.tokenizer.convert_ids_to_tokens(lm.bos_id),
                               "tokens": int(units.counts(s, "token", conv).sum()),
                               "ppl / token": r["perplexity / token"],
@@ -615,7 +616,8 @@ tables.show(strides.set_index(["model", "stride"]),
 # {glue:text}`stride_gain_self_interval`, over its articles), and
 # {glue:text}`stride_gain_pre:.3f` for {glue:text}`stride_pre_name`, whose
 # {glue:text}`stride_pre_docs` articles each gain ({glue:text}`stride_gain_pre_docs`); this at
-# the computational cost in the last column. The pretrained model, trained on long
+# the computational cost of the column *computed per scored* (tokens computed per token
+# scored). The pretrained model, trained on long
 # documents, turns the extra context into probability in every article it scores; the
 # self-trained one, whose training stream is sentences separated by `<s>` in windows of
 # {glue:text}`stride_window` tokens, has learned to use little beyond the current sentence:
@@ -709,8 +711,8 @@ for name, lm in [(label(marginal_model), m_lm), (pre_name, pre_models[pre_name])
                            "runs covering": f"{covered} of {n_coverage_runs}",
                            "share of s*": np.exp(canonical - exact), "_covered": covered})
 exact_table = pd.DataFrame(exact_rows).set_index(["model", "string"])
-value_of = lambda x: getattr(x, "value", x)  # noqa: E731
-err = lambda col: (exact_table[col].map(value_of) - exact_table["log p(x), exact"]).abs()  # noqa: E731
+value_of = lambda x: getattr(x, "value", x)
+err = lambda col: (exact_table[col].map(value_of) - exact_table["log p(x), exact"]).abs()
 coverage = exact_table["_covered"].sum() / (n_coverage_runs * len(exact_table))
 glue("n_exact", len(exact_table), display=False)
 glue("coverage_pct", float(100 * coverage), display=False)
@@ -730,13 +732,13 @@ glue("max_segmentations_used", max_segmentations, display=False)
 logs = ["log p(s*)", "log p(x), exact", "guided (3)", "constrained"]
 display(tables.show(exact_table[logs], "Log-marginals of single words (nats; the guided "
                     "estimate's 95% percentile interval underneath)",
-                    formats={c: 3 for c in logs if c != "guided (3)"}))
+                    formats={c: 3 for c in logs}))
 tables.show(exact_table[["segmentations", "runs covering", "share of s*"]],
             "Their segmentations, the coverage of the guided intervals, and the canonical "
             "segmentation's share of p(x)", formats={"share of s*": "{:.1%}"})
 
 # %% [markdown]
-# The table leaves out the words with more than {glue:text}`max_segmentations_used`
+# The tables leave out the words with more than {glue:text}`max_segmentations_used`
 # segmentations, whose exact sum would cost too many forward passes: {glue:text}`skipped_words`.
 # The guided estimate lies within a median {glue:text}`err_guided:.3f` nats of the exact
 # log-marginal. Its percentile bootstrap interval (over the {glue:text}`n_is_samples_used`
@@ -788,7 +790,7 @@ glue("constrained_note", (
     f"a negative gap for {' and '.join(negative)}, impossible for a quantity that cannot fall "
     "below 0" if negative else "a gap of the same sign, with the spread of the table above"),
     display=False)
-share = lambda m, col: float(100 * gap_table.loc[m, col])  # noqa: E731
+share = lambda m, col: float(100 * gap_table.loc[m, col])
 self_name = label(marginal_model)
 glue("gap_self_pct", share(self_name, "gap / bits per char"), display=False)
 glue("gap_pre_pct", share(pre_name, "gap / bits per char"), display=False)
@@ -824,8 +826,8 @@ tables.show(as_pct, "The gap as a share of the bits per character (%), and the d
 #
 # - **The estimate is biased low.** $\hat p(x)$ is unbiased, but its logarithm is not:
 #   $\mathbb{E}[\log \hat p(x)] \le \log p(x)$ (Jensen's inequality), and the bias shrinks
-#   as the number of draws $N$ grows. The interval's upper end is therefore *not* an upper
-#   bound on the gap, and the column says so by its name.
+#   as the number of draws $N$ grows. The interval's upper end (*upper end* in the second
+#   table) is therefore *not* an upper bound on the gap.
 # - **A certified lower bound needs no estimate.** The segmentations that were drawn are
 #   terms of the sum (1); adding up the probabilities of the distinct ones and of $s^*$ gives
 #   a partial sum, which lies below $p(x)$ for certain:
@@ -837,8 +839,8 @@ tables.show(as_pct, "The gap as a share of the bits per character (%), and the d
 # The pretrained model's figures rest on fewer sentences
 # ({glue:text}`n_marginal_pre_used` against {glue:text}`n_marginal_used`, the parameters
 # `n_marginal_pretrained` and `n_marginal`) and fewer draws, because each of its draws costs a
-# forward pass of a far larger model at every token. The constrained proposal's column shows
-# what the naive estimator reports: {glue:text}`constrained_note`.
+# forward pass of a far larger model at every token. The column *constrained* shows what the
+# naive estimator (the constrained proposal) reports: {glue:text}`constrained_note`.
 #
 # **How the estimate grows with the number of draws.** The self-trained model's
 # {glue:text}`n_sweep_max` draws per sentence, cut into disjoint runs of $N$ draws, are

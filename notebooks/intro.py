@@ -28,7 +28,7 @@
 # ({glue:text}`n_chapters` of the five studies, {glue:text}`n_claims` claims); the list
 # after it gives every claim, linked to the chapter that tests it.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 claims_folder = "claims"  # the chapters' claims tables (relative to book/)
 
 # %% tags=["remove-cell"]
@@ -92,12 +92,13 @@ Markdown("\n".join(lines))
 # From a fresh clone, `make book` creates a virtual environment in `.venv`, installs the
 # pinned dependencies, executes every notebook with the `default` profile and builds this
 # book into `_build/html`; `make html` only renders the executed notebooks, in seconds. To
-# re-run one chapter with other parameters or another profile:
+# re-run one chapter with other parameters or another profile, in the environment
+# (`source .venv/bin/activate`):
 #
 # ```bash
-# .venv/bin/python -m lmnotes.book list   # parameters, defaults, profiles
-# .venv/bin/python -m lmnotes.book run 01_models -p model_names '[smollm2-135m]'
-# .venv/bin/python -m lmnotes.book run --profile gpu
+# python -m lmnotes.book list   # the parameters, their defaults, the profiles
+# python -m lmnotes.book run 01_models -p model_names '[smollm2-135m]'
+# python -m lmnotes.book run --profile gpu
 # ```
 #
 # The parameters a chapter accepts are those of its cell tagged `parameters`; the runner

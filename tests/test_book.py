@@ -152,7 +152,7 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     # one parameters cell, holding the value used with its comment; no injected cell
     assert len(nb.cells) == 2 and nb.cells[0].source.startswith("x = 21  # a number\n")
     assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps([c.metadata for c in nb.cells])
-    assert "timings" not in json.dumps(nb.metadata) and "parameters" not in json.dumps(nb.metadata)
+    assert "timings" not in nb.metadata["lmnotes"] and "parameters" not in nb.metadata["papermill"]
     assert "[1/1] 00_toy" in capsys.readouterr().out
     timings = book._read_timings()["00_toy"]  # beside the cache, not in the notebook
     assert list(timings) == ["warm"] and timings["warm"]["seconds"] > 0  # it built no cache entry

@@ -121,3 +121,15 @@ def test_progress_lines_reach_the_console_not_the_notebook(tmp_path, monkeypatch
     assert (tmp_path / "console.log").read_text() == "lmnotes: training something\n"
     nb = nbformat.read(tmp_path / "book" / "00_toy.ipynb", as_version=4)
     assert json.dumps(nb.cells[1].outputs).count("training something") == 0
+
+
+def test_the_runner_relays_progress_lines_to_its_console(tmp_path, monkeypatch, capsys):
+    from lmnotes import progress
+
+    monkeypatch.delenv("LMNOTES_PROGRESS", raising=False)
+    with progress.relay():
+        for i in range(3):  # as a kernel writes them: opening the file named by the variable
+            progress.note(f"line {i}")
+    err = capsys.readouterr().err
+    assert err == "lmnotes: line 0\nlmnotes: line 1\nlmnotes: line 2\n"
+    assert "LMNOTES_PROGRESS" not in os.environ

@@ -171,3 +171,26 @@ def test_cuda_without_gpu_is_a_clear_error():
 def test_bad_dtype():
     with pytest.raises(ModelError, match="dtype"):
         models.load("smollm2-135m", dtype="int3")
+
+
+def test_a_cold_conversion_writes_nothing_into_a_notebook(tmp_path, monkeypatch):
+    """A notebook that converts the GGUF file into an empty cache keeps no progress bar or
+    warning in its outputs (a warm run would not print them, so the book would change with the
+    cache); the one line saying what happens goes to the console (LMNOTES_PROGRESS)."""
+    import nbformat
+
+    from lmnotes import book
+
+    for folder in ("notebooks", "book", "params"):
+        (tmp_path / folder).mkdir()
+        monkeypatch.setattr(book, folder.upper(), tmp_path / folder)
+    (tmp_path / "notebooks" / "00_cold.py").write_text(
+        '# %% tags=["parameters"]\nname = "smollm2-135m"  # the model\n\n# %%\n'
+        'from lmnotes import models\nlm = models.load(name)\nprint(lm.vocab_size)\n')
+    (tmp_path / "params" / "default.yaml").write_text("notebooks: {}\n")
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LMNOTES_PROGRESS", str(tmp_path / "console.log"))
+    book.run()
+    outputs = nbformat.read(tmp_path / "book" / "00_cold.ipynb", as_version=4).cells[1].outputs
+    assert [(o["name"], o["text"]) for o in outputs] == [("stdout", "49152\n")]
+    assert "converting smollm2-135m" in (tmp_path / "console.log").read_text()

@@ -142,3 +142,17 @@ def test_training_budget_counts_steps_tokens_and_epochs(texts):
                                              size="tiny", cache=False), texts[0], TINY["train"])
     with pytest.raises(ValueError, match="unknown size"):
         budget.budget_table({"t": lm}, texts[0], "huge")
+
+
+@pytest.mark.parametrize("progress, bar", [(True, True), (False, False), (None, False)])
+def test_training_progress(texts, tmp_path, monkeypatch, capfd, progress, bar):
+    """progress=True forces a bar even when stderr is not a terminal (as here), False and None
+    (off a terminal) show none; the lines saying what trains and how long it takes go to the
+    console in every case (LMNOTES_PROGRESS, which the runner points at its own stderr)."""
+    monkeypatch.setenv("LMNOTES_PROGRESS", str(tmp_path / "console.log"))
+    trained.build(trained.Recipe("lstm", "char"), *texts, name="t", size="tiny", cache=False, progress=progress)
+    err = capfd.readouterr().err
+    assert ("training t:" in err and "step/s" in err) == bar, err
+    console = (tmp_path / "console.log").read_text()
+    assert "training t (tiny size, lstm) on 400 sentences" in console
+    assert "training t: 12 steps of 8 x 32 tokens on cpu" in console and "to go" in console
