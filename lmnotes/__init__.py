@@ -16,8 +16,13 @@ Modules
 - :mod:`lmnotes.sampling` decoding strategies as logit transformations (every sampling chapter)
 - :mod:`lmnotes.models`  the LanguageModel interface, pretrained and self-trained models, registry
 - :mod:`lmnotes.train`   seeded training with early stopping (self-trained models)
-- :mod:`lmnotes.plots`   the shared figure style
+- :mod:`lmnotes.plots`   the shared figure style and one colour per model (every chapter)
+- :mod:`lmnotes.tables`  the one table formatter of the book (every chapter)
+- :mod:`lmnotes.claims`  the study chapters' claims tables and their summary (intro)
+- :mod:`lmnotes.params`  parameters cells: types, ranges, paths (the runner)
+- :mod:`lmnotes.progress` progress lines on the console, never in a notebook
 - :mod:`lmnotes.book`    the papermill runner and the book build
+- :mod:`lmnotes.screens` the rendered pages in headless Chromium, and their check
 """
 
 from . import numerics as _numerics

@@ -1,20 +1,23 @@
 """The book's runner: sync, execute and build. ``python -m lmnotes.book --help``.
 
-- ``sync``: write each ``notebooks/NN_name.py`` (jupytext py:percent, the source of truth)
-  to its paired, output-free ``notebooks/NN_name.ipynb``.
+- ``sync``: write each ``notebooks/NAME.py`` (jupytext py:percent, the source of truth)
+  to its paired, output-free ``notebooks/NAME.ipynb``.
 - ``run [NAME ...] [--profile P] [-p KEY VALUE ...]``: execute notebooks with papermill
-  using the parameters of ``params/P.yaml`` plus overrides, into ``book/NN_name.ipynb``.
-  Execution writes to a hidden temporary file that replaces the old notebook only on
-  success; a failing cell stops the run with that cell's traceback and a non-zero exit.
+  using the parameters of ``params/P.yaml`` plus overrides, into ``book/NAME.ipynb``. Every
+  value is checked first (:mod:`lmnotes.params`); the values are written into the
+  notebook's parameters cell (no injected cell). Execution writes to a hidden temporary file
+  that replaces the old notebook only on success; a failing cell stops the run with that
+  cell's message first, then its traceback, and exit code 2. The intro, which summarises the
+  chapters' verdicts, runs after any chapter.
 - ``build``: render the book with jupyter-book (notebooks are not re-executed; warnings
   are errors) and print the path of ``_build/html/index.html``.
 - ``all``: sync, run every notebook, build.
-- ``timings``: each executed notebook's wall time, cold and warm, as last measured. A run is
+- ``list``: a table of each notebook's parameters, defaults and profile values.
+- ``timings``: each notebook's last wall times on this machine, cold and warm. A run is
   *warm* when it found everything in the shared cache, *cold* when it built, of every kind of
   entry (models, scores, samples...) the notebook's last cold run built, at least as many, and
-  *partial* in between;
-  the runner records the time under that name in the notebook's metadata
-  (``lmnotes.timings``), which nbval does not compare.
+  *partial* in between; the runner records the time under that name in ``timings.json``
+  beside the cache's entries, not in the committed notebook.
 - ``cache [--prune]``: the entries of the shared cache (:mod:`lmnotes.cache`): kind, name,
   size, age, and whether the current code still produces them; ``--prune`` removes those it
   does not and the temporaries of killed runs.

@@ -87,6 +87,12 @@ def test_default_profile_resolves():
     assert over["00_corpus"]["n_samples"] == 3
 
 
+def test_every_profile_passes_the_checks():
+    for profile in book.profiles():
+        values = book.resolve_parameters(book.notebook_names(), profile, {})
+        assert set(values) == set(book.notebook_names())
+
+
 def test_unknown_profile():
     with pytest.raises(BookError, match=r"unknown profile 'nope'.*'default'"):
         book.resolve_parameters(["00_corpus"], "nope", {})
@@ -107,6 +113,8 @@ def test_unknown_notebook():
     ("notebooks:\n  00_corpus:\n    n_sample: 1\n", "unknown parameter"),
     ("notebooks:\n  77_missing:\n    x: 1\n", "unknown notebooks"),
     ("knobs:\n  x: 1\n", "sections"),
+    ("notebooks: [unclosed\n", "is not valid YAML"),
+    ("notebooks:\n  00_corpus:\n    n_samples: many\n", "n_samples must be an integer"),
 ])
 def test_bad_profiles(tmp_path, monkeypatch, text, message):
     (tmp_path / "bad.yaml").write_text(text)
