@@ -17,7 +17,6 @@ import hashlib
 import matplotlib as mpl
 import seaborn as sns
 
-from .tables import MISSING, dash_missing  # noqa: F401  (chapters written before lmnotes.tables)
 
 #: Width of the book's text column in inches at the figures' 100 dpi (676 px at 1280 px).
 COLUMN = 6.8

@@ -69,3 +69,12 @@ def test_a_shared_precision_for_a_table_of_one_measure():
     assert tables.show(t).text.split()[-2:] != tables.show(t, shared=True).text.split()[-2:]
     shared = tables.show(t, shared=True).text
     assert "0.0340 [0.0310, 0.0370]" in shared and "0.4200 [0.4000, 0.4400]" in shared
+
+
+def test_dash_missing_shows_a_dash_and_keeps_the_values():
+    t = pd.DataFrame({"a": [0.5, np.nan], "b": ["x", None]}, index=["r1", "r2"])
+    shown = tables.dash_missing(t)
+    assert shown.loc["r1", "a"] == 0.5 and shown.loc["r1", "b"] == "x"
+    assert shown.loc["r2", "a"] == shown.loc["r2", "b"] == tables.MISSING
+    assert "NaN" not in shown.to_html() and "None" not in shown.to_html()
+    assert t.isna().sum().sum() == 2  # the input is left as it was
