@@ -1,4 +1,5 @@
-# Two commands do everything on a fresh clone (Python 3.11 and pip; no GPU, no network but PyPI):
+# Two commands do everything on a fresh clone (Python 3.11 and pip; no GPU; the network only for
+# PyPI and, once, the npm registry for MathJax):
 #   make book   set up .venv, execute every notebook (papermill, default profile), build the HTML book
 #   make test   set up .venv, run the unit tests and nbval over the executed notebooks in book/
 #   make test-cold   make test with an empty, temporary cache: every model trained, every

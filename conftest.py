@@ -9,4 +9,6 @@ import lmnotes  # noqa: F401
 
 # Progress lines (lmnotes.progress) of the tests and of the notebooks nbval runs go to a log
 # file, never into a notebook's outputs (where a cold cache would put lines a warm one does not).
-os.environ.setdefault("LMNOTES_PROGRESS", os.path.join(tempfile.gettempdir(), "lmnotes-tests-progress.log"))
+if "LMNOTES_PROGRESS" not in os.environ:
+    os.environ["LMNOTES_PROGRESS"] = os.path.join(tempfile.gettempdir(), "lmnotes-tests-progress.log")
+    open(os.environ["LMNOTES_PROGRESS"], "w").close()  # this session's lines only

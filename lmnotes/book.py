@@ -311,9 +311,9 @@ def timings() -> "pd.DataFrame":
         for mode in ("cold", "warm"):
             t = records.get(n, {}).get(mode)
             row[f"{mode} (s)"] = t["seconds"] if t else None
-            row[f"{mode} measured"] = t["date"] if t else "-"
+            row[f"{mode} measured"] = t["date"] if t else None
         row["cold run built"] = ", ".join(f"{v} {k}" for k, v in
-                                          records.get(n, {}).get("cold", {}).get("built", {}).items()) or "-"
+                                          records.get(n, {}).get("cold", {}).get("built", {}).items()) or None
         rows.append(row)
     df = pd.DataFrame(rows).set_index("notebook")
     df.loc["total"] = {"cold (s)": df["cold (s)"].sum(min_count=1), "warm (s)": df["warm (s)"].sum(min_count=1),

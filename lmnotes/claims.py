@@ -4,7 +4,7 @@ summary of every verdict. Used by every study chapter and the intro.
 
 A chapter calls :func:`save` with its table; the file goes to ``claims/<chapter>.csv`` under
 the directory the notebook runs in (``book/`` when the runner executes it), written
-atomically. :func:`load_all` reads them back; :func:`summary` counts the verdicts.
+atomically, where that folder exists. :func:`load_all` reads them back; :func:`summary` counts the verdicts.
 """
 
 from __future__ import annotations
@@ -29,15 +29,19 @@ def outcome(verdict: str) -> str:
     return word
 
 
-def save(table: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path:
+def save(table: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
     """Write a chapter's claims table (a ``claim`` index or column, ``verdict`` and ``measured``
-    columns) to ``folder/<chapter>.csv``; return the path."""
+    columns) to ``folder/<chapter>.csv`` and return the path, where that folder exists (the
+    book's, ``book/claims``, when the runner executes a chapter); elsewhere (a chapter run with
+    papermill in a folder of one's own) check the table and write nothing."""
     df = table.reset_index() if "claim" not in table.columns else table.copy()
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"a claims table needs the columns {list(COLUMNS)}; {missing} are missing")
     for v in df["verdict"]:
         outcome(v)
+    if not Path(folder).is_dir():
+        return None
     path = Path(folder) / f"{chapter}.csv"
     io.write_text(path, df[list(COLUMNS)].to_csv(index=False))
     return path
@@ -62,3 +66,15 @@ def summary(claims: pd.DataFrame) -> pd.DataFrame:
     counts.loc["all chapters"] = counts.sum()
     counts.index.name = "chapter"
     return counts.astype(int)
+
+
+def title(chapter: str, folder: str | Path = ".") -> str:
+    """A chapter's title: the first heading of ``folder/<chapter>.ipynb`` (its name if none)."""
+    import nbformat
+
+    path = Path(folder) / f"{chapter}.ipynb"
+    if path.is_file():
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown" and cell.source.startswith("# "):
+                return cell.source.splitlines()[0][2:].strip()
+    return chapter

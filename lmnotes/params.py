@@ -37,8 +37,8 @@ class Parameter:
     name: str
     default: Any
     comment: str
-    start: tuple[int, int]  # (line, column) of the value's first character, 1-based line
-    end: tuple[int, int]  # (line, column) just past its last character
+    start: tuple[int, int]  # (line, character) of the value's first character, 1-based line
+    end: tuple[int, int]  # (line, character) just past its last character
 
     @property
     def kind(self) -> str:
@@ -63,8 +63,7 @@ def parse(source: str) -> dict[str, Parameter]:
     """The parameters declared by the source of a parameters cell, in order.
 
     Every statement must assign a literal to one name; the comment is the one that ends the
-    assignment's first or last line (or, for a value too long for one line, stands on the
-    line above it).
+    assignment (or, for a value too long for one line, the one on the line above it).
     """
     try:
         tree = ast.parse(source)
@@ -80,17 +79,19 @@ def parse(source: str) -> dict[str, Parameter]:
         except ValueError:
             raise ParameterError(f"parameter {node.targets[0].id!r} is not a literal (derive values in the "
                                  f"next cell, not in the parameters cell)") from None
-        comment = ""
-        for line in (lines[node.lineno - 1], lines[node.end_lineno - 1]):
-            m = re.search(r"#\s?(.*)$", line[node.end_col_offset if line is lines[node.end_lineno - 1] else 0:])
-            if m and not comment:
-                comment = m.group(1).strip()
-        if not comment and node.lineno >= 2 and lines[node.lineno - 2].lstrip().startswith("#"):
-            comment = lines[node.lineno - 2].lstrip()[1:].strip()
-        out[node.targets[0].id] = Parameter(node.targets[0].id, default, comment,
-                                            (node.value.lineno, node.value.col_offset),
-                                            (node.value.end_lineno, node.value.end_col_offset))
+        start = (node.value.lineno, _column(lines[node.value.lineno - 1], node.value.col_offset))
+        end = (node.value.end_lineno, _column(lines[node.value.end_lineno - 1], node.value.end_col_offset))
+        trailing = re.match(r"\s*#\s?(.*)$", lines[end[0] - 1][end[1]:])
+        above = lines[node.lineno - 2].strip() if node.lineno >= 2 else ""
+        comment = (trailing.group(1).strip() if trailing else
+                   above[1:].strip() if above.startswith("#") else "")
+        out[node.targets[0].id] = Parameter(node.targets[0].id, default, comment, start, end)
     return out
+
+
+def _column(line: str, offset: int) -> int:
+    """The character index of a byte offset of ``ast`` (which counts UTF-8 bytes)."""
+    return len(line.encode("utf-8")[:offset].decode("utf-8"))
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,9 +5,8 @@
   PNG at twice that resolution (IPython's "retina" format), so they are sharp on high-density
   screens; a figure with several panels stacks them in a grid of that width, with one x-label
   and one legend for the figure (:func:`figure_legend`), outside the data.
-- Colours come from seaborn's colour-blind-safe palette (Wong's, as in Okabe & Ito), one hue
-  per model; the test set (the reference every sample is compared with) is black and human
-  text grey.
+- Colours come from colour-blind-safe palettes (Okabe & Ito; Tol), one per model; the test
+  set (the reference every sample is compared with) is black and human text grey.
 """
 
 from __future__ import annotations
@@ -22,23 +21,23 @@ import seaborn as sns
 COLUMN = 6.8
 
 #: One colour per split, the same in every chapter.
-SPLIT_COLORS = {"train": "#0173B2", "valid": "#DE8F05", "test": "#029E73"}
+SPLIT_COLORS = {"train": "#0072B2", "valid": "#E69F00", "test": "#009E73"}
 
-_CB = sns.color_palette("colorblind").as_hex()  # 10 colour-blind-safe hues
-#: One colour per model, the same in every chapter: related models (the BPE Transformers of
-#: several vocabulary sizes) get related hues.
+#: One colour per model, the same in every chapter, from the colour-blind-safe palettes of
+#: Okabe & Ito and of Tol; related models (the BPE Transformers of several vocabulary sizes)
+#: get related hues.
 MODEL_COLORS = {
-    "wiki/transformer-bpe8k": _CB[0],  # blue
-    "wiki/transformer-bpe4000": _CB[9],  # light blue
-    "wiki/transformer-bpe1000": "#9ecae1",  # pale blue
-    "wiki/transformer-word": _CB[2],  # green
-    "wiki/transformer-byte": _CB[4],  # pink
-    "wiki/transformer-char": _CB[6],  # light pink
-    "wiki/lstm-bpe8k": _CB[1],  # orange
-    "wiki/trigram-word-mle": _CB[5],  # brown
-    "wiki/kn3-word": _CB[7],  # grey
-    "smollm2-135m": _CB[3],  # vermilion
-    "gemma3-270m": "#6a3d9a",  # purple
+    "wiki/transformer-bpe8k": "#0072B2",  # blue
+    "wiki/transformer-bpe4000": "#56B4E9",  # sky blue
+    "wiki/transformer-bpe1000": "#a6d3f0",  # pale blue
+    "wiki/transformer-word": "#009E73",  # bluish green
+    "wiki/transformer-byte": "#CC79A7",  # reddish purple
+    "wiki/transformer-char": "#e7b9d5",  # pale purple
+    "wiki/lstm-bpe8k": "#E69F00",  # orange
+    "wiki/trigram-word-mle": "#332288",  # indigo
+    "wiki/kn3-word": "#999933",  # olive
+    "smollm2-135m": "#D55E00",  # vermilion
+    "gemma3-270m": "#882255",  # wine
 }
 #: Short names of the models for legends and tables (the tendencies chapter's, as in its source).
 LABELS = {

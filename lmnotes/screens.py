@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from pathlib import Path
 
 WIDTH, HEIGHT = 1280, 1600
@@ -46,7 +47,9 @@ ready.then(() => {
     while (box && box !== article && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(box).overflowX))
       box = box.parentElement;
     box = box || article;
-    const right = t.getBoundingClientRect().right, limit = box.getBoundingClientRect().right;
+    // nothing may reach past the article either: the page's contents panel floats beside it
+    const right = t.getBoundingClientRect().right,
+          limit = Math.min(box.getBoundingClientRect().right, article.getBoundingClientRect().right);
     if (right > limit + 1) {
       const head = Array.from(t.querySelectorAll('th')).slice(0, 4).map(h => h.innerText.trim()).join(' | ');
       found.push({check: 'cut-off table', what: (t.caption ? t.caption.innerText + ': ' : '') + head,
@@ -125,6 +128,7 @@ def check(html: str | Path, out: str | Path | None = None) -> dict[str, list[dic
             if out is not None:
                 for i, top in enumerate(range(0, result["height"], HEIGHT)):
                     driver.execute_script(f"window.scrollTo(0, {top});")
+                    time.sleep(0.6)  # the theme animates the contents panel after a scroll
                     driver.save_screenshot(str(out / f"{name}-{i:02d}.png"))
     finally:
         driver.quit()

@@ -20,6 +20,7 @@ import hashlib
 import html
 import math
 import numbers
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -35,6 +36,12 @@ def dash_missing(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its missing cells shown as :data:`MISSING` instead of NaN (for text output,
     e.g. on the command line; chapters use :func:`show`)."""
     return table.astype(object).where(table.notna(), MISSING)
+
+
+def pvalue(p: float) -> str:
+    """A p-value as tables show it: two significant digits, and "< 0.001" below 0.001 (the
+    digits of a smaller p-value are not worth reading: they rest on the test's tails)."""
+    return "< 0.001" if p < 0.001 else f"{p:.2g}"
 
 
 def _is_estimate(x: Any) -> bool:
@@ -170,10 +177,26 @@ def show(df: pd.DataFrame | pd.Series, caption: str | None = None, *, digits: in
     styler = styler.format_index(escape="html", axis=1)
     if not index:
         styler = styler.hide(axis="index")
+    elif any(df.index.names):
+        # pandas puts the index's names in a row of their own under the header, and has no
+        # option to put them in the header: they are hidden here and written into the
+        # header's blank cells below
+        styler = styler.hide(axis="index", names=True)
     if caption:
         styler = styler.set_caption(html.escape(caption))
     # a stable id (pandas draws a random one), so that the same table gives the same HTML
     styler = styler.set_uuid(hashlib.sha1(shown_text.encode()).hexdigest()[:8])
     styler = styler.set_table_attributes('class="dataframe lmnotes-table"')
     body = styler.to_html(cell_ids=False)
+    if index and any(df.index.names):
+        # the blank cells over the row labels, in the header's last row, take their names
+        head, sep, rest = body.partition("</thead>")
+        last_row = head.rfind("<tr>")
+        cells = re.split(r'(<th class="blank[^"]*" >&nbsp;</th>)', head[last_row:])
+        names = iter(df.index.names)
+        for i, part in enumerate(cells):
+            if part.startswith('<th class="blank'):
+                name = next(names, None)
+                cells[i] = f'<th class="index_name" >{html.escape(str(name)) if name else "&nbsp;"}</th>'
+        body = head[:last_row] + "".join(cells) + sep + rest
     return Table(html=f'<div class="lmnotes-table-wrap">{body}</div>', text=shown_text)

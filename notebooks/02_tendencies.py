@@ -584,7 +584,7 @@ glue("n_sig_bh", int((tests["p (BH)"] < 0.05).sum()), display=False)
 # figure plots each document's distinct words per token, $u/n$, averaged over the documents
 # of a length bin, against the bin's mean length; both counted in the same Moses tokens.
 
-# %% tags=["hide-input", "full-width"]
+# %% tags=["hide-input"]
 bins = np.asarray(length_bins)
 tt_rows = []
 for key, ts in list(sets.items()) + [(("human", "–"), human), (("test", "–"), reference)]:
@@ -653,14 +653,15 @@ for key, ts in list(sets.items()) + [(("human shift", "–"), human)]:
         except ValueError:  # no long document in the set
             pass
 matched_table = pd.DataFrame({
-    (span, column): {(m, s): (e if column == "difference" else f"{p:.2g}")
+    (span, column): {(m, s): (e if column == "difference" else p)
                      for (m, s, sp), (e, p) in matched.items() if sp == span}
     for span in ("all lengths", "long") for column in ("difference", "p")})
 matched_table.index.names = ["model", "strategy"]
 tables.show(matched_table, "Distinct words per token at matched lengths, sample − test "
-            f"(long: at least {long_length} tokens)")
+            f"(long: at least {long_length} tokens)",
+            formats={(span, "p"): tables.pvalue for span in ("all lengths", "long")})
 
-# %% tags=["hide-input", "full-width"]
+# %% tags=["hide-input"]
 tt_fit, tt_mean = {}, {}
 for key, ts in list(sets.items()) + [(("human shift", "–"), human)]:
     tt_fit[key], tt_mean[key] = T.type_token_by_length(
@@ -784,7 +785,7 @@ neural = [m for m in own if m != "Trigram"]
 transformers = [m for m in neural if m.startswith("Transformer")]
 sampled = [s for s in ["ancestral", "nucleus"] if s in strategies]
 source_strategies = [s for s in ["ancestral", "nucleus", "beam"] if s in strategies]
-fmt = lambda e: f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
+fmt = lambda e: f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]".replace("-", "−")
 above = lambda e: e.low > 0  # an excess whose interval lies above 0
 below = lambda e: e.high < 0
 claims = []

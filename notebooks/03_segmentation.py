@@ -197,7 +197,7 @@ def rate_row(scores, convention="string"):
 scores = {spec: memo.score(lm, test) for spec, lm in family.items()}  # as chapter 01's
 rates = {spec: rate_row(s) for spec, s in scores.items()}
 budgets = budget.budget_table(family, data["train"].sentences, size)  # steps, epochs
-fmt = lambda e, d=3: f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]"
+fmt = lambda e, d=3: f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]".replace("-", "−")
 COLUMNS = ["perplexity / token", "perplexity / word", "perplexity / char", "bits / char",
            "bits / byte"]
 family_table = pd.DataFrame(
@@ -345,7 +345,7 @@ closed_rows = {
 }
 closed_table = pd.DataFrame({name: {sub: bpc(lp, m) for sub, m in subsets.items()}
                              for name, lp in closed_rows.items()}).T
-closed_table.columns = [f"{c} ({int(m.sum())})" for c, m in subsets.items()]
+closed_table.columns = [f"{c} ({int(m.sum()):,})" for c, m in subsets.items()]
 tables.show(closed_table, "Bits per character, by sentences (how many); 95% interval "
             "underneath")
 

@@ -43,7 +43,8 @@ found = claims.load_all(claims_folder)
 counts = claims.summary(found)
 glue("n_chapters", len(counts) - 1, display=False)
 glue("n_claims", int(counts.loc["all chapters", "claims"]), display=False)
-tables.show(counts, "Verdicts per chapter")
+counts.index = [claims.title(c) if c in set(found["chapter"]) else c for c in counts.index]
+tables.show(counts, "Verdicts per chapter (the chapters are linked below)")
 
 # %% tags=["remove-input"]
 lines = []

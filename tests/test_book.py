@@ -5,6 +5,7 @@ import shutil
 
 import jupytext
 import nbformat
+import pandas as pd
 import pytest
 
 from lmnotes import book, cache
@@ -172,7 +173,7 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first
     assert (toy_book / "notebooks" / "00_toy.ipynb").read_bytes() == paired
     table = book.timings()
-    assert table.loc["00_toy", "warm (s)"] > 0 and table.loc["00_toy", "cold measured"] == "-"
+    assert table.loc["00_toy", "warm (s)"] > 0 and pd.isna(table.loc["00_toy", "cold measured"])
 
 
 def test_a_run_that_builds_cache_entries_is_timed_as_cold(toy_book):

@@ -7,6 +7,9 @@ from lmnotes import claims
 
 
 def test_save_load_and_summary(tmp_path):
+    assert claims.save(pd.DataFrame({"claim": ["1"], "verdict": ["reproduced"], "measured": ["x"]}), "c",
+                       tmp_path / "none") is None  # no claims folder here: nothing written
+    assert not (tmp_path / "none").exists()
     a = pd.DataFrame({"claim": ["1. x", "2. y"], "verdict": ["reproduced (by construction)", "contradicted"],
                       "measured": ["a, b", "c"]}).set_index("claim")
     b = pd.DataFrame({"claim": ["1. z"], "verdict": ["inconclusive"], "measured": ["d"]})
@@ -35,3 +38,12 @@ def test_the_book_saves_a_claims_table_per_study_chapter():
 
     found = claims.load_all(book.BOOK / "claims")
     assert {"02_tendencies", "03_segmentation"} <= set(found["chapter"])
+
+
+def test_titles_come_from_the_chapters(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A study\n\ntext")])
+    nbformat.write(nb, tmp_path / "02_x.ipynb")
+    assert claims.title("02_x", tmp_path) == "A study"
+    assert claims.title("03_missing", tmp_path) == "03_missing"

@@ -81,6 +81,13 @@ def test_a_relative_corpus_path_is_the_callers_and_its_error_comes_first(tmp_pat
     assert first.startswith("error: 00_corpus: CorpusError: split ")
     assert f"of '{docs}' is empty" in first and "use a larger corpus" in first
     assert "unknown corpus source" not in result.stderr
+    assert "without encryption" not in result.stderr and "IPKernelApp" not in result.stderr  # a quiet kernel
+    # a file that is not UTF-8 text is named, in the first line
+    (docs / "latin1.txt").write_bytes(b"Caf\xe9 au lait is a drink. " * 5)
+    first = _error_line(cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
+                            env={"LMNOTES_CACHE": str(tmp_path / "cache")}))
+    assert first == (f"error: 00_corpus: CorpusError: {docs / 'latin1.txt'} is not UTF-8 text (byte b'\\xe9' "
+                     "at line 1); convert it, e.g. `iconv -f latin1 -t utf-8`")
 
 
 def test_unknown_names_are_errors(book_unchanged):

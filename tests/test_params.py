@@ -66,6 +66,13 @@ def test_relative_paths_resolve_against_the_callers_directory(tmp_path):
     assert params.resolve_paths({"corpus": "enwiki"}, tmp_path)["corpus"] == "enwiki"
 
 
+def test_non_ascii_values_keep_their_comments():
+    cell = 'label = "k-of-k²"  # the beam ² variant\nn = 1  # count\n'
+    assert params.parse(cell)["label"].comment == "the beam ² variant"
+    out = params.write_into(cell, {"label": "β-test"})
+    assert out == 'label = "β-test"  # the beam ² variant\nn = 1  # count\n'
+
+
 def test_write_into_keeps_comments_and_shows_each_value_once():
     out = params.write_into(CELL, {"n_samples": 10, "corpus": "/data/texts", "top_p": 0.9})
     assert 'corpus = "/data/texts"  # where the text comes from' in out

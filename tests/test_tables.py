@@ -78,3 +78,11 @@ def test_dash_missing_shows_a_dash_and_keeps_the_values():
     assert shown.loc["r2", "a"] == shown.loc["r2", "b"] == tables.MISSING
     assert "NaN" not in shown.to_html() and "None" not in shown.to_html()
     assert t.isna().sum().sum() == 2  # the input is left as it was
+
+
+def test_index_names_stand_in_the_header_not_in_a_row_of_their_own():
+    t = pd.DataFrame({"a": [1, 2]}, index=pd.MultiIndex.from_tuples([("m", "s"), ("m", "t")],
+                                                                      names=["model", "strategy"]))
+    html = tables.show(t).html
+    assert html.count("<tr>") == 3  # one header row, two rows of data
+    assert '<th class="index_name" >model</th>' in html and '<th class="index_name" >strategy</th>' in html
