@@ -172,7 +172,9 @@ def show(df: pd.DataFrame | pd.Series, caption: str | None = None, *, digits: in
 
     html_df = pd.DataFrame({c: [_html(x, t) for x, t in zip(df[c], text_df[c])] for c in df.columns},
                            index=shown_index)
-    html_df.columns = df.columns
+    # the header's blank cells hold the index's names (below); the columns' own name, which
+    # pandas would put there, is for the caption to say
+    html_df.columns = df.columns.set_names([None] * df.columns.nlevels)
     styler = Styler(html_df, cell_ids=False).format_index(escape="html", axis=0)
     styler = styler.format_index(escape="html", axis=1)
     if not index:

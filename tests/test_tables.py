@@ -86,3 +86,7 @@ def test_index_names_stand_in_the_header_not_in_a_row_of_their_own():
     html = tables.show(t).html
     assert html.count("<tr>") == 3  # one header row, two rows of data
     assert '<th class="index_name" >model</th>' in html and '<th class="index_name" >strategy</th>' in html
+
+    named = pd.DataFrame([[1, 2]], columns=pd.Index(["1–5", "6–10"], name="bin"), index=pd.Index(["a"], name="model"))
+    html = tables.show(named).html
+    assert '<th class="index_name" >model</th>' in html and ">bin<" not in html  # not over the wrong column
