@@ -205,9 +205,9 @@ def _read_timings() -> dict[str, dict]:
         return {}
 
 
-def _record_timing(name: str, seconds: float, built: set[Path]) -> dict:
+def _record_timing(name: str, seconds: float, built: set[Path]) -> None:
     """Record this run's wall time under "cold", "warm" or "partial" for ``name``, keeping the
-    others; return the notebook's record."""
+    others."""
     records = _read_timings()
     old = records.get(name, {})
     kinds = Counter(path.parent.name for path in built)
@@ -221,7 +221,6 @@ def _record_timing(name: str, seconds: float, built: set[Path]) -> dict:
     records[name] = {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
                                    "built": dict(sorted(kinds.items()))}}
     io.write_text(_timings_file(), json.dumps(records, indent=1, sort_keys=True))
-    return records[name]
 
 
 # ipykernel warns on every start that its TCP sockets are not encrypted (they listen on
@@ -265,7 +264,6 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
             raise _failure(name, profile, exc) from None
         nb = nbformat.read(tmp, as_version=4)
         nb.metadata.setdefault("lmnotes", {})["profile"] = profile
-        nb.metadata["lmnotes"].pop("timings", None)
         _scrub(nb)
         nbformat.write(nb, tmp)
     _record_timing(name, time.perf_counter() - t0, _entry_paths() - before)
@@ -323,7 +321,8 @@ def timings() -> "pd.DataFrame":
 
 def parameter_table(width: int = 60) -> "pd.DataFrame":
     """One row per notebook and parameter: its default, its value in each profile (blank where
-    the profile keeps the default), and what it is (the cell's comment, shortened)."""
+    the profile keeps the default), the values it allows beyond its type (lmnotes.params.RULES),
+    and what it is (the cell's comment, shortened)."""
     import pandas as pd
 
     def short(value, n=28):
@@ -338,6 +337,8 @@ def parameter_table(width: int = 60) -> "pd.DataFrame":
             for prof, data in profs.items():
                 v = {**data["common"], **(data["notebooks"].get(n) or {})}.get(name, p.default)
                 row[f"{prof} profile"] = "" if v == p.default else short(v)
+            rule = params.rule_of(p)
+            row["allowed"] = rule[1] if rule else ""
             row["what"] = p.comment if len(p.comment) <= width else p.comment[: width - 1] + "…"
             rows.append(row)
     return pd.DataFrame(rows)

@@ -251,6 +251,12 @@ def _type_problem(p: Parameter, value: Any) -> str | None:
            f"got {value!r} ({type(value).__name__})"
 
 
+def rule_of(p: Parameter) -> tuple[Check, str] | None:
+    """The range check of a parameter and what it allows: its rule in :data:`RULES`, else, for
+    an integer, at least 0."""
+    return RULES.get(p.name, (_at_least(0), "≥ 0") if p.kind == "int" else None)
+
+
 def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any]) -> None:
     """Raise :class:`ParameterError` if a value has the wrong type or lies outside its range.
 
@@ -261,7 +267,7 @@ def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any])
                 if (problem := _type_problem(declared[name], value))]
     if not problems:
         for name, value in values.items():
-            rule = RULES.get(name, (_at_least(0), "≥ 0") if declared[name].kind == "int" else None)
+            rule = rule_of(declared[name])
             if rule and (problem := rule[0](value)):
                 problems.append(f"{name}={value!r} {problem}")
     if problems:

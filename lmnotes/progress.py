@@ -5,8 +5,9 @@ A notebook's cells write their output into the executed notebook, stderr include
 captures the process's file descriptors too), so a progress line printed there would be a
 difference between a cold and a warm run of the same chapter. :func:`note` writes to the file
 named by ``LMNOTES_PROGRESS`` instead: the runner (:mod:`lmnotes.book`) relays that file to
-its own standard error (:func:`relay`), and the test session keeps it as a log. Outside them (a script, an interactive
-notebook) the line goes to standard error, where the user who started the work sees it.
+its own standard error (:func:`relay`), and the test session keeps it as a log. Outside them
+(a script, an interactive notebook) the line goes to standard error, where the user who
+started the work sees it.
 """
 
 from __future__ import annotations
@@ -64,12 +65,10 @@ def note(message: str) -> None:
     line = f"lmnotes: {message}\n"
     target = os.environ.get(ENV)
     if target:
-        try:
-            with open(target, "a", encoding="utf-8") as fh:
-                fh.write(line)
-            return
-        except OSError:  # the runner that set it is gone: the line has nowhere to go
-            return
+        # a runner that is gone (its file removed) leaves the line nowhere to go
+        with contextlib.suppress(OSError), open(target, "a", encoding="utf-8") as fh:
+            fh.write(line)
+        return
     sys.stderr.write(line)
     sys.stderr.flush()
 

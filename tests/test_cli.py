@@ -105,6 +105,7 @@ def test_list_prints_a_table_of_parameters_defaults_and_profiles():
     header = next(line for line in lines if line.split()[:4] == ["parameter", "default", "default", "profile"])
     assert "gpu profile" in header and "what" in header
     assert any(line.split()[:2] == ["n_samples", "6"] for line in lines)  # 00_corpus: default 6
+    assert any(line.split()[:3] == ["fractions", "[0.8,", "0.1,"] and "summing to 1" in line for line in lines)
     assert "{'" not in result.stdout and "':" not in result.stdout  # no dict reprs
 
 
