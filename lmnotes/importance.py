@@ -175,7 +175,8 @@ def pareto_k(logw) -> np.ndarray:
             out[n] = -np.inf if np.isfinite(tail[0]) else np.nan  # equal weights: no tail at all
             continue
         x = np.exp(tail[1:] - tail[-1]) - np.exp(tail[0] - tail[-1])
-        out[n] = _gpd_shape(x / x[-1])
+        x = x[x > 0]  # ties with the threshold (a path drawn again) are not exceedances
+        out[n] = _gpd_shape(x / x[-1]) if len(x) >= 5 else -np.inf
     return out
 
 

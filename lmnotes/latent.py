@@ -291,13 +291,16 @@ def joint_logprob(model: SwitchLM, em: Emissions, z: np.ndarray) -> np.ndarray:
 
 
 def draw(model: SwitchLM, em: Emissions, q: Chain, n_samples: int, seed: int = 0,
-         max_elements: int = 1 << 21) -> np.ndarray:
+         max_elements: int = 1 << 20) -> np.ndarray:
     """``n_samples`` paths z ~ q per instance; returns their log importance weights
     log w = log p(x, z) - log q(z | x), ``[N, K]`` (Eq. 2 of Logan+ 2020 averages exp of them).
 
     Paths are drawn by inverse-cdf sampling over the C states, a step at a time for a block of
-    instances of similar length (at most ``max_elements`` paths in flight). Deterministic for a
-    seed. A weight may be 0 (log w = -inf: a component gives the token no probability), never NaN.
+    instances of similar length (at most ``max_elements`` paths in flight); the cdf of every
+    row of q and the weight's increment log A_ij + log e_t(j) - log q_t(j | i) of every step
+    are computed once, so a step is two gathers and C - 1 comparisons per path. Deterministic
+    for a seed. A weight may be 0 (log w = -inf: a component gives the token no probability),
+    never NaN.
     """
     model._check(em)
     if int(n_samples) != n_samples or n_samples < 1:
@@ -305,33 +308,42 @@ def draw(model: SwitchLM, em: Emissions, q: Chain, n_samples: int, seed: int = 0
     _check_support(model, em, q)
     rng = np.random.default_rng(seed)
     N, T, C = em.shape
-    with np.errstate(divide="ignore"):
-        log_pi, log_A = np.log(model.pi), np.log(model.A)
-    logw = np.zeros((N, n_samples))
+    K = int(n_samples)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # increments; where q_t(j|i) = 0 the step is never drawn (0, not NaN, as a placeholder)
+        inc0 = np.nan_to_num(np.log(model.pi) + em.log_e[:, 0] - q.log_init, nan=0.0, posinf=0.0)
+        inc = np.log(model.A)[None, None] + em.log_e[:, :, None, :] - q.log_trans
+        inc = np.where(q.log_trans == -np.inf, 0.0, inc)
+    cdf0 = np.cumsum(np.exp(q.log_init), axis=-1)
+    cdf = np.cumsum(np.exp(q.log_trans), axis=-1)
+    logw = np.zeros((N, K))
     order = np.argsort(em.lengths, kind="stable")
-    block = max(1, max_elements // n_samples)
+    block = max(1, max_elements // K)
     for a in range(0, N, block):
-        rows = order[a:a + block]
+        rows = order[a:a + block]  # ascending lengths: the rows still running are a suffix
+        lengths = em.lengths[rows]
         b = len(rows)
-        r = np.arange(b)[:, None]
-        lw = np.zeros((b, n_samples))
-        z = np.zeros((b, n_samples), dtype=np.intp)
-        for t in range(em.lengths[rows].max()):
-            if t == 0:
-                lq = np.broadcast_to(q.log_init[rows][:, None, :], (b, n_samples, C))
-            else:
-                lq = q.log_trans[rows, t][r, z]  # [b, K, C]
-            cdf = np.cumsum(np.exp(lq), axis=-1)
-            u = (1.0 - rng.random((b, n_samples)))[..., None] * cdf[..., -1:]  # in (0, total]
-            new = (u > cdf[..., :-1]).sum(-1)
-            with np.errstate(invalid="ignore"):
-                step = ((log_pi[new] if t == 0 else log_A[z, new]) + em.log_e[rows, t][r, new]
-                        - np.take_along_axis(lq, new[..., None], -1)[..., 0])
-            live = (t < em.lengths[rows])[:, None]
-            lw += np.where(live, step, 0.0)
-            z = np.where(live, new, z)
+        z = _pick(cdf0[rows][:, None, :], rng.random((b, K)))
+        lw = np.take_along_axis(inc0[rows], z, 1)
+        for t in range(1, lengths.max()):
+            s = int(np.searchsorted(lengths, t, side="right"))  # rows[s:] have a token t
+            flat = (np.arange(s, b)[:, None] - s) * C + z[s:]  # row of [b - s, C] blocks
+            c = cdf[rows[s:], t].reshape(-1, C)[flat]  # [b - s, K, C]
+            new = _pick(c, rng.random((b - s, K)))
+            lw[s:] += inc[rows[s:], t].reshape(-1, C)[flat, new]
+            z[s:] = new
         logw[rows] = lw
     return logw
+
+
+def _pick(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-cdf draws: the first state whose cumulative probability exceeds u * total
+    (u in [0, 1); 1 - u keeps a state of probability 0 from ever being drawn)."""
+    x = (1.0 - u) * cdf[..., -1]
+    new = np.zeros(u.shape, dtype=np.intp)
+    for m in range(cdf.shape[-1] - 1):
+        new += x > cdf[..., m]
+    return new
 
 
 def _check_support(model: SwitchLM, em: Emissions, q: Chain) -> None:
