@@ -199,7 +199,7 @@ def stratified(logw: np.ndarray, canonical: np.ndarray, log_canonical: np.ndarra
 
 @torch.inference_mode()
 def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
-                      explore: float = 0.5, batch_size: int = 128) -> Draws:
+                      explore: float = 0.5, batch_size: int = 128, temperature: float = 1.0) -> Draws:
     """``n_samples`` segmentations of each text drawn from the guided proposal (2') with
     their weights p(s)/q(s); deterministic for a seed. ``stay`` = ``explore`` = 0 gives the
     constrained proposal and the weights (2); ``stay`` in (0, 1) is the lower bound on the
@@ -217,6 +217,8 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
         raise ValueError(f"stay must lie in [0, 1), got {stay}")
     if not 0 <= explore < 1:
         raise ValueError(f"explore must lie in [0, 1), got {explore}")
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"the proposal temperature must be a positive number, got {temperature}")
     lats = lattices(lm, texts)
     too_long = [len(x) for x in lats if len(x) + 1 > lm.max_length]
     if too_long:
@@ -294,12 +296,13 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
             ok = lens > 0
             cand = logp[torch.from_numpy(live).to(dev)].gather(1, torch.from_numpy(ids).to(dev))
             cand = cand.masked_fill(~torch.from_numpy(ok).to(dev), -torch.inf).cpu().numpy()
-            logZ = logsumexp(cand, axis=1)
+            tempered = cand if temperature == 1 else cand / temperature
+            logZ = logsumexp(tempered, axis=1)
             a_r = np.where(guide >= 0, alpha[d_], 0.0)
             # off the canonical token: the restricted model, mixed with a uniform draw over the
             # candidates (a defensive mixture, Hesterberg 1995) so that no continuation the
             # model prefers only later is starved
-            log_off = np.logaddexp(np.log1p(-explore) + cand - logZ[:, None],
+            log_off = np.logaddexp(np.log1p(-explore) + tempered - logZ[:, None],
                                    np.where(ok, log_explore - np.log(np.maximum(ok.sum(1), 1))[:, None], -np.inf))
             q = (1 - a_r)[:, None] * np.exp(log_off)
             on = np.flatnonzero(guide >= 0)
@@ -319,6 +322,19 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
             feed[live] = ids[at, pick]
             states, past = lm._hidden(torch.from_numpy(feed[:, None]).to(dev), past, use_cache=True)
     return Draws(logw_out, canon_out, lm.score(texts).logprob.astype(float), logp_out, tokens_out)
+
+
+def ancestral(samples, texts: Sequence[str]) -> np.ndarray:
+    """log p^(x) per text from unconstrained ancestral samples of the model, the proposal that
+    does not peek at x: q = p over token sequences, so a draw's weight is 1 if it spells x and 0
+    otherwise, and p^(x) = hits / K. -inf (with a warning, never NaN) for a text that no draw
+    spelled; E[hits] = K p(x), so about 1 / p(x) draws are needed for one hit."""
+    from .importance import log_mean
+
+    spelled = np.array([[s == t for s in samples.texts] for t in texts], dtype=bool)
+    hit = spelled & np.asarray(samples.finished, dtype=bool)[None, :]
+    with np.errstate(divide="ignore"):
+        return log_mean(np.log(hit.astype(float)))
 
 
 def log_mean_exp(logw: np.ndarray, axis: int = -1) -> np.ndarray:

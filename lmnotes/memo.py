@@ -90,10 +90,11 @@ def sample(lm: LanguageModel, n: int, strategy: Strategy | str = "ancestral", ma
 
 
 def importance_sample(lm: LanguageModel, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
-                      explore: float = 0.5, batch_size: int = 128) -> marginal.Draws:
+                      explore: float = 0.5, batch_size: int = 128, temperature: float = 1.0) -> marginal.Draws:
     """:func:`lmnotes.marginal.importance_sample`, remembered in the shared cache."""
     texts = list(texts)
-    call = [io.digest(texts), len(texts), n_samples, seed, stay, explore, batch_size]
+    call = [io.digest(texts), len(texts), n_samples, seed, stay, explore, batch_size, temperature]
     return _cached("draws", lm, call, lambda: marginal.importance_sample(
-        lm, texts, n_samples, seed=seed, stay=stay, explore=explore, batch_size=batch_size),
+        lm, texts, n_samples, seed=seed, stay=stay, explore=explore, batch_size=batch_size,
+        temperature=temperature),
         f"{n_samples:,} importance samples for each of {len(texts):,} texts")

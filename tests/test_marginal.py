@@ -36,12 +36,14 @@ def test_exact_marginal_equals_the_forward_algorithm(text):
     assert value > canonical  # the canonical segmentation is one term of the sum
 
 
-@pytest.mark.parametrize("stay, explore", [(0.0, 0.0), (0.5, 0.0), (0.5, 0.5)])
-def test_importance_sampling_is_unbiased_in_probability(stay, explore):
+@pytest.mark.parametrize("stay, explore, tau", [(0.0, 0.0, 1.0), (0.5, 0.0, 1.0), (0.5, 0.5, 1.0),
+                                                (0.0, 0.0, 2.0), (0.0, 0.0, 0.7), (0.5, 0.5, 3.0)])
+def test_importance_sampling_is_unbiased_in_probability(stay, explore, tau):
     lm = SubwordBigram(seed=2)
     texts = ["ab ba b", "aba ab"]
     N = 20000
-    draws = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096)
+    draws = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096,
+                                       temperature=tau)
     canonical = lm.score(texts).logprob
     assert np.allclose(draws.log_canonical, canonical)
     for i, text in enumerate(texts):
@@ -61,7 +63,8 @@ def test_importance_sampling_is_unbiased_in_probability(stay, explore):
         # a canonical draw is exactly the tokenizer's segmentation, and `stay` bounds its rate
         assert is_canon.mean() >= (stay - 0.02 if stay else 0)
         assert marginal.effective_sample_size(lw) > 0.1 * N
-    again = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096)
+    again = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096,
+                                       temperature=tau)
     assert np.array_equal(draws.logw, again.logw)  # deterministic for a seed
 
 
@@ -198,3 +201,31 @@ def test_window_and_argument_errors():
     with pytest.raises(ValueError, match="does not spell its bytes"):
         marginal.importance_sample(Normalising(), ["ab"], 2)
     assert logsumexp([0.0]) == 0.0
+
+
+def test_temperature_changes_the_draws_not_the_target():
+    lm = SubwordBigram(seed=2)
+    cold = marginal.importance_sample(lm, ["ab ba b"], 2000, seed=0, stay=0.0, explore=0.0)
+    hot = marginal.importance_sample(lm, ["ab ba b"], 2000, seed=0, stay=0.0, explore=0.0, temperature=5.0)
+    # a hot proposal spreads over segmentations: its most frequent one is drawn less often
+
+    def top_share(d):
+        _, counts = np.unique(d.logp[0], return_counts=True)
+        return counts.max() / counts.sum()
+
+    assert top_share(hot) < top_share(cold) - 0.1
+    same = marginal.importance_sample(lm, ["ab ba b"], 2000, seed=0, stay=0.0, explore=0.0, temperature=1.0)
+    assert np.array_equal(same.logw, cold.logw)
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="temperature"):
+            marginal.importance_sample(lm, ["ab"], 4, temperature=bad)
+
+
+def test_a_non_peeking_proposal_that_never_spells_the_string_gives_minus_inf_not_nan():
+    from lmnotes.models.base import Samples
+
+    samples = Samples(["ab", "ba", "ab", "b"], [[]] * 4, np.zeros(4), np.zeros(4), np.array([True, True, False, True]))
+    with pytest.warns(UserWarning, match="-inf"):
+        est = marginal.ancestral(samples, ["ab", "aba"])
+    assert est[0] == pytest.approx(math.log(1 / 4))  # the unfinished "ab" does not count
+    assert est[1] == -np.inf and not np.isnan(est).any()
