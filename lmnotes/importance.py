@@ -136,7 +136,8 @@ def jackknife(logw) -> np.ndarray:
 def delta_bias(log1p_chi2, K) -> np.ndarray:
     """The delta method's prediction of the bias of log p^ with K draws, -chi^2 / (2K), from the
     exact chi^2(p(z|x) || q) (Maddison+ 2017, Prop. 1; Domke & Sheldon 2018)."""
-    return -np.expm1(np.asarray(log1p_chi2, float)) / (2 * np.asarray(K, float))
+    with np.errstate(over="ignore"):  # chi^2 beyond 1e308: the prediction is -inf
+        return -np.expm1(np.asarray(log1p_chi2, float)) / (2 * np.asarray(K, float))
 
 
 def _gpd_shape(x: np.ndarray) -> float:
@@ -151,7 +152,8 @@ def _gpd_shape(x: np.ndarray) -> float:
     b = b / (3 * x[int(n / 4 + 0.5) - 1]) + 1 / x[-1]
     k = np.log1p(-b[:, None] * x).mean(axis=1)
     L = n * (np.log(-b / k) - k - 1)
-    w = 1 / np.exp(L - L[:, None]).sum(axis=1)
+    with np.errstate(over="ignore"):  # a far worse b gets weight 1 / inf = 0
+        w = 1 / np.exp(L - L[:, None]).sum(axis=1)
     keep = w >= 10 * np.finfo(float).eps
     w = w[keep] / w[keep].sum()
     b_post = np.sum(b[keep] * w)

@@ -139,11 +139,16 @@ def lattices(lm, texts: Sequence[str]) -> list[Lattice]:
     return [Lattice(t, index, max_len) for t in texts]
 
 
+def segmentation_logprobs(lm, text: str, limit: int = 10_000) -> np.ndarray:
+    """log p(s) of every segmentation s of ``text`` (EOS included), most probable first."""
+    segs = lattices(lm, [text])[0].segmentations(limit)
+    return np.sort([lp.sum() for lp in lm.score_ids(segs)])[::-1]
+
+
 def exact_logmarginal(lm, text: str, limit: int = 10_000) -> tuple[float, int]:
     """log p(x) by Eq. (1), scoring every segmentation; returns it and |S(x)|."""
-    segs = lattices(lm, [text])[0].segmentations(limit)
-    lps = lm.score_ids(segs)
-    return float(logsumexp([lp.sum() for lp in lps])), len(segs)
+    lps = segmentation_logprobs(lm, text, limit)
+    return float(logsumexp(lps)), len(lps)
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,23 @@ def _increasing(v):
         "must be positive and strictly increasing"
 
 
+def _positive(v):
+    return None if math.isfinite(v) and v > 0 else "must be a positive number"
+
+
+def _containing(*required) -> Check:
+    def check(v):
+        missing = [r for r in required if r not in v]
+        return f"must include {missing}" if missing else None
+    return check
+
+
+def _all(*checks: Check) -> Check:
+    def check(v):
+        return next((p for p in (c(v) for c in checks) if p), None)
+    return check
+
+
 def _sizes():
     from .models.trained import SIZES
 
@@ -230,6 +247,27 @@ RULES: dict[str, tuple[Check, str]] = {
     "max_marginal_bytes": (_at_least(1), "≥ 1"),
     "negligible_share": (_between(0, 1, open_low=True), "(0, 1]"),
     "negligible_share_alt": (_between(0, 1, open_low=True), "(0, 1]"),
+    "components": (_each(_model), "registered models sharing one vocabulary"),
+    "tokenization_models": (_each(_model), "registered models, model folders or .gguf files"),
+    "cache_mu": (_positive, "> 0"),
+    "em_iterations": (_at_least(1), "≥ 1"),
+    "stickiness": (_between(0, 0.999), "[0, 0.999]"),
+    "temperatures": (_all(_each(_positive), _containing(1.0)), "each > 0, 1 among them"),
+    "peek_horizons": (_all(_each(_at_least(0)), _containing(0, 1, 2)), "each ≥ 0, with 0, 1 and 2"),
+    "n_runs": (_at_least(2), "≥ 2"),
+    "k_runs": (_at_least(2), "≥ 2"),
+    "k_max": (_at_least(100), "≥ 100"),
+    "beam_sizes": (_increasing, "increasing, ≥ 1"),
+    "kglm_samples_per_batch": (_at_least(1), "≥ 1"),
+    "n_words": (_at_least(1), "≥ 1"),
+    "word_letters": (lambda v: None if len(v) == 2 and 1 <= v[0] <= v[1] else
+                     "must be [fewest, most] letters, 1 ≤ fewest ≤ most", "[fewest, most]"),
+    "n_is": (_at_least(2), "≥ 2"),
+    "n_ancestral": (_at_least(1), "≥ 1"),
+    "sentence_models": (_each(_model), "registered models, model folders or .gguf files"),
+    "n_sentences_tokenization": (_at_least(1), "≥ 1"),
+    "max_sentence_bytes": (_at_least(1), "≥ 1"),
+    "k_reference": (_at_least(100), "≥ 100"),
 }
 #: Parameters whose strings may name files or folders, resolved against the caller's directory.
 PATHS = ("corpus", "model_names", "pretrained")

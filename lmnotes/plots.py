@@ -103,3 +103,16 @@ def figure_legend(fig, axes, ncol: int | None = None, **kw):
         return None
     return fig.legend([handles[lab] for lab in labels], labels, loc="outside upper center",
                       ncol=ncol or min(len(labels), 4), **kw)
+
+
+def plain_log(ax, axis: str = "x", ticks=None) -> None:
+    """A log-scaled axis labelled with plain numbers (0.5, 1, 2, 5 rather than 5 × 10⁻¹) at
+    ``ticks`` (matplotlib's major ticks if None), without minor labels that would collide."""
+    import matplotlib.ticker as mticker
+
+    which = ax.xaxis if axis == "x" else ax.yaxis
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+    if ticks is not None:
+        which.set_major_locator(mticker.FixedLocator(ticks))
+    which.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:,g}"))
+    which.set_minor_formatter(mticker.NullFormatter())

@@ -44,6 +44,22 @@ def pvalue(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.2g}"
 
 
+def significant(digits: int = 3) -> Callable[[Any], str]:
+    """A cell formatter that gives every value ``digits`` significant digits of its own (for a
+    column whose values span orders of magnitude), infinities as ∞ and a true minus sign; an
+    estimate as its value and interval."""
+    def one(x) -> str:
+        x = float(x)
+        if not math.isfinite(x):
+            return "∞" if x > 0 else "−∞"
+        if x == 0 or not 1e-4 <= abs(x) < 1e6:
+            return f"{x:.{digits}g}".replace("-", "−")
+        shift = digits - 1 - math.floor(math.log10(abs(x)))  # decimals for the digits
+        return f"{round(x, shift):,.{max(shift, 0)}f}".replace("-", "−")
+
+    return lambda x: f"{one(x.value)} [{one(x.low)}, {one(x.high)}]" if _is_estimate(x) else one(x)
+
+
 def _is_estimate(x: Any) -> bool:
     return all(hasattr(x, a) for a in ("value", "low", "high"))
 

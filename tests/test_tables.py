@@ -90,3 +90,12 @@ def test_index_names_stand_in_the_header_not_in_a_row_of_their_own():
     named = pd.DataFrame([[1, 2]], columns=pd.Index(["1–5", "6–10"], name="bin"), index=pd.Index(["a"], name="model"))
     html = tables.show(named).html
     assert '<th class="index_name" >model</th>' in html and ">bin<" not in html  # not over the wrong column
+
+
+def test_significant_digits_per_value_with_infinities():
+    from lmnotes.stats import Estimate
+
+    f = tables.significant(3)
+    assert f(-1234.5678) == "−1,230" and f(0.000123456) == "0.000123"
+    assert f(float("-inf")) == "−∞" and f(float("inf")) == "∞"
+    assert f(Estimate(1.0, 0.5, 2.25)) == "1.00 [0.500, 2.25]"
