@@ -84,3 +84,28 @@ def test_write_into_keeps_comments_and_shows_each_value_once():
     assert max(map(len, long.splitlines())) <= 76
     assert "# a long list\nnames = [" in long
     assert params.parse(long)["names"].default[-1] == "model-number-11"
+
+
+IS_CELL = '''temperatures = [0.5, 1.0, 2.0]  # proposal temperatures
+peek_horizons = [0, 1, 2]  # tokens read ahead
+word_letters = [6, 9]  # letters, fewest and most
+cache_mu = 100.0  # cache prior
+stickiness = 0.9  # rho
+components = ["wiki/transformer-word", "wiki/kn3-word"]  # switched LMs
+'''
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"temperatures": [0.5, 2.0]}, r"must include \[1.0\]"),
+    ({"temperatures": [0.0, 1.0]}, r"positive number"),
+    ({"peek_horizons": [0, 1]}, r"must include \[2\]"),
+    ({"peek_horizons": [-1, 0, 1, 2]}, r"at least 0"),
+    ({"word_letters": [9, 6]}, r"fewest, most"),
+    ({"cache_mu": 0.0}, r"positive number"),
+    ({"stickiness": 1.0}, r"must lie in \[0, 0.999\]"),
+    ({"components": ["wiki/nothing"]}, r"not a registered model"),
+])
+def test_importance_sampling_chapter_rules(values, message):
+    with pytest.raises(ParameterError, match=message):
+        params.check("04_x", params.parse(IS_CELL), values)
+    params.check("04_x", params.parse(IS_CELL), {"temperatures": [1, 1.1], "peek_horizons": [0, 1, 2, 8]})
