@@ -61,6 +61,7 @@ k_max = 10000  # draws per sentence on those curves
 beam_sizes = [1, 10, 100]  # k of the beam bounds (Table 2)
 kglm_samples_per_batch = 1  # the public KGLM code's default
 n_boot = 1000  # bootstrap resamples of test articles
+# models whose segmentations of single words are summed exactly
 tokenization_models = ["wiki/transformer-bpe8k", "smollm2-135m"]
 n_words = 12  # test-split words whose segmentations are summed
 word_letters = [6, 9]  # letters of those words, at least and at most
@@ -81,6 +82,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from IPython.display import Markdown
 from myst_nb import glue
 from scipy import stats as ss
 from scipy.special import logsumexp
@@ -96,6 +98,11 @@ from lmnotes.progress import note
 
 plots.use_style()
 Z95 = ss.norm.ppf(0.975)
+
+
+def glue_md(name, text, display=False):
+    """Glue a sentence for {glue:md}, as Markdown."""
+    glue(name, Markdown(text), display=display)
 
 # %% [markdown]
 # ## Importance sampling in four equations
@@ -172,7 +179,7 @@ for split in ("valid", "test"):
 test = em["test"]
 article = data["test"].article_ids()
 n_tokens = test.lengths.astype(float)
-T = n_tokens.sum()
+T, N_test = n_tokens.sum(), len(n_tokens)
 fitted = L.SwitchLM.fit(em["valid"], em_iterations)
 switch = {"fitted": fitted, "sticky": fitted.sticky(stickiness)}
 logp = {m: s.logprob(test) for m, s in switch.items()}
@@ -392,7 +399,7 @@ tail_sub = {(m, n): float(np.mean(kl[m, n][sub] > np.log(k_max)))
 unconverged = {k for k in tail_sub if gap_interval[k].low > 0}
 with_tail = {k for k, v in tail_sub.items() if v > 0}
 agree = unconverged == with_tail
-glue("tail_sentence", (
+glue_md("tail_sentence", (
     "The proposals whose estimate is still above the truth beyond its interval "
     "are exactly those with sentences beyond that many draws"
     if agree else "The match is not exact: " + "; ".join(
@@ -662,7 +669,7 @@ glue("n_sep_pairs", len(separation), display=False)
 below = {(m, n): float(np.mean(runs[m, n]["instance"] > 0))
          for m in switch for n in density_names}
 straddle = {k: v for k, v in below.items() if v > 0}
-glue("straddle_sentence", (
+glue_md("straddle_sentence", (
     "every run lies above it" if not straddle else
     "the worse proposals' runs lie above it, while the best straddle it: "
     + "; ".join(f"{100 * v:.0f} % of the runs of {n} ({m}) fall below"
@@ -737,7 +744,27 @@ tables.show(tau_table, "The best proposal temperature, measured and predicted",
                      if "exact" in c
                      or "best τ" in c})
 
+# %% tags=["remove-cell"]
+glue_md("tau_summary", "; ".join(
+    f"{m}: the runs' best τ = {r[f'best τ (runs, K = {k_runs})']:g}, the "
+    f"exact KL smallest at τ = {r['τ minimising KL (exact)']:.2g}"
+    for m, r in tau_rows.items()), display=False)
+bias_at = {(m, t): runs[m, SR.peek_label(1, t)]["instance"].mean() / N_test
+           for m in switch for t in temperatures}
+glue_md("tau2_sentence", "; ".join(
+    f"{m}: {tables.significant(2)(bias_at[m, 2.0])} nats per sentence at "
+    f"τ = 2 against {tables.significant(2)(bias_at[m, 1.0])} at τ = 1"
+    for m in switch) if 2.0 in temperatures else "", display=False)
+
 # %% [markdown]
+# {glue:md}`tau_summary`. The best temperature sits near 1, a little above it where the
+# proposal is myopic about a state that persists (the sticky model), because a slightly
+# flatter proposal covers the posterior's tails at little cost; farther from 1 the
+# divergence grows on both sides. The paper's range reaches too far for these models:
+# {glue:md}`tau2_sentence`. The paper's RNNG and EntityNLM proposals were best at $\tau = 2$
+# (its Table 1); how far to flatten depends on how myopic the proposal is, which the exact
+# divergence measures and a few runs estimate.
+#
 # ```{glue:figure} fig_temperature
 # :name: fig-temperature
 #
@@ -776,6 +803,29 @@ tables.show(pd.DataFrame({
     "Kendall τ": {m: r.statistic for m, r in kendall.items()},
     "p-value": {m: tables.pvalue(r.pvalue) for m, r in kendall.items()}}),
     "Agreement of the two rankings", formats={"Kendall τ": 2})
+
+# %% tags=["remove-cell"]
+glue_md("kendall_sentence", "; ".join(
+    f"{m}: Kendall τ = {r.statistic:.2f} (p = {tables.pvalue(r.pvalue)})"
+    for m, r in kendall.items()), display=False)
+moved = ranks[ranks.iloc[:, 0] != ranks.iloc[:, 1]]
+glue_md("moved_sentence", "; ".join(
+    f"{n} ({m}) from {a} to {b}" for (m, n), (a, b) in moved.iterrows())
+    if len(moved) else "none", display=False)
+ends = []
+for m in switch:
+    r = ranks.loc[m]
+    first, last = r.iloc[:, 0].idxmin(), r.iloc[:, 0].idxmax()
+    ends.append(f"on the {m} model the best at K = 10 ({first}) ranks "
+                f"{r.loc[first].iloc[1]} at K = {k_max:,}, the worst ({last}) "
+                f"{r.loc[last].iloc[1]}")
+glue_md("ends_sentence", "; ".join(ends), display=False)
+
+# %% [markdown]
+# The rankings at $K = 10$ and at $K = 10^4$: {glue:md}`kendall_sentence`. The ranks that
+# change: {glue:md}`moved_sentence`. And at the ends: {glue:md}`ends_sentence`. Proposals
+# whose errors are close swap places; a few draws tell a good proposal from a bad one, not
+# the best from the next best.
 
 # %% [markdown]
 # ## Beam marginalisation (the paper's Table 2)
@@ -816,8 +866,10 @@ tables.show(beam_table, "Perplexity bounds from the k best paths, against "
 # {glue:text}`beam_gap_fitted:.1f` % above the exact perplexity of the fitted model and
 # {glue:text}`beam_gap_sticky:.1f` % above the sticky model's, whose posterior concentrates
 # on fewer paths (the latent space, $3^T$ paths for a sentence of $T$ tokens, is the same
-# for both); beam search under $q$ comes close to the exact $k$ best. How much of $p(x)$ the
-# beam's {glue:text}`k_top` paths hold, by sentence length:
+# for both); the exact {glue:text}`k_top` best paths would give
+# {glue:text}`kbest_gap_fitted:.1f` % and {glue:text}`kbest_gap_sticky:.1f` %, so beam
+# search under $q$ loses little to search errors. How much of $p(x)$ the beam's
+# {glue:text}`k_top` paths hold, by sentence length:
 
 # %% tags=["hide-input"]
 k_top = max(beam_sizes)
@@ -850,9 +902,10 @@ tables.show(share_table, f"Mean share of p(x) on the {k_top} paths of the beam "
 # %% tags=["remove-cell"]
 glue("k_top", k_top, display=False)
 for m in switch:
-    glue(f"beam_gap_{m}", float(100 * (beam_table.loc[
-        f"k = {k_top}", f"beam under q, {m}"] / ppl_of(m, 0.0, T) - 1)),
-        display=False)
+    for kind, col in [("beam", "beam under q"), ("kbest", "exact k best")]:
+        glue(f"{kind}_gap_{m}", float(100 * (beam_table.loc[
+            f"k = {k_top}", f"{col}, {m}"] / ppl_of(m, 0.0, T) - 1)),
+            display=False)
 
 # %% [markdown]
 # ## Beyond the paper: the bias, predicted and corrected
@@ -867,9 +920,6 @@ for m in switch:
 # %% tags=["hide-input"]
 bias_names = [SR.NO_PEEKING, "peek 1", "peek 2", SR.MEAN_FIELD,
               SR.peek_label(1, max(temperatures))]
-N_test = len(test.lengths)
-
-
 def mean_estimate(x):
     x = np.asarray(x) / N_test
     half = Z95 * x.std(ddof=1) / np.sqrt(len(x))
@@ -1096,7 +1146,7 @@ glue("best_constrained", "; ".join(
 glue("tok_skipped", "; ".join(tok_skipped) if tok_skipped else "none",
      display=False)
 n_hits = {n: int(np.isfinite(v).sum()) for n, v in ancestral_hits.items()}
-glue("ancestral_sentence", (
+glue_md("ancestral_sentence", (
     f"The non-peeking proposal spelled none of the words in {n_ancestral:,} "
     "samples per model; its estimate is log 0 = −∞, and the code says so: "
     f"“{tok_warnings[0]}”" if tok_warnings and not any(n_hits.values()) else
