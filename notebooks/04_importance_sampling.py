@@ -799,10 +799,11 @@ ranks.index.names = ["model", "proposal"]
 display(tables.show(ranks, "Ranks of the proposals by their absolute error "
                     "|log p̂ − log p| summed over the sentences (1: closest to "
                     "the truth)"))
-tables.show(pd.DataFrame({
+agreement = pd.DataFrame({
     "Kendall τ": {m: r.statistic for m, r in kendall.items()},
-    "p-value": {m: tables.pvalue(r.pvalue) for m, r in kendall.items()}}),
-    "Agreement of the two rankings", formats={"Kendall τ": 2})
+    "p-value": {m: tables.pvalue(r.pvalue) for m, r in kendall.items()}})
+agreement.index.name = "model"
+tables.show(agreement, "Agreement of the two rankings", formats={"Kendall τ": 2})
 
 # %% tags=["remove-cell"]
 glue_md("kendall_sentence", "; ".join(
@@ -1322,6 +1323,10 @@ def fmt(e, digits=3):
     return tables.significant(digits)(e)
 
 
+def scale(e, factor):
+    return stats.Estimate(factor * e.value, factor * e.low, factor * e.high)
+
+
 latent_cases = [(m, n) for m in switch for n in latent_names]
 ub = {k: mean_estimate(runs[k]["instance"]) for k in latent_cases}
 ub_testable = [k for k in latent_cases if -predicted_bias(*k, k_runs) / N_test
@@ -1411,10 +1416,8 @@ claims = pd.DataFrame([
      + (" (in expectation)" if rises == mono_cases else "")},
     {"claim": "3. No sign of convergence even at K = 10⁴ (Fig. 3)",
      "measured": "perplexity above the truth at K = 10⁴: " + "; ".join(
-         f"{n}, {m}: {100 * gap_interval[m, n].value:.2g} % "
-         f"[{100 * gap_interval[m, n].low:.2g}, "
-         f"{100 * gap_interval[m, n].high:.2g}]" for m in switch
-         for n in curve_names[:4])
+         f"{n}, {m}: {fmt(scale(gap_interval[m, n], 100), 2)} %"
+         for m in switch for n in curve_names[:4])
      + "; the draws needed, exp(KL), decide which proposal converges",
      "verdict": stats.verdict(int(conv_for), int(conv_against),
                               4 * len(switch))
