@@ -186,3 +186,14 @@ def test_emissions_with_zeros_give_zero_weights_not_nan():
     assert I.log_mean(logw)[0] == pytest.approx(model.logprob(em)[0], abs=0.15)
     with pytest.warns(UserWarning, match="-inf"):
         assert I.log_mean(np.full((1, 4), -np.inf))[0] == -np.inf
+
+
+def test_instance_and_corpus_level_estimators_are_unbiased_within_4se():
+    model, em = toy(2, lengths=(4, 3), sticky=0.5, seed=6)
+    q = L.lookahead(model, em, 0)
+    K, R = 3, 40_000
+    logw = I.runs(L.draw(model, em, q, K * R, seed=7), K)  # [N, R, K]
+    truth = model.logprob(em).sum()
+    for aggregate in (I.instance_level, I.corpus_level):
+        ratio = np.exp(np.array([aggregate(logw[:, r]) for r in range(R)]) - truth)
+        assert abs(ratio.mean() - 1) < 4 * ratio.std() / math.sqrt(R)
