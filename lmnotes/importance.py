@@ -23,6 +23,10 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
+# the unchecked forms live with the segmentation marginal, which uses them on its own draws
+from .marginal import effective_sample_size as _ess
+from .marginal import log_mean_exp
+
 
 def _weights(logw) -> np.ndarray:
     logw = np.asarray(logw, dtype=float)
@@ -41,7 +45,7 @@ def log_mean(logw, axis: int = -1) -> np.ndarray:
     a warning (no draw explained the instance: a non-peeking proposal that never spelled it)."""
     logw = _weights(logw)
     with np.errstate(divide="ignore"):
-        out = logsumexp(logw, axis=axis) - np.log(logw.shape[axis])
+        out = log_mean_exp(logw, axis=axis)
     if np.isneginf(out).any():
         warnings.warn(f"{int(np.isneginf(out).sum())} instance(s) got weight 0 in every draw: "
                       "their estimate is log 0 = -inf and the perplexity infinite; the proposal "
@@ -103,9 +107,8 @@ def runs(logw, K: int) -> np.ndarray:
 
 
 def effective_sample_size(logw, axis: int = -1) -> np.ndarray:
-    """(sum w)^2 / sum w^2 (Kong 1992)."""
-    logw = _weights(logw)
-    return np.exp(2 * logsumexp(logw, axis=axis) - logsumexp(2 * logw, axis=axis))
+    """(sum w)^2 / sum w^2 (Kong 1992), for checked weights."""
+    return _ess(_weights(logw), axis=axis)
 
 
 def plug_in(logw) -> np.ndarray:
