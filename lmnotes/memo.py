@@ -21,8 +21,10 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from . import cache as lmcache
-from . import io, marginal
+from . import io, marginal, words
 from .progress import duration, note
 from .models.base import LanguageModel, Samples, Scores
 from .sampling import Strategy
@@ -43,7 +45,8 @@ def code_version(extra: tuple[str, ...] = ()) -> str:
 
 #: The code version of each kind.
 VERSIONS = {"scores": code_version, "samples": lambda: code_version(SAMPLING),
-            "draws": lambda: code_version(SAMPLING + ("marginal.py",))}
+            "draws": lambda: code_version(SAMPLING + ("marginal.py",)),
+            "words": lambda: code_version(("words.py",))}
 for _kind, _version in VERSIONS.items():
     lmcache.register_kind(_kind, _version)
 
@@ -98,3 +101,23 @@ def importance_sample(lm: LanguageModel, texts: Sequence[str], n_samples: int, s
         lm, texts, n_samples, seed=seed, stay=stay, explore=explore, batch_size=batch_size,
         temperature=temperature),
         f"{n_samples:,} importance samples for each of {len(texts):,} texts")
+
+
+def word_predictions(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence[int],
+                     max_steps: int = 24, dfs_depth: int = 5, exact_sentences: int = 0):
+    """:func:`lmnotes.words.evaluate` (and, on the first ``exact_sentences`` sentences,
+    :func:`lmnotes.words.exact_topk_hits` as column ``hit10_exact``), remembered in the
+    shared cache."""
+    sentences, sentence_ids = list(sentences), [int(i) for i in sentence_ids]
+
+    def compute():
+        table = words.evaluate(lm, sentences, sentence_ids, max_steps=max_steps, dfs_depth=dfs_depth)
+        table["hit10_exact"] = np.nan
+        if exact_sentences:
+            part = table[table["sentence"].isin(sentence_ids[:exact_sentences])]
+            table.loc[part.index, "hit10_exact"] = words.exact_topk_hits(
+                lm, sentences[:exact_sentences], part, max_steps=max_steps)
+        return table
+
+    call = [io.digest(sentences), sentence_ids, max_steps, dfs_depth, exact_sentences]
+    return _cached("words", lm, call, compute, f"whole-word prediction on {len(sentences):,} sentences")

@@ -268,6 +268,21 @@ RULES: dict[str, tuple[Check, str]] = {
     "n_sentences_tokenization": (_at_least(1), "≥ 1"),
     "max_sentence_bytes": (_at_least(1), "≥ 1"),
     "k_reference": (_at_least(100), "≥ 100"),
+    "family": (_all(_each(_segmentation), lambda v: None if v else "must name at least one segmentation"),
+               "char, byte, word or bpe<types>, at least one"),
+    "others": (_each(_model), "registered models"),
+    "exact_models": (_each(_segmentation), "segmentations of the family"),
+    "encoder_model": (_model, "a pretrained transformers model (smollm2-135m, gemma3-270m)"),
+    "max_word_tokens": (_at_least(1), "≥ 1"),
+    "dfs_depth": (_at_least(1), "≥ 1"),
+    "soft_k": (_increasing, "increasing, ≥ 1"),
+    "w2v_epochs": (_at_least(1), "≥ 1"),
+    "w2v_min_count": (_at_least(1), "≥ 1"),
+    "n_chance": (_at_least(1), "≥ 1"),
+    "n_triples": (_at_least(2), "≥ 2"),
+    "rare_counts": (lambda v: None if len(v) == 2 and 1 <= v[0] <= v[1] else
+                    "must be [fewest, most] training counts, 1 ≤ fewest ≤ most", "[fewest, most]"),
+    "common_count": (_at_least(1), "≥ 1"),
 }
 #: Parameters whose strings may name files or folders, resolved against the caller's directory.
 PATHS = ("corpus", "model_names", "pretrained")

@@ -104,3 +104,51 @@ class SubwordBigram(LanguageModel):
         ends = [a + float(lp[last, self.eos_id]) for last, a in alpha[len(text)].items()]
         m = max(ends)
         return m + math.log(sum(math.exp(e - m) for e in ends))
+
+
+class WordToy(LanguageModel):
+    """A bigram model over given subword strings with hand-set logits, for whole-word
+    decoding: ``prefer(a, b, logit)`` raises the logit of token ``b`` after token ``a`` (or
+    after BOS with ``a=None``), so argmax paths are known."""
+
+    name = "toy-words"
+    segmentation = "bpe"
+
+    def __init__(self, tokens, max_length=512, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.tokens = list(tokens)
+        self.vocab_size = len(self.tokens) + 2
+        self.bos_id, self.eos_id = len(self.tokens), len(self.tokens) + 1
+        self.pad_id = self.eos_id
+        self.max_length = max_length
+        self.device = torch.device("cpu")
+        self.table = 0.1 * torch.randn(self.vocab_size, self.vocab_size, generator=g, dtype=torch.float64)
+        self.table[:, self.bos_id] = -1e9
+
+    def id(self, token):
+        return self.tokens.index(token) if token is not None else self.bos_id
+
+    def prefer(self, a, b, logit=5.0):
+        self.table[self.id(a) if a != "EOS" else self.eos_id, self.id(b) if b != "EOS" else self.eos_id] = logit
+        return self
+
+    def token_bytes(self):
+        return [t.encode() for t in self.tokens] + [None, None]
+
+    def encode(self, text):  # greedy longest match
+        ids, j = [], 0
+        while j < len(text):
+            best = max((i for i, t in enumerate(self.tokens) if text.startswith(t, j)),
+                       key=lambda i: len(self.tokens[i]))
+            ids.append(best)
+            j += len(self.tokens[best])
+        return ids
+
+    def decode(self, ids):
+        return "".join(self.tokens[i] for i in ids if i < len(self.tokens))
+
+    def _hidden(self, ids, past=None, use_cache=False):
+        return torch.nn.functional.one_hot(ids, self.vocab_size).double(), None
+
+    def _head(self, states):
+        return states @ self.table

@@ -1,0 +1,139 @@
+"""Metrics of whole-word prediction (Dudy & Bedrick 2020, §2.4 and App. A), with cluster
+bootstrap intervals over test articles. The word-level chapter.
+
+The input is the table of :func:`lmnotes.words.evaluate` (one row per target word), with an
+``article`` column (the cluster) and a ``bin`` column (the target's training-frequency bin).
+
+- accuracy: hits / positions;
+- type coverage T (the paper's T1/T10): the share of the target types of a bin that are hit
+  at least once (App. A: the types of the bin that occur in the test positions);
+- word perplexity exp(−mean log p(w | h));
+- the size-corrected coverage: T minus its expectation when hits ignore the type (beyond the
+  paper), with a permutation null;
+- calibration: expected calibration error over equal-mass bins (Guo et al. 2017) and Brier.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from .stats import Estimate, bootstrap_weights, interval
+
+#: Training-frequency bins: the paper's three ([10³,∞), [10²,10³), [10,10²)) and two more.
+BINS = [("[1000,∞)", 1000, np.inf), ("[100,1000)", 100, 1000), ("[10,100)", 10, 100),
+        ("[1,10)", 1, 10), ("unseen", 0, 1)]
+PAPER_BINS = [b[0] for b in BINS[:3]]
+
+
+def frequency_bin(counts: pd.Series) -> pd.Series:
+    """The bin label of each training count."""
+    out = pd.Series("", index=counts.index, dtype=object)
+    for name, lo, hi in BINS:
+        out[(counts >= lo) & (counts < hi)] = name
+    return out
+
+
+def train_counts(sentences, tokenize) -> Counter:
+    return Counter(w for s in sentences for w in tokenize(s))
+
+
+class Resampler:
+    """One set of cluster-bootstrap resamples of the test articles, shared by every
+    statistic and model so that differences are paired."""
+
+    def __init__(self, articles, n_boot: int, seed: int):
+        self.labels = np.unique(np.asarray(articles))
+        self.W = bootstrap_weights(len(self.labels), n_boot, np.random.default_rng(seed)).toarray()
+
+    def codes(self, articles) -> np.ndarray:
+        return np.searchsorted(self.labels, np.asarray(articles))
+
+    def sums(self, values, articles) -> tuple[float, np.ndarray]:
+        """Total of ``values`` and its resampled totals."""
+        per = np.bincount(self.codes(articles), weights=np.asarray(values, dtype=float),
+                          minlength=len(self.labels))
+        return float(per.sum()), self.W @ per
+
+    def rate(self, hits, articles) -> Estimate:
+        """Mean of ``hits`` (a ratio of cluster sums) with its interval, in percent."""
+        h, hr = self.sums(hits, articles)
+        n, nr = self.sums(np.ones(len(hits)), articles)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return interval(100 * h / n, 100 * hr / nr)
+
+    def coverage(self, words, hits, articles) -> Estimate:
+        """Type coverage in percent: types hit at least once over types present."""
+        reps, value = self._coverage(words, hits, articles)
+        return interval(value, reps)
+
+    def _coverage(self, words, hits, articles):
+        words, hits = np.asarray(words, dtype=object), np.asarray(hits, dtype=bool)
+        types, t = np.unique(words, return_inverse=True)
+        c = self.codes(articles)
+        present = np.zeros((len(self.labels), len(types)))
+        hit = np.zeros_like(present)
+        np.add.at(present, (c, t), 1)
+        np.add.at(hit, (c, t), hits)
+        value = 100 * (hit.sum(0) > 0).sum() / max(1, len(types))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps = 100 * ((self.W @ hit) > 0).sum(1) / ((self.W @ present) > 0).sum(1)
+        return reps, value
+
+    def log_rate(self, logp, articles) -> Estimate:
+        """Perplexity exp(−Σ log p / N) with the interval mapped from the nats scale."""
+        s, sr = self.sums(logp, articles)
+        n, nr = self.sums(np.ones(len(logp)), articles)
+        est = interval(-s / n, -sr / nr)
+        return Estimate(float(np.exp(est.value)), float(np.exp(est.low)), float(np.exp(est.high)),
+                        -sr / nr)
+
+    def paired(self, a: Estimate, b: Estimate) -> Estimate:
+        """a − b on the same resamples."""
+        return interval(a.value - b.value, a.replicates - b.replicates)
+
+
+def expected_coverage(words, hits) -> float:
+    """E₀[T] in percent: the coverage expected if each position of the bin were hit with the
+    bin's hit rate h independently of its type, (1/|V|) Σ_w [1 − (1 − h)^{n_w}]."""
+    n_w = pd.Series(np.asarray(words, dtype=object)).value_counts().to_numpy()
+    h = float(np.mean(hits))
+    return float(100 * np.mean(1 - (1 - h) ** n_w))
+
+
+def coverage_null(words, hits, n_permutations: int, seed: int) -> tuple[float, float, float]:
+    """Observed coverage, its mean under the permutation null (hits shuffled among the
+    positions: the same hit rate and type counts, hits blind to the type) and the two-sided
+    permutation p-value of the excess."""
+    words = np.asarray(words, dtype=object)
+    hits = np.asarray(hits, dtype=bool)
+    _, t = np.unique(words, return_inverse=True)
+    n_types = t.max() + 1 if len(t) else 1
+
+    def cov(h):
+        return 100 * np.count_nonzero(np.bincount(t, weights=h, minlength=n_types)) / n_types
+
+    obs = cov(hits)
+    rng = np.random.default_rng(seed)
+    null = np.array([cov(rng.permutation(hits)) for _ in range(n_permutations)])
+    dev = np.abs(null - null.mean())
+    p = (1 + np.sum(dev >= abs(obs - null.mean()) - 1e-12)) / (n_permutations + 1)
+    return obs, float(null.mean()), float(p)
+
+
+def calibration(conf, hits, n_bins: int = 10) -> tuple[float, float, pd.DataFrame]:
+    """Expected calibration error over ``n_bins`` equal-mass bins of the confidence (Guo et
+    al. 2017, Eq. 3), the Brier score, and the reliability table (mean confidence and
+    accuracy per bin)."""
+    conf, hits = np.asarray(conf, dtype=float), np.asarray(hits, dtype=float)
+    if len(conf) == 0:
+        raise ValueError("no predictions to calibrate")
+    order = np.argsort(conf, kind="stable")
+    groups = np.array_split(order, min(n_bins, len(conf)))
+    rel = pd.DataFrame({"confidence": [conf[g].mean() for g in groups],
+                        "accuracy": [hits[g].mean() for g in groups],
+                        "n": [len(g) for g in groups]})
+    ece = float(np.sum(rel["n"] / len(conf) * np.abs(rel["accuracy"] - rel["confidence"])))
+    return ece, float(np.mean((conf - hits) ** 2)), rel

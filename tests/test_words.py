@@ -1,0 +1,240 @@
+"""Whole-word decoding, its metrics, soft match and the paraphrase study (the word-level
+chapter), on toy models with known argmax paths and exact answers."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from scipy import stats as ss
+
+from lmnotes import paraphrase as P
+from lmnotes import softmatch as S
+from lmnotes import words as W
+from lmnotes import wordstats as WS
+from lmnotes.models.base import ModelError
+from toy import WordToy
+
+TOKENS = ["A", " the", "ory", " cat", " dog", " ", "the", ",", "'s", " 1", "9", "0", "."]
+
+
+def toy():
+    return WordToy(TOKENS)
+
+
+def test_boundary_classes_by_tokenizer_style():
+    sp = W.Speller(toy())
+    ids = {t: i for i, t in enumerate(TOKENS)}
+    # byte-level BPE (Ġ read as a space) and SentencePiece (▁ read as a space) alike
+    assert sp.boundary[ids[" the"]] and sp.boundary[ids[","]] and sp.boundary[ids["'s"]]
+    assert not sp.boundary[ids["ory"]] and not sp.boundary[ids["9"]]
+    assert sp.boundary[toy().eos_id]
+    # digits one per token make one word: " 1" + "9" + "9" + "0"
+    assert not sp.ends(" 1", ids["9"]) and not sp.ends(" 19", ids["0"])
+    # "'s" ends the word "John"; after punctuation any token ends the word
+    assert sp.ends("John", ids["'s"]) and sp.ends(",", ids["the"])
+    # bytes: a lead byte of a dash (0xE2) is punctuation, a continuation byte is not
+    assert W._first_class(b"\xe2") == "punct" and W._first_class(b"\x80") == "word"
+    assert W._first_class("é".encode()) == "word" and W._first_class(" x".encode()) == "space"
+    assert W._first_class("—".encode()) == "punct"
+
+
+def test_locate_words_and_edge_cases():
+    s = W.locate("Café au lait, John's.")
+    assert s.words == ["Café", "au", "lait", ",", "John", "'s", "."]
+    assert s.text.encode()[s.start[0]:s.end[0]].decode() == "Café"
+    lm = toy()
+    empty = W.evaluate(lm, ["", "A"])  # empty and one-word sentences: no positions
+    assert len(empty) == 0 and "hit1" in empty.columns
+
+
+def test_greedy_stops_at_a_boundary_and_algorithm1_counts_prefix_hits():
+    lm = toy().prefer("A", " the").prefer(" the", "ory").prefer("ory", ",")
+    t = W.evaluate(lm, ["A the cat"])
+    first = t.iloc[0]
+    assert first["word"] == "the" and first["pred"] == "theory"
+    assert not first["hit1"] and first["hit1_alg1"]  # "the" + "ory" counts for Alg. 1 only
+    assert not first["capped"]
+
+
+def test_greedy_obeys_the_step_cap():
+    lm = toy().prefer("A", " 1").prefer(" 1", "9").prefer("9", "9")  # 1999999... forever
+    t = W.evaluate(lm, ["A the"], max_steps=4)
+    assert t.iloc[0]["capped"] and t.iloc[0]["pred"] == "1999"
+
+
+def test_word_logprob_with_end_of_word_equals_the_sum_over_continuations():
+    lm = toy()
+    t = W.evaluate(lm, ["A theory cat"])
+    row = t[t["word"] == "theory"].iloc[0]
+    lp = torch.log_softmax(lm.table, dim=-1)
+    sp = W.Speller(lm)
+    A, the, ory = lm.id("A"), lm.id(" the"), lm.id("ory")
+    starts = sp.starters("A")
+    p_start = torch.exp(lp[A][starts]).sum()
+    # every continuation: the word's tokens, then any token that ends it
+    cont = sum(math.exp(lp[A, the] + lp[the, ory] + lp[ory, b]) for b in range(lm.vocab_size)
+               if sp.ends(" theory", b))
+    assert row["logp"] == pytest.approx(math.log(cont / float(p_start)), abs=1e-6)
+    assert row["logp_prefix"] == pytest.approx(float(lp[A, the] + lp[the, ory]), abs=1e-6)
+
+
+def test_dfs_top10_finds_a_non_canonical_path():
+    lm = toy().prefer("A", " the", 3).prefer(" the", "ory", 3).prefer("A", " ", 2.9).prefer(" ", "the", 4)
+    t = W.evaluate(lm, ["A theory"])
+    assert t.iloc[0]["hit10_dfs"]
+    shallow = W.evaluate(lm, ["A theory"], dfs_depth=1)
+    assert not shallow.iloc[0]["hit10_dfs"]  # needs two tokens
+
+
+def _brute_top(lm, sp, context_token, previous, depth):
+    """Every word reachable within ``depth`` tokens with its best path's probability."""
+    lp = torch.log_softmax(lm.table, dim=-1).double()
+    starts = sp.starters(previous)
+    log_start = float(torch.logsumexp(lp[context_token][starts], 0))
+    best = {}
+    frontier = [((), context_token, 0.0)]
+    for _ in range(depth):
+        nxt = []
+        for path, last, acc in frontier:
+            for t in range(lm.vocab_size):
+                if not path and not starts[t]:
+                    continue
+                if path and sp.ends(sp.text(path), t):
+                    continue
+                if sp.special(t):
+                    continue
+                p = path + (t,)
+                a = acc + float(lp[last, t])
+                text = sp.text(p)
+                if W.has_content(text):
+                    end = 0.0 if sp.complete(text) else float(torch.logsumexp(lp[t][sp.boundary], 0))
+                    w = text.strip()
+                    best[w] = max(best.get(w, -np.inf), a + end - log_start)
+                if not sp.complete(text):
+                    nxt.append((p, t, a))
+        frontier = nxt
+    return best
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_topk_equals_brute_force(seed):
+    tokens = ["A", " a", " b", "a", "b", " ab", ",", " "]
+    lm = WordToy(tokens, seed=seed)
+    lm.table = 1.5 * torch.randn(lm.vocab_size, lm.vocab_size, generator=torch.Generator().manual_seed(seed),
+                                 dtype=torch.float64)
+    lm.table[:, lm.bos_id] = -1e9
+    sp = W.Speller(lm)
+    sentences = ["A ab", "A ba", "A a", "A ,"]
+    t = W.evaluate(lm, sentences, max_steps=4)
+    for k in (1, 3):
+        got = W.exact_topk_hits(lm, sentences, t, k=k, max_steps=4, max_pops=10_000)
+        for r, row in t[t["decodable"]].iterrows():
+            best = _brute_top(lm, sp, lm.id("A"), "A", 4)
+            beat = sum(v > row["logp"] + 1e-9 for w, v in best.items() if w != row["word"])
+            assert got[r] == float(beat < k), (k, row["word"], beat)
+
+
+def test_type_coverage_on_the_papers_example():
+    # 20 % of the tokens are "the", and the model always predicts "the"
+    words = ["the"] * 20 + [f"w{i}" for i in range(80)]
+    hits = [w == "the" for w in words]
+    res = WS.Resampler(np.zeros(100, int), 10, 0)
+    assert res.rate(np.array(hits), np.zeros(100, int)).value == pytest.approx(20.0)
+    assert res.coverage(words, hits, np.zeros(100, int)).value == pytest.approx(100 / 81)
+
+
+def test_frequency_bins_are_half_open():
+    b = WS.frequency_bin(pd.Series([0, 1, 9, 10, 99, 100, 999, 1000, 10**6]))
+    assert list(b) == ["unseen", "[1,10)", "[1,10)", "[10,100)", "[10,100)", "[100,1000)",
+                       "[100,1000)", "[1000,∞)", "[1000,∞)"]
+
+
+def test_coverage_null_is_calibrated_on_type_blind_hits():
+    rng = np.random.default_rng(0)
+    ps = []
+    for i in range(60):
+        words = rng.choice([f"w{j}" for j in range(40)], size=300, p=np.r_[[0.3], [0.7 / 39] * 39])
+        hits = rng.random(300) < 0.3  # hits blind to the type
+        obs, mean0, p = WS.coverage_null(words, hits, 200, i)
+        ps.append(p)
+        assert abs(obs - WS.expected_coverage(words, hits)) < 25
+    assert 0.02 < np.mean(np.array(ps) < 0.1) < 0.25  # about 10 % rejections at level 0.1
+
+
+def test_calibration_error():
+    rng = np.random.default_rng(0)
+    conf = rng.random(20_000)
+    hits = rng.random(20_000) < conf
+    assert WS.calibration(conf, hits)[0] < 0.02
+    assert WS.calibration(np.minimum(1, conf + 0.3), hits)[0] > 0.2
+    with pytest.raises(ValueError):
+        WS.calibration([], [])
+
+
+def test_knn_excludes_the_word_itself_and_equals_brute_force():
+    class KV:
+        key_to_index = {"a": 0, "b": 1, "c": 2, "d": 3}
+        vectors = np.array([[1.0, 0], [0.9, 0.1], [0, 1.0], [-1.0, 0.2]])
+
+    nn = S.Neighbours(KV)
+    assert nn.neighbours("a", 1) == ["b"]
+    r = nn.rank(["b", "c", "d", "a", "zzz"], ["a", "a", "a", "a", "a"])
+    assert list(r[:3]) == [1, 2, 3] and np.isinf(r[3]) and np.isinf(r[4])
+
+
+def test_word2vec_is_bitwise_deterministic():
+    sents = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "sat", "on", "a", "log"]] * 50
+    a = S.word2vec(sents, dim=8, min_count=1, epochs=2, name="one")
+    b = S.word2vec(sents, dim=8, min_count=1, epochs=2, name="two")
+    assert np.array_equal(a.vectors, b.vectors)
+    assert S.stable_hash("cat") == 2656977832  # zlib.crc32, the same in every process
+
+
+def test_chance_predictions_keep_each_stratum():
+    preds = np.array(["a", "b", "c", "d"], dtype=object)
+    out = S.chance_predictions(preds, ["x", "x", "y", "y"], np.random.default_rng(0))
+    assert set(out[:2]) == {"a", "b"} and set(out[2:]) == {"c", "d"}
+
+
+def test_bertscore_identity_and_symmetry():
+    table = {w: torch.randn(6, generator=torch.Generator().manual_seed(i)) for i, w in
+             enumerate("the dog cat has long hair".split())}
+
+    def embed(sents):
+        return [torch.stack([table[w] for w in s.split()]) for s in sents]
+
+    assert P.bertscore(embed, ["the dog has long hair"], ["the dog has long hair"])[0] == pytest.approx(1.0)
+    f1 = P.bertscore(embed, ["the dog has hair"], ["the cat has long hair"])[0]
+    f2 = P.bertscore(embed, ["the cat has long hair"], ["the dog has hair"])[0]
+    assert f1 == pytest.approx(f2) and f1 < 1
+
+
+def test_papers_table2_statistics():
+    bert = ss.chi2_contingency([[14, 36], [40, 10]], correction=True)
+    roberta = ss.chi2_contingency([[11, 39], [39, 11]], correction=True)
+    assert bert.statistic == pytest.approx(25.16, abs=0.01) and bert.pvalue < 1e-6
+    assert roberta.statistic == pytest.approx(29.16, abs=0.01) and roberta.pvalue < 1e-7
+    assert ss.fisher_exact([[14, 36], [11, 39]]).pvalue == pytest.approx(0.64, abs=0.01)
+
+
+def test_wordnet_reader_and_missing_wordnet(monkeypatch, tmp_path):
+    wn = P.wordnet()
+    dog = wn.synset("dog.n.01")
+    assert "canine" in {l for s in dog.hypernyms() for l in s.lemma_names()}
+    P.wordnet.cache_clear()
+    monkeypatch.setattr(P, "WORDNET_DIR", tmp_path)
+    with pytest.raises(ModelError, match="apt-get install -y wordnet-base"):
+        P.wordnet()
+    P.wordnet.cache_clear()
+
+
+def test_triples_are_hypernyms_and_siblings():
+    counts = {"poodle": 1, "dog": 100, "cat": 100, "canine": 100, "feline": 100, "wolf": 100}
+    sentences = ["The poodle has long hair.", "The dog barks.", "A cat sleeps.", "The wolf howls."]
+    tr = P.triples(counts, sentences, lambda s: s.replace(".", " .").split(), (1, 2), 50, 1, 0)
+    rare = tr[tr["kind"] == "rare"].iloc[0]
+    assert rare["x"] == "poodle" and rare["x_h"] == "dog"
+    assert rare["s_h"] == "The dog has long hair." and rare["x_a"] not in ("poodle", "dog")
