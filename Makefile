@@ -1,5 +1,5 @@
 # Two commands do everything on a fresh clone (Python 3.11 and pip; no GPU; the network only for
-# PyPI and, once, the npm registry for MathJax):
+# PyPI, once the npm registry for MathJax, and Debian's wordnet-base if it is missing):
 #   make book   set up .venv, execute every notebook (papermill, default profile), build the HTML book
 #   make test   set up .venv, run the unit tests and nbval over the executed notebooks in book/
 #   make test-cold   make test with an empty, temporary cache: every model trained, every
@@ -15,21 +15,22 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 MATHJAX := _vendor/mathjax/tex-mml-chtml.js
+WORDNET := /usr/share/wordnet/data.noun
 MATHJAX_VERSION := 3.2.2
 
 .PHONY: book test test-cold setup html screenshots clean clean-cache
 
-book: $(STAMP) $(MATHJAX)
+book: $(STAMP) $(MATHJAX) $(WORDNET)
 	$(BIN)/python -m lmnotes.book all --profile $(PROFILE)
 
-test: $(STAMP) $(MATHJAX)
+test: $(STAMP) $(MATHJAX) $(WORDNET)
 	$(BIN)/python -m pytest
 
 test-cold: $(STAMP)
 	@cold=$$(mktemp -d) && echo "make test with the empty cache LMNOTES_CACHE=$$cold" && \
 	LMNOTES_CACHE=$$cold $(MAKE) --no-print-directory test; rc=$$?; rm -rf "$$cold"; exit $$rc
 
-setup: $(STAMP) $(MATHJAX)
+setup: $(STAMP) $(MATHJAX) $(WORDNET)
 
 html: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m lmnotes.book build
@@ -50,6 +51,16 @@ $(MATHJAX):
 	@tmp=$$(mktemp -d) && (cd $$tmp && npm pack --silent mathjax@$(MATHJAX_VERSION) >/dev/null && tar xzf mathjax-$(MATHJAX_VERSION).tgz) && \
 	  mkdir -p _vendor && rm -rf _vendor/.mathjax.tmp && mv $$tmp/package/es5 _vendor/.mathjax.tmp && rm -rf _vendor/mathjax && \
 	  mv _vendor/.mathjax.tmp _vendor/mathjax && rm -rf $$tmp && echo "MathJax $(MATHJAX_VERSION) in _vendor/mathjax"
+
+# WordNet 3.0 for the word-level chapter: Debian's wordnet-base, read with nltk. Installed
+# here when missing and we are root (CI is); otherwise set-up stops with the command to run,
+# since a chapter run without it would give different outputs.
+$(WORDNET):
+	@if [ "$$(id -u)" = 0 ]; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base >/dev/null 2>&1 || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base); \
+	else echo "WordNet is needed (Debian's wordnet-base); run: sudo apt-get install -y wordnet-base" && exit 1; fi
+	@test -f $(WORDNET) || (echo "wordnet-base did not install $(WORDNET)" && exit 1)
 
 # The environment is rebuilt when the pins change. requirements.lock pins every package
 # (transitive ones too) and is applied as pip constraints.

@@ -79,6 +79,12 @@ def wordnet():
         return Reader(str(folder), None)
 
 
+def _sorted(synsets) -> list:
+    """Synsets by name: nltk returns related synsets in an order that changes between
+    processes (it iterates a set)."""
+    return sorted(synsets, key=lambda s: s.name())
+
+
 def _single(lemma: str) -> bool:
     return lemma.isalpha() and lemma.islower()
 
@@ -107,7 +113,7 @@ def triples(counts: dict[str, int], sentences: Sequence[str], tokenize: Callable
         if not senses or senses[0].pos() != "n" or senses[0].name().split(".")[0] != x:
             continue
         sx = senses[0]
-        hyper = sx.hypernyms()
+        hyper = _sorted(sx.hypernyms())
         if not hyper:
             continue
         h = hyper[0]
@@ -115,7 +121,7 @@ def triples(counts: dict[str, int], sentences: Sequence[str], tokenize: Callable
         if xh is None:
             continue
         near = set(sx.closure(lambda s: s.hypernyms())) | set(sx.closure(lambda s: s.hyponyms())) | {sx}
-        siblings = [s for p in h.hypernyms() for s in p.hyponyms() if s != h and s not in near]
+        siblings = [s for p in _sorted(h.hypernyms()) for s in _sorted(p.hyponyms()) if s != h and s not in near]
         xa = next((lem for s in siblings for lem in s.lemma_names()
                    if _single(lem) and counts.get(lem, 0) >= common and lem not in (x, xh)), None)
         if xa is not None:

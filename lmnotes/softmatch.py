@@ -92,11 +92,20 @@ class Neighbours:
         return [keys[i] for i in np.argsort(-sims, kind="stable")[:k]]
 
 
-def synonyms(wordnet, a: str, b: str) -> bool:
-    """Whether two different words share a WordNet synset (case-insensitive)."""
-    if a.lower() == b.lower():
-        return False
-    return bool(set(wordnet.synsets(a.lower())) & set(wordnet.synsets(b.lower())))
+class Synonyms:
+    """s(a, b): two different words share a WordNet synset (case-insensitive)."""
+
+    def __init__(self, wordnet):
+        self.wordnet, self.synsets = wordnet, {}
+
+    def _of(self, word: str) -> frozenset:
+        if word not in self.synsets:
+            self.synsets[word] = frozenset(self.wordnet.synsets(word))
+        return self.synsets[word]
+
+    def __call__(self, predictions: Sequence[str], targets: Sequence[str]) -> np.ndarray:
+        return np.array([a.lower() != b.lower() and bool(self._of(a.lower()) & self._of(b.lower()))
+                         for a, b in zip(predictions, targets)], dtype=bool)
 
 
 def chance_predictions(predictions: Sequence[str], strata: Sequence, rng: np.random.Generator) -> np.ndarray:

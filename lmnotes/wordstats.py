@@ -88,7 +88,7 @@ class Resampler:
         n, nr = self.sums(np.ones(len(logp)), articles)
         est = interval(-s / n, -sr / nr)
         return Estimate(float(np.exp(est.value)), float(np.exp(est.low)), float(np.exp(est.high)),
-                        -sr / nr)
+                        np.exp(-sr / nr))  # replicates on the perplexity scale, for paired()
 
     def paired(self, a: Estimate, b: Estimate) -> Estimate:
         """a − b on the same resamples."""
