@@ -280,9 +280,10 @@ RULES: dict[str, tuple[Check, str]] = {
     "w2v_min_count": (_at_least(1), "≥ 1"),
     "n_chance": (_at_least(1), "≥ 1"),
     "n_triples": (_at_least(2), "≥ 2"),
-    "rare_counts": (lambda v: None if len(v) == 2 and 1 <= v[0] <= v[1] else
-                    "must be [fewest, most] training counts, 1 ≤ fewest ≤ most", "[fewest, most]"),
-    "common_count": (_at_least(1), "≥ 1"),
+    "rare_zipf": (_between(0, 8), "a Zipf frequency, 0 to 8"),
+    "common_zipf": (_between(0, 8), "a Zipf frequency, 0 to 8"),
+    "similar_share": (_between(0, 1, open_low=True), "(0, 1]"),
+    "equal_points": (_between(0, 100, open_low=True), "(0, 100] percentage points"),
 }
 #: Parameters whose strings may name files or folders, resolved against the caller's directory.
 PATHS = ("corpus", "model_names", "pretrained")

@@ -7,9 +7,10 @@ word-level chapter.
   lexicographer files, lexnames(5WN)).
 - :func:`triples`: (x, x_h, x_a): a noun x, its hypernym x_h and a co-hyponym x_a of x_h (a
   sibling of the hypernym, the paper's "sibling hypernym": poodle, dog, cat), each a single
-  alphabetic word; a context sentence for x from the training split, with x replaced by x_h
-  and by x_a. The paper's annotator chose contexts by hand; here the shortest training
-  sentence that holds x is taken.
+  alphabetic word, rare or common by its English Zipf frequency (``wordfreq``; the paper's
+  "fewer than 50 in WikiText-103's 103M words" is Zipf 2.69); a context sentence for x from
+  the training split, with x replaced by x_h and by x_a. The paper's annotator chose
+  contexts by hand; here the shortest training sentence that holds x is taken.
 - :func:`bertscore`: BERTScore F1 without idf weighting (Zhang et al. 2020, Eq. 1–3) from
   any encoder's token states.
 - A hit: F(s_h, s_x) > F(s_h, s_a), the paraphrase is closer than the non-paraphrase.
@@ -89,10 +90,11 @@ def _single(lemma: str) -> bool:
     return lemma.isalpha() and lemma.islower()
 
 
-def triples(counts: dict[str, int], sentences: Sequence[str], tokenize: Callable[[str], list[str]],
-            rare: tuple[int, int], common: int, n: int, seed: int, max_words: int = 40) -> pd.DataFrame:
-    """``n`` rare and ``n`` common triples (x, x_h, x_a) with contexts: x's training count in
-    ``rare`` (inclusive) or at least ``common``; x_h and x_a always common. x is a word whose
+def triples(zipf: Callable[[str], float], sentences: Sequence[str], tokenize: Callable[[str], list[str]],
+            rare_below: float, common_from: float, n: int, seed: int, max_words: int = 40) -> pd.DataFrame:
+    """``n`` rare and ``n`` common triples (x, x_h, x_a) with contexts: x's Zipf frequency
+    (log10 of its count per 10⁹ words of English, ``zipf(word)``) below ``rare_below`` or at
+    least ``common_from``; x_h and x_a always common. x is a word whose
     most frequent WordNet sense is a noun synset named after it; x_h a lemma of that synset's
     first hypernym; x_a a lemma of a co-hyponym of x_h (neither x's synset nor a hypernym or
     hyponym of it). The context is the shortest training sentence (at most ``max_words``
@@ -107,8 +109,8 @@ def triples(counts: dict[str, int], sentences: Sequence[str], tokenize: Callable
                     where[w] = text
     rows = []
     for x in sorted(where):
-        c = counts.get(x, 0)
-        kind = "rare" if rare[0] <= c <= rare[1] else "common" if c >= common else None
+        c = zipf(x)
+        kind = "rare" if c < rare_below else "common" if c >= common_from else None
         senses = wn.synsets(x) if kind else []
         if not senses or senses[0].pos() != "n" or senses[0].name().split(".")[0] != x:
             continue
@@ -117,18 +119,18 @@ def triples(counts: dict[str, int], sentences: Sequence[str], tokenize: Callable
         if not hyper:
             continue
         h = hyper[0]
-        xh = next((lem for lem in h.lemma_names() if _single(lem) and counts.get(lem, 0) >= common and lem != x), None)
+        xh = next((lem for lem in h.lemma_names() if _single(lem) and zipf(lem) >= common_from and lem != x), None)
         if xh is None:
             continue
         near = set(sx.closure(lambda s: s.hypernyms())) | set(sx.closure(lambda s: s.hyponyms())) | {sx}
         siblings = [s for p in _sorted(h.hypernyms()) for s in _sorted(p.hyponyms()) if s != h and s not in near]
         xa = next((lem for s in siblings for lem in s.lemma_names()
-                   if _single(lem) and counts.get(lem, 0) >= common and lem not in (x, xh)), None)
+                   if _single(lem) and zipf(lem) >= common_from and lem not in (x, xh)), None)
         if xa is not None:
-            rows.append(dict(kind=kind, x=x, x_h=xh, x_a=xa, count=c, s_x=where[x]))
+            rows.append(dict(kind=kind, x=x, x_h=xh, x_a=xa, zipf=c, s_x=where[x]))
     df = pd.DataFrame(rows)
     if df.empty:
-        raise ValueError("no triples found; are the counts and sentences from the same corpus?")
+        raise ValueError("no triples found: no sentence holds a WordNet noun with a hypernym and its sibling")
     rng = np.random.default_rng(seed)
     picked = []
     for kind in ("rare", "common"):

@@ -8,8 +8,9 @@ The input is the table of :func:`lmnotes.words.evaluate` (one row per target wor
 - type coverage T (the paper's T1/T10): the share of the target types of a bin that are hit
   at least once (App. A: the types of the bin that occur in the test positions);
 - word perplexity exp(−mean log p(w | h));
-- the size-corrected coverage: T minus its expectation when hits ignore the type (beyond the
-  paper), with a permutation null;
+- the size-corrected coverage: T against its expectation when hits ignore the type, with the
+  hit rate of each frequency bin (beyond the paper), with a permutation null and as a ratio
+  with a bootstrap interval;
 - calibration: expected calibration error over equal-mass bins (Guo et al. 2017) and Brier.
 """
 
@@ -82,6 +83,33 @@ class Resampler:
             reps = 100 * ((self.W @ hit) > 0).sum(1) / ((self.W @ present) > 0).sum(1)
         return reps, value
 
+    def coverage_ratio(self, words, hits, strata, articles) -> Estimate:
+        """100 · T / E₀[T] (see :func:`expected_coverage`): the coverage as a share of what a
+        type-blind model with the same hit rate per stratum would reach, with its interval
+        (both recomputed on each resample of the articles)."""
+        words, hits = np.asarray(words, dtype=object), np.asarray(hits, dtype=bool)
+        types, t = np.unique(words, return_inverse=True)
+        stratum = pd.Series(np.asarray(strata, dtype=object)).groupby(t).first().to_numpy()
+        c = self.codes(articles)
+        present = np.zeros((len(self.labels), len(types)))
+        hit = np.zeros_like(present)
+        np.add.at(present, (c, t), 1)
+        np.add.at(hit, (c, t), hits)
+
+        def ratio(W):
+            P, H = W @ present, W @ hit
+            seen = P > 0
+            expected = np.zeros(len(W))
+            for s in np.unique(stratum):
+                cols = stratum == s
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    h = H[:, cols].sum(1) / P[:, cols].sum(1)
+                    expected += np.where(seen[:, cols], 1 - (1 - h[:, None]) ** P[:, cols], 0).sum(1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return 100 * (H > 0).sum(1) / expected
+
+        return interval(float(ratio(np.ones((1, len(self.labels))))[0]), ratio(self.W))
+
     def log_rate(self, logp, articles) -> Estimate:
         """Perplexity exp(−Σ log p / N) with the interval mapped from the nats scale."""
         s, sr = self.sums(logp, articles)
@@ -95,29 +123,39 @@ class Resampler:
         return interval(a.value - b.value, a.replicates - b.replicates)
 
 
-def expected_coverage(words, hits) -> float:
-    """E₀[T] in percent: the coverage expected if each position of the bin were hit with the
-    bin's hit rate h independently of its type, (1/|V|) Σ_w [1 − (1 − h)^{n_w}]."""
-    n_w = pd.Series(np.asarray(words, dtype=object)).value_counts().to_numpy()
-    h = float(np.mean(hits))
-    return float(100 * np.mean(1 - (1 - h) ** n_w))
+def expected_coverage(words, hits, strata) -> float:
+    """E₀[T] in percent: the coverage expected if each position were hit with its stratum's
+    (frequency bin's) hit rate h_b regardless of its type,
+    (1/|V|) Σ_b Σ_{w ∈ V_b} [1 − (1 − h_b)^{n_w}], n_w the test count of type w."""
+    df = pd.DataFrame({"w": np.asarray(words, dtype=object), "h": np.asarray(hits, dtype=float),
+                       "s": np.asarray(strata, dtype=object)})
+    rate = df.groupby("s")["h"].mean()
+    n_w = df.groupby("w").agg(n=("h", "size"), s=("s", "first"))
+    return float(100 * np.mean(1 - (1 - rate[n_w["s"]].to_numpy()) ** n_w["n"].to_numpy()))
 
 
-def coverage_null(words, hits, n_permutations: int, seed: int) -> tuple[float, float, float]:
+def coverage_null(words, hits, strata, n_permutations: int, seed: int) -> tuple[float, float, float]:
     """Observed coverage, its mean under the permutation null (hits shuffled among the
-    positions: the same hit rate and type counts, hits blind to the type) and the two-sided
-    permutation p-value of the excess."""
+    positions of each stratum: the same hit rate per bin and the same type counts, hits
+    blind to the type) and the two-sided permutation p-value of the excess."""
     words = np.asarray(words, dtype=object)
     hits = np.asarray(hits, dtype=bool)
+    strata = np.asarray(strata, dtype=object)
     _, t = np.unique(words, return_inverse=True)
     n_types = t.max() + 1 if len(t) else 1
+    groups = [np.flatnonzero(strata == s) for s in np.unique(strata)]
 
     def cov(h):
         return 100 * np.count_nonzero(np.bincount(t, weights=h, minlength=n_types)) / n_types
 
     obs = cov(hits)
     rng = np.random.default_rng(seed)
-    null = np.array([cov(rng.permutation(hits)) for _ in range(n_permutations)])
+    null = np.empty(n_permutations)
+    for i in range(n_permutations):
+        h = hits.copy()
+        for g in groups:
+            h[g] = hits[rng.permutation(g)]
+        null[i] = cov(h)
     dev = np.abs(null - null.mean())
     p = (1 + np.sum(dev >= abs(obs - null.mean()) - 1e-12)) / (n_permutations + 1)
     return obs, float(null.mean()), float(p)

@@ -109,3 +109,31 @@ def test_importance_sampling_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):
         params.check("04_x", params.parse(IS_CELL), values)
     params.check("04_x", params.parse(IS_CELL), {"temperatures": [1, 1.1], "peek_horizons": [0, 1, 2, 8]})
+
+
+WORDS_CELL = '''family = ["byte", "bpe8000", "word"]  # segmentations
+exact_models = ["bpe8000"]  # searched exactly
+encoder_model = "smollm2-135m"  # BERTScore states
+soft_k = [3, 10, 100]  # neighbours
+rare_zipf = 2.7  # rare below
+similar_share = 0.2  # margin
+equal_points = 15  # margin
+n_triples = 50  # triples
+'''
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"family": []}, r"at least one segmentation"),
+    ({"family": ["bpe100"]}, r"at least 259 types"),
+    ({"exact_models": ["words"]}, r"'char', 'byte', 'word' or 'bpe<types>'"),
+    ({"encoder_model": "no-such-model"}, r"neither a registered model"),
+    ({"soft_k": [10, 3]}, r"strictly increasing"),
+    ({"rare_zipf": 9.0}, r"must lie in \[0, 8\]"),
+    ({"similar_share": 0.0}, r"must lie in \(0, 1\]"),
+    ({"equal_points": 0}, r"must lie in \(0, 100\]"),
+    ({"n_triples": 1}, r"at least 2"),
+])
+def test_word_level_chapter_rules(values, message):
+    with pytest.raises(ParameterError, match=message):
+        params.check("05_x", params.parse(WORDS_CELL), values)
+    params.check("05_x", params.parse(WORDS_CELL), {"family": ["char", "bpe1000"], "soft_k": [1, 5]})

@@ -156,12 +156,25 @@ def test_coverage_null_is_calibrated_on_type_blind_hits():
     rng = np.random.default_rng(0)
     ps = []
     for i in range(60):
-        words = rng.choice([f"w{j}" for j in range(40)], size=300, p=np.r_[[0.3], [0.7 / 39] * 39])
-        hits = rng.random(300) < 0.3  # hits blind to the type
-        obs, mean0, p = WS.coverage_null(words, hits, 200, i)
+        words = rng.choice([f"w{j}" for j in range(400)], size=2000, p=np.r_[[0.3], [0.7 / 399] * 399])
+        strata = np.where(words == "w0", "frequent", "rare")
+        hits = rng.random(2000) < np.where(strata == "frequent", 0.6, 0.2)  # blind to the type
+        obs, mean0, p = WS.coverage_null(words, hits, strata, 200, i)
         ps.append(p)
-        assert abs(obs - WS.expected_coverage(words, hits)) < 25
+        assert abs(mean0 - WS.expected_coverage(words, hits, strata)) < 3
     assert 0.02 < np.mean(np.array(ps) < 0.1) < 0.25  # about 10 % rejections at level 0.1
+
+
+def test_coverage_ratio_is_100_for_type_blind_hits_and_has_an_interval():
+    rng = np.random.default_rng(1)
+    words = rng.choice([f"w{j}" for j in range(200)], size=20_000)
+    articles = rng.integers(0, 10, size=20_000)
+    strata = np.array(["s"] * 20_000)
+    res = WS.Resampler(articles, 200, 0)
+    blind = res.coverage_ratio(words, rng.random(20_000) < 0.01, strata, articles)
+    assert blind.low < 100 < blind.high
+    picky = np.isin(words, [f"w{j}" for j in range(20)]) & (rng.random(20_000) < 0.1)
+    assert res.coverage_ratio(words, picky, strata, articles).high < 50  # hits on few types
 
 
 def test_calibration_error():
@@ -232,9 +245,10 @@ def test_wordnet_reader_and_missing_wordnet(monkeypatch, tmp_path):
 
 
 def test_triples_are_hypernyms_and_siblings():
-    counts = {"poodle": 1, "dog": 100, "cat": 100, "canine": 100, "feline": 100, "wolf": 100}
+    zipf = {"poodle": 2.0, "dog": 5.0, "cat": 5.0, "canine": 4.0, "feline": 4.0, "wolf": 4.0}
     sentences = ["The poodle has long hair.", "The dog barks.", "A cat sleeps.", "The wolf howls."]
-    tr = P.triples(counts, sentences, lambda s: s.replace(".", " .").split(), (1, 2), 50, 1, 0)
+    tr = P.triples(lambda w: zipf.get(w, 0.0), sentences, lambda s: s.replace(".", " .").split(),
+                   2.7, 2.7, 1, 0)
     rare = tr[tr["kind"] == "rare"].iloc[0]
     assert rare["x"] == "poodle" and rare["x_h"] == "dog"
     assert rare["s_h"] == "The dog has long hair." and rare["x_a"] not in ("poodle", "dog")
