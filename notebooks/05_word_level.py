@@ -813,14 +813,16 @@ glue_md("tok_sentence", (
     f"{', '.join(label(n) for n in family if n != ref and n not in below + above) or 'no member'}"
     f" cannot be told apart from it. "
     + "; ".join(f"{label(n)}, outside the family, reaches "
-                f"{ratio[n].value:.0f} % {ratio[n].low:.0f}–"
-                f"{ratio[n].high:.0f}" for n in others if n in ratio)
+                f"{ratio[n].value:.0f} % [{ratio[n].low:.0f}, "
+                f"{ratio[n].high:.0f}]" for n in others if n in ratio)
     + "."))
-tables.show(tok, "Diversity against tokenization: the Transformer family "
-            "(percent; the last column is the paired difference of the "
-            "ratio)", formats={"parameters": "{:,}"})
-
 cal_i = cal.set_index("model")
+
+
+def signed(x):
+    return f"{x:+.3f}".replace("-", "−")
+
+
 hi_gap = f"conf − acc {WS.PAPER_BINS[0]}"
 lo_gap = f"conf − acc {WS.PAPER_BINS[-1]}"
 glue_md("cal_sentence", (
@@ -835,13 +837,16 @@ glue_md("cal_sentence", (
     f"bin the neural models are "
     f"{'under' if cal_i.loc[family, hi_gap].mean() < 0 else 'over'}"
     f"confident (mean confidence minus accuracy "
-    f"{cal_i.loc[family, hi_gap].min():+.3f} to "
-    f"{cal_i.loc[family, hi_gap].max():+.3f}), in the bin "
+    f"{signed(cal_i.loc[family, hi_gap].min())} to "
+    f"{signed(cal_i.loc[family, hi_gap].max())}), in the bin "
     f"{WS.PAPER_BINS[-1]} "
     f"{'under' if cal_i.loc[family, lo_gap].mean() < 0 else 'over'}"
-    f"confident ({cal_i.loc[family, lo_gap].min():+.3f} to "
-    f"{cal_i.loc[family, lo_gap].max():+.3f}): the overall calibration "
+    f"confident ({signed(cal_i.loc[family, lo_gap].min())} to "
+    f"{signed(cal_i.loc[family, lo_gap].max())}): the overall calibration "
     f"averages errors of opposite sign over the frequency bins."))
+tables.show(tok, "Diversity against tokenization: the Transformer family "
+            "(percent; the last column is the paired difference of the "
+            "ratio)", formats={"parameters": "{:,}"})
 
 # %% [markdown]
 # ```{glue:figure} fig_plane

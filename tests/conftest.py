@@ -9,8 +9,8 @@ from lmnotes import cache
 from lmnotes import corpus as lmcorpus
 
 #: What a unit test may add to the shared cache: what the chapters prepare the same way (the
-#: corpus, the converted pretrained models, the registered self-trained models).
-SHARED_KINDS = ("corpus", "pretrained")
+#: corpus, the converted pretrained models, WordNet's copy, the registered self-trained models).
+SHARED_KINDS = ("corpus", "pretrained", "wordnet")
 
 
 def _shared(entry: Path) -> bool:

@@ -197,7 +197,8 @@ def test_knn_excludes_the_word_itself_and_equals_brute_force():
     assert list(r[:3]) == [1, 2, 3] and np.isinf(r[3]) and np.isinf(r[4])
 
 
-def test_word2vec_is_bitwise_deterministic():
+def test_word2vec_is_bitwise_deterministic(tmp_path, monkeypatch):
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))
     sents = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "sat", "on", "a", "log"]] * 50
     a = S.word2vec(sents, dim=8, min_count=1, epochs=2, name="one")
     b = S.word2vec(sents, dim=8, min_count=1, epochs=2, name="two")
