@@ -8,7 +8,9 @@ that scores or samples.
 same inputs and settings and the same scoring or sampling code made it before; otherwise
 they compute it and store it. ``memo.importance_sample`` does the same for
 :func:`lmnotes.marginal.importance_sample` (the segmentation chapter's marginal over
-segmentations). A model without a ``cache_key`` (a local folder, a hub id) is simply run.
+segmentations), and ``memo.word_predictions`` for the whole-word decoders of
+:mod:`lmnotes.words` (the word-level chapter). A model without a ``cache_key`` (a local
+folder, a hub id) is simply run.
 
 The key covers the whole call (all strings, every setting, the batch size), so a cached
 result is bit for bit what the call would compute; chapters share results by making the
