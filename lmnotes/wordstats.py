@@ -16,8 +16,6 @@ The input is the table of :func:`lmnotes.words.evaluate` (one row per target wor
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 import pandas as pd
 
@@ -35,10 +33,6 @@ def frequency_bin(counts: pd.Series) -> pd.Series:
     for name, lo, hi in BINS:
         out[(counts >= lo) & (counts < hi)] = name
     return out
-
-
-def train_counts(sentences, tokenize) -> Counter:
-    return Counter(w for s in sentences for w in tokenize(s))
 
 
 class Resampler:
@@ -70,15 +64,20 @@ class Resampler:
         reps, value = self._coverage(words, hits, articles)
         return interval(value, reps)
 
-    def _coverage(self, words, hits, articles):
+    def _counts(self, words, hits, articles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each position's type index, and the positions and hits per article and type."""
         words, hits = np.asarray(words, dtype=object), np.asarray(hits, dtype=bool)
-        types, t = np.unique(words, return_inverse=True)
+        _, t = np.unique(words, return_inverse=True)
         c = self.codes(articles)
-        present = np.zeros((len(self.labels), len(types)))
+        present = np.zeros((len(self.labels), int(t.max()) + 1 if len(t) else 0))
         hit = np.zeros_like(present)
         np.add.at(present, (c, t), 1)
         np.add.at(hit, (c, t), hits)
-        value = 100 * (hit.sum(0) > 0).sum() / max(1, len(types))
+        return t, present, hit
+
+    def _coverage(self, words, hits, articles):
+        _, present, hit = self._counts(words, hits, articles)
+        value = 100 * (hit.sum(0) > 0).sum() / max(1, present.shape[1])
         with np.errstate(invalid="ignore", divide="ignore"):
             reps = 100 * ((self.W @ hit) > 0).sum(1) / ((self.W @ present) > 0).sum(1)
         return reps, value
@@ -87,14 +86,8 @@ class Resampler:
         """100 · T / E₀[T] (see :func:`expected_coverage`): the coverage as a share of what a
         type-blind model with the same hit rate per stratum would reach, with its interval
         (both recomputed on each resample of the articles)."""
-        words, hits = np.asarray(words, dtype=object), np.asarray(hits, dtype=bool)
-        types, t = np.unique(words, return_inverse=True)
+        t, present, hit = self._counts(words, hits, articles)
         stratum = pd.Series(np.asarray(strata, dtype=object)).groupby(t).first().to_numpy()
-        c = self.codes(articles)
-        present = np.zeros((len(self.labels), len(types)))
-        hit = np.zeros_like(present)
-        np.add.at(present, (c, t), 1)
-        np.add.at(hit, (c, t), hits)
 
         def ratio(W):
             P, H = W @ present, W @ hit

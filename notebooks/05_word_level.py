@@ -67,6 +67,7 @@ seed = 0  # seeds the sentence sample, bootstrap, shuffles, triples
 
 # %% tags=["remove-cell"]
 import itertools
+from collections import Counter
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -130,7 +131,7 @@ lms.update({n: models.load(n, device=device, size=size) for n in others})
 lms.update({n: models.load(n, device=device) for n in pretrained})
 train_words = [text.moses_words(s, lower=False)
                for s in data["train"].sentences]
-counts = pd.Series(WS.train_counts(train_words, lambda w: w))
+counts = pd.Series(Counter(w for ws in train_words for w in ws))
 glue("n_sentences", len(sentences), display=False)
 glue("n_test", len(test), display=False)
 glue("n_articles", len(np.unique(article_of[chosen])), display=False)
@@ -157,6 +158,20 @@ glue("p_gpt_rob_top1", f"{gap['top-1']:.2f}", display=False)
 glue("p_gpt_rob_t1", f"{-gap['T1']:.2f}", display=False)
 glue("p_gpt_bert_t1", f"{gap2['T1']:.2f}", display=False)
 glue("p_gpt_bert_top1", f"{gap2['top-1']:.2f}", display=False)
+
+
+def relative_gap(a, b, col):
+    """|a − b| as a share of the pair's mean, from the printed values."""
+    x, y = paper_t1.loc[a, col], paper_t1.loc[b, col]
+    return f"{abs(x - y) / ((x + y) / 2):.0%}"
+
+
+glue("p_sim_top1", relative_gap("GPT", "RoBERTa", "top-1"), display=False)
+glue("p_sim_t1", relative_gap("GPT", "BERT", "T1"), display=False)
+glue("p_diff_t1", relative_gap("GPT", "RoBERTa", "T1"), display=False)
+glue("p_diff_top1", relative_gap("GPT", "BERT", "top-1"), display=False)
+# the paper's rare words: fewer than 50 in WikiText-103's 103 M words
+glue("paper_zipf", f"{np.log10(50 / 103e6 * 1e9):.2f}", display=False)
 tables.show(paper_t1, "The paper's Table 1 as printed (percent; ppx its "
             "Eq. 2)", formats={c: "{:.2f}" for c in paper_t1.columns})
 
@@ -353,8 +368,9 @@ glue_md("eq2_sentence", (
 # we compute the paired differences (the same bootstrap resamples of the articles). Two
 # models are *similar* in a measure when the interval of their difference lies within
 # ±{glue:text}`similar_pct` % of their mean value: the paper's "similar" pairs differ by
-# 4 % (top-1 of GPT and RoBERTa) and 2 % (T1 of GPT and BERT) of their mean, its
-# "different" ones by 43 % and 28 %. They *differ* when the interval excludes 0.
+# {glue:text}`p_sim_top1` (top-1 of GPT and RoBERTa) and {glue:text}`p_sim_t1` (T1 of GPT
+# and BERT) of their mean, its "different" ones by {glue:text}`p_diff_t1` and
+# {glue:text}`p_diff_top1`. They *differ* when the interval excludes 0.
 
 # %% tags=["hide-input"]
 def paired(a, b, col):
@@ -619,7 +635,8 @@ tables.show(named(soft_df)[soft_df["k"].isin([str(soft_k[-1]), "WordNet"])],
 # human-chosen context; here WordNet and the training split choose them. A word is rare
 # when its English Zipf frequency (log₁₀ of its count per 10⁹ words, from `wordfreq`) is
 # below {glue:text}`rare_zipf`, common when it is at least {glue:text}`common_zipf`: the
-# paper's "fewer than 50 occurrences in WikiText-103's 103 M words" is Zipf 2.69, a
+# paper's "fewer than 50 occurrences in WikiText-103's 103 M words" is Zipf
+# {glue:text}`paper_zipf`, a
 # frequency in English at large, which is what the encoders were pretrained on. The
 # context is the shortest training sentence with x. The paper's encoders were BERT and
 # RoBERTa fine-tuned on WikiText-103; ours are MiniLM (all-MiniLM-L6-v2, a 6-layer BERT
@@ -707,10 +724,10 @@ tables.show(examples, "Examples of the mined triples (Zipf: x's English "
 # ## How much the paper's algorithms and code change the numbers
 #
 # Algorithm 1 has no end-of-word check; Algorithm 2's "top-10" is any path of top-10
-# tokens, not the ten most probable words; its depth counts tokens, so for the byte model,
-# whose first token is the space, "top-10" means any word of at most four letters
-# reachable through the top 10 bytes at each step, which is why the byte model has the
-# highest Alg. 2 top-10 and the lowest top-1. The public code adds three slips, applied
+# tokens, not the ten most probable words; its depth counts tokens, so for a byte model,
+# whose first token is the space, "top-10" means any word of at most
+# {glue:text}`dfs_letters` letters reachable through the top 10 bytes at each step.
+# {glue:md}`dfs_sentence` The public code adds three slips, applied
 # here to our predictions: its top-10 check tests `status == 'found'` on a function that
 # returns a probability, so its top-10 *is* top-1 (the column repeats it by
 # construction); its T1 divides the types hit in all four of its bins by the types of the
@@ -739,6 +756,16 @@ for name in self_trained:
         "code ppx": float(np.mean(np.exp(t["conf"]) * t["hit1"])),
     })
 bugs = pd.DataFrame(bug_rows)
+glue("dfs_letters", dfs_depth - 1, display=False)
+b_ = bugs.set_index("model")
+byte_note = ""
+if "byte" in b_.index:
+    rank = {c: int((b_[c] > b_.loc["byte", c]).sum()) + 1
+            for c in ("Alg. 2 top-10", "top-1")}
+    byte_note = (f"Our byte model ranks {rank['Alg. 2 top-10']} of "
+                 f"{len(b_)} on Alg. 2 top-10 and {rank['top-1']} of "
+                 f"{len(b_)} on top-1.")
+glue_md("dfs_sentence", byte_note)
 tables.show(named(bugs), "The paper's algorithms and code on our predictions "
             "(percent; 'code ppx' a mean probability)", index=False)
 
@@ -795,7 +822,6 @@ tables.show(named(cal), "Calibration of greedy whole-word predictions",
 # ratio $T/E_0[T]$, the share of the type-blind expectation that a model reaches.
 
 # %% tags=["hide-input"]
-fam = null_df.set_index("model").loc[family]
 fig, ax = plt.subplots(figsize=(plots.COLUMN * 0.6, 3.2))
 for name in family:
     e = table1.loc[name, "T1"]
@@ -891,13 +917,11 @@ def fmt(e):
 rows = []
 # 1: top-1 and top-10 rank the models alike (pairs that differ in both)
 d10 = {(a, b): paired(a, b, "top-10 (Alg. 2)") for a, b in pairs}
-ranked = [(a, b) for (a, b), r in zip(pairs, pair_rows)
-          if sig(r["Δ top-1"]) and sig(d10[a, b])]
-agree = sum((pair_df.set_index(["a", "b"]).loc[(a, b), "Δ top-1"].value > 0)
-            == (d10[a, b].value > 0) for a, b in ranked)
-flips = [f"{label(a)}/{label(b)}" for a, b in ranked
-         if (pair_df.set_index(["a", "b"]).loc[(a, b), "Δ top-1"].value > 0)
-         != (d10[a, b].value > 0)]
+ranked = {(r["a"], r["b"]): r["Δ top-1"].value > 0 for r in pair_rows
+          if sig(r["Δ top-1"]) and sig(d10[r["a"], r["b"]])}
+flips = [f"{label(a)}/{label(b)}" for (a, b), up in ranked.items()
+         if up != (d10[a, b].value > 0)]
+agree = len(ranked) - len(flips)
 rows.append(("Whole-word top-1 and top-10 accuracy rank the models",
              stats.verdict(agree, len(ranked) - agree, len(ranked))
              if ranked else "inconclusive",
@@ -908,18 +932,21 @@ rows.append(("Whole-word top-1 and top-10 accuracy rank the models",
 # 2 and 3: accuracy and diversity, "similar" within the margin
 similar_acc = pair_df[pair_df["top-1 similar"]]
 similar_cov = pair_df[pair_df["T1 similar"]]
-rows.append(("Type coverage separates models of similar accuracy",
-             stats.verdict(int(similar_acc["T1 differs"].sum()), 0,
-                           len(similar_acc)) if len(similar_acc)
-             else "inconclusive (no pair of similar accuracy)",
-             f"{int(similar_acc['T1 differs'].sum())} of "
-             f"{len(similar_acc)} pairs with top-1 alike differ in T1"))
-rows.append(("Models of similar coverage differ in accuracy",
-             stats.verdict(int(similar_cov["top-1 differs"].sum()), 0,
-                           len(similar_cov)) if len(similar_cov)
-             else "inconclusive (no pair of similar coverage)",
-             f"{int(similar_cov['top-1 differs'].sum())} of "
-             f"{len(similar_cov)} pairs with T1 alike differ in top-1"))
+
+
+def separated(claim, alike, other, what):
+    """Among the pairs ``alike`` in one measure, those differing in ``other``."""
+    n = int(alike[f"{other} differs"].sum())
+    verdict = (stats.verdict(n, 0, len(alike)) if len(alike)
+               else f"inconclusive (no pair of similar {what})")
+    return (claim, verdict, f"{n} of {len(alike)} pairs with "
+            f"{'T1' if other == 'top-1' else 'top-1'} alike differ in {other}")
+
+
+rows.append(separated("Type coverage separates models of similar accuracy",
+                      similar_acc, "T1", "accuracy"))
+rows.append(separated("Models of similar coverage differ in accuracy",
+                      similar_cov, "top-1", "coverage"))
 # 4: perplexity does not reveal diversity
 both_sig = pair_df[pair_df["T1 differs"] & pair_df["Δ word ppl"].map(sig)]
 disagree = sum((r["Δ word ppl"].value > 0) == (r["Δ T1"].value > 0)

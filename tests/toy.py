@@ -13,6 +13,16 @@ from lmnotes.models.base import LanguageModel
 ALPHABET = "abcdefg "
 
 
+def longest_match(tokens, text):
+    """Token ids of ``text`` by greedy longest match: the toys' "canonical" segmentation."""
+    ids, j = [], 0
+    while j < len(text):
+        best = max((i for i, t in enumerate(tokens) if text.startswith(t, j)), key=lambda i: len(tokens[i]))
+        ids.append(best)
+        j += len(tokens[best])
+    return ids
+
+
 class Bigram(LanguageModel):
     name = "toy-bigram"
     segmentation = "char"
@@ -69,13 +79,7 @@ class SubwordBigram(LanguageModel):
         return [t.encode() for t in self.TOKENS] + [None, None]
 
     def encode(self, text):  # greedy longest match: the "canonical" segmentation
-        ids, j = [], 0
-        while j < len(text):
-            best = max((i for i, t in enumerate(self.TOKENS) if text.startswith(t, j)),
-                       key=lambda i: len(self.TOKENS[i]))
-            ids.append(best)
-            j += len(self.TOKENS[best])
-        return ids
+        return longest_match(self.TOKENS, text)
 
     def decode(self, ids):
         return "".join(self.TOKENS[i] for i in ids if i < len(self.TOKENS))
@@ -135,14 +139,8 @@ class WordToy(LanguageModel):
     def token_bytes(self):
         return [t.encode() for t in self.tokens] + [None, None]
 
-    def encode(self, text):  # greedy longest match
-        ids, j = [], 0
-        while j < len(text):
-            best = max((i for i, t in enumerate(self.tokens) if text.startswith(t, j)),
-                       key=lambda i: len(self.tokens[i]))
-            ids.append(best)
-            j += len(self.tokens[best])
-        return ids
+    def encode(self, text):
+        return longest_match(self.tokens, text)
 
     def decode(self, ids):
         return "".join(self.tokens[i] for i in ids if i < len(self.tokens))
