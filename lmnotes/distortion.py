@@ -177,3 +177,75 @@ def missing_mass(sample: Sequence, probability: dict) -> float:
     """The exact missing mass M₀ = 1 − Σ_{x seen} p(x), where p is known."""
     seen = set(sample)
     return float(1 - sum(probability[x] for x in seen))
+
+
+def good_turing_curve(sample: Sequence, sizes: Sequence[int]) -> np.ndarray:
+    """P̂_N = N₁/N (Eq. 4) on the first N items of ``sample``, for each N in ``sizes``."""
+    codes = pd.factorize(pd.Series(list(sample), dtype=object))[0]
+    out = []
+    for n in sizes:
+        if not 1 <= n <= len(codes):
+            raise ValueError(f"sizes must lie in [1, {len(codes)}], got {n}")
+        counts = np.bincount(codes[:n])
+        out.append((counts == 1).sum() / n)
+    return np.array(out)
+
+
+def missing_mass_curve(sample: Sequence, probability: Sequence[float], sizes: Sequence[int]) -> np.ndarray:
+    """The exact missing mass M₀ = 1 − Σ_{x among the first N} p(x) for each N in ``sizes``,
+    where ``probability[i]`` is the known probability of item i of ``sample``."""
+    codes = pd.factorize(pd.Series(list(sample), dtype=object))[0]
+    p = np.asarray(probability, dtype=float)
+    first = np.full(codes.max() + 1, len(codes))
+    np.minimum.at(first, codes, np.arange(len(codes)))  # where each distinct item first appears
+    p_first = np.zeros(len(codes))
+    p_first[first] = p[first]
+    seen = np.cumsum(p_first)
+    return np.array([1 - seen[n - 1] for n in sizes])
+
+
+def ols(y, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """OLS of ``y`` on an intercept and ``columns``, with each term's partial R² (the share of
+    the residual variance without it that it explains). numpy's least squares: the book has
+    no regression package, and a point fit is all it needs here (intervals come from
+    :func:`bootstrap_ols`)."""
+    y = np.asarray(y, dtype=float)
+    names = list(columns)
+    X = np.column_stack([np.ones(len(y))] + [np.asarray(columns[c], dtype=float) for c in names])
+
+    def rss(A):
+        beta = np.linalg.lstsq(A, y, rcond=None)[0]
+        return float(((y - A @ beta) ** 2).sum()), beta
+
+    full, beta = rss(X)
+    rows = [{"term": "intercept", "coefficient": beta[0], "partial R²": np.nan}]
+    for j, c in enumerate(names, start=1):
+        reduced, _ = rss(np.delete(X, j, axis=1))
+        rows.append({"term": c, "coefficient": beta[j], "partial R²": 1 - full / reduced})
+    return pd.DataFrame(rows)
+
+
+def bootstrap_ols(y, columns: dict[str, np.ndarray], n_boot: int = 1000, seed: int = 0,
+                  level: float = 0.95) -> pd.DataFrame:
+    """:func:`ols` with percentile bootstrap intervals, resampling the (independent) rows."""
+    y = np.asarray(y, dtype=float)
+    cols = {c: np.asarray(v, dtype=float) for c, v in columns.items()}
+    point = ols(y, cols)
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_boot):
+        i = rng.integers(len(y), size=len(y))
+        boots.append(ols(y[i], {c: v[i] for c, v in cols.items()})[["coefficient", "partial R²"]].to_numpy())
+    boots = np.array(boots)
+    q = [(1 - level) / 2, (1 + level) / 2]
+    point["low"], point["high"] = np.quantile(boots[:, :, 0], q, axis=0)
+    point["R² low"], point["R² high"] = np.quantile(boots[:, :, 1], q, axis=0)
+    return point
+
+
+def slope(x, y) -> float:
+    """The OLS slope of y on x: the effective inverse temperature of M's token log-probs on
+    L's (a slope below 1 means M is flatter than L)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    xc = x - x.mean()
+    return float((xc * (y - y.mean())).sum() / (xc ** 2).sum())

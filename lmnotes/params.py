@@ -166,6 +166,12 @@ def _strategies():
     return list(STRATEGIES)
 
 
+def _learners():
+    from .language import LEARNERS
+
+    return list(LEARNERS)
+
+
 def _device(v):
     return None if v in ("cpu", "auto") or re.fullmatch(r"cuda(:\d+)?", v) else \
         "must be 'cpu', 'cuda' (or 'cuda:N') or 'auto'"
@@ -284,6 +290,31 @@ RULES: dict[str, tuple[Check, str]] = {
     "common_zipf": (_between(0, 8), "a Zipf frequency, 0 to 8"),
     "similar_share": (_between(0, 1, open_low=True), "(0, 1]"),
     "equal_points": (_between(0, 100, open_low=True), "(0, 100] percentage points"),
+    "language": (_segmentation, "a segmentation of chapter 03's family"),
+    "temperature": (_positive, "> 0"),
+    "n_train": (_at_least(1), "≥ 1"),
+    "n_valid": (_at_least(1), "≥ 1"),
+    "n_test": (_at_least(22), "≥ 22 (two bins of more than 10)"),
+    "learners": (_all(_each(_one_of(_learners)), lambda v: None if v else "must name at least one learner"),
+                 "learners of lmnotes.language.LEARNERS, at least one"),
+    "learner_seeds": (lambda v: None if v else "must hold at least one seed", "at least one seed"),
+    "epochs": (_at_least(1), "≥ 1"),
+    "data_sizes": (_increasing, "increasing, ≥ 1"),
+    "n_watch": (_at_least(20), "≥ 20"),
+    "n_strata": (_at_least(2), "≥ 2"),
+    "language_temperatures": (_all(_each(_positive), lambda v: None if len(v) >= 2 else "must hold at least two"),
+                              "each > 0, at least two"),
+    "n_train_temperature": (_at_least(1), "≥ 1"),
+    "n_test_temperature": (_at_least(22), "≥ 22"),
+    "n_bins": (_at_least(2), "≥ 2"),
+    "n_perturb": (_at_least(1), "≥ 1"),
+    "perturb_levels": (lambda v: None if v and v[0] == 0 and all(a < b for a, b in zip(v, v[1:])) else
+                       "must start at 0 and be strictly increasing", "increasing, from 0"),
+    "n_random": (_at_least(1), "≥ 1"),
+    "n_reverse": (_at_least(1), "≥ 1"),
+    "prefix_lengths": (_increasing, "increasing, ≥ 1"),
+    "size_margin": (_between(0, 1, open_low=True), "(0, 1]"),
+    "level_margin": (_between(0, 1, open_low=True), "(0, 1]"),
 }
 #: Parameters whose strings may name files or folders, resolved against the caller's directory.
 PATHS = ("corpus", "model_names", "pretrained")

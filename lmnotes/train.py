@@ -1,12 +1,16 @@
 """Seeded training of neural language models, with early stopping. Models chapter and every
 study that trains a model (the distortion chapter trains on samples of another model).
 
-Training strings (any list of str) are encoded as ``<s> text <s>`` and concatenated into one
-stream, cut into blocks of ``block + 1`` tokens; each epoch visits the blocks in a seeded
+Training strings (any list of str, or of token-id sequences, which are used as they are: the
+distortion chapter trains on a language's ids, since decoding and re-encoding would change
+them) are encoded as ``<s> text <s>`` and concatenated into one stream, cut into blocks of
+``block + 1`` tokens; each epoch visits the blocks in a seeded
 random order. The loss is the mean next-token cross-entropy (nats). Validation loss is
 computed on the validation strings every ``eval_every`` steps; training stops after
 ``patience`` evaluations without improvement, at ``max_steps``, or after ``max_epochs``, and
-the best weights are restored. With the same seed, data and device the run is deterministic.
+the best weights are restored (``eval_every=0`` evaluates at the end of each epoch instead). A
+``callback(epoch, lm)`` called after each epoch may return a dict of measurements, which the
+history records (the distortion chapter scores fixed train and test subsets there). With the same seed, data and device the run is deterministic.
 
 ``precision="bfloat16"`` trains with mixed precision (Micikevicius et al. 2018): matrix
 products run in bfloat16 under ``torch.autocast`` while the weights, the optimiser state and
@@ -23,7 +27,7 @@ import copy
 import math
 import time
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -51,7 +55,7 @@ class TrainConfig:
     warmup: int = 50  # warm-up steps
     max_steps: int = 1000  # upper bound on optimiser steps
     max_epochs: int = 20
-    eval_every: int = 100  # steps between validation evaluations
+    eval_every: int = 100  # steps between validation evaluations (0: at each epoch's end)
     patience: int = 3  # evaluations without improvement before stopping
     clip: float = 1.0  # gradient-norm clipping
     precision: str = "float32"  # or "bfloat16": mixed-precision matmuls, float32 weights
@@ -65,10 +69,10 @@ class TrainConfig:
         return asdict(self)
 
 
-def _stream(lm: NeuralLM, texts: Sequence[str]) -> torch.Tensor:
+def _stream(lm: NeuralLM, texts: Sequence[str] | Sequence[Sequence[int]]) -> torch.Tensor:
     ids = [lm.bos_id]
     for t in texts:
-        ids.extend(lm.encode(t))
+        ids.extend(lm.encode(t) if isinstance(t, str) else map(int, t))
         ids.append(lm.eos_id)
     return torch.tensor(ids, dtype=torch.long)
 
@@ -130,8 +134,10 @@ def evaluate(lm: NeuralLM, blocks: torch.Tensor, batch_size: int = 64, precision
 
 
 def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
-          config: TrainConfig = TrainConfig(), progress: bool | None = None) -> pd.DataFrame:
-    """Train ``lm`` in place; return the history (step, epoch, train and valid loss, seconds)."""
+          config: TrainConfig = TrainConfig(), progress: bool | None = None,
+          callback: Callable[[int, NeuralLM], dict | None] | None = None) -> pd.DataFrame:
+    """Train ``lm`` in place; return the history (step, epoch, train and valid loss, seconds,
+    and what ``callback`` returned after each epoch)."""
     torch.manual_seed(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
     # A block of block + 1 tokens feeds `block` inputs, positions 0 .. block - 1.
@@ -169,7 +175,8 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
             bar.update(1)
             if step == min(10, total):
                 note(f"training {lm.name}: about {timer.left(step)} to go")
-            if step % config.eval_every == 0 or step == total:
+            epoch_end = a + config.batch_size >= len(order) or step == total
+            if (step % config.eval_every == 0 if config.eval_every else epoch_end) or step == total:
                 valid = evaluate(lm, valid_blocks, precision=config.precision)
                 history.append({"step": step, "epoch": epoch + 1, "train_loss": float(np.mean(running)),
                                 "valid_loss": valid, "seconds": time.perf_counter() - t0})
@@ -182,6 +189,13 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
                     bad += 1
             if step >= total or bad >= config.patience:
                 break
+        if callback is not None:
+            lm.net.eval()
+            extra = callback(epoch + 1, lm) or {}
+            if history and history[-1]["epoch"] == epoch + 1:
+                history[-1].update(extra)
+            else:
+                history.append({"step": step, "epoch": epoch + 1, **extra})
         if step >= total or bad >= config.patience:
             break
     bar.close()

@@ -135,9 +135,11 @@ def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str]
         model.cache_key = key
         return model
 
-    if not cache:
-        return train_it()
+    return _kept(name, key, train_it, device, neural) if cache else train_it()
 
+
+def _kept(name: str, key: str, train_it, device, neural: bool) -> LanguageModel:
+    """``train_it()``, kept in the shared cache under ``key``."""
     def build_entry(folder: Path) -> LanguageModel:
         model = train_it()
         if neural:
@@ -147,6 +149,44 @@ def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str]
 
     lm = lmcache.fetch("trained", name, key, build_entry, lambda folder: io.read_pickle(folder / "model.pkl"))
     return lm.to(device) if neural else lm
+
+
+def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int]],
+           valid_ids: Sequence[Sequence[int]], name: str, net_config: dict, config: TrainConfig,
+           tokenizer_key: str, seed: int = 0, device: str | None = "cpu", callback=None,
+           callback_key: str = "", progress: bool | None = None) -> LanguageModel:
+    """A neural model of ``arch`` with ``net_config``, trained from scratch on token-id
+    sequences of an existing segmentation ``seg`` (the distortion chapter: M learns a
+    language L's samples as ids, with L's tokenizer). The cache key hashes the ids, the
+    tokenizer (``tokenizer_key``, e.g. L's cache key), the configuration and the code;
+    ``callback(epoch, lm)`` (see :func:`lmnotes.train.train`) is part of the key through
+    ``callback_key``, and what it returns is in the model's ``history``."""
+    if arch not in ("lstm", "transformer"):
+        raise ModelError(f"training on ids needs a neural architecture (lstm or transformer), not {arch!r}")
+    train_ids, valid_ids = [list(map(int, s)) for s in train_ids], [list(map(int, s)) for s in valid_ids]
+    if not train_ids or not valid_ids:
+        raise ModelError(f"{name}: no training ids ({len(train_ids)}) or no validation ids ({len(valid_ids)})")
+    bad = sorted({t for s in train_ids + valid_ids for t in s if not 0 <= t < seg.vocab_size})
+    if bad:
+        raise ModelError(f"{name}: ids {bad[:5]} lie outside the tokenizer's vocabulary of {seg.vocab_size}")
+    config = replace(config, seed=seed)
+    key = io.digest("trained-ids", name, arch, net_config, config.asdict(), tokenizer_key, io.digest(train_ids),
+                    io.digest(valid_ids), callback_key, _code_version())
+
+    def train_it() -> LanguageModel:
+        import torch
+
+        from .neural import NeuralLM
+
+        t0 = time.perf_counter()
+        torch.manual_seed(seed)  # the initial weights
+        model = NeuralLM(seg, arch, name=name, device=device, **net_config)
+        model.history = train(model, train_ids, valid_ids, config, progress=progress, callback=callback)
+        model.train_seconds = time.perf_counter() - t0
+        model.cache_key = key
+        return model
+
+    return _kept(name, key, train_it, device, neural=True)
 
 
 def on_corpus(recipe: Recipe, name: str | None = None, size: str = "cpu", seed: int = 0,
