@@ -641,7 +641,7 @@ for b, g in data_df.groupby("stratum"):
     axes[0].plot(g["N"], g["error"], marker=".", color=palette[b], lw=1.2)
 axes[0].set(xscale="log", xlabel="training sequences N",
             ylabel="mean error (nats)", title=f"{main} by N")
-plots.plain_log(axes[0], "x")
+plots.plain_log(axes[0], "x", ticks=sizes)
 for name in [main] + arch:
     h = models[name].history
     seen = h["epoch"] * n_train
@@ -650,6 +650,7 @@ for name in [main] + arch:
                  color=color(name))
 axes[1].set(xlabel="sequences seen in training", ylabel="mean test error",
             title="By architecture")
+axes[1].xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:,.0f}"))
 axes[1].legend()
 glue("fig_data", fig, display=False)
 plt.close(fig)
@@ -729,7 +730,7 @@ for level, seqs in ladder.items():
                           "ci": mean_ci(ok)})
 pert = pd.DataFrame(pert_rows)
 heat = pert[(pert["model"] == main) & (pert["bin"] >= 0)].pivot(
-    index="level", columns="log p_L", values="error")
+    index="level", columns="log p_L", values="error").dropna(axis=1, how="all")
 fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.4))
 lim = np.nanmax(np.abs(heat.to_numpy()))
 sns.heatmap(heat.iloc[::-1], cmap="BrBG", center=0, vmin=-lim, vmax=lim,

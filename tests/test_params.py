@@ -137,3 +137,36 @@ def test_word_level_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):
         params.check("05_x", params.parse(WORDS_CELL), values)
     params.check("05_x", params.parse(WORDS_CELL), {"family": ["char", "bpe1000"], "soft_k": [1, 5]})
+
+
+DISTORTION_CELL = '''
+language = "bpe1000"  # L
+temperature = 0.85  # T
+n_test = 2000  # test
+learners = ["tf-small", "lstm"]  # models
+learner_seeds = [0]  # seeds
+data_sizes = [750, 1500]  # sizes
+language_temperatures = [0.7, 1.0]  # sweep
+perturb_levels = [0, 1, 5]  # ladder
+size_margin = 0.1  # margin
+'''
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"language": "bpe10"}, r"at least 259 types"),
+    ({"temperature": 0.0}, r"positive number"),
+    ({"temperature": -1.0}, r"positive number"),
+    ({"n_test": 10}, r"at least 22"),
+    ({"learners": []}, r"at least one learner"),
+    ({"learners": ["gpt-9"]}, r"must be one of"),
+    ({"learner_seeds": []}, r"at least one seed"),
+    ({"data_sizes": [0, 10]}, r"strictly increasing"),
+    ({"language_temperatures": [0.85]}, r"at least two"),
+    ({"language_temperatures": [0.85, 0.0]}, r"positive number"),
+    ({"perturb_levels": [1, 2]}, r"start at 0"),
+    ({"size_margin": 0.0}, r"must lie in \(0, 1\]"),
+])
+def test_distortion_chapter_rules(values, message):
+    with pytest.raises(ParameterError, match=message):
+        params.check("06_x", params.parse(DISTORTION_CELL), values)
+    params.check("06_x", params.parse(DISTORTION_CELL), {"learners": ["tf-tiny"], "perturb_levels": [0, 30]})
