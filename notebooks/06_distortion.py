@@ -54,7 +54,7 @@ temperature = 0.85  # L's softmax temperature (the paper's)
 n_train = 6000  # training sequences drawn from L
 n_valid = 400  # validation sequences (the best epoch is kept)
 n_test = 2000  # fresh test sequences
-learners = ["tf-small", "tf-tiny", "lstm"]  # models M; the first is the main
+learners = ["tf-small", "tf-tiny", "lstm"]  # models M, the first the main
 learner_seeds = [0]  # seeds of the main learner (more: seed spread)
 epochs = 8  # passes over the training sequences
 data_sizes = [750, 1500, 3000]  # smaller nested N for the main learner
@@ -1145,7 +1145,6 @@ claim("The mass does not go to the head",
       "most probable bin: " + "; ".join(
           f"{n} {ci(stats.Estimate(*ends[n][1][['mean', 'low', 'high']]))}"
           for n in learners))
-pert_main = overall.query("model == @main and level == @top_level")["ci"].iloc[0]
 claim("Perturbed sequences end up overestimated",
       stats.verdict(sum(overall.query("level == @top_level")["ci"]
                         .map(lambda e: e.low > 0)),
