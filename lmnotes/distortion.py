@@ -249,3 +249,18 @@ def slope(x, y) -> float:
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     xc = x - x.mean()
     return float((xc * (y - y.mean())).sum() / (xc ** 2).sum())
+
+
+def grouped_slope(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], n_boot: int = 1000,
+                  seed: int = 0) -> tuple[float, np.ndarray]:
+    """:func:`slope` over the tokens of many sequences, with bootstrap replicates that
+    resample whole sequences (the independent unit), from per-sequence sums."""
+    sums = np.array([[len(x), x.sum(), y.sum(), (x * x).sum(), (x * y).sum()] for x, y in zip(xs, ys)])
+
+    def fit(t):
+        n, sx, sy, sxx, sxy = t.T if t.ndim == 2 else t
+        return (sxy - sx * sy / n) / (sxx - sx * sx / n)
+
+    rng = np.random.default_rng(seed)
+    boots = sums[rng.integers(len(sums), size=(n_boot, len(sums)))].sum(1)
+    return float(fit(sums.sum(0))), fit(boots)

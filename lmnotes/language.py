@@ -124,6 +124,41 @@ class Language:
                              f"({lm.vocab_size} and {self.lm.vocab_size} types): train M with L's tokenizer")
 
 
+class Borrowed:
+    """A model's own tokenizer as a segmentation, so that learners of an L without one of
+    this package's segmentations (a pretrained L, the paper's App. A.2) share L's ids and
+    specials. It keeps L's tokenizer object (or L itself, for a toy), never its weights."""
+
+    kind = "borrowed"
+
+    def __init__(self, lm: LanguageModel):
+        self.vocab_size = lm.vocab_size
+        self.bos_id, self.eos_id, self.pad_id = lm.bos_id, lm.eos_id, lm.pad_id
+        self._bytes = lm.token_bytes()
+        self._tokenizer = getattr(lm, "tokenizer", None)
+        self._lm = None if self._tokenizer is not None else lm
+
+    def encode(self, text: str) -> list[int]:
+        if self._tokenizer is not None:
+            return self._tokenizer.encode(text, add_special_tokens=False)
+        return self._lm.encode(text)
+
+    def decode(self, ids) -> str:
+        if self._tokenizer is not None:
+            return self._tokenizer.decode(list(ids), skip_special_tokens=False,
+                                          clean_up_tokenization_spaces=False)
+        return self._lm.decode(ids)
+
+    def token_bytes(self) -> list[bytes | None]:
+        return list(self._bytes)
+
+
+def tokenizer(lm: LanguageModel):
+    """What a learner of ``lm``'s language segments with: its segmentation, if it is a model
+    of this package, else its own tokenizer (:class:`Borrowed`)."""
+    return lm.seg if hasattr(lm, "seg") else Borrowed(lm)
+
+
 def monitor(language: Language, train: SampleSet, test: SampleSet):
     """A training callback: the estimation error of the current model on fixed train and test
     subsets after each epoch (the paper's Fig. 2), and its key for the model's cache."""
@@ -141,12 +176,34 @@ def model_logprob(lm: LanguageModel, seqs) -> np.ndarray:
     return np.array([x.sum() for x in lm.score_ids([list(s) for s in seqs])])
 
 
+def teacher_targets(language: Language, seqs, batch_size: int = 64):
+    """L's tempered next-token distributions at every target of the training stream that
+    :func:`lmnotes.train.train` builds from ``seqs`` (each sequence's tokens and its EOS, given
+    BOS and the tokens before): float16 [Σ(|x| + 1), V], the distillation control's targets."""
+    import torch
+
+    lm = language.lm
+    seqs = [[lm.bos_id] + list(map(int, s)) for s in seqs]
+    out = [None] * len(seqs)
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]), reverse=True)
+    with torch.inference_mode():
+        for a in range(0, len(order), batch_size):
+            idx = order[a:a + batch_size]
+            states = lm._padded_states([seqs[i] for i in idx], len(seqs[idx[0]]))
+            probs = torch.softmax(lm._head(states).float() / language.temperature, -1).cpu()
+            for r, i in enumerate(idx):
+                out[i] = probs[r, :len(seqs[i])].half()
+    return torch.cat(out)
+
+
 def learn(language: Language, learner: str, train: SampleSet, valid: SampleSet, epochs: int,
           config: TrainConfig, seed: int = 0, tag: str = "", watch: tuple[SampleSet, SampleSet] | None = None,
-          device: str | None = "cpu", progress: bool | None = None) -> LanguageModel:
+          distill: bool = False, device: str | None = "cpu", progress: bool | None = None) -> LanguageModel:
     """Train learner ``learner`` (a name of :data:`LEARNERS`) from scratch on ``train``'s ids for
     ``epochs`` epochs, keeping the best-valid weights; with ``watch`` = (train subset, test
-    subset), :func:`monitor` records the errors after every epoch in ``lm.history``."""
+    subset), :func:`monitor` records the errors after every epoch in ``lm.history``. With
+    ``distill``, the targets are L's full next-token distributions on the same sequences
+    instead of the sampled tokens (:func:`teacher_targets`)."""
     from .models import trained
 
     if learner not in LEARNERS:
@@ -156,10 +213,12 @@ def learn(language: Language, learner: str, train: SampleSet, valid: SampleSet, 
     arch, net = LEARNERS[learner]
     callback, key = monitor(language, *watch) if watch else (None, "")
     config = replace(config, max_epochs=epochs, max_steps=10**9, eval_every=0, patience=10**9)
-    name = f"M/{learner}{'/' + tag if tag else ''}"
-    lm = trained.on_ids(arch, language.lm.seg, train.ids, valid.ids, name, net, config,
+    name = f"M/{learner}{'/distilled' if distill else ''}{'/' + tag if tag else ''}"
+    lm = trained.on_ids(arch, tokenizer(language.lm), train.ids, valid.ids, name, net, config,
                         tokenizer_key=f"{language.lm.cache_key}", seed=seed, device=device, callback=callback,
-                        callback_key=key, progress=progress)
+                        callback_key=key, progress=progress,
+                        soft_targets=(lambda: teacher_targets(language, train.ids)) if distill else None,
+                        teacher_key=f"distill {language.lm.cache_key} T={language.temperature}" if distill else "")
     language.check_learner(lm)
     return lm
 

@@ -315,6 +315,9 @@ RULES: dict[str, tuple[Check, str]] = {
     "prefix_lengths": (_increasing, "increasing, ≥ 1"),
     "size_margin": (_between(0, 1, open_low=True), "(0, 1]"),
     "level_margin": (_between(0, 1, open_low=True), "(0, 1]"),
+    "pretrained_language": (lambda v: None if v == "" else _model(v), "a pretrained model, or empty to skip"),
+    "n_train_pretrained": (_at_least(1), "≥ 1"),
+    "n_test_pretrained": (_at_least(22), "≥ 22"),
 }
 #: Parameters whose strings may name files or folders, resolved against the caller's directory.
 PATHS = ("corpus", "model_names", "pretrained")

@@ -10,7 +10,11 @@ computed on the validation strings every ``eval_every`` steps; training stops af
 ``patience`` evaluations without improvement, at ``max_steps``, or after ``max_epochs``, and
 the best weights are restored (``eval_every=0`` evaluates at the end of each epoch instead). A
 ``callback(epoch, lm)`` called after each epoch may return a dict of measurements, which the
-history records (the distortion chapter scores fixed train and test subsets there). With the same seed, data and device the run is deterministic.
+history records (the distortion chapter scores fixed train and test subsets there).
+``soft_targets`` [stream length − 1, V], a teacher's next-token distribution at each target of
+the stream, replaces the one-hot targets by them (word-level knowledge distillation, Hinton
+et al. 2015; Kim & Rush 2016: the loss is −Σ_v q_v log p_M(v), the KL to the teacher up to its
+entropy); the distortion chapter's control trains on L's full conditionals so. With the same seed, data and device the run is deterministic.
 
 ``precision="bfloat16"`` trains with mixed precision (Micikevicius et al. 2018): matrix
 products run in bfloat16 under ``torch.autocast`` while the weights, the optimiser state and
@@ -86,8 +90,8 @@ def _blocks(stream: torch.Tensor, block: int) -> torch.Tensor:
 
 
 class _CrossEntropy(torch.autograd.Function):
-    """Mean cross-entropy of logits [N, V] against targets [N], with the gradient written out:
-    d loss / d logits = (softmax(logits) - onehot(targets)) / N.
+    """Mean cross-entropy of logits [N, V] against targets [N] (ids) or [N, V] (distributions
+    q), with the gradient written out: d loss / d logits = (softmax(logits) − q) / N.
 
     Written by hand for speed: PyTorch's CPU backward of ``cross_entropy`` (through
     ``log_softmax``) took 368 ms of a 1.8 s training step of the `cpu` Transformer (logits
@@ -99,21 +103,29 @@ class _CrossEntropy(torch.autograd.Function):
     def forward(ctx, logits, targets):
         logp = torch.log_softmax(logits, -1)
         ctx.logp, ctx.targets = logp, targets
+        if targets.dim() == 2:
+            return -(targets * logp).sum(-1).mean()
         return -logp.gather(1, targets[:, None]).mean()
 
     @staticmethod
     def backward(ctx, grad):
         g = ctx.logp.exp_()  # the saved log-probabilities are not needed again: reuse them
-        rows = torch.arange(len(g), device=g.device)
-        g[rows, ctx.targets] -= 1.0
+        if ctx.targets.dim() == 2:
+            g -= ctx.targets
+        else:
+            rows = torch.arange(len(g), device=g.device)
+            g[rows, ctx.targets] -= 1.0
         g.mul_(grad / len(g))
         ctx.logp = None
         return g, None
 
 
 def cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Mean next-token cross-entropy (nats) of logits [..., V] against targets [...]."""
-    return _CrossEntropy.apply(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1))
+    """Mean next-token cross-entropy (nats) of logits [..., V] against targets [...] (ids) or
+    [..., V] (distributions)."""
+    V = logits.shape[-1]
+    flat = targets.reshape(-1, V).float() if targets.is_floating_point() else targets.reshape(-1)
+    return _CrossEntropy.apply(logits.float().reshape(-1, V), flat)
 
 
 @torch.no_grad()
@@ -135,14 +147,19 @@ def evaluate(lm: NeuralLM, blocks: torch.Tensor, batch_size: int = 64, precision
 
 def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
           config: TrainConfig = TrainConfig(), progress: bool | None = None,
-          callback: Callable[[int, NeuralLM], dict | None] | None = None) -> pd.DataFrame:
+          callback: Callable[[int, NeuralLM], dict | None] | None = None,
+          soft_targets: torch.Tensor | None = None) -> pd.DataFrame:
     """Train ``lm`` in place; return the history (step, epoch, train and valid loss, seconds,
     and what ``callback`` returned after each epoch)."""
     torch.manual_seed(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
     # A block of block + 1 tokens feeds `block` inputs, positions 0 .. block - 1.
     block = min(config.block, lm.max_length)
-    train_blocks = _blocks(_stream(lm, train_texts), block)
+    stream = _stream(lm, train_texts)
+    train_blocks = _blocks(stream, block)
+    if soft_targets is not None and soft_targets.shape != (len(stream) - 1, lm.vocab_size):
+        raise ValueError(f"soft targets must be [{len(stream) - 1}, {lm.vocab_size}] (one distribution per "
+                         f"target of the training stream), got {list(soft_targets.shape)}")
     valid_blocks = _blocks(_stream(lm, valid_texts), block)
     steps_per_epoch = math.ceil(len(train_blocks) / config.batch_size)
     total = min(config.max_steps, steps_per_epoch * config.max_epochs)
@@ -164,7 +181,11 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
             with _autocast(lm, config.precision):
                 h, _ = lm.net.hidden(x[:, :-1])
                 logits = lm.net.head(h)
-            loss = cross_entropy(logits, x[:, 1:])
+            if soft_targets is None:
+                loss = cross_entropy(logits, x[:, 1:])
+            else:  # block i's targets are stream positions i·block + 1 … i·block + block
+                rows = order[a:a + config.batch_size, None] * block + torch.arange(block)
+                loss = cross_entropy(logits, soft_targets[rows].to(lm.device))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(lm.net.parameters(), config.clip)

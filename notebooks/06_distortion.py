@@ -51,6 +51,7 @@ size = "cpu"  # size of L and the learners' recipe: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
 corpus = "enwiki"  # L's training text, and the real text of Good–Turing
 temperature = 0.85  # L's softmax temperature (the paper's)
+max_tokens = 128  # L's samples end within this many tokens, EOS included
 n_train = 6000  # training sequences drawn from L
 n_valid = 400  # validation sequences (the best epoch is kept)
 n_test = 2000  # fresh test sequences
@@ -69,6 +70,10 @@ n_perturb = 400  # test sequences perturbed
 perturb_levels = [0, 1, 2, 3, 5, 8, 12, 20, 30]  # PERTURB steps kept
 n_random = 1000  # sequences from Σ* (App. A.1)
 n_reverse = 1000  # samples of M scored under L
+distill = True  # the control: the main learner on L's full conditionals
+pretrained_language = ""  # a pretrained L at T = 1 (App. A.2); "": skip
+n_train_pretrained = 2000  # its training sequences
+n_test_pretrained = 500  # its test sequences
 prefix_lengths = [1, 2, 3, 4, 6]  # Good–Turing on first-k-token prefixes
 size_margin = 0.1  # sizes "matter little": within ±10 % of the error
 level_margin = 0.1  # data "levels off": a doubling gains < 10 %
@@ -83,12 +88,13 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 from myst_nb import glue
+from scipy import stats as ss
 
 from lmnotes import claims as lmclaims
 from lmnotes import corpus as lmcorpus
 from lmnotes import distortion as D
 from lmnotes import language as LG
-from lmnotes import memo, plots, stats, tables
+from lmnotes import memo, models as registry, plots, stats, tables
 from lmnotes.models.trained import Recipe, on_corpus
 
 plots.use_style()
@@ -109,17 +115,26 @@ def ci(e, digits=3):
     return f"{f(e.value)} [{f(e.low)}, {f(e.high)}]"
 
 
-def mean_ci(v, level=0.95):
+def mean_ci(v):
     """The mean of independent values with its percentile bootstrap interval."""
     v = np.asarray(v, dtype=float)
-    boots = v[rng.integers(len(v), size=(2000, len(v)))].mean(1)
-    lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2])
-    return stats.Estimate(float(v.mean()), float(lo), float(hi))
+    return est(float(v.mean()), boot_means(v))
 
 
 def color(name):
     """The learners' colours (they are not registered models)."""
     return LEARNER_COLORS[name.split(" seed")[0]]
+
+
+def boot_means(v):
+    """Bootstrap replicates of the mean of independent values."""
+    v = np.asarray(v, dtype=float)
+    return v[rng.integers(len(v), size=(2000, len(v)))].mean(1)
+
+
+def est(value, boots):
+    """A statistic with the percentile interval of its replicates."""
+    return stats.Estimate(value, *np.quantile(boots, [0.025, 0.975]))
 
 
 def recipe(spec):
@@ -172,13 +187,15 @@ tables.show(paper_t, "The paper's Tables 6 and 7 (GPT2-medium by temperature)",
 # The tables agree with each other: GPT2-medium at T = 0.85 appears in Tables 4 and 6
 # (same value: {glue:text}`p_t6_t4`) and in Tables 5 and 7 (same value:
 # {glue:text}`p_t7_t5`). More data lowers GPT2-medium's perplexity by
-# {glue:text}`p_gain_gpt` and the LSTM's by {glue:text}`p_gain_lstm`, the numbers behind
-# claim 7; GPT2-medium beats GPT2-small by only {glue:text}`p_small_medium` (claim 3). The
+# {glue:text}`p_gain_gpt` and the LSTM's by {glue:text}`p_gain_lstm`, in the direction of
+# claim 7 (which the paper bases on estimation error, its Fig. 3); GPT2-medium beats
+# GPT2-small by only {glue:text}`p_small_medium` (claim 3). The
 # log of Table 6's perplexities, {glue:text}`p_logpp` nats, rises with T as the entropy of
-# a tempered language should. Three slips: §3.1 gives GPT-2's vocabulary as "57,256" (it
-# is {glue:text}`gpt2_vocab`); App. A.2 cites "Figure 7 center" for the random sequences,
-# which are the right panel; and the "perplexity" of Eq. 1 is the mean of per-sequence
-# perplexities, which we report beside the usual corpus perplexity.
+# a tempered language should. Two slips: §3.1 gives GPT-2's vocabulary as "57,256" (it
+# is {glue:text}`gpt2_vocab`), and App. A.2 cites "Figure 7 center" for the random
+# sequences, which are the right panel. One definition to keep in mind: the "perplexity" of
+# Eq. 1 is the mean of per-sequence perplexities, not the corpus perplexity; we report
+# both.
 #
 # ## The artificial language
 #
@@ -190,16 +207,17 @@ tables.show(paper_t, "The paper's Tables 6 and 7 (GPT2-medium by temperature)",
 #   \operatorname{softmax}\!\big(f_L(\mathbf x_{<t})/T\big)_{x_t},
 #   \qquad x_{|\mathbf x|+1} = \text{EOS},$$
 #
-# exactly, EOS included (the paper's footnote 5). Samples stop at 128 tokens with EOS; the
-# language is that of *finished* samples, p_L′(x) = p_L(x)/(1 − P_trunc), a constant shift
-# that we estimate from the unfinished share. Sequences stay **token ids** throughout:
+# exactly, EOS included (the paper's §3.2; the tempered softmax is its footnote 5).
+# Samples stop at {glue:text}`cap` tokens
+# with EOS; the language is that of *finished* samples, p_L′(x) = p_L(x)/(1 − P_trunc), a
+# constant shift that we estimate from the unfinished share. Sequences stay **token ids** throughout:
 # decoding a sample to text and encoding it again gives back a different token sequence
 # surprisingly often (below), and that sequence has a different p_L.
 
 # %% tags=["hide-input"]
 rng = np.random.default_rng(seed)
 L = on_corpus(recipe(language), size=size, corpus=corpus, device=device)
-lang = LG.Language(L, temperature)
+lang = LG.Language(L, temperature, max_tokens=min(max_tokens, L.max_length))
 draw = lang.sample(n_train + n_valid + n_test, seed=seed)
 if len(draw) < n_train + n_valid + n_test // 2:
     raise ValueError(f"only {len(draw)} finished samples; lower the temperature")
@@ -210,6 +228,7 @@ p_trunc = draw.unfinished / draw.n_drawn
 # the sampler's log-probabilities against a fresh scoring pass
 rescored = lang.logprob(test.ids)
 glue("L_name", L.name, display=False)
+glue("cap", lang.max_tokens, display=False)
 glue("L_params", f"{L.n_parameters / 1e6:.1f} M", display=False)
 glue("n_drawn", f"{draw.n_drawn:,}", display=False)
 glue("n_unfinished", f"{draw.unfinished:,}", display=False)
@@ -284,11 +303,15 @@ glue("pp_L", f"{overview['mean PP (Eq. 1)'][0]:.2f}", display=False)
 glue("pp_main", f"{overview['mean PP (Eq. 1)'][1]:.2f}", display=False)
 worst_model = max(logp_m, key=lambda k: mean_pp(logp_m[k], n))
 worst = int(np.argmax(-logp_m[worst_model] / n))
+w_tok = models[worst_model].score_ids([test.ids[worst]])[0]
 glue_md("pp_worst", f"The mean of per-sequence perplexities is fragile: "
         f"{worst_model}'s is dominated by one sequence of {n[worst]} tokens "
         f"(EOS included) to which it gives "
         f"{num(logp_m[worst_model][worst] / n[worst])} nats per token, "
-        f"against {num(test.logp[worst] / n[worst])} under L.")
+        f"against {num(test.logp[worst] / n[worst])} under L; "
+        f"{(w_tok < -20).sum()} of its tokens get less than −20 nats, none "
+        f"of the first {int(np.argmax(w_tok < -20))}: after an unusual "
+        "prefix the model's state derails and does not recover.")
 tables.show(overview, f"L and the learners on the {len(test):,} test sequences",
             formats={"parameters": "{:,}",
                      "mean PP (Eq. 1)": tables.significant(3)}, index=False)
@@ -310,8 +333,10 @@ tables.show(overview, f"L and the learners on the {len(test):,} test sequences",
 #
 # for every M (Gibbs' inequality), with equality only if M = L. What can be learned is the
 # *median* (is the majority underestimated, claim 1) and the *shape* against log p_L
-# (claim 2). The paper bins log p_L in two ways: equal-width bins keeping those with more
-# than 10 sequences (its footnote 3) and equal-count bins (§4.2); each bin's mean comes
+# (claim 2). The paper bins in two ways: "equally sized bins (by probability range)"
+# keeping those with more than 10 sequences (its footnote 3), which we read as equal
+# widths of log p_L (equal widths of p_L itself would put almost every sequence in the
+# lowest bin), and equal-count bins (§4.2); each bin's mean comes
 # with a percentile bootstrap interval of {glue:text}`n_boot_txt` resamples of its own
 # sequences, which are independent draws.
 
@@ -352,6 +377,9 @@ axes[1].legend(fontsize="x-small")
 glue("fig_error", fig, display=False)
 plt.close(fig)
 
+rho = {k: ss.spearmanr(c["log p_L"], c["mean"]).statistic
+       for k, c in curves.items()}
+glue("rho_min", f"{min(rho.values()):.2f}", display=False)
 share = {n: mean_ci(err[n] < 0) for n in learners}
 kl = {n: mean_ci(-err[n]) for n in learners}
 median = {n: float(np.median(err[n])) for n in learners}
@@ -378,8 +406,10 @@ tables.show(fig1, "Underestimation on the test sequences (95 % intervals)",
 #
 # The main learner underestimates a share {glue:text}`share_main` of the test sequences
 # (median error {glue:text}`median_main` nats). The error falls as log p_L falls: the
-# rarer the sequence, the larger the deficit. The same holds for each learner and both
-# binnings.
+# rarer the sequence, the larger the deficit. Across bins, the mean error rises with
+# log p_L for every learner and both binnings (Spearman's ρ between the bins' log p_L and
+# their mean error is at least {glue:text}`rho_min`), and the rarest bin is worse than the
+# most probable beyond both intervals:
 
 # %% tags=["hide-input"]
 ends = {}
@@ -415,10 +445,13 @@ tables.show(ends_df, "Mean error in the rarest and the most probable of the "
 tiny = next((n for n in learners if n.startswith("tf-") and n != main), None)
 if tiny is not None:
     paired = by_bin(err[main] - err[tiny], count_bins)
-    rel = mean_ci(err[main] - err[tiny])
-    rel = stats.Estimate(rel.value / abs(err[main].mean()),
-                         rel.low / abs(err[main].mean()),
-                         rel.high / abs(err[main].mean()))
+    # the paired difference as a share of the two models' mean error,
+    # resampling the test sequences for numerator and denominator alike
+    idx = rng.integers(len(test), size=(2000, len(test)))
+    a_b, t_b = err[main][idx].mean(1), err[tiny][idx].mean(1)
+    a_m, t_m = err[main].mean(), err[tiny].mean()
+    rel = est((a_m - t_m) / abs(a_m + t_m) * 2,
+              (a_b - t_b) / np.abs(a_b + t_b) * 2)
     glue("size_rel", ci(stats.Estimate(100 * rel.value, 100 * rel.low,
                                        100 * rel.high)), display=False)
     glue("size_bins_better", int((paired["low"] > 0).sum()), display=False)
@@ -440,11 +473,19 @@ if tiny is not None:
             f"{models[main].n_parameters / models[tiny].n_parameters:.1f}× "
             f"{tiny}'s) is closer to L: the paired difference of mean errors is "
             f"{ci(stats.Estimate(100 * rel.value, 100 * rel.low, 100 * rel.high))}"
-            f" % of its own mean error, and it is better in "
+            f" % of the two models' mean error, and it is better in "
             f"{int((paired['low'] > 0).sum())} of {len(paired)} bins beyond its "
             "paired interval.")
 else:
-    glue_md("size_text", "Only one Transformer size was trained.")
+    glue_md("size_text", "Only one Transformer size was trained: the figure "
+            "shows the main learner's error alone.")
+    fig, ax = plt.subplots(figsize=(plots.COLUMN, 2.8))
+    c = curves[main, "equal count"]
+    ax.plot(c["log p_L"], c["mean"], marker=".", color=color(main))
+    ax.set(xlabel="log p_L(x) (equal-count bin mean)",
+           ylabel=f"error({main})")
+    glue("fig_size", fig, display=False)
+    plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_size
@@ -458,10 +499,11 @@ else:
 # ## What is guaranteed, and two end-to-end checks
 #
 # Two identities hold for any M and test the whole pipeline (tempering, truncation, ids)
-# at once. Since Σ_x p_M(x) = 1 over the sequences L′ can produce (M's softmax is positive
-# everywhere, but M also puts mass on sequences longer than the cap),
+# at once. L′ can produce every sequence shorter than the cap n_max (a tempered softmax is
+# positive everywhere) and no longer one, while M's probabilities sum to 1 over all of Σ*,
+# so
 #
-# $$\mathbb E_{p_L'}\big[e^{\operatorname{error}}\big] = \sum_{|\mathbf x| < 128}
+# $$\mathbb E_{p_L'}\big[e^{\operatorname{error}}\big] = \sum_{|\mathbf x| < n_{\max}}
 #   p_M(\mathbf x) \le 1,$$
 #
 # and the total variation distance can be estimated from either side,
@@ -470,53 +512,93 @@ else:
 #   = \mathbb E_{p_M}\big[(1 - e^{-\operatorname{error}})_+\big].$$
 #
 # The second estimate needs samples of M scored under L, which also measure *directly*
-# where M's mass goes (the paper uses perturbations as a proxy): the share of M's own
-# samples that M overestimates is the mass M moved there.
+# where M's mass goes (the paper uses perturbations as a proxy).
 
 # %% tags=["hide-input"]
-reverse = {}
-rows = []
+reverse, tv_diff = {}, {}
+rows, rows_m = [], []
+
+
 for name in learners:
     s = memo.sample(models[name], n_reverse, "ancestral",
                     max_tokens=lang.max_tokens, seed=seed, batch_size=256)
-    ids = [t for t, d in zip(s.token_ids, s.finished) if d]
+    done = np.asarray(s.finished)
+    ids = [t for t, d in zip(s.token_ids, done) if d]
     lp_l = lang.logprob(ids)
-    e_rev = D.estimation_error(np.asarray(s.logprob_model)[s.finished], lp_l)
-    reverse[name] = (lp_l, e_rev)
+    e_fin = D.estimation_error(np.asarray(s.logprob_model)[done], lp_l)
+    # an unfinished sample is longer than the cap: outside L′'s support
+    e_rev = np.r_[e_fin, np.full((~done).sum(), np.inf)]
+    reverse[name] = (lp_l, e_fin)
     ratio = np.exp(np.minimum(err[name], 50))
-    tv_parts = (np.clip(1 - ratio, 0, None),
-                np.clip(1 - np.exp(-np.maximum(e_rev, -50)), 0, None))
+    tv_l_v = np.clip(1 - ratio, 0, None)
+    tv_m_v = np.clip(1 - np.exp(-np.maximum(e_rev, -50)), 0, None)
+    diff = boot_means(tv_l_v) - boot_means(tv_m_v)
+    tv_diff[name] = est(tv_l_v.mean() - tv_m_v.mean(), diff)
     rows.append({
         "model": name,
         "E_L[e^error]": ci(mean_ci(ratio)),
-        "its effective n": ratio.sum() ** 2 / (ratio ** 2).sum(),
-        "TV from L's samples": ci(mean_ci(tv_parts[0])),
-        "TV from M's samples": ci(mean_ci(tv_parts[1])),
-        "KL(p_M‖p_L) per token": float(np.mean(e_rev))
-        / np.mean([len(t) + 1 for t in ids]),
-        "M's mass overestimated": ci(mean_ci(e_rev > 0)),
-        "M's samples unfinished": f"{1 - s.finished.mean():.1%}"})
+        "expected: P_M(finished)": done.mean(),
+        "effective n": ratio.sum() ** 2 / (ratio ** 2).sum(),
+        "TV from L's samples": ci(mean_ci(tv_l_v)),
+        "TV from M's samples": ci(mean_ci(tv_m_v)),
+        "difference": ci(tv_diff[name])})
+    over_m, over_l = mean_ci(e_rev > 0), mean_ci(err[name] > 0)
+    moved = boot_means(e_rev > 0) - boot_means(err[name] > 0)
+    rows_m.append({
+        "model": name, "P_M(A)": ci(over_m), "P_L(A)": ci(over_l),
+        "mass moved P_M(A) − P_L(A)": ci(stats.Estimate(
+            over_m.value - over_l.value, *np.quantile(moved, [0.025, 0.975]))),
+        "KL(p_M‖p_L) per token, finished": float(np.mean(e_fin))
+        / np.mean([len(t) + 1 for t in ids])})
 checks = pd.DataFrame(rows)
+moves = pd.DataFrame(rows_m)
 glue("tv_l", rows[0]["TV from L's samples"], display=False)
 glue("tv_m", rows[0]["TV from M's samples"], display=False)
-glue("ess_main", f"{rows[0]['its effective n']:.0f}", display=False)
+glue("tv_diffs", "; ".join(f"{r['model']} {r['difference']}" for r in rows),
+     display=False)
+glue("ess_main", f"{rows[0]['effective n']:.0f}", display=False)
+n_excl = sum(not e.low <= 0 <= e.high for e in tv_diff.values())
+glue_md("tv_note", "Every interval includes zero." if n_excl == 0 else
+        f"{n_excl} of these {len(tv_diff)} intervals exclude zero. An error in "
+        "tempering, truncation or ids would shift every learner's difference, "
+        "and by far more than these; by chance alone, at least one of "
+        f"{len(tv_diff)} independent 95 % intervals misses zero with "
+        f"probability {1 - 0.95 ** len(tv_diff):.0%}.")
+glue("ess_range", f"{min(r['effective n'] for r in rows):.0f} to "
+     f"{max(r['effective n'] for r in rows):.0f}", display=False)
 glue("ess_n", f"{len(test):,}", display=False)
 glue("ratio_main", rows[0]["E_L[e^error]"], display=False)
-glue("over_main", rows[0]["M's mass overestimated"], display=False)
-tables.show(checks, "The identities, and M's own samples scored under L "
+glue("expected_main", f"{rows[0]['expected: P_M(finished)']:.3f}",
+     display=False)
+glue("over_main", rows_m[0]["P_M(A)"], display=False)
+glue("over_l_main", rows_m[0]["P_L(A)"], display=False)
+glue("moved_main", rows_m[0]["mass moved P_M(A) − P_L(A)"], display=False)
+display(tables.show(checks, "The identities: E_L[e^error] against its "
+                    "exact value, and the total variation from both sides "
+                    "(95 % intervals)", index=False))
+tables.show(moves, "Where M's mass goes: A is the set of sequences M "
+            "overestimates, measured with M's own samples and L's "
             "(95 % intervals)", index=False)
 
 # %% [markdown]
-# E_L[e^error] is {glue:text}`ratio_main` for the main learner: consistent with a value at
-# most 1, as it must be when the sampling, the tempered scores, the truncation shift and
-# the ids all agree. It is an importance-sampling estimate of M's mass, and a weak check
-# for an M far from L: its {glue:text}`ess_n` weights e^error are worth only
-# {glue:text}`ess_main` equal ones, and a mean of so heavy-tailed weights usually falls
-# short of its expectation (the smaller learners' do). The two estimates of the total
-# variation, {glue:text}`tv_l` from L's samples and {glue:text}`tv_m` from M's, come from
-# disjoint samples of different distributions and must agree; they do, for every learner. A share
-# {glue:text}`over_main` of M's own samples are overestimated by M: this is the mass it
-# took from L's sequences, and the reverse KL shows how far it lies from L.
+# E_L[e^error] equals the mass M puts on sequences shorter than the cap, P_M(finished),
+# which M's own samples estimate ({glue:text}`expected_main` for the main learner, whose
+# estimate is {glue:text}`ratio_main`). It is an importance-sampling estimate, and a weak
+# check for an M far from L: the {glue:text}`ess_n` weights e^error of the main learner are
+# worth only {glue:text}`ess_main` equal ones ({glue:text}`ess_range` across learners),
+# and the mean of so heavy-tailed weights usually falls short of its expectation, with a
+# percentile interval that cannot be trusted. So it confirms the pipeline only where the
+# effective n is large. The two estimates of the total variation, {glue:text}`tv_l` from
+# L's samples and {glue:text}`tv_m` from M's, come from disjoint samples of different
+# distributions and must agree. Their differences are {glue:text}`tv_diffs`.
+# {glue:md}`tv_note`
+#
+# Let A be the set of sequences that M overestimates. M's own samples fall in A with
+# probability P_M(A) = {glue:text}`over_main` (an unfinished sample, longer than the cap,
+# counts as in A: L′ gives it probability 0), and L's with P_L(A) = {glue:text}`over_l_main`.
+# The mass M moved onto A is P_M(A) − P_L(A) = {glue:text}`moved_main`, which is exactly
+# the total variation: a direct measure of where the mass went, which the paper could only
+# approach through perturbed sequences.
 #
 # ## Over training (Fig. 2)
 #
@@ -559,34 +641,51 @@ glue("fig_training", fig, display=False)
 plt.close(fig)
 
 
-def spread(part, epoch):
-    """Mean error of the most probable stratum minus the rarest's, with an interval."""
+def epoch_errors(part, epoch):
+    """The watched subset's errors after an epoch, and its strata."""
     sub = watch[0] if part == "train" else watch[1]
-    bins = D.equal_count_bins(sub.logp, n_strata)
     row = models[main].history.query("epoch == @epoch").iloc[0]
-    e = np.asarray(row[f"{part}_error"])
+    return (np.asarray(row[f"{part}_error"]),
+            D.equal_count_bins(sub.logp, n_strata))
+
+
+def spread(part, epoch):
+    """Mean error of the most probable stratum minus the rarest's: its value
+    and bootstrap replicates."""
+    e, bins = epoch_errors(part, epoch)
     top, bottom = e[bins == bins.max()], e[bins == 0]
-    boots = (top[rng.integers(len(top), size=(n_boot, len(top)))].mean(1)
-             - bottom[rng.integers(len(bottom), size=(n_boot, len(bottom)))]
-             .mean(1))
-    return stats.Estimate(top.mean() - bottom.mean(),
-                          *np.quantile(boots, [0.025, 0.975]))
+    return top.mean() - bottom.mean(), boot_means(top) - boot_means(bottom)
 
 
 last = int(models[main].history["epoch"].max())
-final = {part: mean_ci(np.asarray(models[main].history.query(
-    "epoch == @last").iloc[0][f"{part}_error"])) for part in ("train", "test")}
-gaps = {(part, e): spread(part, e) for part in ("train", "test")
-        for e in (1, last)}
+mid = max(1, last // 2)
+final = {part: mean_ci(epoch_errors(part, last)[0])
+         for part in ("train", "test")}
+spreads = {(part, e): spread(part, e) for part in ("train", "test")
+           for e in (1, mid, last)}
+gaps = {k: est(*v) for k, v in spreads.items()}
+# test strata apart while the training strata close: gap(test) − gap(train)
+apart = est(spreads["test", last][0] - spreads["train", last][0],
+            spreads["test", last][1] - spreads["train", last][1])
+e_last, b_last = epoch_errors("train", last)
+rarest_train = mean_ci(e_last[b_last == 0])
 training = pd.DataFrame({
     "sequences": ["train", "test"],
-    f"mean error, epoch {last}": [ci(final[p]) for p in ("train", "test")],
-    "strata gap, epoch 1": [ci(gaps[p, 1]) for p in ("train", "test")],
-    f"strata gap, epoch {last}": [ci(gaps[p, last]) for p in ("train", "test")]})
+    f"mean error, epoch {last}": [ci(final[p]) for p in ("train", "test")]}
+    | {f"strata gap, epoch {e}": [ci(gaps[p, e]) for p in ("train", "test")]
+       for e in sorted({1, mid, last})})
 glue("train_final", ci(final["train"]), display=False)
 glue("test_final", ci(final["test"]), display=False)
 glue("gap_train_last", ci(gaps["train", last]), display=False)
 glue("gap_test_last", ci(gaps["test", last]), display=False)
+glue("gap_test_first", ci(gaps["test", 1]), display=False)
+glue("gap_test_mid", ci(gaps["test", mid]), display=False)
+glue("mid", mid, display=False)
+glue("rarest_train", ci(rarest_train), display=False)
+glue("apart", ci(apart), display=False)
+m2 = {p: np.mean(epoch_errors(p, min(2, last))[0]) for p in ("train", "test")}
+glue("m2_train", num(m2["train"]), display=False)
+glue("m2_test", num(m2["test"]), display=False)
 tables.show(training, f"{main}: the error at the last epoch and the gap "
             "between the most probable and the rarest stratum (95 % intervals)",
             index=False)
@@ -600,12 +699,18 @@ tables.show(training, f"{main}: the error at the last epoch and the gap "
 # ```
 #
 # After the last epoch the training sequences' mean error is {glue:text}`train_final`
-# nats and the test sequences' {glue:text}`test_final`. The gap between the most probable
-# and the rarest stratum is {glue:text}`gap_train_last` on training sequences and
-# {glue:text}`gap_test_last` on test sequences. Training and test error part ways after the
-# second epoch, as in the paper: the learner fits its training sequences, and in the end
-# it *overestimates* the rarest of them (the strata cross), while the test strata stay
-# apart.
+# nats and the test sequences' {glue:text}`test_final` (which is −KL, below zero by
+# Gibbs' inequality whatever M learns). After the second epoch they were still close
+# ({glue:text}`m2_train` and {glue:text}`m2_test`); then the learner fits its training
+# sequences, down to the rarest stratum ({glue:text}`rarest_train` nats): the training
+# strata cross, with a gap of {glue:text}`gap_train_last` between the most probable and
+# the rarest.
+# On test sequences that gap shrinks, from {glue:text}`gap_test_first` after the first
+# epoch to {glue:text}`gap_test_mid` after epoch {glue:text}`mid` and
+# {glue:text}`gap_test_last` at the end, but it does not close, and it exceeds the
+# training gap by {glue:text}`apart`. The paper's GPT2-medium fitted its training set
+# around epoch 5, and its test strata kept "a relatively consistent distance"; ours keep
+# apart, at a narrowing distance.
 #
 # ## Over data and architecture (Fig. 3)
 #
@@ -617,80 +722,112 @@ tables.show(training, f"{main}: the error at the last epoch and the gap "
 
 # %% tags=["hide-input"]
 sizes = sorted(set(data_sizes) | {n_train})
-by_n = {N: models[main] if N == n_train else LG.learn(
-    lang, main, train.take(0, N), valid, epochs, config,
-    seed=learner_seeds[0], tag=f"T{temperature}", device=device)
-    for N in sizes}
-err_n = {N: D.estimation_error(LG.model_logprob(m, test.ids), test.logp)
-         for N, m in by_n.items()}
-data_rows = []
-for N in sizes:
-    for b in range(count_bins.max() + 1):
-        data_rows.append({"N": N, "stratum": b,
-                          "error": err_n[N][count_bins == b].mean()})
-data_df = pd.DataFrame(data_rows)
+arch = [n for n in learners if n.startswith("lstm")]
+
+
+def by_size(learner):
+    """The learner trained on each nested size (the full size: the one above)."""
+    return {N: models[learner] if N == n_train else LG.learn(
+        lang, learner, train.take(0, N), valid, epochs, config,
+        seed=learner_seeds[0], tag=f"T{temperature}", device=device)
+        for N in sizes}
+
+
+err_n = {}
+for name in [main] + arch:
+    for N, m in by_size(name).items():
+        err_n[name, N] = (D.estimation_error(LG.model_logprob(m, test.ids),
+                                             test.logp),
+                          int(m.history["step"].max()))
+data_df = pd.DataFrame([{"N": N, "stratum": b,
+                         "error": err_n[main, N][0][count_bins == b].mean()}
+                        for N in sizes for b in range(count_bins.max() + 1)])
 data_df["relative change"] = data_df.groupby("stratum")["error"].transform(
     lambda e: e.diff() / e.shift().abs())
-step_gain = {(a, b): mean_ci(err_n[b] - err_n[a])
+step_gain = {(a, b): mean_ci(err_n[main, b][0] - err_n[main, a][0])
              for a, b in zip(sizes, sizes[1:])}
-rel_step = {k: v.value / abs(err_n[k[0]].mean()) for k, v in step_gain.items()}
-arch = [n for n in learners if n.startswith("lstm")]
-fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.2))
+rel_step = {k: v.value / abs(err_n[main, k[0]][0].mean())
+            for k, v in step_gain.items()}
+fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.4))
 palette = sns.color_palette("rocket", count_bins.max() + 1)
+inset = axes[0].inset_axes([0.45, 0.08, 0.5, 0.38])
 for b, g in data_df.groupby("stratum"):
     axes[0].plot(g["N"], g["error"], marker=".", color=palette[b], lw=1.2)
-axes[0].set(xscale="log", xlabel="training sequences N",
-            ylabel="mean error (nats)", title=f"{main} by N")
+    inset.plot(g["N"], g["relative change"], color=palette[b], lw=1)
+axes[0].set(xlabel="training sequences N", ylabel="mean error (nats)",
+            title=f"{main} by N")
 plots.plain_log(axes[0], "x", ticks=sizes)
+inset.set_xscale("log")
+inset.set_xticks([])
+inset.minorticks_off()
+inset.set_title("relative change", fontsize="x-small")
+inset.tick_params(labelsize="xx-small")
 for name in [main] + arch:
-    h = models[name].history
-    seen = h["epoch"] * n_train
-    test_err = [np.mean(e) for e in h["test_error"]]
-    axes[1].plot(seen, test_err, marker=".", label=name,
-                 color=color(name))
-axes[1].set(xlabel="sequences seen in training", ylabel="mean test error",
+    e = [mean_ci(err_n[name, N][0]) for N in sizes]
+    axes[1].errorbar(sizes, [x.value for x in e],
+                     yerr=[[x.value - x.low for x in e],
+                           [x.high - x.value for x in e]],
+                     marker=".", label=name, color=color(name))
+axes[1].set(xlabel="training sequences N", ylabel="mean test error",
             title="By architecture")
-axes[1].xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+plots.plain_log(axes[1], "x", ticks=sizes)
 axes[1].legend()
 glue("fig_data", fig, display=False)
 plt.close(fig)
-data_tab = pd.DataFrame({
+data_tab = pd.DataFrame({"N": sizes,
+                         "epochs": [epochs] * len(sizes)}
+                        | {f"steps ({n})": [err_n[n, N][1] for N in sizes]
+                           for n in [main] + arch[:1]}
+                        | {f"mean error ({n})": [ci(mean_ci(err_n[n, N][0]))
+                                                 for N in sizes]
+                           for n in [main] + arch})
+gain_tab = pd.DataFrame({
     "from N": [a for a, _ in step_gain], "to N": [b for _, b in step_gain],
     "error gained (nats)": [ci(v) for v in step_gain.values()],
     "error reduced by": [f"{r:.1%}" for r in rel_step.values()]})
-tables.show(data_tab, f"{main}: the mean test error gained by each doubling "
+display(tables.show(data_tab, "Mean test error by training size and "
+                    "architecture (95 % intervals)", index=False))
+tables.show(gain_tab, f"{main}: the mean test error gained by each doubling "
             "of the training data (95 % intervals)", index=False)
 
 # %% tags=["hide-input"]
 if arch:
     lstm = arch[0]
-    arch_diff = mean_ci(err[main] - err[lstm])
-    arch_bins = by_bin(err[main] - err[lstm], count_bins)
-    glue("arch_diff", ci(arch_diff), display=False)
-    glue("arch_bins", f"{int((arch_bins['low'] > 0).sum())} of "
-         f"{len(arch_bins)}", display=False)
+    # data efficiency: the Transformer on N against the LSTM on the next N
+    ahead = [mean_ci(err_n[main, a][0] - err_n[lstm, b][0])
+             for a, b in zip(sizes, sizes[1:])]
+    glue("arch_ahead", "; ".join(
+        f"{a:,} vs {b:,}: {ci(e)}" for (a, b), e in zip(
+            zip(sizes, sizes[1:]), ahead)), display=False)
     glue("arch_params", f"{models[main].n_parameters:,} and "
          f"{models[lstm].n_parameters:,}", display=False)
 else:
-    for k in ("arch_diff", "arch_bins", "arch_params"):
+    ahead = []
+    for k in ("arch_ahead", "arch_params"):
         glue(k, "not run (no LSTM among the learners)", display=False)
 glue("gain_first", ci(list(step_gain.values())[0]), display=False)
 glue("gain_last", ci(list(step_gain.values())[-1]), display=False)
+glue("rel_last", f"{list(rel_step.values())[-1]:.0%}", display=False)
 
 # %% [markdown]
 # ```{glue:figure} fig_data
 # :name: fig-data
 # Left: the main learner's mean test error per equal-count stratum of log p_L (darker:
-# rarer) against the number of training sequences, nested subsets of one sample. Right:
-# the mean test error after each epoch, against the sequences seen, for the Transformer
-# and the LSTM trained on the same data.
+# rarer) against the number of training sequences, nested subsets of one sample; the
+# inset shows the relative change r_N per stratum. Right: the mean test error of the
+# Transformer and the LSTM trained on the same nested sets, with 95 % intervals.
 # ```
 #
 # The first doubling of the data gains {glue:text}`gain_first` nats of mean error, the
-# last {glue:text}`gain_last`. On the same data and with similar parameter counts
-# ({glue:text}`arch_params`), the Transformer's error minus the LSTM's is
-# {glue:text}`arch_diff` nats, and the Transformer is closer to L in
-# {glue:text}`arch_bins` equal-count bins beyond the paired interval.
+# last {glue:text}`gain_last`, still {glue:text}`rel_last` of the error: the deficit is
+# weakened by data and not eliminated, but it has not levelled off by our largest N. Every
+# size is trained for the same number of epochs, so a smaller N also gets fewer updates;
+# part of its deficit is undertraining, which the paper's online training avoids. The two
+# architectures have similar parameter counts ({glue:text}`arch_params`). The Transformer
+# trained on N sequences against the LSTM trained on twice as many, error difference
+# (positive: the Transformer is closer to L): {glue:text}`arch_ahead` nats. Where both
+# have enough updates, the Transformer beats an LSTM given twice its data; at the
+# smallest size, after only a few dozen updates, it does not.
 #
 # ## Where did the mass go? (Fig. 4 and App. A.1)
 #
@@ -800,14 +937,14 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 
 # %% tags=["hide-input"]
 glue("n_t_txt", f"{n_train_temperature:,}", display=False)
-temp_rows, temp_err = [], {}
+temp_rows, temp_err, per_tok = [], {}, {}
 for T in language_temperatures:
     if T == temperature:
         tr, te = train.take(0, n_train_temperature), test.take(
             0, n_test_temperature)
         lg, va = lang, valid
     else:
-        lg = LG.Language(L, T)
+        lg = LG.Language(L, T, max_tokens=lang.max_tokens)
         d = lg.sample(n_train_temperature + n_valid + n_test_temperature,
                       seed=seed)
         tr = d.take(0, n_train_temperature)
@@ -816,24 +953,36 @@ for T in language_temperatures:
     m = LG.learn(lg, main, tr, va, epochs, config, seed=learner_seeds[0],
                  tag=f"T{T}", device=device)
     e = D.estimation_error(LG.model_logprob(m, te.ids), te.logp)
-    temp_err[T] = (te.logp, e)
+    temp_err[T] = (te.logp, e, te.lengths)
+    idx = rng.integers(len(e), size=(2000, len(e)))
+    per_tok[T] = (e.sum() / te.lengths.sum(),
+                  e[idx].sum(1) / te.lengths[idx].sum(1))
     temp_rows.append({
         "T": T, "entropy rate (nats/token)": -te.logp.mean()
         / te.lengths.mean(), "mean tokens": te.lengths.mean(),
         "unfinished": f"{1 - np.exp(lg.log_finished):.2%}",
         "mean error": ci(mean_ci(e)),
+        "error per token": ci(est(*per_tok[T])),
         "share underestimated": ci(mean_ci(e < 0))})
 temps = pd.DataFrame(temp_rows)
+ts = sorted(language_temperatures)
+# colder minus warmer, per token (independent samples): < 0, colder worse
+colder = [est(per_tok[a][0] - per_tok[b][0], per_tok[a][1] - per_tok[b][1])
+          for a, b in zip(ts, ts[1:])]
+glue("colder", "; ".join(f"T = {a} − T = {b}: {ci(c)}"
+                         for (a, b), c in zip(zip(ts, ts[1:]), colder)),
+     display=False)
 lo_t, hi_t = min(language_temperatures), max(language_temperatures)
 overlap = (max(temp_err[lo_t][0].min(), temp_err[hi_t][0].min()),
            min(temp_err[lo_t][0].max(), temp_err[hi_t][0].max()))
 edges = np.linspace(*overlap, 11)
 t_cmp = []
 for a, b in zip(edges, edges[1:]):
-    parts = []
+    parts, lens = [], []
     for T in (lo_t, hi_t):
-        x, e = temp_err[T]
+        x, e, n_tok = temp_err[T]
         parts.append(e[(x >= a) & (x < b)])
+        lens.append(n_tok[(x >= a) & (x < b)].mean())
     if min(map(len, parts)) > 10:
         boots = (parts[0][rng.integers(len(parts[0]),
                                        size=(n_boot, len(parts[0])))].mean(1)
@@ -843,17 +992,19 @@ for a, b in zip(edges, edges[1:]):
         t_cmp.append({"log p_L from": a, "to": b,
                       f"n (T={lo_t})": len(parts[0]),
                       f"n (T={hi_t})": len(parts[1]),
+                      f"tokens (T={lo_t})": lens[0],
+                      f"tokens (T={hi_t})": lens[1],
                       "difference": parts[0].mean() - parts[1].mean(),
                       "low": np.quantile(boots, 0.025),
                       "high": np.quantile(boots, 0.975)})
 t_cmp = pd.DataFrame(t_cmp)
 fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.2))
 palette = sns.color_palette("flare", len(language_temperatures))
-for color, T in zip(palette, language_temperatures):
-    x, e = temp_err[T]
+for shade, T in zip(palette, language_temperatures):
+    x, e, _ = temp_err[T]
     c = by_bin(e, D.equal_width_bins(x, n_bins), x=x)
-    ax.plot(c["log p_L"], c["mean"], marker=".", color=color, label=f"T = {T}")
-    ax.fill_between(c["log p_L"], c["low"], c["high"], color=color, alpha=0.2)
+    ax.plot(c["log p_L"], c["mean"], marker=".", color=shade, label=f"T = {T}")
+    ax.fill_between(c["log p_L"], c["low"], c["high"], color=shade, alpha=0.2)
 ax.axhline(0, color=plots.REFERENCE_COLOR, lw=1)
 ax.set(xlabel="log p_L(x) (bin mean)", ylabel="mean error (nats)")
 ax.legend()
@@ -880,8 +1031,123 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # (T = {glue:text}`lo_t`) has the larger deficit in {glue:text}`t_worse` bins, and the
 # smaller in {glue:text}`t_better`. The comparison is at equal log p_L, as the paper's:
 # a sequence of a given probability is *typical* in a hot language and rare in a cold one.
+# But at equal log p_L the cold language's sequences are longer (the token columns), and
+# length alone carries more per-token deficits (see the length section below). Per token,
+# which removes length, the colder language's error minus the warmer's is
+# {glue:text}`colder` nats (negative: the colder language suffers more).
 
 # %% [markdown]
+# ## A pretrained ground truth (App. A.2)
+#
+# The paper repeats the experiment with a pretrained, fine-tuned GPT2-medium as L at
+# T = 1, and finds the same underestimation, worse for rarer sequences, and random
+# sequences overestimated. Here a pretrained L (SmolLM2-135M in the gpu profile) is sampled
+# at T = 1 and the main learner trained on its ids with its own tokenizer. Sampling a 135 M
+# model and training a learner with its 49k-type head do not fit the default profile's CPU
+# budget, so there the section is skipped: {glue:md}`pretrained_text`
+
+# %% tags=["hide-input"]
+pretrained_checks = None
+if pretrained_language:
+    PL = registry.load(pretrained_language, device=device)
+    plang = LG.Language(PL, 1.0, max_tokens=min(max_tokens, PL.max_length))
+    pdraw = plang.sample(n_train_pretrained + n_valid + n_test_pretrained,
+                         seed=seed)
+    ptest = pdraw.take(n_train_pretrained + n_valid, len(pdraw))
+    pm = LG.learn(plang, main, pdraw.take(0, n_train_pretrained),
+                  pdraw.take(n_train_pretrained, n_train_pretrained + n_valid),
+                  epochs, config, seed=learner_seeds[0], tag="pretrained-T1",
+                  device=device)
+    pe = D.estimation_error(LG.model_logprob(pm, ptest.ids), ptest.logp)
+    pc = by_bin(pe, D.equal_count_bins(ptest.logp, n_bins), x=ptest.logp)
+    prand = D.random_sequences(n_random, plang.vocabulary, seed=seed)
+    pr = D.estimation_error(LG.model_logprob(pm, prand),
+                            plang.logprob(prand))
+    p_share, p_rand = mean_ci(pe < 0), mean_ci(pr)
+    rarest, top = pc.iloc[0], pc.iloc[-1]
+    pretrained_checks = (
+        sum([p_share.low > 0.5, rarest["high"] < top["low"], p_rand.low > 0]),
+        sum([p_share.high < 0.5, rarest["low"] > top["high"],
+             p_rand.high < 0]))
+    glue_md("pretrained_text", f"with {pretrained_language} as L, the learner "
+            f"underestimates a share {ci(p_share)} of {len(ptest):,} test "
+            f"sequences; its mean error is {num(rarest['mean'])} in the rarest "
+            f"and {num(top['mean'])} in the most probable of {len(pc)} "
+            f"equal-count bins, and {ci(p_rand)} nats on random sequences.")
+else:
+    glue_md("pretrained_text", "`pretrained_language` is empty here.")
+
+# %% [markdown]
+# ## Beyond the paper: is the distortion learned from samples?
+#
+# A model trained on samples meets each of L's conditionals only through the tokens drawn
+# from it, and a rare continuation may never be drawn at all. The control trains the main
+# learner on the same sequences for as long, with L's *full* next-token distribution as the
+# target at every position instead of the sampled token (word-level knowledge
+# distillation; the loss is KL(p_L(· | x_<t) ‖ p_M(· | x_<t)) up to L's entropy). If the
+# tail's underestimation shrinks, it comes from learning from samples; if it stays, from
+# the learner.
+
+# %% tags=["hide-input"]
+if distill:
+    distilled = LG.learn(lang, main, train, valid, epochs, config,
+                         seed=learner_seeds[0], tag=f"T{temperature}",
+                         distill=True, device=device)
+    err_d = D.estimation_error(LG.model_logprob(distilled, test.ids),
+                               test.logp)
+    d_curve = by_bin(err_d, count_bins)
+    d_gain = by_bin(err_d - err[main], count_bins)
+    control = pd.DataFrame({
+        "training target": ["sampled tokens", "L's distributions"],
+        "share underestimated": [ci(share[main]), ci(mean_ci(err_d < 0))],
+        "mean error": [ci(mean_ci(err[main])), ci(mean_ci(err_d))],
+        "rarest bin": [ci(stats.Estimate(*curves[main, "equal count"].iloc[0][
+            ["mean", "low", "high"]])), ci(stats.Estimate(*d_curve.iloc[0][
+                ["mean", "low", "high"]]))],
+        "most probable bin": [ci(stats.Estimate(*curves[main, "equal count"]
+                                                .iloc[-1][["mean", "low",
+                                                           "high"]])),
+                              ci(stats.Estimate(*d_curve.iloc[-1][
+                                  ["mean", "low", "high"]]))]})
+    rare_cut = 1 - d_curve.iloc[0]["mean"] / curves[main, "equal count"].iloc[
+        0]["mean"]
+    glue_md("distill_text", f"Trained on L's distributions, the learner "
+            f"underestimates a share {ci(mean_ci(err_d < 0))} of the test "
+            f"sequences (against {ci(share[main])} from samples), and its "
+            f"deficit in the rarest bin is {rare_cut:.0%} smaller; it is "
+            f"closer to L in {int((d_gain['low'] > 0).sum())} of "
+            f"{len(d_gain)} bins beyond the paired interval and farther in "
+            f"{int((d_gain['high'] < 0).sum())}.")
+    display(tables.show(control, f"{main} trained on the same "
+                        f"{n_train:,} sequences, with either target "
+                        "(95 % intervals)", index=False))
+else:
+    glue_md("distill_text", "The control was not run (`distill = False`): "
+            "the figure shows the learner trained on samples only.")
+fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.0))
+pairs = [(curves[main, "equal count"], "sampled tokens", "-")]
+pairs += [(d_curve, "L's distributions", "--")] if distill else []
+for c, lab, ls in pairs:
+    ax.plot(c["log p_L"], c["mean"], ls, marker=".", color=color(main),
+            label=lab)
+    ax.fill_between(c["log p_L"], c["low"], c["high"], alpha=0.2,
+                    color=color(main))
+ax.axhline(0, color=plots.REFERENCE_COLOR, lw=1)
+ax.set(xlabel="log p_L(x) (equal-count bin mean)", ylabel="mean error (nats)")
+ax.legend(title=f"{main} trained on")
+glue("fig_distill", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fig_distill
+# :name: fig-distill
+# The main learner's mean error by equal-count bin of log p_L, trained on the sampled
+# tokens (solid) or on L's full next-token distributions (dashed), with 95 % bootstrap
+# bands.
+# ```
+#
+# {glue:md}`distill_text`
+#
 # ## Beyond the paper: is "rare" just "long"?
 #
 # A sequence's error is a sum over its tokens, error(x) = Σ_t δ_t with
@@ -912,6 +1178,8 @@ for s_ in np.unique(len_strata):
     c = D.bin_means(err[main][keep], b, n_boot=n_boot, seed=seed)
     lengths = test.lengths[keep]
     within.append({"tokens": f"{lengths.min()}–{lengths.max()}",
+                   "tokens, rarest": lengths[b == b.min()].mean(),
+                   "tokens, most probable": lengths[b == b.max()].mean(),
                    "rarest quarter": ci(stats.Estimate(*c.iloc[0][
                        ["mean", "low", "high"]])),
                    "most probable quarter": ci(stats.Estimate(*c.iloc[-1][
@@ -929,14 +1197,26 @@ glue("reg_n", ci(stats.Estimate(n_row["coefficient"], n_row["low"],
                                 n_row["high"])), display=False)
 glue("reg_n_r2", num(n_row["partial R²"], 2), display=False)
 glue("reg_s_r2", num(s_row["partial R²"], 2), display=False)
-s_matters = s_row["high"] < 0
+per_tok_reg = D.bootstrap_ols(err[main] / test.lengths,
+                              {"s̄": surprisal}, n_boot=1000,
+                              seed=seed).set_index("term").loc["s̄"]
+glue("per_tok_s", ci(stats.Estimate(*per_tok_reg[["coefficient", "low",
+                                                  "high"]])), display=False)
+s_matters = s_row["high"] < 0 or s_row["low"] > 0
 glue_md("length_verdict", "Both carry the deficit: rare sequences are "
         "underestimated because they are long *and* because their tokens are "
-        "surprising." if s_matters else "Length carries the deficit: at equal "
-        "length, a sequence of more surprising tokens is not underestimated "
-        "more (the interval of its coefficient includes zero), so at this "
-        "scale \"rarer is worse\" is \"longer is worse\", the sum of more "
-        "per-token deficits.")
+        "surprising." if s_matters else "Length carries the deficit we can "
+        "detect: at equal length, the effect of more surprising tokens is too "
+        "small to tell from zero (its interval includes zero; absence of "
+        "evidence, not evidence of absence), so at this scale \"rarer is "
+        "worse\" is mostly \"longer is worse\", the sum of more per-token "
+        "deficits.")
+pm_bins = D.equal_count_bins(logp_m[main], n_bins)
+by_pm = by_bin(err[main], pm_bins)
+glue("pm_low", ci(stats.Estimate(*by_pm.iloc[0][["mean", "low", "high"]])),
+     display=False)
+glue("pm_high", ci(stats.Estimate(*by_pm.iloc[-1][["mean", "low", "high"]])),
+     display=False)
 display(tables.show(reg_tab, f"OLS of {main}'s error on length and per-token "
                     "surprisal (95 % bootstrap intervals)", index=False))
 tables.show(within, "Mean error in the rarest and most probable quarter of "
@@ -948,10 +1228,14 @@ tables.show(within, "Mean error in the rarest and most probable quarter of "
 # each extra nat of per-token surprisal by {glue:text}`reg_s` nats at equal length (partial
 # R² {glue:text}`reg_n_r2` and {glue:text}`reg_s_r2`). {glue:md}`length_verdict` Within
 # coarse length quartiles the rarest quarter is still worse than the most probable in
-# {glue:text}`within_n` quartiles, but length still varies inside a quartile, and the
-# regression separates the two. Binning by the *truth* is the right conditioning: binning
-# by p_M instead would reverse the picture by regression to the mean (the sequences M
-# finds least probable are those it underestimated).
+# {glue:text}`within_n` quartiles, but inside a quartile the rarest quarter is also the
+# longer (the token columns), and the regression separates the two. Per token, the error
+# changes by {glue:text}`per_tok_s` nats for each nat of per-token surprisal. Binning by
+# the *truth* is the conservative conditioning: noise alone in log p_M would make the
+# rarest bins of log p_L look *over*estimated (regression to the mean), so the deficit
+# found there is no artefact of binning. Binned by M's own log p_M instead, the same
+# errors give {glue:text}`pm_low` nats in the least probable bin and {glue:text}`pm_high`
+# in the most probable one, a pattern that noise alone would also produce.
 #
 # ## Beyond the paper: too uniform?
 #
@@ -963,31 +1247,34 @@ tables.show(within, "Mean error in the rarest and most probable quarter of "
 
 # %% tags=["hide-input"]
 sub = test.take(0, min(500, len(test)))
-h_l = np.concatenate(LG.entropies(L, sub.ids, temperature))
-lp_l_tok = np.concatenate(lang.token_logprobs(sub.ids))
-flat_rows = []
+h_l = LG.entropies(L, sub.ids, temperature)
+lp_l_tok = lang.token_logprobs(sub.ids)
+flat_rows, dh, slopes = [], {}, {}
 for name in learners:
-    h_m = np.concatenate(LG.entropies(models[name], sub.ids))
-    lp_m_tok = np.concatenate(models[name].score_ids(sub.ids))
-    per_seq = np.array([a.mean() for a in np.split(h_m - h_l,
-                        np.cumsum(sub.lengths)[:-1])])
-    flat_rows.append({"model": name, "H_L (nats)": h_l.mean(),
-                      "H_M (nats)": h_m.mean(),
-                      "ΔH per token": ci(mean_ci(per_seq)),
-                      "slope of log p_M on log p_L": D.slope(lp_l_tok,
-                                                             lp_m_tok)})
+    h_m = LG.entropies(models[name], sub.ids)
+    lp_m_tok = models[name].score_ids(sub.ids)
+    dh[name] = mean_ci([(a - b).mean() for a, b in zip(h_m, h_l)])
+    slopes[name] = est(*D.grouped_slope(lp_l_tok, lp_m_tok, seed=seed))
+    flat_rows.append({"model": name,
+                      "H_L (nats)": np.concatenate(h_l).mean(),
+                      "H_M (nats)": np.concatenate(h_m).mean(),
+                      "ΔH per token": ci(dh[name]),
+                      "slope of log p_M on log p_L": ci(slopes[name])})
 flat = pd.DataFrame(flat_rows)
-glue("dh_main", flat["ΔH per token"][0], display=False)
-glue("slope_main", f"{flat['slope of log p_M on log p_L'][0]:.2f}",
+glue("dh_main", ci(dh[main]), display=False)
+glue("slope_main", ci(slopes[main]), display=False)
+glue("slopes_all", "; ".join(f"{n} {ci(v)}" for n, v in slopes.items()),
      display=False)
 tables.show(flat, f"Entropy gap on the {len(sub):,} first test sequences "
             "(the interval resamples sequences)", index=False)
 
 # %% [markdown]
 # The main learner's next-token distributions are flatter than L's by
-# {glue:text}`dh_main` nats per token, and the slope of its token log-probabilities on
-# L's is {glue:text}`slope_main`. This is "too uniform" at the level where the model
-# makes its choices.
+# {glue:text}`dh_main` nats per token on average over the test sequences: "too uniform"
+# at the level where the model makes its choices. The slope is a cruder summary that need
+# not agree with it (it weighs the tokens L chose, not whole distributions):
+# {glue:text}`slopes_all`; a slope above 1 makes a learner sharper than L on the tokens
+# that occur, even where its distributions are flatter overall.
 #
 # ## The LNRE zone (App. A.5)
 #
@@ -1047,6 +1334,9 @@ ax.legend(fontsize="x-small", ncol=2)
 glue("fig_lnre", fig, display=False)
 plt.close(fig)
 last_gt = gt_df.groupby("process", sort=False).last().reset_index()
+glue("n_sent_gt", f"{len(sentences):,}", display=False)
+glue("die6", num(last_gt.set_index("process").loc[
+    "fair die, 1,000,000 faces", "P̂_N = N₁/N"]), display=False)
 checked = gt_df.dropna(subset=["exact M₀"]).query("N >= 1000")
 bias = checked["P̂_N = N₁/N"] - checked["exact M₀"]
 glue("gt_bias_max", f"{bias.abs().max():.4f}", display=False)
@@ -1064,9 +1354,12 @@ tables.show(last_gt, "P̂_N at the largest N of each process",
 # prefixes).
 # ```
 #
-# Real sentences and L's sequences stay in the LNRE zone over the whole range (almost
-# every one is new), words decline slowly, and a 1,000-faced die leaves it as soon as N
-# exceeds a few thousand. Where the truth is known, Good–Turing is within
+# Real sentences and L's sequences stay in the LNRE zone as far as our samples go
+# ({glue:text}`n_sent_gt` sentences; almost every one is new), words decline slowly, and
+# a 1,000-faced die leaves the zone as soon as N exceeds a few thousand. A million-faced
+# die is still in it at N = 10⁶ (its P̂_N is {glue:text}`die6`): the zone is a matter of N
+# against the number of types, and the question for language is whether N ever catches
+# up. Where the truth is known, Good–Turing is within
 # {glue:text}`gt_bias_max` of the exact missing mass at all {glue:text}`gt_points` points
 # with N ≥ 1,000; its expected bias, Σ_x p_x²(1 − p_x)^{N−1}, lies in [0, 1/N] (a unit
 # test checks this on a toy).
@@ -1076,8 +1369,10 @@ tables.show(last_gt, "P̂_N at the largest N of each process",
 #
 # Each verdict follows from the intervals above: *reproduced* when every case tested
 # shows the claim beyond its interval, *contradicted* when cases show the opposite and
-# none the claim, *inconclusive* when the intervals cannot tell or our scale cannot test
-# it.
+# none the claim, *differs* when some cases show it and some the opposite, *inconclusive*
+# when the intervals cannot tell or our scale cannot test it. The intervals resample test
+# sequences for one trained model per setting (one seed at this profile; the gpu profile
+# trains three): they do not include the variation between training runs.
 
 # %% tags=["hide-input"]
 rows = []
@@ -1097,15 +1392,18 @@ claim("The rarer the sequence, the worse the underestimation",
                                     for n in learners), len(learners)),
       "rarest vs most probable equal-count bin: " + "; ".join(
           f"{n} {num(ends[n][0]['mean'])} vs {num(ends[n][1]['mean'])}"
-          for n in learners))
+          for n in learners) + "; mostly through length (see the length "
+      "section)" if not s_matters else "")
 if tiny is not None:
     small_diff = -size_margin < rel.low and rel.high < size_margin
     big_diff = rel.low > size_margin or rel.high < -size_margin
     claim("Model size matters little",
           stats.verdict(int(small_diff), int(big_diff), 1),
-          f"{main} vs {tiny}: error difference "
-          f"{ci(stats.Estimate(100 * rel.value, 100 * rel.low, 100 * rel.high))}"
-          f" % (margin ±{size_margin:.0%})")
+          f"{main} vs {tiny} ({models[main].n_parameters / 1e6:.2f} M vs "
+          f"{models[tiny].n_parameters / 1e6:.2f} M parameters): error "
+          f"difference {ci(stats.Estimate(100 * rel.value, 100 * rel.low, 100 * rel.high))}"
+          f" % of their mean (margin ±{size_margin:.0%}); at this scale, "
+          "both far below the paper's GPT2-small")
 else:
     claim("Model size matters little", "inconclusive", "one size trained")
 near = [final["train"], gaps["train", last]]
@@ -1114,11 +1412,13 @@ claim("Training error converges to ≈ 0 in every stratum",
                     sum(e.low > 1 or e.high < -1 for e in near), 2),
       f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
       f"between strata {ci(gaps['train', last])} (≈ 0: within ±1 nat)")
-test_persist = (final["test"].high < 0) and (gaps["test", last].low > 0)
-claim("Test error does not converge; strata gaps persist",
-      stats.verdict(int(test_persist), int(gaps["test", last].high < 0), 1),
-      f"epoch {last}: test error {ci(final['test'])}, strata gap "
-      f"{ci(gaps['test', last])}")
+claim("Test strata gaps persist while the training strata close",
+      stats.verdict(int(gaps["test", last].low > 0) + int(apart.low > 0),
+                    int(gaps["test", last].high < 0) + int(apart.high < 0),
+                    2),
+      f"epoch {last}: test strata gap {ci(gaps['test', last])} (epoch 1: "
+      f"{ci(gaps['test', 1])}), exceeding the training gap by {ci(apart)}; "
+      "the mean test error is −KL < 0 by Gibbs, not tested")
 first, lastg = list(step_gain.values())[0], list(step_gain.values())[-1]
 helps = all(v.low > 0 for v in step_gain.values())
 last_rel = list(rel_step.values())[-1]
@@ -1126,18 +1426,16 @@ claim("More data helps but levels off",
       "reproduced" if helps and last_rel < level_margin else
       "contradicted" if any(v.high < 0 for v in step_gain.values()) else
       "inconclusive",
-      f"gains per doubling: first {ci(first)}, last {ci(lastg)} nats, still "
-      f"{last_rel:.0%} of the error (levels off below {level_margin:.0%}): "
-      "helps, and has not levelled off by N = " f"{n_train:,}"
-      if last_rel >= level_margin else f"gains per doubling: first "
-      f"{ci(first)}, last {ci(lastg)} nats ({last_rel:.0%} of the error)")
-if arch:
-    claim("The Transformer uses data more efficiently than the LSTM",
-          stats.verdict(int(arch_diff.low > 0), int(arch_diff.high < 0), 1),
-          f"{main} − {arch[0]} error {ci(arch_diff)} nats on the same data")
-else:
-    claim("The Transformer uses data more efficiently than the LSTM",
-          "inconclusive", "no LSTM trained")
+      f"every doubling helps (first {ci(first)}, last {ci(lastg)} nats), "
+      f"the last still by {last_rel:.0%} (levelling off: below "
+      f"{level_margin:.0%}); not levelled off by N = {n_train:,}, with "
+      "equal epochs at every N")
+claim("The Transformer uses data more efficiently than the LSTM",
+      stats.verdict(sum(e.low > 0 for e in ahead),
+                    sum(e.high < 0 for e in ahead), len(ahead))
+      if ahead else "inconclusive",
+      f"{main} on N vs {arch[0]} on the next N: " + "; ".join(
+          ci(e) for e in ahead) if ahead else "no LSTM trained")
 claim("The mass does not go to the head",
       stats.verdict(sum(ends[n][1]["high"] < 0 for n in learners),
                     sum(ends[n][1]["low"] > 0 for n in learners),
@@ -1158,14 +1456,25 @@ claim("Random Σ* sequences are overestimated whatever p_L",
                     int((rand_df["high"] < 0).sum()), len(rand_df)),
       f"bins above zero: {int((rand_df['low'] > 0).sum())} of {len(rand_df)}"
       f" ({', '.join([main] + arch)})")
+binned_for = (t_cmp["high"] < 0).sum() > len(t_cmp) / 2
+binned_against = (t_cmp["low"] > 0).sum() > len(t_cmp) / 2
 claim("Lower-entropy languages suffer more",
-      stats.verdict(int((t_cmp["high"] < 0).sum()),
-                    int((t_cmp["low"] > 0).sum()), len(t_cmp)),
-      f"T = {lo_t} worse than T = {hi_t} in {int((t_cmp['high'] < 0).sum())}"
-      f" of {len(t_cmp)} common bins, better in "
-      f"{int((t_cmp['low'] > 0).sum())}")
-claim("The findings hold with a pretrained ground truth", "inconclusive",
-      "not run at this profile: the gpu profile's L")
+      stats.verdict(sum(c.high < 0 for c in colder) + int(binned_for),
+                    sum(c.low > 0 for c in colder) + int(binned_against),
+                    len(colder) + 1),
+      "per token, colder minus warmer: " + "; ".join(
+          ci(c) for c in colder) + f"; at equal log p_L, T = {lo_t} worse "
+      f"in {int((t_cmp['high'] < 0).sum())} of {len(t_cmp)} bins (longer "
+      "sequences there)")
+if pretrained_checks:
+    claim("The findings hold with a pretrained ground truth",
+          stats.verdict(*pretrained_checks, 3),
+          f"{pretrained_language} at T = 1: underestimated {ci(p_share)}; "
+          f"rarest bin {num(rarest['mean'])} vs most probable "
+          f"{num(top['mean'])}; random sequences {ci(p_rand)}")
+else:
+    claim("The findings hold with a pretrained ground truth", "inconclusive",
+          "not run at this profile (the gpu profile's pretrained L)")
 lnre = last_gt.set_index("process")["P̂_N = N₁/N"]
 die = lnre.get("fair die, 1,000 faces", np.nan)
 zone = [lnre.get(k, 0) > 0.01 for k in ("real sentences", "real words")]
@@ -1173,14 +1482,10 @@ claim("Natural language is in the LNRE zone, unlike dice",
       stats.verdict(sum(zone) if die < 0.01 else 0, 0, len(zone)),
       f"P̂_N at the largest N: sentences {num(lnre.get('real sentences'))}, "
       f"words {num(lnre.get('real words'))}, 1,000-faced die {num(die)}")
-dh = [mean_ci(np.array([a.mean() for a in np.split(
-    np.concatenate(LG.entropies(models[n], sub.ids)) - h_l,
-    np.cumsum(sub.lengths)[:-1])])) for n in learners]
 claim("M spreads its mass too uniformly (conclusion)",
-      stats.verdict(sum(e.low > 0 for e in dh), sum(e.high < 0 for e in dh),
-                    len(learners)),
-      "ΔH per token: " + "; ".join(f"{n} {ci(e)}"
-                                    for n, e in zip(learners, dh)))
+      stats.verdict(sum(dh[n].low > 0 for n in learners),
+                    sum(dh[n].high < 0 for n in learners), len(learners)),
+      "ΔH per token: " + "; ".join(f"{n} {ci(dh[n])}" for n in learners))
 claims = pd.DataFrame(rows, columns=["claim", "verdict", "measured"])
 lmclaims.save(claims, "06_distortion")
 tables.show(claims, "Claims of LeBrun, Sordoni & O'Donnell (2022) and our "

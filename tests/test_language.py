@@ -141,3 +141,35 @@ def test_ols_recovers_known_coefficients():
     assert fit.loc["s", "low"] < 0 < fit.loc["s", "high"]
     assert fit.loc["n", "partial R²"] > 0.9 and fit.loc["s", "partial R²"] < 0.01
     assert D.slope([1, 2, 3], [2, 4, 6]) == pytest.approx(2.0)
+
+
+def test_distillation_targets_and_loss():
+    from lmnotes.train import cross_entropy
+
+    logits = torch.randn(6, 9, dtype=torch.float32, requires_grad=True)
+    q = torch.softmax(logits.detach(), -1)
+    loss = cross_entropy(logits, q)
+    loss.backward()
+    entropy = float(-(q * torch.log(q)).sum(-1).mean())
+    assert float(loss.detach()) == pytest.approx(entropy, abs=1e-5)  # KL = 0 when M = L
+    assert float(logits.grad.abs().max()) < 1e-6
+    lm = Bigram(seed=0)
+    lang = LG.Language(lm, 0.8)
+    seqs = [[0, 1], [2]]
+    q = LG.teacher_targets(lang, seqs).float()
+    table = torch.softmax(lm.table / 0.8, -1)
+    prev = [lm.bos_id, 0, 1, lm.bos_id, 2]  # the stream's targets 0, 1, EOS, 2, EOS follow these
+    torch.testing.assert_close(q, table[prev], atol=1e-3, rtol=0)
+
+
+def test_learners_of_a_borrowed_tokenizer_share_its_ids():
+    L = SubwordBigram(seed=0)
+    L.cache_key = "toy-subword"
+    lang = LG.Language(L, 1.0, max_tokens=40)
+    s = lang.sample(60, seed=0)
+    config = TrainConfig(block=16, batch_size=4, lr=3e-3, warmup=2)
+    m = LG.learn(lang, "tf-tiny", s.take(0, 40), s.take(40, 50), 1, config)
+    assert (m.bos_id, m.eos_id, m.vocab_size) == (L.bos_id, L.eos_id, L.vocab_size)
+    assert np.isfinite(LG.model_logprob(m, s.ids)).all()
+    d = LG.learn(lang, "tf-tiny", s.take(0, 40), s.take(40, 50), 1, config, distill=True)
+    assert d.cache_key != m.cache_key and d.name.endswith("distilled")

@@ -149,6 +149,7 @@ data_sizes = [750, 1500]  # sizes
 language_temperatures = [0.7, 1.0]  # sweep
 perturb_levels = [0, 1, 5]  # ladder
 size_margin = 0.1  # margin
+pretrained_language = ""  # skip
 '''
 
 
@@ -165,6 +166,7 @@ size_margin = 0.1  # margin
     ({"language_temperatures": [0.85, 0.0]}, r"positive number"),
     ({"perturb_levels": [1, 2]}, r"start at 0"),
     ({"size_margin": 0.0}, r"must lie in \(0, 1\]"),
+    ({"pretrained_language": "no-such-model"}, r"neither a registered model"),
 ])
 def test_distortion_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):

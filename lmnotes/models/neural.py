@@ -88,7 +88,10 @@ class NeuralLM(LanguageModel):
         self.net = ARCHITECTURES[arch](seg.vocab_size, **net_config).to(self.device)
         self.net.eval()
         self.vocab_size = seg.vocab_size
-        self.bos_id, self.eos_id, self.pad_id = seglib.BOS, seglib.EOS, seglib.PAD
+        # a segmentation of this package uses its own specials; a borrowed tokenizer (the
+        # distortion chapter's learners of a pretrained L) brings the model's
+        self.bos_id, self.eos_id, self.pad_id = (getattr(seg, "bos_id", seglib.BOS), getattr(seg, "eos_id", seglib.EOS),
+                                                 getattr(seg, "pad_id", seglib.PAD))
         self.max_length = self.net.context or (1 << 30)
 
     @property

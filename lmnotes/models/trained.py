@@ -154,13 +154,16 @@ def _kept(name: str, key: str, train_it, device, neural: bool) -> LanguageModel:
 def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int]],
            valid_ids: Sequence[Sequence[int]], name: str, net_config: dict, config: TrainConfig,
            tokenizer_key: str, seed: int = 0, device: str | None = "cpu", callback=None,
-           callback_key: str = "", progress: bool | None = None) -> LanguageModel:
+           callback_key: str = "", soft_targets=None, teacher_key: str = "",
+           progress: bool | None = None) -> LanguageModel:
     """A neural model of ``arch`` with ``net_config``, trained from scratch on token-id
     sequences of an existing segmentation ``seg`` (the distortion chapter: M learns a
     language L's samples as ids, with L's tokenizer). The cache key hashes the ids, the
     tokenizer (``tokenizer_key``, e.g. L's cache key), the configuration and the code;
     ``callback(epoch, lm)`` (see :func:`lmnotes.train.train`) is part of the key through
-    ``callback_key``, and what it returns is in the model's ``history``."""
+    ``callback_key``, and what it returns is in the model's ``history``. ``soft_targets`` (a
+    teacher's distributions, see :func:`lmnotes.train.train`) enter it through
+    ``teacher_key``."""
     if arch not in ("lstm", "transformer"):
         raise ModelError(f"training on ids needs a neural architecture (lstm or transformer), not {arch!r}")
     train_ids, valid_ids = [list(map(int, s)) for s in train_ids], [list(map(int, s)) for s in valid_ids]
@@ -171,7 +174,7 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
         raise ModelError(f"{name}: ids {bad[:5]} lie outside the tokenizer's vocabulary of {seg.vocab_size}")
     config = replace(config, seed=seed)
     key = io.digest("trained-ids", name, arch, net_config, config.asdict(), tokenizer_key, io.digest(train_ids),
-                    io.digest(valid_ids), callback_key, _code_version())
+                    io.digest(valid_ids), callback_key, teacher_key, _code_version())
 
     def train_it() -> LanguageModel:
         import torch
@@ -181,7 +184,9 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
         t0 = time.perf_counter()
         torch.manual_seed(seed)  # the initial weights
         model = NeuralLM(seg, arch, name=name, device=device, **net_config)
-        model.history = train(model, train_ids, valid_ids, config, progress=progress, callback=callback)
+        targets = soft_targets() if callable(soft_targets) else soft_targets
+        model.history = train(model, train_ids, valid_ids, config, progress=progress, callback=callback,
+                              soft_targets=targets)
         model.train_seconds = time.perf_counter() - t0
         model.cache_key = key
         return model
