@@ -1,6 +1,6 @@
 """Distributional distortion of a model M against a known language L (LeBrun, Sordoni &
-O'Donnell 2022). The distortion chapter (in progress: these are its statistics, with unit
-tests; the chapter itself is not written yet).
+O'Donnell 2022): the statistics of the distortion chapter (the language and its learners are
+in :mod:`lmnotes.language`).
 
 - :func:`estimation_error`: error(x) = log p_M(x) − log p_L(x) (the paper's Eq. 2); its mean
   under L is −KL(p_L ‖ p_M) ≤ 0 for any M (Gibbs' inequality), so only its median and its
@@ -11,7 +11,10 @@ tests; the chapter itself is not written yet).
 - :func:`random_sequences`: sequences from Σ* (Poisson(10) lengths, uniform tokens, App. A.1);
 - :func:`equal_width_bins` (footnote 3: bins with more than 10 sequences) and
   :func:`equal_count_bins` (§4.2), and :func:`bin_means` with percentile bootstrap intervals;
-- :func:`good_turing` (Eqs. 3–4) and :func:`missing_mass` (the exact one, where p_L is known).
+- :func:`good_turing` (Eqs. 3–4) and :func:`missing_mass` (the exact one, where p_L is known),
+  and their curves over N (:func:`good_turing_curve`, :func:`missing_mass_curve`);
+- :func:`ols` and :func:`bootstrap_ols` (the length confound), :func:`slope` and
+  :func:`grouped_slope` (M's token log-probabilities against L's).
 """
 
 from __future__ import annotations

@@ -1,20 +1,21 @@
 """Seeded training of neural language models, with early stopping. Models chapter and every
 study that trains a model (the distortion chapter trains on samples of another model).
 
-Training strings (any list of str, or of token-id sequences, which are used as they are: the
-distortion chapter trains on a language's ids, since decoding and re-encoding would change
-them) are encoded as ``<s> text <s>`` and concatenated into one stream, cut into blocks of
-``block + 1`` tokens; each epoch visits the blocks in a seeded
-random order. The loss is the mean next-token cross-entropy (nats). Validation loss is
-computed on the validation strings every ``eval_every`` steps; training stops after
+Training strings (any list of str, or of token-id sequences, used as they are: the
+distortion chapter trains on a language's ids, which decoding and re-encoding would change)
+are encoded as ``<s> text <s>`` and concatenated into one stream, cut into blocks of
+``block + 1`` tokens; each epoch visits the blocks in a seeded random order. The loss is the
+mean next-token cross-entropy (nats). Validation loss is computed on the validation strings
+every ``eval_every`` steps (``eval_every=0``: at the end of each epoch); training stops after
 ``patience`` evaluations without improvement, at ``max_steps``, or after ``max_epochs``, and
-the best weights are restored (``eval_every=0`` evaluates at the end of each epoch instead). A
-``callback(epoch, lm)`` called after each epoch may return a dict of measurements, which the
+the best weights are restored. With the same seed, data and device the run is deterministic.
+
+A ``callback(epoch, lm)``, called after each epoch, may return a dict of measurements that the
 history records (the distortion chapter scores fixed train and test subsets there).
 ``soft_targets`` [stream length − 1, V], a teacher's next-token distribution at each target of
-the stream, replaces the one-hot targets by them (word-level knowledge distillation, Hinton
-et al. 2015; Kim & Rush 2016: the loss is −Σ_v q_v log p_M(v), the KL to the teacher up to its
-entropy); the distortion chapter's control trains on L's full conditionals so. With the same seed, data and device the run is deterministic.
+the stream, replace the one-hot targets (word-level knowledge distillation: Hinton et al.
+2015, Kim & Rush 2016); the loss −Σ_v q_v log p_M(v) is the KL to the teacher up to the
+teacher's entropy. The distortion chapter's control trains on L's full conditionals so.
 
 ``precision="bfloat16"`` trains with mixed precision (Micikevicius et al. 2018): matrix
 products run in bfloat16 under ``torch.autocast`` while the weights, the optimiser state and

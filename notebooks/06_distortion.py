@@ -397,7 +397,7 @@ tables.show(fig1, "Underestimation on the test sequences (95 % intervals)",
 
 # %% [markdown]
 # ```{glue:figure} fig_error
-# :name: fig-error
+# :name: distortion-fig-error
 # Left: the joint histogram of log p_L and the main learner's log p_M on the test
 # sequences; the dashed line is p_M = p_L, and mass below it is underestimated. Right: the
 # mean error per bin of log p_L, equal-width bins with more than 10 sequences (solid) and
@@ -489,7 +489,7 @@ else:
 
 # %% [markdown]
 # ```{glue:figure} fig_size
-# :name: fig-size
+# :name: distortion-fig-size
 # The paired difference of the two Transformer sizes' errors per equal-count bin of
 # log p_L, with 95 % bootstrap intervals; above zero the larger model is closer to L.
 # ```
@@ -692,7 +692,7 @@ tables.show(training, f"{main}: the error at the last epoch and the gap "
 
 # %% [markdown]
 # ```{glue:figure} fig_training
-# :name: fig-training
+# :name: distortion-fig-training
 # Mean error per epoch for each of the equal-count strata of log p_L (darker: rarer), on
 # training sequences (left) and test sequences (right). The dotted line marks the epoch
 # with the best validation loss, whose weights the other sections use.
@@ -811,7 +811,7 @@ glue("rel_last", f"{list(rel_step.values())[-1]:.0%}", display=False)
 
 # %% [markdown]
 # ```{glue:figure} fig_data
-# :name: fig-data
+# :name: distortion-fig-data
 # Left: the main learner's mean test error per equal-count stratum of log p_L (darker:
 # rarer) against the number of training sequences, nested subsets of one sample; the
 # inset shows the relative change r_N per stratum. Right: the mean test error of the
@@ -916,7 +916,7 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 
 # %% [markdown]
 # ```{glue:figure} fig_perturb
-# :name: fig-perturb
+# :name: distortion-fig-perturb
 # The main learner's mean error over the number of recursive perturbations (rows) and the
 # sequence's own log p_L (columns, equal-width bins; blank: 10 sequences or fewer). Brown:
 # underestimated; blue-green: overestimated (the paper's colours).
@@ -1022,7 +1022,7 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 
 # %% [markdown]
 # ```{glue:figure} fig_temperature
-# :name: fig-temperature
+# :name: distortion-fig-temperature
 # The mean error of the main learner by equal-width bin of log p_L, one curve per
 # language temperature, with 95 % bootstrap bands.
 # ```
@@ -1140,7 +1140,7 @@ plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig_distill
-# :name: fig-distill
+# :name: distortion-fig-distill
 # The main learner's mean error by equal-count bin of log p_L, trained on the sampled
 # tokens (solid) or on L's full next-token distributions (dashed), with 95 % bootstrap
 # bands.
@@ -1327,9 +1327,9 @@ for i, (label, g) in enumerate(gt_df.groupby("process", sort=False)):
             label=label)
     if g["exact M₀"].notna().any():
         ax.plot(g["N"], g["exact M₀"], ls=":", color=color)
-ax.set(xscale="log", xlabel="sample size N",
-       ylabel="P̂_N (solid), exact M₀ (dotted)")
-plots.plain_log(ax, "x")
+ax.set(xlabel="sample size N", ylabel="P̂_N (solid), exact M₀ (dotted)")
+plots.plain_log(ax, "x", ticks=[10 ** k for k in range(1, 8)])
+ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:,.0f}"))
 ax.legend(fontsize="x-small", ncol=2)
 glue("fig_lnre", fig, display=False)
 plt.close(fig)
@@ -1348,7 +1348,7 @@ tables.show(last_gt, "P̂_N at the largest N of each process",
 
 # %% [markdown]
 # ```{glue:figure} fig_lnre
-# :name: fig-lnre
+# :name: distortion-fig-lnre
 # The Good–Turing estimate of the unseen mass P̂_N = N₁/N (solid) against the sample size
 # N, and the exact missing mass where the probabilities are known (dotted: dice and L's
 # prefixes).
@@ -1434,8 +1434,10 @@ claim("The Transformer uses data more efficiently than the LSTM",
       stats.verdict(sum(e.low > 0 for e in ahead),
                     sum(e.high < 0 for e in ahead), len(ahead))
       if ahead else "inconclusive",
-      f"{main} on N vs {arch[0]} on the next N: " + "; ".join(
-          ci(e) for e in ahead) if ahead else "no LSTM trained")
+      f"{main} on N vs {arch[0]} on the next N (positive: {main} closer "
+      "to L): " + "; ".join(f"N = {a:,}: {ci(e)}" for a, e in zip(
+          sizes, ahead)) + "; with equal epochs, the smallest N has the "
+      "fewest updates" if ahead else "no LSTM trained")
 claim("The mass does not go to the head",
       stats.verdict(sum(ends[n][1]["high"] < 0 for n in learners),
                     sum(ends[n][1]["low"] > 0 for n in learners),

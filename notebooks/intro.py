@@ -71,12 +71,9 @@ Markdown("\n".join(lines))
 # | {doc}`01_models` | — | Which models does the report use, and how well does each predict the test split? |
 # | {doc}`02_tendencies` | {cite:t}`meister-cotterell-2021-language` | Does generated text follow the statistical laws of human text (Zipf, Heaps, unigram, length, stopwords, symbols), and how much does the decoding strategy matter? |
 # | {doc}`03_segmentation` | {cite:t}`mielke-2019-compare` | Can perplexities of models with different segmentations (words, subwords, characters, bytes) be compared, and what does a closed vocabulary buy? |
-#
-# Three more studies are to come, each as a chapter of its own:
-# importance-sampled perplexity of latent language models
-# {cite}`logan-etal-2020-importance`, word-level prediction from subword models
-# {cite}`dudy-bedrick-2020-words`, and the distortion of rare sequences' probabilities
-# {cite}`lebrun-etal-2022-evaluating`.
+# | {doc}`04_importance_sampling` | {cite:t}`logan-etal-2020-importance` | How good are importance-sampled perplexities of latent language models, measured against exact marginals? |
+# | {doc}`05_word_level` | {cite:t}`dudy-bedrick-2020-words` | How accurately and how diversely do subword models predict whole words, rare ones included, and does tokenization decide it? |
+# | {doc}`06_distortion` | {cite:t}`lebrun-etal-2022-evaluating` | Trained on samples of a language whose probabilities are known, where does a model put too little mass, and where the rest? |
 #
 # ## How to read a chapter
 #

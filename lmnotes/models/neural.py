@@ -90,8 +90,9 @@ class NeuralLM(LanguageModel):
         self.vocab_size = seg.vocab_size
         # a segmentation of this package uses its own specials; a borrowed tokenizer (the
         # distortion chapter's learners of a pretrained L) brings the model's
-        self.bos_id, self.eos_id, self.pad_id = (getattr(seg, "bos_id", seglib.BOS), getattr(seg, "eos_id", seglib.EOS),
-                                                 getattr(seg, "pad_id", seglib.PAD))
+        self.bos_id = getattr(seg, "bos_id", seglib.BOS)
+        self.eos_id = getattr(seg, "eos_id", seglib.EOS)
+        self.pad_id = getattr(seg, "pad_id", seglib.PAD)
         self.max_length = self.net.context or (1 << 30)
 
     @property
