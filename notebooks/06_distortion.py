@@ -235,7 +235,6 @@ glue("n_unfinished", f"{draw.unfinished:,}", display=False)
 glue("p_trunc", f"{p_trunc:.2%}", display=False)
 glue("roundtrip", f"{draw.roundtrip_changed / len(draw):.0%}", display=False)
 glue("rescore_diff", f"{np.abs(rescored - test.logp).max():.1e}", display=False)
-glue("n_test_used", f"{len(test):,}", display=False)
 train_set = {tuple(s) for s in train.ids}
 dup = np.array([tuple(s) in train_set for s in test.ids])
 glue("n_dup", f"{dup.sum():,}", display=False)
@@ -452,12 +451,6 @@ if tiny is not None:
     a_m, t_m = err[main].mean(), err[tiny].mean()
     rel = est((a_m - t_m) / abs(a_m + t_m) * 2,
               (a_b - t_b) / np.abs(a_b + t_b) * 2)
-    glue("size_rel", ci(stats.Estimate(100 * rel.value, 100 * rel.low,
-                                       100 * rel.high)), display=False)
-    glue("size_bins_better", int((paired["low"] > 0).sum()), display=False)
-    glue("size_bins", len(paired), display=False)
-    glue("size_params", f"{models[main].n_parameters / models[tiny].n_parameters:.1f}",
-         display=False)
     fig, ax = plt.subplots(figsize=(plots.COLUMN, 2.8))
     ax.errorbar(paired["log p_L"], paired["mean"],
                 yerr=[paired["mean"] - paired["low"],
@@ -515,7 +508,7 @@ else:
 # where M's mass goes (the paper uses perturbations as a proxy).
 
 # %% tags=["hide-input"]
-reverse, tv_diff = {}, {}
+tv_diff = {}
 rows, rows_m = [], []
 
 
@@ -528,7 +521,6 @@ for name in learners:
     e_fin = D.estimation_error(np.asarray(s.logprob_model)[done], lp_l)
     # an unfinished sample is longer than the cap: outside L′'s support
     e_rev = np.r_[e_fin, np.full((~done).sum(), np.inf)]
-    reverse[name] = (lp_l, e_fin)
     ratio = np.exp(np.minimum(err[name], 50))
     tv_l_v = np.clip(1 - ratio, 0, None)
     tv_m_v = np.clip(1 - np.exp(-np.maximum(e_rev, -50)), 0, None)
@@ -1014,7 +1006,6 @@ glue("t_worse", f"{int((t_cmp['high'] < 0).sum())} of {len(t_cmp)}",
      display=False)
 glue("t_better", int((t_cmp["low"] > 0).sum()), display=False)
 glue("lo_t", lo_t, display=False)
-glue("hi_t", hi_t, display=False)
 display(tables.show(temps, "The languages by temperature, and the main "
                     "learner's error on each (95 % intervals)", index=False))
 tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
@@ -1262,7 +1253,6 @@ for name in learners:
                       "slope of log p_M on log p_L": ci(slopes[name])})
 flat = pd.DataFrame(flat_rows)
 glue("dh_main", ci(dh[main]), display=False)
-glue("slope_main", ci(slopes[main]), display=False)
 glue("slopes_all", "; ".join(f"{n} {ci(v)}" for n, v in slopes.items()),
      display=False)
 tables.show(flat, f"Entropy gap on the {len(sub):,} first test sequences "
