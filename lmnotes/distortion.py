@@ -13,8 +13,8 @@ in :mod:`lmnotes.language`).
   :func:`equal_count_bins` (§4.2), and :func:`bin_means` with percentile bootstrap intervals;
 - :func:`good_turing` (Eqs. 3–4) and :func:`missing_mass` (the exact one, where p_L is known),
   and their curves over N (:func:`good_turing_curve`, :func:`missing_mass_curve`);
-- :func:`ols` and :func:`bootstrap_ols` (the length confound), :func:`slope` and
-  :func:`grouped_slope` (M's token log-probabilities against L's).
+- :func:`ols` and :func:`bootstrap_ols` (the length confound), :func:`grouped_slope` (M's
+  token log-probabilities against L's).
 """
 
 from __future__ import annotations
@@ -246,18 +246,11 @@ def bootstrap_ols(y, columns: dict[str, np.ndarray], n_boot: int = 1000, seed: i
     return point
 
 
-def slope(x, y) -> float:
-    """The OLS slope of y on x: the effective inverse temperature of M's token log-probs on
-    L's (a slope below 1 means M is flatter than L)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    xc = x - x.mean()
-    return float((xc * (y - y.mean())).sum() / (xc ** 2).sum())
-
-
 def grouped_slope(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], n_boot: int = 1000,
                   seed: int = 0) -> tuple[float, np.ndarray]:
-    """:func:`slope` over the tokens of many sequences, with bootstrap replicates that
-    resample whole sequences (the independent unit), from per-sequence sums."""
+    """The OLS slope of y on x over the tokens of many sequences (the effective inverse
+    temperature of M's token log-probs on L's: below 1, M is flatter than L), with bootstrap
+    replicates that resample whole sequences (the independent unit), from per-sequence sums."""
     sums = np.array([[len(x), x.sum(), y.sum(), (x * x).sum(), (x * y).sum()] for x, y in zip(xs, ys)])
 
     def fit(t):

@@ -176,24 +176,33 @@ def model_logprob(lm: LanguageModel, seqs) -> np.ndarray:
     return np.array([x.sum() for x in lm.score_ids([list(s) for s in seqs])])
 
 
+def _next_token_logprobs(lm: LanguageModel, seqs, temperature: float, batch_size: int = 64):
+    """(i, log p(· | BOS, x_<t) for t = 1 … |x| + 1) for each id sequence i, at
+    ``temperature``: one forward pass per batch of sequences sorted by length. The sequences
+    must fit the window (BOS + tokens)."""
+    import torch
+
+    seqs = [[lm.bos_id] + list(map(int, s)) for s in seqs]
+    if any(len(s) > lm.max_length for s in seqs):
+        raise ValueError(f"{lm.name}: a sequence is longer than the window of {lm.max_length} tokens")
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]), reverse=True)
+    with torch.inference_mode():
+        for a in range(0, len(order), batch_size):
+            idx = order[a:a + batch_size]
+            states = lm._padded_states([seqs[i] for i in idx], len(seqs[idx[0]]))
+            logp = torch.log_softmax(lm._head(states).float() / temperature, -1).cpu()
+            for r, i in enumerate(idx):
+                yield i, logp[r, :len(seqs[i])]
+
+
 def teacher_targets(language: Language, seqs, batch_size: int = 64):
     """L's tempered next-token distributions at every target of the training stream that
     :func:`lmnotes.train.train` builds from ``seqs`` (each sequence's tokens and its EOS, given
     BOS and the tokens before): float16 [Σ(|x| + 1), V], the distillation control's targets."""
     import torch
 
-    lm = language.lm
-    seqs = [[lm.bos_id] + list(map(int, s)) for s in seqs]
-    out = [None] * len(seqs)
-    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]), reverse=True)
-    with torch.inference_mode():
-        for a in range(0, len(order), batch_size):
-            idx = order[a:a + batch_size]
-            states = lm._padded_states([seqs[i] for i in idx], len(seqs[idx[0]]))
-            probs = torch.softmax(lm._head(states).float() / language.temperature, -1).cpu()
-            for r, i in enumerate(idx):
-                out[i] = probs[r, :len(seqs[i])].half()
-    return torch.cat(out)
+    out = dict(_next_token_logprobs(language.lm, seqs, language.temperature, batch_size))
+    return torch.cat([out[i].exp().half() for i in range(len(out))])
 
 
 def learn(language: Language, learner: str, train: SampleSet, valid: SampleSet, epochs: int,
@@ -227,19 +236,6 @@ def entropies(lm: LanguageModel, seqs, temperature: float = 1.0, batch_size: int
     """H(p(· | BOS, x_<t)) in nats at every position t of each id sequence (x_1 … EOS), under
     ``lm`` at ``temperature``: the per-prefix entropies behind the entropy gap ΔH = H_M − H_L.
     Sequences must fit the window (BOS + tokens)."""
-    import torch
-
-    seqs = [[lm.bos_id] + list(map(int, s)) for s in seqs]
-    if any(len(s) > lm.max_length for s in seqs):
-        raise ValueError(f"{lm.name}: a sequence is longer than the window of {lm.max_length} tokens")
-    out: list[np.ndarray] = [np.empty(0)] * len(seqs)
-    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]), reverse=True)
-    with torch.inference_mode():
-        for a in range(0, len(order), batch_size):
-            idx = order[a:a + batch_size]
-            states = lm._padded_states([seqs[i] for i in idx], len(seqs[idx[0]]))
-            logp = torch.log_softmax(lm._head(states).float() / temperature, -1)
-            h = -(logp.exp() * logp).sum(-1).cpu().numpy().astype(np.float64)
-            for r, i in enumerate(idx):
-                out[i] = h[r, :len(seqs[i])]
-    return out
+    out = dict((i, -(lp.exp() * lp).sum(-1).numpy().astype(np.float64))
+               for i, lp in _next_token_logprobs(lm, seqs, temperature, batch_size))
+    return [out[i] for i in range(len(out))]

@@ -126,10 +126,10 @@ def color(name):
     return LEARNER_COLORS[name.split(" seed")[0]]
 
 
-def boot_means(v):
+def boot_means(v, n=2000):
     """Bootstrap replicates of the mean of independent values."""
     v = np.asarray(v, dtype=float)
-    return v[rng.integers(len(v), size=(2000, len(v)))].mean(1)
+    return v[rng.integers(len(v), size=(n, len(v)))].mean(1)
 
 
 def est(value, boots):
@@ -411,17 +411,8 @@ tables.show(fig1, "Underestimation on the test sequences (95 % intervals)",
 # most probable beyond both intervals:
 
 # %% tags=["hide-input"]
-ends = {}
-for name in learners:
-    c = curves[name, "equal count"]
-    low_bin, high_bin = c["bin"].min(), c["bin"].max()
-    diff = D.bin_means(
-        np.r_[err[name][count_bins == low_bin],
-              err[name][count_bins == high_bin]],
-        np.r_[np.zeros((count_bins == low_bin).sum(), int),
-              np.ones((count_bins == high_bin).sum(), int)],
-        n_boot=n_boot, seed=seed)
-    ends[name] = (c.iloc[0], c.iloc[-1])
+ends = {n: (curves[n, "equal count"].iloc[0], curves[n, "equal count"].iloc[-1])
+        for n in learners}
 ends_df = pd.DataFrame({
     "model": learners,
     "rarest bin": [ci(stats.Estimate(*ends[n][0][["mean", "low", "high"]]))
@@ -976,11 +967,7 @@ for a, b in zip(edges, edges[1:]):
         parts.append(e[(x >= a) & (x < b)])
         lens.append(n_tok[(x >= a) & (x < b)].mean())
     if min(map(len, parts)) > 10:
-        boots = (parts[0][rng.integers(len(parts[0]),
-                                       size=(n_boot, len(parts[0])))].mean(1)
-                 - parts[1][rng.integers(len(parts[1]),
-                                         size=(n_boot, len(parts[1])))]
-                 .mean(1))
+        boots = boot_means(parts[0], n_boot) - boot_means(parts[1], n_boot)
         t_cmp.append({"log p_L from": a, "to": b,
                       f"n (T={lo_t})": len(parts[0]),
                       f"n (T={hi_t})": len(parts[1]),
