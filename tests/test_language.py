@@ -140,9 +140,9 @@ def test_ols_recovers_known_coefficients():
     assert fit.loc["n", "low"] < -0.3 < fit.loc["n", "high"]
     assert fit.loc["s", "low"] < 0 < fit.loc["s", "high"]
     assert fit.loc["n", "partial R²"] > 0.9 and fit.loc["s", "partial R²"] < 0.01
-    value, boots = D.grouped_slope([np.array([1.0, 2.0]), np.array([3.0])],
-                                   [np.array([2.0, 4.0]), np.array([6.0])], n_boot=20)
-    assert value == pytest.approx(2.0)
+    xs = [np.array([1.0, 2.0]), np.array([3.0, 5.0]), np.array([4.0, 7.0])]
+    value, boots = D.grouped_slope(xs, [2 * x for x in xs], n_boot=20)
+    assert value == pytest.approx(2.0) and np.allclose(boots, 2.0)
 
 
 def test_distillation_targets_and_loss():
