@@ -13,8 +13,8 @@ in :mod:`lmnotes.language`).
   :func:`equal_count_bins` (§4.2), and :func:`bin_means` with percentile bootstrap intervals;
 - :func:`good_turing` (Eqs. 3–4) and :func:`missing_mass` (the exact one, where p_L is known),
   and their curves over N (:func:`good_turing_curve`, :func:`missing_mass_curve`);
-- :func:`ols` and :func:`bootstrap_ols` (the length confound), :func:`grouped_slope` (M's
-  token log-probabilities against L's).
+- :func:`grouped_slope` (M's token log-probabilities against L's); the length confound's
+  regression is :func:`lmnotes.stats.bootstrap_ols`.
 """
 
 from __future__ import annotations
@@ -205,45 +205,6 @@ def missing_mass_curve(sample: Sequence, probability: Sequence[float], sizes: Se
     p_first[first] = p[first]
     seen = np.cumsum(p_first)
     return np.array([1 - seen[n - 1] for n in sizes])
-
-
-def ols(y, columns: dict[str, np.ndarray]) -> pd.DataFrame:
-    """OLS of ``y`` on an intercept and ``columns``, with each term's partial R² (the share of
-    the residual variance without it that it explains). numpy's least squares: the book has
-    no regression package, and a point fit is all it needs here (intervals come from
-    :func:`bootstrap_ols`)."""
-    y = np.asarray(y, dtype=float)
-    names = list(columns)
-    X = np.column_stack([np.ones(len(y))] + [np.asarray(columns[c], dtype=float) for c in names])
-
-    def rss(A):
-        beta = np.linalg.lstsq(A, y, rcond=None)[0]
-        return float(((y - A @ beta) ** 2).sum()), beta
-
-    full, beta = rss(X)
-    rows = [{"term": "intercept", "coefficient": beta[0], "partial R²": np.nan}]
-    for j, c in enumerate(names, start=1):
-        reduced, _ = rss(np.delete(X, j, axis=1))
-        rows.append({"term": c, "coefficient": beta[j], "partial R²": 1 - full / reduced})
-    return pd.DataFrame(rows)
-
-
-def bootstrap_ols(y, columns: dict[str, np.ndarray], n_boot: int = 1000, seed: int = 0,
-                  level: float = 0.95) -> pd.DataFrame:
-    """:func:`ols` with percentile bootstrap intervals, resampling the (independent) rows."""
-    y = np.asarray(y, dtype=float)
-    cols = {c: np.asarray(v, dtype=float) for c, v in columns.items()}
-    point = ols(y, cols)
-    rng = np.random.default_rng(seed)
-    boots = []
-    for _ in range(n_boot):
-        i = rng.integers(len(y), size=len(y))
-        boots.append(ols(y[i], {c: v[i] for c, v in cols.items()})[["coefficient", "partial R²"]].to_numpy())
-    boots = np.array(boots)
-    q = [(1 - level) / 2, (1 + level) / 2]
-    point["low"], point["high"] = np.quantile(boots[:, :, 0], q, axis=0)
-    point["R² low"], point["R² high"] = np.quantile(boots[:, :, 1], q, axis=0)
-    return point
 
 
 def grouped_slope(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], n_boot: int = 1000,

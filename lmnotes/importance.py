@@ -111,6 +111,16 @@ def effective_sample_size(logw, axis: int = -1) -> np.ndarray:
     return _ess(_weights(logw), axis=axis)
 
 
+def mc_variance(logw) -> np.ndarray:
+    """The Monte Carlo variance of log p^ per instance from its own K draws, by the delta
+    method: Var(p^)/p^2 = 1/ESS - 1/K. It is the limit of the bootstrap that resamples an
+    instance's draws (with B -> infinity resamples, linearised), in closed form; like that
+    bootstrap it understates the variance when a few heavy weights dominate (PSIS k^ says
+    when)."""
+    logw = _weights(logw)
+    return 1 / effective_sample_size(logw) - 1 / logw.shape[-1]
+
+
 def plug_in(logw) -> np.ndarray:
     """Delta-method correction of log p^ (Maddison+ 2017; Nowozin 2018): the bias is about
     -cv^2 / (2K), with cv^2 = Var(w) / E[w]^2 estimated by K / ESS - 1, so

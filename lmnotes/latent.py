@@ -177,6 +177,23 @@ class SwitchLM:
             model = cls(pi / pi.sum(), xi / xi.sum(1, keepdims=True))
         return model
 
+    @classmethod
+    def fit_static(cls, em: Emissions, n_iter: int = 30) -> "SwitchLM":
+        """The static mixture of the same components: fixed weights w (every row of A equal to
+        pi = w, so z_t ignores z_{t-1}), fitted by EM with the emissions fixed, w <- the mean
+        responsibility w_k e_t(k) / sum_j w_j e_t(j) over the tokens. The baseline that says what
+        the latent *state* (memory in A) adds over mixing the components."""
+        C = em.shape[2]
+        live = Emissions.mask(em.lengths, em.shape[1])
+        w = np.full(C, 1 / C)
+        with np.errstate(divide="ignore"):
+            for _ in range(n_iter):
+                log_r = np.log(w) + em.log_e
+                r = np.exp(log_r - logsumexp(log_r, axis=2, keepdims=True))[live]  # [tokens, C]
+                w = r.mean(0)
+        w = w / w.sum()
+        return cls(w, np.tile(w, (C, 1)))
+
     def sticky(self, rho: float) -> "SwitchLM":
         """The chain made persistent: A_rho = rho I + (1 - rho) A (the same pi)."""
         if not 0 <= rho < 1:
@@ -277,6 +294,20 @@ def chain_marginals(chain: Chain) -> np.ndarray:
     for t in range(1, T):
         m[:, t] = np.einsum("ni,nij->nj", m[:, t - 1], np.exp(chain.log_trans[:, t]))
     return m * Emissions.mask(chain.lengths, T)[..., None]
+
+
+def entropy(chain: Chain) -> np.ndarray:
+    """H(z) of a chain per instance, exactly: H(z_1) + sum_t E[H(z_t | z_{t-1})]. For the
+    posterior chain it is H(z | x), how many paths effectively carry p(x): e^H of them."""
+    N, T, C = chain.log_trans.shape[:3]
+    live = Emissions.mask(chain.lengths, T)
+    m = chain_marginals(chain)
+    with np.errstate(invalid="ignore"):
+        h0 = -np.where(chain.log_init > -np.inf, np.exp(chain.log_init) * chain.log_init, 0).sum(-1)
+        step = -np.where(chain.log_trans > -np.inf, np.exp(chain.log_trans) * chain.log_trans, 0).sum(-1)
+    prev = np.concatenate([m[:, :1], m[:, :-1]], axis=1)  # the state before step t
+    h_t = (prev * step).sum(-1)
+    return h0 + np.where(live[:, 1:], h_t[:, 1:], 0).sum(1)
 
 
 def joint_logprob(model: SwitchLM, em: Emissions, z: np.ndarray) -> np.ndarray:
@@ -384,9 +415,19 @@ def divergence(p: Chain, q: Chain) -> tuple[np.ndarray, np.ndarray]:
         M = np.where(p.log_trans == -np.inf, -np.inf, M)
         log_v = np.where(p.log_init == -np.inf, -np.inf, log_v)
         for t in range(1, T):
-            nxt = logsumexp(log_v[:, :, None] + M[:, t], axis=1)
+            nxt = _logsumexp1(log_v[:, :, None] + M[:, t])
             log_v = np.where((t < p.lengths)[:, None], nxt, log_v)
     return kl, logsumexp(log_v, axis=1)
+
+
+def _logsumexp1(a: np.ndarray) -> np.ndarray:
+    """log sum exp over axis 1 of a ``[N, C, C]`` array, without scipy's per-call overhead
+    (it runs once per token in :func:`divergence`, hundreds of times per call); rows of -inf
+    give -inf."""
+    mx = a.max(axis=1, keepdims=True)
+    mx = np.where(np.isfinite(mx), mx, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(a - mx).sum(axis=1)) + mx[:, 0]
 
 
 def kbest(model: SwitchLM, em: Emissions, k: int) -> np.ndarray:

@@ -30,6 +30,7 @@ against scipy (``ks_2samp``) on the unweighted sample.
   bootstrapped with the same seed, give a paired interval of their difference
   (:func:`excess`).
 - Tests for clustered documents are in :mod:`lmnotes.clusters`.
+- Least squares with partial R² and a bootstrap (:func:`ols`, :func:`bootstrap_ols`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from scipy import stats as ss
 
@@ -237,22 +239,41 @@ def stars(pvalue: float) -> str:
     return "**" if pvalue < 0.01 else "*" if pvalue < 0.05 else ""
 
 
-#: The verdicts of a claims table.
-VERDICTS = ("reproduced", "contradicted", "inconclusive", "differs")
+def ols(y, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """OLS of ``y`` on an intercept and ``columns``, with each term's partial R² (the share of
+    the residual variance without it that it explains). Distortion (06) and importance-sampling
+    (04) chapters. numpy's least squares: the book has
+    no regression package, and a point fit is all it needs here (intervals come from
+    :func:`bootstrap_ols`)."""
+    y = np.asarray(y, dtype=float)
+    names = list(columns)
+    X = np.column_stack([np.ones(len(y))] + [np.asarray(columns[c], dtype=float) for c in names])
+
+    def rss(A):
+        beta = np.linalg.lstsq(A, y, rcond=None)[0]
+        return float(((y - A @ beta) ** 2).sum()), beta
+
+    full, beta = rss(X)
+    rows = [{"term": "intercept", "coefficient": beta[0], "partial R²": np.nan}]
+    for j, c in enumerate(names, start=1):
+        reduced, _ = rss(np.delete(X, j, axis=1))
+        rows.append({"term": c, "coefficient": beta[j], "partial R²": 1 - full / reduced})
+    return pd.DataFrame(rows)
 
 
-def verdict(n_for: int, n_against: int, n_cases: int) -> str:
-    """The verdict on a claim tested in ``n_cases`` cases (settings, models), of which
-    ``n_for`` show it beyond their intervals and ``n_against`` show the opposite beyond
-    theirs: *reproduced* if every case shows it; *contradicted* if some show the opposite
-    and none show it; *differs* if some show it and some the opposite (the chapter states
-    which); *inconclusive* otherwise (the intervals cannot tell, in some or all cases)."""
-    if not 0 <= n_for + n_against <= n_cases or n_cases < 1:
-        raise ValueError(f"cannot have {n_for} for and {n_against} against in {n_cases} cases")
-    if n_for == n_cases:
-        return "reproduced"
-    if n_against and not n_for:
-        return "contradicted"
-    if n_against and n_for:
-        return "differs"
-    return "inconclusive"
+def bootstrap_ols(y, columns: dict[str, np.ndarray], n_boot: int = 1000, seed: int = 0,
+                  level: float = 0.95) -> pd.DataFrame:
+    """:func:`ols` with percentile bootstrap intervals, resampling the (independent) rows."""
+    y = np.asarray(y, dtype=float)
+    cols = {c: np.asarray(v, dtype=float) for c, v in columns.items()}
+    point = ols(y, cols)
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(n_boot):
+        i = rng.integers(len(y), size=len(y))
+        boots.append(ols(y[i], {c: v[i] for c, v in cols.items()})[["coefficient", "partial R²"]].to_numpy())
+    boots = np.array(boots)
+    q = [(1 - level) / 2, (1 + level) / 2]
+    point["low"], point["high"] = np.quantile(boots[:, :, 0], q, axis=0)
+    point["R² low"], point["R² high"] = np.quantile(boots[:, :, 1], q, axis=0)
+    return point

@@ -9,7 +9,7 @@ components were scored once), so hundreds of runs take seconds.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -43,25 +43,44 @@ def proposals(model: L.SwitchLM, em: L.Emissions, horizons: Sequence[int],
 
 
 def repeated(model: L.SwitchLM, em: L.Emissions, q: L.Chain, n_runs: int, K: int, seed: int,
-             groups: Sequence) -> pd.DataFrame:
+             groups: Sequence | Mapping[str, Sequence]) -> pd.DataFrame:
     """``n_runs`` independent runs of K draws per instance. One row per run, in nats summed
-    over the corpus, minus the exact log p(x_C): the instance-level (Eq. 5), corpus-level
-    (Eq. 6) and group-level (an article's sentences as one instance) estimates, and the
-    instance-level estimate with the plug-in and jackknife corrections (K >= 2); and the
-    effective sample size of the corpus-level weights (``corpus ESS``)."""
+    over the corpus, minus the exact log p(x_C): the instance-level (Eq. 5) and corpus-level
+    (Eq. 6) estimates, one column per grouping of ``groups`` (``{name: labels}``: the instances
+    with one label aggregated as one instance, e.g. an article's sentences; a plain sequence
+    of labels is named ``article``), and the instance-level estimate with the plug-in and
+    jackknife corrections (K >= 2); and the effective sample size of the corpus-level weights
+    (``corpus ESS``)."""
     if K < 2:
         raise ValueError("the jackknife needs K >= 2 draws per run")
+    if not isinstance(groups, Mapping):
+        groups = {"article": groups}
     truth = model.logprob(em).sum()
     logw = I.runs(L.draw(model, em, q, n_runs * K, seed=seed), K)  # [N, R, K]
     rows = []
     for r in range(n_runs):
         w = logw[:, r]
         rows.append({"instance": I.instance_level(w), "corpus": I.corpus_level(w),
-                     "article": I.grouped(w, groups), "plug-in": I.plug_in(w).sum(),
-                     "jackknife": I.jackknife(w).sum()})
+                     **{name: I.grouped(w, labels) for name, labels in groups.items()},
+                     "plug-in": I.plug_in(w).sum(), "jackknife": I.jackknife(w).sum()})
     out = pd.DataFrame(rows) - truth
     out["corpus ESS"] = I.effective_sample_size(logw.sum(0))
     return out
+
+
+def blocks(articles: Sequence, size: int) -> np.ndarray:
+    """Labels that cut each article's consecutive instances into blocks of ``size`` (the last
+    block of an article may be shorter): instances of a given granularity, from sentences
+    (size 1) towards whole articles."""
+    articles = np.asarray(articles)
+    if size < 1:
+        raise ValueError(f"a block holds at least one instance, got {size}")
+    labels = np.empty(len(articles), dtype=object)
+    for a in pd.unique(articles):
+        at = np.flatnonzero(articles == a)
+        for j, i in enumerate(at):
+            labels[i] = (a, j // size)
+    return np.array([f"{a}/{b}" for a, b in labels])
 
 
 def curve(model: L.SwitchLM, em: L.Emissions, q: L.Chain, sizes: Sequence[int], seed: int

@@ -957,21 +957,23 @@ tables.show(largest, "The sentence with the largest gap: where its segmentations
 # ## The claims
 
 # %% tags=["hide-input"]
-def negligible_verdict(threshold: float) -> tuple[str, str]:
+def negligible_cases(threshold: float) -> tuple[lmclaims.Evidence, str]:
     """Claim 4 at one threshold: a model shows "negligible" if its interval's upper end lies
     below the threshold and the estimate has levelled off in N (only a model with an N sweep
     can show it); it shows the opposite if its certified lower bound reaches the threshold."""
     shown = {m: levelled and m == self_name and gap_table.loc[m, "interval's upper end / bits per char"] < threshold
              for m in gaps}
     against = {m: gap_table.loc[m, "certified lower bound / bits per char"] >= threshold for m in gaps}
-    v = stats.verdict(sum(shown.values()), sum(against.values()), len(gaps))
+    cases = lmclaims.Evidence.of(lmclaims.case(shown[m], against[m]) for m in gaps)
     why = "; ".join(f"{m}: {'certified above' if against[m] else 'shown below' if shown[m] else 'not decided'}"
                     for m in gaps)
-    return v, why
+    return cases, why
 
 
-v4, why4 = negligible_verdict(negligible_share)
-v4_alt, why4_alt = negligible_verdict(negligible_share_alt)
+e4, why4 = negligible_cases(negligible_share)
+e4_alt, why4_alt = negligible_cases(negligible_share_alt)
+v4 = lmclaims.verdict(e4.n_for, e4.n_against, e4.n_unresolved)
+v4_alt = lmclaims.verdict(e4_alt.n_for, e4_alt.n_against, e4_alt.n_unresolved)
 glue("negligible_pct", 100 * negligible_share, display=False)
 glue("negligible_alt_pct", 100 * negligible_share_alt, display=False)
 glue("v4", v4, display=False)
@@ -989,44 +991,44 @@ glue("independent_orders", "one order" if agree_open else "different orders", di
 glue("rest_share", float(100 * (advantage - (b_spelled - b_raw) - renorm_all) / advantage), display=False)
 glue("marginal_label", self_name, display=False)
 glue("causes_text", "; ".join(f"{n} from {c}" for c, n in causes.items()), display=False)
-claims = pd.DataFrame([
-    {"claim": "1. perplexities per token are not comparable across segmentations",
-     "measured": f"per token the {best_token} model is best, per byte the {best_byte} model; Kendall τ between "
-                 f"the per-token and the per-byte order {tau['bits / byte']:.2f}; per-token perplexity "
-                 f"{min(value(s, 'perplexity / token') for s in segmentations):.2f}–"
-                 f"{max(value(s, 'perplexity / token') for s in segmentations):.1f}",
-     "verdict": "reproduced" if tau["bits / byte"] < 1 else "inconclusive"},
-    {"claim": "2. per-word and per-character measures are comparable for open-vocabulary models, "
-              "and convert into each other",
-     "measured": f"over the {len(open_specs)} open-vocabulary models, perplexity per word, per character, bits per "
-                 f"character and per byte give {'one order' if agree_open else 'different orders'}: by construction, "
-                 f"as they share their denominators; the post's conversions recomputed: "
-                 f"{int(examples['follows'].sum())} of {len(examples)} printed numbers follow from their inputs, "
-                 f"the others {'; '.join(f'{n} from {c}' for c, n in causes.items())}",
-     "verdict": "reproduced (by construction)" if agree_open else "contradicted"},
-    {"claim": "3. a closed vocabulary gives a large advantage that makes its perplexity incomparable",
-     "measured": f"word model {fmt(word_bpb)} bits/byte vs open models "
-                 f"{min(e.value for e in open_bpb.values()):.3f}–{max(e.value for e in open_bpb.values()):.3f}; "
-                 f"<unk> spelled out: {fmt(spelled_all)} bits/char against {fmt(open_best_bpc)} for {label(open_best)}; "
-                 f"of the advantage over {label(open_model)}, scoring <unk> as a word explains "
-                 f"{100 * (b_spelled - b_raw) / advantage:.0f} %, the post's mechanism (mass on unknown-word strings, "
-                 f"m = {100 * mass['mass']:.1f} %) {100 * renorm_all / advantage:.1f} %, and "
-                 f"{100 * (advantage - (b_spelled - b_raw) - renorm_all) / advantage:.0f} % is unexplained (includes "
-                 f"the training budget: {budgets.loc['word', 'epochs']:.2f} epochs against "
-                 f"{budgets.loc[open_model, 'epochs']:.2f})",
-     "verdict": stats.verdict(int(word_beats), int(word_loses), 1)},
-    {"claim": "4. the marginal over segmentations differs negligibly from the canonical segmentation",
-     "measured": "; ".join(f"{m}: gap {r['gap, bits / char']} bits/char ({100 * r['gap / bits per char']:.2f} % of its "
-                           f"bits per char, N = {r['draws per sentence']}), certified at least "
-                           f"{100 * r['certified lower bound / bits per char']:.3f} %"
-                           for m, r in gaps.items())
-                 + f"; the estimate {'has' if levelled else 'has not'} levelled off in N. Negligible (this chapter's "
-                   f"threshold): below {100 * negligible_share:g} %: {why4}. At {100 * negligible_share_alt:g} % "
-                   f"the verdict is {v4_alt} ({why4_alt})",
-     "verdict": v4},
-])[["claim", "verdict", "measured"]]
+claims = lmclaims.table([
+    lmclaims.row(
+        "1. perplexities per token are not comparable across segmentations",
+        lmclaims.Evidence.of([lmclaims.case(tau["bits / byte"] < 1, tau["bits / byte"] == 1)]),
+        f"per token the {best_token} model is best, per byte the {best_byte} model: Kendall τ between the two "
+        f"orders {tau['bits / byte']:.2f}; per-token perplexity {min(value(s, 'perplexity / token') for s in segmentations):.2f}"
+        f"–{max(value(s, 'perplexity / token') for s in segmentations):.1f}"),
+    lmclaims.row(
+        "2. per-word and per-character measures are comparable for open-vocabulary models, "
+        "and convert into each other",
+        lmclaims.Evidence.of([lmclaims.case(agree_open, not agree_open)]),
+        f"over the {len(open_specs)} open-vocabulary models the four measures give "
+        f"{'one order' if agree_open else 'different orders'}, as they share their denominators; of the post's "
+        f"printed conversions {int(examples['follows'].sum())} of {len(examples)} follow from their inputs "
+        "(the others: see the text).", basis="by construction"),
+    lmclaims.row(
+        "3. a closed vocabulary gives a large advantage that makes its perplexity incomparable",
+        lmclaims.Evidence.of([lmclaims.case(word_beats, word_loses)]),
+        f"word model {fmt(word_bpb)} bits/byte vs open models "
+        f"{min(e.value for e in open_bpb.values()):.3f}–{max(e.value for e in open_bpb.values()):.3f}; of its lead "
+        f"over {label(open_model)}, scoring <unk> as a word explains {100 * (b_spelled - b_raw) / advantage:.0f} %, "
+        f"the post's mechanism {100 * renorm_all / advantage:.1f} %, and "
+        f"{100 * (advantage - (b_spelled - b_raw) - renorm_all) / advantage:.0f} % is unexplained (training budget "
+        f"included: {budgets.loc['word', 'epochs']:.2f} against {budgets.loc[open_model, 'epochs']:.2f} epochs)."),
+    lmclaims.row(
+        "4. the marginal over segmentations differs negligibly from the canonical segmentation", e4,
+        "gap as a share of bits per char: " + "; ".join(
+            f"{m} {100 * r['gap / bits per char']:.2f} % (certified ≥ "
+            f"{100 * r['certified lower bound / bits per char']:.3f} %)" for m, r in gaps.items())
+        + f"; {'levelled off' if levelled else 'not levelled off'} in N. Below {100 * negligible_share:g} %: "
+        f"{why4}; at {100 * negligible_share_alt:g} % the verdict would be {v4_alt}."),
+])
 lmclaims.save(claims, "03_segmentation")  # for the summary of every verdict on the first page
-tables.show(claims, "The claims of the post and the verdicts", index=False)
+lmclaims.show(claims, "The claims of the post and the verdicts", thresholds={
+    f"negligible_share = {negligible_share:g}": "claim 4: a gap below this share of the bits per "
+    "character is negligible (the post gives no number)",
+    f"negligible_share_alt = {negligible_share_alt:g}": "claim 4: the stricter choice the text reports "
+    "beside it"})
 
 # %% [markdown]
 # **Reading the verdicts.** Claims 1 and 2 are arithmetic, and the models obey it: the

@@ -914,68 +914,64 @@ def fmt(e):
     return tables.significant(3)(e)
 
 
-rows = []
-# 1: top-1 and top-10 rank the models alike (pairs that differ in both)
+rows, case, Evidence = [], lmclaims.case, lmclaims.Evidence
+# 1: top-1 and top-10 rank the models alike (pairs that differ in both;
+# a pair that does not is open)
 d10 = {(a, b): paired(a, b, "top-10 (Alg. 2)") for a, b in pairs}
 ranked = {(r["a"], r["b"]): r["Δ top-1"].value > 0 for r in pair_rows
           if sig(r["Δ top-1"]) and sig(d10[r["a"], r["b"]])}
 flips = [f"{label(a)}/{label(b)}" for (a, b), up in ranked.items()
          if up != (d10[a, b].value > 0)]
 agree = len(ranked) - len(flips)
-rows.append(("Whole-word top-1 and top-10 accuracy rank the models",
-             stats.verdict(agree, len(ranked) - agree, len(ranked))
-             if ranked else "inconclusive",
-             f"{int(pair_df['top-1 differs'].sum())} of {len(pairs)} pairs "
-             f"differ in top-1; of the {len(ranked)} that differ in both, "
-             f"{agree} are ordered alike"
-             + (f" (reversed: {', '.join(flips)})" if flips else "")))
+rows.append(lmclaims.row(
+    "Whole-word top-1 and top-10 accuracy rank the models",
+    Evidence(agree, len(flips), len(pairs) - len(ranked)),
+    f"{int(pair_df['top-1 differs'].sum())} of {len(pairs)} pairs differ in "
+    f"top-1; of the {len(ranked)} that differ in both, {agree} are ordered "
+    "alike" + (f" (reversed: {', '.join(flips)})" if flips else "")))
 # 2 and 3: accuracy and diversity, "similar" within the margin
 similar_acc = pair_df[pair_df["top-1 similar"]]
 similar_cov = pair_df[pair_df["T1 similar"]]
 
 
-def separated(claim, alike, other, what):
-    """Among the pairs ``alike`` in one measure, those differing in ``other``."""
+def separated(claim, alike, other):
+    """Among the pairs ``alike`` in one measure, those differing in
+    ``other`` (for); the others are open."""
     n = int(alike[f"{other} differs"].sum())
-    verdict = (stats.verdict(n, 0, len(alike)) if len(alike)
-               else f"inconclusive (no pair of similar {what})")
-    return (claim, verdict, f"{n} of {len(alike)} pairs with "
-            f"{'T1' if other == 'top-1' else 'top-1'} alike differ in {other}")
+    return lmclaims.row(claim, Evidence(n, 0, len(alike) - n),
+                        f"{n} of {len(alike)} pairs with "
+                        f"{'T1' if other == 'top-1' else 'top-1'} alike "
+                        f"differ in {other}")
 
 
 rows.append(separated("Type coverage separates models of similar accuracy",
-                      similar_acc, "T1", "accuracy"))
+                      similar_acc, "T1"))
 rows.append(separated("Models of similar coverage differ in accuracy",
-                      similar_cov, "top-1", "coverage"))
-# 4: perplexity does not reveal diversity
+                      similar_cov, "top-1"))
+# 4: perplexity does not reveal diversity (pairs that differ in both)
 both_sig = pair_df[pair_df["T1 differs"] & pair_df["Δ word ppl"].map(sig)]
 disagree = sum((r["Δ word ppl"].value > 0) == (r["Δ T1"].value > 0)
                for _, r in both_sig.iterrows())
-rows.append(("Word perplexity does not reveal diversity",
-             stats.verdict(disagree, len(both_sig) - disagree,
-                           len(both_sig)) if len(both_sig)
-             else "inconclusive", f"in {disagree} of {len(both_sig)} "
-             "pairs that differ in both, the lower perplexity has the "
-             "lower T1"))
+rows.append(lmclaims.row(
+    "Word perplexity does not reveal diversity",
+    Evidence(disagree, len(both_sig) - disagree, len(pair_df) - len(both_sig)),
+    f"in {disagree} of {len(both_sig)} pairs that differ in both, the "
+    "lower perplexity has the lower T1"))
 # 5: fall with training frequency (adjacent paper bins, both measures)
-fall_for = fall_against = fall_n = 0
-flat = []
+falls, flat = [], []
 for name in self_trained:
     for hi, lo in zip(WS.PAPER_BINS, WS.PAPER_BINS[1:]):
         for what in ("acc", "cov"):
             d = res.paired(by_bin[name, hi][what], by_bin[name, lo][what])
-            fall_n += 1
-            fall_for += d.low > 0
-            fall_against += d.high < 0
+            falls.append(lmclaims.above(d))
             if not sig(d):
-                flat.append(f"{label(name)} {what} {hi}→{lo} "
-                            f"({by_bin[name, hi][what].value:.1f} → "
-                            f"{by_bin[name, lo][what].value:.1f})")
-rows.append(("Accuracy and coverage fall with training frequency",
-             stats.verdict(fall_for, fall_against, fall_n),
-             f"{fall_for} of {fall_n} adjacent-bin drops beyond their "
-             f"intervals, {fall_against} rises"
-             + (f"; not resolved: {'; '.join(flat)}" if flat else "")))
+                flat.append(f"{label(name)} {what} {hi}→{lo}")
+fall_cases = Evidence.of(falls)
+rows.append(lmclaims.row(
+    "Accuracy and coverage fall with training frequency", fall_cases,
+    f"{fall_cases.n_for} of {fall_cases.n} adjacent-bin drops beyond their "
+    f"intervals, {fall_cases.n_against} rises"
+    + (f"; open: {'; '.join(flat)}" if flat else "")))
 # 6: hits concentrate in the frequent bin
 conc = []
 for name in self_trained:
@@ -985,43 +981,42 @@ for name in self_trained:
     share_pos = res.rate(t["bin"].eq(WS.PAPER_BINS[0]).to_numpy(),
                          t["article"])
     conc.append((name, share_hits, share_pos))
-rows.append(("Hits concentrate in the most frequent bin",
-             stats.verdict(sum(h.low > p.high for _, h, p in conc),
-                           sum(h.high < p.low for _, h, p in conc),
-                           len(conc)),
-             "; ".join(f"{label(n)} {h.value:.0f}% of hits vs "
-                       f"{p.value:.0f}% of words" for n, h, p in conc)))
+rows.append(lmclaims.row(
+    "Hits concentrate in the most frequent bin",
+    Evidence.of(case(h.low > p.high, h.high < p.low) for _, h, p in conc),
+    "; ".join(f"{label(n)} {h.value:.0f}% of hits vs {p.value:.0f}% of words"
+              for n, h, p in conc)))
 # 7: soft match raises accuracy and coverage (largest k, above chance)
 kk = soft_k[-1]
 g = [soft_gain[n, kk] for n in self_trained]
-rows.append((f"Soft match (k = {kk}) raises accuracy and coverage",
-             stats.verdict(sum(x.low > 0 for p in g for x in p),
-                           sum(x.high < 0 for p in g for x in p),
-                           2 * len(g)),
-             "; ".join(f"{label(n)} {fmt(a)} / {fmt(b)}"
-                       for n, (a, b) in zip(self_trained, g))))
+rows.append(lmclaims.row(
+    f"Soft match (k = {kk}) raises accuracy and coverage",
+    Evidence.of(lmclaims.above(x) for p in g for x in p),
+    "gain above chance, accuracy / coverage (points): " + "; ".join(
+        f"{label(n)} {a.value:.2f} / {b.value:.2f}"
+        for n, (a, b) in zip(self_trained, g))))
 # 8: paraphrase fails more for rare words
 ours = t2[t2["source"] == "ours"]
-rows.append(("Paraphrase identification fails more for rare words",
-             stats.verdict(int(((ours["Fisher p"] < 0.05)
-                                & (ours["rare hits"] < ours["common hits"]))
-                               .sum()),
-                           int(((ours["Fisher p"] < 0.05)
-                                & (ours["rare hits"] > ours["common hits"]))
-                               .sum()), len(ours)),
-             "; ".join(f"{r['encoder']} {r['rare hits']}/{n_triples} vs "
-                       f"{r['common hits']}/{n_triples}, Fisher p "
-                       f"{tables.pvalue(r['Fisher p'])}"
-                       for _, r in ours.iterrows())))
+rows.append(lmclaims.row(
+    "Paraphrase identification fails more for rare words",
+    Evidence.of(case(r["Fisher p"] < 0.05 and r["rare hits"] < r["common hits"],
+                     r["Fisher p"] < 0.05 and r["rare hits"] > r["common hits"])
+                for _, r in ours.iterrows()),
+    "; ".join(f"{r['encoder']} {r['rare hits']}/{n_triples} vs "
+              f"{r['common hits']}/{n_triples}, Fisher p "
+              f"{tables.pvalue(r['Fisher p'])}" for _, r in ours.iterrows())))
 # 9: the two encoders do not differ on rare words (within ±equal_points)
-v9 = ("contradicted" if sig(enc_diff) else "reproduced"
-      if -equal_points < enc_diff.low and enc_diff.high < equal_points
-      else "inconclusive")
-rows.append(("The two encoders do not differ on rare words",
-             v9, f"{e1} − {e2} {fmt(enc_diff)} points on "
-             f"{len(rare)} rare triples (margin ±{equal_points}), "
-             f"McNemar p {tables.pvalue(mcnemar)}"))
-claims = pd.DataFrame(rows, columns=["claim", "verdict", "measured"])
+rows.append(lmclaims.row(
+    "The two encoders do not differ on rare words",
+    Evidence.of([lmclaims.within(enc_diff, equal_points)]),
+    f"{e1} − {e2} {fmt(enc_diff)} points on {len(rare)} rare triples "
+    f"(margin ±{equal_points}), McNemar p {tables.pvalue(mcnemar)}"))
+claims = lmclaims.table(rows)
 lmclaims.save(claims, "05_word_level")
-tables.show(claims, "Claims of Dudy & Bedrick (2020) and our verdicts",
-            index=False)
+lmclaims.show(claims, "Claims of Dudy & Bedrick (2020) and our verdicts",
+              thresholds={
+    f"similar_share = {similar_share:g}": "claims 2 and 3: two models are "
+    "similar in a measure when their difference lies within this share of "
+    "their mean",
+    f"equal_points = {equal_points:g}": "claim 9: the encoders do not differ "
+    "when their difference lies within this many points"})

@@ -43,25 +43,40 @@ found = claims.load_all(claims_folder)
 counts = claims.summary(found)
 glue("n_chapters", len(counts) - 1, display=False)
 glue("n_claims", int(counts.loc["all chapters", "claims"]), display=False)
-counts.index = [claims.title(c) if c in set(found["chapter"]) else c for c in counts.index]
+titles = {c: claims.title(c) for c in set(found["chapter"])}
+counts.index = [titles.get(c, c) for c in counts.index]
 tables.show(counts, "Verdicts per chapter (the chapters are linked below)")
+
+# %% tags=["remove-input"]
+bases = claims.summary(found, by="basis")
+bases.index = [titles.get(c, c) for c in bases.index]
+tables.show(bases, "What the verdicts rest on, per chapter")
 
 # %% tags=["remove-input"]
 lines = []
 for chapter, group in found.groupby("chapter", sort=True):
     lines.append(f"**{{doc}}`{chapter}`**\n")
-    lines += [f"- *{row.verdict}*: {row.claim.split('. ', 1)[-1]}" for row in group.itertuples()]
+    lines += [f"- *{row.verdict}*" + ("" if row.basis == "measured" else f" ({row.basis})")
+              + f": {row.claim.split('. ', 1)[-1]}" for row in group.itertuples()]
     lines.append("")
 Markdown("\n".join(lines))
 
 # %% [markdown]
-# A verdict is *reproduced* when every case the chapter tests (models, strategies,
-# statistics) shows the claim beyond its 95% interval; *contradicted* when some case shows
-# the opposite and none shows the claim; *differs* when cases disagree; *inconclusive* when
-# the intervals cannot tell at this report's scale, and the chapter says what would. A
-# contradicted claim is a finding, not a failure: the claims are about the source's models
-# and data, and the verdicts about the small models and the Wikipedia excerpt of this
-# report, on two CPU cores.
+# Every verdict is computed by one rule from the cases the chapter tested (models,
+# strategies, statistics), each decided by its 95% interval or test: a case shows the
+# claim, shows the opposite, or is *open* (its interval cannot decide at this report's
+# scale). Under the rule most claims use, a claim is *reproduced* when every case shows
+# it; *contradicted* when every case shows the opposite; it *differs* when some cases show
+# it and some the opposite; it is *inconclusive* when some cases are open and none
+# conflict; it is *not tested* when no case could be run (the chapter says what would
+# test it). Claims worded "mostly" or "often" are judged by a majority of the cases
+# instead. Beside the verdict, its *basis*: measured at this report's scale; by
+# construction (an identity the test could not fail, shown for completeness); in
+# expectation (a claim about a mean, tested on the mean over repeated runs); or gpu
+# profile only (run by the larger profile, not by the published book). A contradicted
+# claim is a finding, not a failure: the claims are about the source's models and data,
+# and the verdicts about the small models and the Wikipedia excerpt of this report, on two
+# CPU cores.
 #
 # ## The chapters
 #

@@ -1,43 +1,144 @@
-"""Claims tables saved by the study chapters and summarised on the first page."""
+"""Claims tables: the one verdict rule, the evidence every row records, the files the study
+chapters save, and the summary on the first page."""
 
+import re
+from pathlib import Path
+
+import numpy as np
 import pandas as pd
 import pytest
 
 from lmnotes import claims
+from lmnotes.stats import Estimate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("rule", list(claims.RULES))
+def test_every_rule_can_give_every_verdict(rule):
+    """Each rule gives each of the five verdicts for some evidence (a rule that cannot say
+    'reproduced' or 'contradicted' could not be evidence)."""
+    cases = {"reproduced": (3, 0, 0), "contradicted": (0, 3, 0), "differs": (1, 1, 1),
+             "inconclusive": (0, 0, 3), "not tested": (0, 0, 0)}
+    for expected, counts in cases.items():
+        assert claims.verdict(*counts, rule=rule) == expected
+    # a lone case decides alone
+    assert claims.verdict(1, 0, 0, rule) == "reproduced" and claims.verdict(0, 1, 0, rule) == "contradicted"
+    assert claims.verdict(0, 0, 1, rule) == "inconclusive"
+    # one open case among agreeing ones: only "every case" minds
+    assert claims.verdict(3, 0, 1, rule) == ("inconclusive" if rule == "every case" else "reproduced")
+    # one case against among many for: only "most cases" overlooks it
+    assert claims.verdict(3, 1, 0, rule) == ("reproduced" if rule == "most cases" else "differs")
+    # the decided cases must outnumber the open ones, unless every case is decided
+    assert claims.verdict(3, 0, 2, rule) == ("inconclusive" if rule == "every case" else "reproduced")
+    assert claims.verdict(2, 0, 2, rule) == "inconclusive"
+
+
+def test_open_cases_are_never_dropped():
+    # the opposite shown once while the rest cannot decide is not a contradiction
+    assert claims.verdict(0, 1, 3) == "inconclusive"
+    assert claims.verdict(2, 0, 2, "most cases") == "inconclusive"  # half is not a majority
+    assert claims.verdict(2, 0, 3, "none against") == "inconclusive"  # more open than decided
+    assert claims.verdict(2, 1, 1, "most cases") == "differs"
+
+
+def test_bad_evidence_and_rules_are_refused():
+    with pytest.raises(ValueError, match="unknown rule"):
+        claims.verdict(1, 0, 0, "majority")
+    with pytest.raises(ValueError, match="a count"):
+        claims.verdict(-1, 0, 0)
+    with pytest.raises(ValueError, match="a count"):
+        claims.Evidence(1.5)
+    with pytest.raises(ValueError, match="unknown basis"):
+        claims.row("x", claims.Evidence(1), "m", basis="obvious")
+    with pytest.raises(ValueError, match="characters"):
+        claims.row("x", claims.Evidence(1), "m" * (claims.MAX_MEASURED + 1))
+    with pytest.raises(ValueError, match="True .for."):
+        claims.Evidence.of([1])
+
+
+def test_cases_from_intervals():
+    up, down, across = Estimate(1.0, 0.5, 1.5), Estimate(-1.0, -1.5, -0.5), Estimate(0.0, -1.0, 1.0)
+    assert [claims.above(e) for e in (up, down, across)] == [True, False, None]
+    assert [claims.below(e) for e in (up, down, across)] == [False, True, None]
+    assert claims.above(up, threshold=2.0) is False and claims.below(up, threshold=2.0) is True
+    assert claims.within(Estimate(0.1, -0.2, 0.3), 0.5) is True
+    assert claims.within(up, 0.2) is False and claims.within(across, 0.5) is None
+    e = claims.Evidence.of([True, np.bool_(True), False, None, None])
+    assert (e.n_for, e.n_against, e.n_unresolved, e.n) == (2, 1, 2, 5)
+    assert e + claims.Evidence(1) == claims.Evidence(3, 1, 2)
+    with pytest.raises(ValueError, match="at once"):
+        claims.case(True, True)
+
+
+def _table():
+    return claims.table([
+        claims.row("1. x", claims.Evidence(2), "a, b"),
+        claims.row("2. y", claims.Evidence(1, 0, 0), "c", basis="by construction"),
+        claims.row("3. z", claims.Evidence(0, 2, 1), "d", rule="most cases"),
+        claims.row("4. w", claims.Evidence(), "gpu only", basis="gpu profile only")])
 
 
 def test_save_load_and_summary(tmp_path):
-    assert claims.save(pd.DataFrame({"claim": ["1"], "verdict": ["reproduced"], "measured": ["x"]}), "c",
-                       tmp_path / "none") is None  # no claims folder here: nothing written
+    t = _table()
+    assert list(t["verdict"]) == ["reproduced", "reproduced", "contradicted", "not tested"]
+    assert claims.save(t, "c", tmp_path / "none") is None  # no claims folder here: nothing written
     assert not (tmp_path / "none").exists()
-    a = pd.DataFrame({"claim": ["1. x", "2. y"], "verdict": ["reproduced (by construction)", "contradicted"],
-                      "measured": ["a, b", "c"]}).set_index("claim")
-    b = pd.DataFrame({"claim": ["1. z"], "verdict": ["inconclusive"], "measured": ["d"]})
-    claims.save(a, "02_x", tmp_path)
-    claims.save(b, "03_y", tmp_path)
+    claims.save(t.iloc[:2], "02_x", tmp_path)
+    claims.save(t.iloc[2:], "03_y", tmp_path)
     found = claims.load_all(tmp_path)
-    assert list(found["chapter"]) == ["02_x", "02_x", "03_y"]
-    assert list(found["outcome"]) == ["reproduced", "contradicted", "inconclusive"]
+    assert list(found["chapter"]) == ["02_x", "02_x", "03_y", "03_y"]
+    assert found["n_unresolved"].tolist() == [0, 0, 1, 0]
     counts = claims.summary(found)
-    assert counts.loc["02_x", "reproduced"] == 1 and counts.loc["02_x", "differs"] == 0
-    assert counts.loc["all chapters", "claims"] == 3
+    assert counts.loc["02_x", "reproduced"] == 2 and counts.loc["02_x", "differs"] == 0
+    assert counts.loc["03_y", "not tested"] == 1 and counts.loc["all chapters", "claims"] == 4
     assert list(counts.columns) == [*claims.VERDICTS, "claims"]
+    bases = claims.summary(found, by="basis")
+    assert bases.loc["all chapters", "by construction"] == 1 and bases.loc["03_y", "gpu profile only"] == 1
 
 
-def test_bad_tables_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="must start with one of"):
-        claims.save(pd.DataFrame({"claim": ["1"], "verdict": ["maybe"], "measured": ["x"]}), "c", tmp_path)
+def test_a_verdict_that_does_not_follow_is_refused(tmp_path):
+    t = _table()
+    t.loc[0, "verdict"] = "contradicted"
+    with pytest.raises(ValueError, match="does not follow"):
+        claims.save(t, "c", tmp_path)
     with pytest.raises(ValueError, match="missing"):
-        claims.save(pd.DataFrame({"claim": ["1"], "verdict": ["reproduced"]}), "c", tmp_path)
+        claims.save(t.drop(columns="rule"), "c", tmp_path)
     assert not list(tmp_path.iterdir())
     assert claims.load_all(tmp_path).empty
 
 
-def test_the_book_saves_a_claims_table_per_study_chapter():
-    from lmnotes import book
+def test_the_chapters_show_the_evidence_beside_the_verdict():
+    shown = claims.shown(_table())
+    assert shown.loc[2, "cases for · against · open"] == "0 · 2 · 1"
+    assert list(shown.columns)[:3] == ["claim", "verdict", "basis"]
 
-    found = claims.load_all(book.BOOK / "claims")
-    assert {"02_tendencies", "03_segmentation"} <= set(found["chapter"])
+
+def test_every_saved_verdict_recomputes_from_its_evidence():
+    """Every claims file of the book: the vocabulary, the bases, and each verdict recomputed
+    from its evidence columns by the one rule function."""
+    files = sorted((ROOT / "book" / "claims").glob("*.csv"))
+    assert {f.stem for f in files} >= {"02_tendencies", "03_segmentation", "04_importance_sampling",
+                                       "05_word_level", "06_distortion"}
+    for f in files:
+        df = pd.read_csv(f, keep_default_na=False)
+        assert list(df.columns) == list(claims.COLUMNS), f.name
+        assert set(df["verdict"]) <= set(claims.VERDICTS), f.name
+        assert set(df["basis"]) <= set(claims.BASES), f.name
+        for r in df.itertuples():
+            assert r.verdict == claims.verdict(r.n_for, r.n_against, r.n_unresolved, r.rule), (f.name, r.claim)
+            assert len(r.measured) <= claims.MAX_MEASURED, (f.name, r.claim)
+
+
+def test_no_notebook_types_a_verdict():
+    """A verdict is computed, never typed: no string literal in a chapter's code starts with a
+    verdict word."""
+    words = "|".join(re.escape(v) for v in claims.VERDICTS)
+    typed = re.compile(rf"""(?<![\w])[fFrRbB]?(["'])({words})\b""")
+    for path in sorted((ROOT / "notebooks").glob("*.py")):
+        code = [line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")]
+        hits = [line.strip() for line in code if typed.search(line)]
+        assert not hits, f"{path.name} types a verdict: {hits[:3]}"
 
 
 def test_titles_come_from_the_chapters(tmp_path):

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from lmnotes import distortion as D
+from lmnotes import stats
 from lmnotes import language as LG
 from lmnotes import segment as seglib
 from lmnotes.models.base import ModelError
@@ -136,7 +137,7 @@ def test_ols_recovers_known_coefficients():
     rng = np.random.default_rng(0)
     n_, s_ = rng.integers(5, 60, 2000), rng.gamma(4, 1, 2000)
     y = 1.0 - 0.3 * n_ + 0.0 * s_ + rng.normal(0, 1, 2000)
-    fit = D.bootstrap_ols(y, {"n": n_, "s": s_}, n_boot=200).set_index("term")
+    fit = stats.bootstrap_ols(y, {"n": n_, "s": s_}, n_boot=200).set_index("term")
     assert fit.loc["n", "low"] < -0.3 < fit.loc["n", "high"]
     assert fit.loc["s", "low"] < 0 < fit.loc["s", "high"]
     assert fit.loc["n", "partial R²"] > 0.9 and fit.loc["s", "partial R²"] < 0.01

@@ -92,6 +92,14 @@ word_letters = [6, 9]  # letters, fewest and most
 cache_mu = 100.0  # cache prior
 stickiness = 0.9  # rho
 components = ["wiki/transformer-word", "wiki/kn3-word"]  # switched LMs
+block_sizes = [1, 2, 4]  # sentences per instance
+law_stickiness = [0.0, 0.9]  # rho of the law
+smc_resample = 0.5  # share of K
+converged_gap = 0.001  # converged
+bias_removed = 0.5  # most
+overlap_shared = 0.05  # overlap
+tok_runs = 4  # runs
+n_smc_runs = 20  # runs
 '''
 
 
@@ -104,6 +112,16 @@ components = ["wiki/transformer-word", "wiki/kn3-word"]  # switched LMs
     ({"cache_mu": 0.0}, r"positive number"),
     ({"stickiness": 1.0}, r"must lie in \[0, 0.999\]"),
     ({"components": ["wiki/nothing"]}, r"not a registered model"),
+    ({"block_sizes": [2, 4]}, r"must start at 1"),
+    ({"block_sizes": [1, 1]}, r"strictly increasing"),
+    ({"law_stickiness": []}, r"at least one"),
+    ({"law_stickiness": [1.0]}, r"must lie in \[0, 0.999\]"),
+    ({"smc_resample": 1.5}, r"must lie in \[0, 1\]"),
+    ({"converged_gap": 0.0}, r"must lie in \(0, 1\]"),
+    ({"bias_removed": 2.0}, r"must lie in \(0, 1\]"),
+    ({"overlap_shared": 0.0}, r"must lie in \(0, 1\]"),
+    ({"tok_runs": 1}, r"at least 2"),
+    ({"n_smc_runs": 1}, r"at least 2"),
 ])
 def test_importance_sampling_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):
@@ -149,6 +167,8 @@ data_sizes = [750, 1500]  # sizes
 language_temperatures = [0.7, 1.0]  # sweep
 perturb_levels = [0, 1, 5]  # ladder
 size_margin = 0.1  # margin
+near_zero_nats = 1.0  # converged
+lnre_share = 0.01  # LNRE
 pretrained_language = ""  # skip
 '''
 
@@ -166,6 +186,8 @@ pretrained_language = ""  # skip
     ({"language_temperatures": [0.85, 0.0]}, r"positive number"),
     ({"perturb_levels": [1, 2]}, r"start at 0"),
     ({"size_margin": 0.0}, r"must lie in \(0, 1\]"),
+    ({"near_zero_nats": 0.0}, r"positive number"),
+    ({"lnre_share": 0.0}, r"must lie in \(0, 1\]"),
     ({"pretrained_language": "no-such-model"}, r"neither a registered model"),
 ])
 def test_distortion_chapter_rules(values, message):

@@ -108,12 +108,3 @@ def test_a_larger_resample_size_predicts_the_interval_of_a_larger_sample():
     assert W.shape == (50, 7) and np.all(np.asarray(W.sum(1)).ravel() == 20)
     with pytest.raises(ValueError, match="at least one"):
         stats.bootstrap_weights(7, 5, rng, size=0)
-
-
-def test_verdicts_have_three_outcomes_and_a_stated_fourth():
-    assert stats.verdict(3, 0, 3) == "reproduced"
-    assert stats.verdict(0, 1, 3) == "contradicted"
-    assert stats.verdict(2, 0, 3) == "inconclusive" and stats.verdict(0, 0, 3) == "inconclusive"
-    assert stats.verdict(1, 1, 3) == "differs"
-    with pytest.raises(ValueError):
-        stats.verdict(3, 1, 3)
