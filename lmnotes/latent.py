@@ -340,13 +340,7 @@ def draw(model: SwitchLM, em: Emissions, q: Chain, n_samples: int, seed: int = 0
     rng = np.random.default_rng(seed)
     N, T, C = em.shape
     K = int(n_samples)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # increments; where q_t(j|i) = 0 the step is never drawn (0, not NaN, as a placeholder)
-        inc0 = np.nan_to_num(np.log(model.pi) + em.log_e[:, 0] - q.log_init, nan=0.0, posinf=0.0)
-        inc = np.log(model.A)[None, None] + em.log_e[:, :, None, :] - q.log_trans
-        inc = np.where(q.log_trans == -np.inf, 0.0, inc)
-    cdf0 = np.cumsum(np.exp(q.log_init), axis=-1)
-    cdf = np.cumsum(np.exp(q.log_trans), axis=-1)
+    inc0, inc, cdf0, cdf = _steps(model, em, q)
     logw = np.zeros((N, K))
     order = np.argsort(em.lengths, kind="stable")
     block = max(1, max_elements // K)
@@ -365,6 +359,18 @@ def draw(model: SwitchLM, em: Emissions, q: Chain, n_samples: int, seed: int = 0
             z[s:] = new
         logw[rows] = lw
     return logw
+
+
+def _steps(model: SwitchLM, em: Emissions, q: Chain):
+    """What a draw from q needs at every step, computed once: the weight increments
+    log A_ij + log e_t(j) - log q_t(j | i) (and the first step's), and the cdf of every row of
+    q. Where q_t(j | i) = 0 the step is never drawn: its increment is 0, a placeholder, not
+    NaN. Shared by :func:`draw` and the particle filter of :mod:`lmnotes.smc`."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inc0 = np.nan_to_num(np.log(model.pi) + em.log_e[:, 0] - q.log_init, nan=0.0, posinf=0.0)
+        inc = np.log(model.A)[None, None] + em.log_e[:, :, None, :] - q.log_trans
+        inc = np.where(q.log_trans == -np.inf, 0.0, inc)
+    return inc0, inc, np.cumsum(np.exp(q.log_init), axis=-1), np.cumsum(np.exp(q.log_trans), axis=-1)
 
 
 def _pick(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -289,6 +289,7 @@ RULES: dict[str, tuple[Check, str]] = {
     "converged_gap": (_between(0, 1, open_low=True), "(0, 1]"),
     "bias_removed": (_between(0, 1, open_low=True), "(0, 1]"),
     "overlap_shared": (_between(0, 1, open_low=True), "(0, 1]"),
+    "approx_share": (_between(0, 1, open_low=True), "(0, 1]"),
     "family": (_all(_each(_segmentation), lambda v: None if v else "must name at least one segmentation"),
                "char, byte, word or bpe<types>, at least one"),
     "others": (_each(_model), "registered models"),

@@ -57,13 +57,7 @@ def smc(model: L.SwitchLM, em: L.Emissions, q: L.Chain, n_particles: int, n_runs
     rng = np.random.default_rng(seed)
     N, T, C = em.shape
     R, K = int(n_runs), int(n_particles)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # weight increments, as in latent.draw: 0 (never drawn) where q gives a step no mass
-        inc0 = np.nan_to_num(np.log(model.pi) + em.log_e[:, 0] - q.log_init, nan=0.0, posinf=0.0)
-        inc = np.log(model.A)[None, None] + em.log_e[:, :, None, :] - q.log_trans
-        inc = np.where(q.log_trans == -np.inf, 0.0, inc)
-    cdf0 = np.cumsum(np.exp(q.log_init), axis=-1)
-    cdf = np.cumsum(np.exp(q.log_trans), axis=-1)
+    inc0, inc, cdf0, cdf = L._steps(model, em, q)  # as importance sampling draws them
     out = np.zeros((N, R))
     order = np.argsort(em.lengths, kind="stable")
     block = max(1, max_elements // (R * K))

@@ -70,7 +70,10 @@ Markdown("\n".join(lines))
 # it and some the opposite; it is *inconclusive* when some cases are open and none
 # conflict; it is *not tested* when no case could be run (the chapter says what would
 # test it). Claims worded "mostly" or "often" are judged by a majority of the cases
-# instead. Beside the verdict, its *basis*: measured at this report's scale; by
+# instead, and claims that a theorem guarantees in every case by "none against" (no case
+# shows the opposite, and more show the claim than stay open: such claims have cases whose
+# effect is expected to fall below a run's resolution). Each chapter states the rules its
+# table uses under the table. Beside the verdict, its *basis*: measured at this report's scale; by
 # construction (an identity the test could not fail, shown for completeness); in
 # expectation (a claim about a mean, tested on the mean over repeated runs); or gpu
 # profile only (run by the larger profile, not by the published book). A contradicted
