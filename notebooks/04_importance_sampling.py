@@ -715,7 +715,8 @@ for ax, m in zip(axes, switch):
         y = [ppl_of(m, runs[m, name][c].mean(), T) / ppl_of(m, 0.0, T) - 1
              for c in grain_cols]
         ax.plot(x, y, marker="o", ms=3, color=palette[name], label=name)
-    ax.set(title=f"{m} switch-LM", xscale="log", yscale="log")
+    ax.set(title=f"{m} switch-LM", yscale="log")
+    plots.plain_log(ax, "x", [100, 1000, 10000])
 plots.figure_legend(fig, axes, ncol=4)
 fig.supxlabel("tokens per instance (sentences, blocks, articles, the corpus)")
 fig.supylabel(f"PPL^ / PPL − 1, K = {k_runs}")
@@ -732,12 +733,12 @@ for m in switch:
             unit: runs_interval((r[unit] - r["corpus"]) / (0.0 - r["corpus"]))
             for unit in ["instance", *grains, "article"]}
 removed_table = pd.DataFrame({k: {
-    ("1 sentence" if u == "instance" else u): percent(e) for u, e in v.items()}
+    ("1" if u == "instance" else u.split()[0]): percent(e) for u, e in v.items()}
     for k, v in removed.items()}).T
 removed_table.index.names = ["model", "proposal"]
 tables.show(removed_table, "The share of the corpus-level bias (in nats) that "
-            "aggregation per instance removes, %, with instances of growing size, from "
-            "sentences to whole articles (95% interval over the runs underneath)",
+            "aggregation per instance removes, %, by the sentences per instance (1, 2, 4, "
+            "…) and with whole articles as instances (95% interval over the runs underneath)",
             formats={c: tables.significant(2) for c in removed_table})
 
 # %% tags=["remove-cell"]
