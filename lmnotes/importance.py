@@ -125,9 +125,7 @@ def plug_in(logw) -> np.ndarray:
     """Delta-method correction of log p^ (Maddison+ 2017; Nowozin 2018): the bias is about
     -cv^2 / (2K), with cv^2 = Var(w) / E[w]^2 estimated by K / ESS - 1, so
     log p^ + (1/ESS - 1/K) / 2."""
-    logw = _weights(logw)
-    K = logw.shape[-1]
-    return log_mean(logw) + 0.5 * (1 / effective_sample_size(logw) - 1 / K)
+    return log_mean(logw) + 0.5 * mc_variance(logw)
 
 
 def jackknife(logw) -> np.ndarray:

@@ -971,7 +971,7 @@ def negligible_cases(threshold: float) -> tuple[lmclaims.Evidence, str]:
 
 
 e4, why4 = negligible_cases(negligible_share)
-e4_alt, why4_alt = negligible_cases(negligible_share_alt)
+e4_alt, _ = negligible_cases(negligible_share_alt)
 v4 = lmclaims.verdict(e4.n_for, e4.n_against, e4.n_unresolved)
 v4_alt = lmclaims.verdict(e4_alt.n_for, e4_alt.n_against, e4_alt.n_unresolved)
 glue("negligible_pct", 100 * negligible_share, display=False)
@@ -981,9 +981,6 @@ glue("v4_alt", v4_alt, display=False)
 word_bpb, open_bpb = rates["word"]["bits / byte"], {s: rates[s]["bits / byte"] for s in open_specs}
 word_beats = word_bpb.high < min(e.low for e in open_bpb.values())
 word_loses = word_bpb.low > max(e.high for e in open_bpb.values())
-spelled_all = bpc(word_open, subsets["all sentences"])
-open_best = min(open_specs, key=lambda s: value(s, "bits / byte"))
-open_best_bpc = bpc(scores[open_best].logprob, subsets["all sentences"])
 agree_open = all((ranks.loc[[label(s) for s in open_specs], c] == ranks.loc[[label(s) for s in open_specs], "bits / byte"])
                  .all() for c in independent)
 causes = examples.loc[~examples["follows"], "cause"].value_counts()
