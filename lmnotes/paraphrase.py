@@ -92,7 +92,32 @@ def _single(lemma: str) -> bool:
 
 def triples(zipf: Callable[[str], float], sentences: Sequence[str], tokenize: Callable[[str], list[str]],
             rare_below: float, common_from: float, n: int, seed: int, max_words: int = 40) -> pd.DataFrame:
-    """``n`` rare and ``n`` common triples (x, x_h, x_a) with contexts: x's Zipf frequency
+    """``n`` rare and ``n`` common triples of :func:`candidates`, drawn at random (``seed``),
+    with the sentences s_h and s_a that replace x by x_h and by x_a."""
+    df = candidates(zipf, sentences, tokenize, rare_below, common_from, max_words)
+    return pick(df, {"rare": n, "common": n}, seed)
+
+
+def pick(df: pd.DataFrame, sizes: dict, seed: int) -> pd.DataFrame:
+    """``sizes[kind]`` triples of each kind drawn from :func:`candidates` (in their order),
+    with s_h and s_a."""
+    rng = np.random.default_rng(seed)
+    picked = []
+    for kind, n in sizes.items():
+        pool = df[df["kind"] == kind]
+        if len(pool) < n:
+            raise ValueError(f"only {len(pool)} {kind} triples, fewer than the {n} asked for")
+        picked.append(pool.iloc[np.sort(rng.choice(len(pool), n, replace=False))])
+    out = pd.concat(picked, ignore_index=True)
+    for col in ("x_h", "x_a"):
+        out["s_" + col[2:]] = [re.sub(rf"\b{x}\b", y, t) for t, x, y in zip(out["s_x"], out["x"], out[col])]
+    out.attrs["candidates"] = df["kind"].value_counts().to_dict()
+    return out
+
+
+def candidates(zipf: Callable[[str], float], sentences: Sequence[str], tokenize: Callable[[str], list[str]],
+               rare_below: float, common_from: float, max_words: int = 40) -> pd.DataFrame:
+    """Every rare and common triple (x, x_h, x_a) with its context: x's Zipf frequency
     (log10 of its count per 10⁹ words of English, ``zipf(word)``) below ``rare_below`` or at
     least ``common_from``; x_h and x_a always common. x is a word whose
     most frequent WordNet sense is a noun synset named after it; x_h a lemma of that synset's
@@ -131,18 +156,7 @@ def triples(zipf: Callable[[str], float], sentences: Sequence[str], tokenize: Ca
     df = pd.DataFrame(rows)
     if df.empty:
         raise ValueError("no triples found: no sentence holds a WordNet noun with a hypernym and its sibling")
-    rng = np.random.default_rng(seed)
-    picked = []
-    for kind in ("rare", "common"):
-        pool = df[df["kind"] == kind]
-        if len(pool) < n:
-            raise ValueError(f"only {len(pool)} {kind} triples, fewer than the {n} asked for")
-        picked.append(pool.iloc[np.sort(rng.choice(len(pool), n, replace=False))])
-    out = pd.concat(picked, ignore_index=True)
-    for col in ("x_h", "x_a"):
-        out["s_" + col[2:]] = [re.sub(rf"\b{x}\b", y, t) for t, x, y in zip(out["s_x"], out["x"], out[col])]
-    out.attrs["candidates"] = df["kind"].value_counts().to_dict()
-    return out
+    return df
 
 
 def bertscore(embed: Callable[[list[str]], list[torch.Tensor]], cands: Sequence[str],
@@ -187,6 +201,12 @@ def minilm_states(sentences: list[str]) -> list[torch.Tensor]:
         enc = tok(s, return_tensors="pt")
         out.append(model(**enc).last_hidden_state[0, 1:-1])
     return out
+
+
+def minilm_pieces(words: Sequence[str]) -> list[int]:
+    """How many WordPiece tokens MiniLM's tokenizer cuts each word into (1: kept whole)."""
+    tok, _ = _minilm()
+    return [len(tok.tokenize(w)) for w in words]
 
 
 def lm_states(lm, layer: int | None = None) -> Callable[[list[str]], list[torch.Tensor]]:

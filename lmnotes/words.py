@@ -323,7 +323,9 @@ def _greedy(nodes: _Nodes, targets: list[_Target], max_steps: int) -> dict[int, 
 def _dfs_top(nodes: _Nodes, targets: list[_Target], depth: int) -> dict[int, bool]:
     """Algorithm 2: is the target spelt by a path of top-10 tokens (at most ``depth`` of
     them)? Only paths whose text is a prefix of the target can lead to it, so only those are
-    expanded (breadth first, which finds the same hits as the paper's depth-first order)."""
+    expanded, breadth first as in the authors' code (the paper calls it depth-first; the order
+    does not change which targets are hit). The code checks a path's children before it prunes
+    paths longer than 5 tokens, so its words have up to 6 tokens: ``depth=6``."""
     sp = nodes.sp
     hit = {t.row: False for t in targets}
     frontier = [(t, ()) for t in targets]

@@ -11,7 +11,9 @@ The input is the table of :func:`lmnotes.words.evaluate` (one row per target wor
 - the size-corrected coverage: T against its expectation when hits ignore the type, with the
   hit rate of each frequency bin (beyond the paper), with a permutation null and as a ratio
   with a bootstrap interval;
-- calibration: expected calibration error over equal-mass bins (Guo et al. 2017) and Brier.
+- calibration: expected calibration error over equal-mass bins (Guo et al. 2017) and Brier,
+  the calibration gap within groups of predictions, and a perfectly calibrated control;
+- the margin of "similar" and "different" that the paper's own readings of its Table 1 imply.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .stats import Estimate, bootstrap_weights, interval
 BINS = [("[1000,∞)", 1000, np.inf), ("[100,1000)", 100, 1000), ("[10,100)", 10, 100),
         ("[1,10)", 1, 10), ("unseen", 0, 1)]
 PAPER_BINS = [b[0] for b in BINS[:3]]
+BINS_ALL = [b[0] for b in BINS]
 
 
 def frequency_bin(counts: pd.Series) -> pd.Series:
@@ -168,3 +171,62 @@ def calibration(conf, hits, n_bins: int = 10) -> tuple[float, float, pd.DataFram
                         "n": [len(g) for g in groups]})
     ece = float(np.sum(rel["n"] / len(conf) * np.abs(rel["accuracy"] - rel["confidence"])))
     return ece, float(np.mean((conf - hits) ** 2)), rel
+
+
+def relative_gap(a: float, b: float) -> float:
+    """|a − b| as a share of the pair's mean (the paper reads its Table 1 this way)."""
+    return abs(a - b) / ((a + b) / 2)
+
+
+def reading_margin(readings: pd.DataFrame) -> tuple[float, float, float]:
+    """The margin that separates the gaps a source calls "similar" from those it calls
+    "different" (``readings`` has columns ``reading`` and ``share of mean``): the geometric
+    mean of the widest similar and the narrowest different gap, returned with both. Raises
+    ValueError when the readings overlap, since then no one margin agrees with them all."""
+    shares = readings.groupby("reading")["share of mean"]
+    if not {"similar", "different"} <= set(shares.groups):
+        raise ValueError("the readings need gaps read as 'similar' and as 'different'")
+    widest, narrowest = float(shares.max()["similar"]), float(shares.min()["different"])
+    if not widest < narrowest:
+        raise ValueError(f"a gap read as similar ({widest:.1%}) is as wide as one read as different "
+                         f"({narrowest:.1%}): no single margin agrees with the readings")
+    return float(np.sqrt(widest * narrowest)), widest, narrowest
+
+
+def calibration_gap(res: Resampler, conf, hits, groups, articles) -> dict:
+    """Mean confidence minus accuracy (percentage points) within each group of predictions,
+    with its cluster-bootstrap interval: {group: Estimate}."""
+    conf, hits = np.asarray(conf, dtype=float), np.asarray(hits, dtype=float)
+    groups, articles = np.asarray(groups, dtype=object), np.asarray(articles)
+    out = {}
+    for g in pd.unique(groups):
+        m = groups == g
+        out[g] = res.paired(res.rate(conf[m], articles[m]), res.rate(hits[m], articles[m]))
+    return out
+
+
+def calibrated_control(conf, hits, pred_groups, target_groups, rng: np.random.Generator):
+    """A perfectly calibrated predictor with the model's confidences, and the groups its
+    targets would fall in (the control of the word-level chapter's calibration check).
+
+    Each prediction is right with probability equal to its confidence. A simulated hit's
+    target is the predicted word, so it takes the prediction's group; a simulated miss keeps
+    the real target's group where the model missed too, and otherwise (the model hit, the
+    control misses) takes the group of a target drawn from the model's misses. Grouped by
+    the prediction, the control is calibrated in every group by construction; grouped by
+    the target, it is not, since a group's hits are those targets that the predictions
+    reached: the artefact this control exposes. Returns (hits, target groups)."""
+    conf = np.asarray(conf, dtype=float)
+    hits = np.asarray(hits, dtype=bool)
+    pred_groups = np.asarray(pred_groups, dtype=object)
+    target_groups = np.asarray(target_groups, dtype=object)
+    if not (len(conf) == len(hits) == len(pred_groups) == len(target_groups)):
+        raise ValueError("conf, hits and both groups must have one entry per prediction")
+    if (~hits).sum() == 0:
+        raise ValueError("the control draws missed targets from the model's misses; there are none")
+    sim = rng.random(len(conf)) < conf
+    target = target_groups.copy()
+    target[sim] = pred_groups[sim]
+    swap = ~sim & hits
+    target[swap] = rng.choice(target_groups[~hits], int(swap.sum()))
+    return sim, target

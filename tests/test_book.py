@@ -223,3 +223,35 @@ def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):
         book.run(profile="default", overrides={"fail": True})
     assert target.read_bytes() == before
     assert sorted(p.name for p in (toy_book / "book").iterdir()) == ["00_toy.ipynb"]
+
+
+def _unshown_tables(source: str) -> list[str]:
+    """The ``tables.show(...)`` calls of a code cell whose table a reader never sees: a call
+    is shown when it is the cell's last expression, an argument of ``display`` or a function's
+    return value (whose caller shows it)."""
+    import ast
+
+    tree = ast.parse("\n".join(line for line in source.splitlines() if not line.startswith(("%", "!"))))
+    shown = set()
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        shown.add(id(tree.body[-1].value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "display":
+            shown.update(id(a) for a in node.args)
+        if isinstance(node, ast.Return) and node.value is not None:
+            shown.add(id(node.value))
+    return [ast.unparse(node)[:80] for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "show"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "tables" and id(node) not in shown]
+
+
+def test_every_table_a_cell_builds_is_shown():
+    """A table built with tables.show in the middle of a cell is computed and thrown away
+    (the prose may cite it): it must be the cell's last expression or go through display()."""
+    assert _unshown_tables("t = tables.show(df)\nx = 1") and _unshown_tables("tables.show(a)\ntables.show(b)")
+    assert not _unshown_tables("display(tables.show(a))\ntables.show(b)")
+    for name in book.notebook_names():
+        for i, cell in enumerate(jupytext.read(book.NOTEBOOKS / f"{name}.py").cells):
+            if cell.cell_type == "code":
+                assert not _unshown_tables(cell.source), f"{name}, cell {i}: a table never shown: " \
+                                                        f"{_unshown_tables(cell.source)}"

