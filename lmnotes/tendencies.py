@@ -40,12 +40,18 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy.stats import ks_2samp, norm
+from scipy.stats import ks_2samp
+from scipy.stats import t as t_dist
 
 from . import clusters, laws, stats
 from .text import moses_words, split_sentences
 
 UNK = "<unk>"  # closed-vocabulary models write this; it stays one token
+#: Tokens that are not words: left out of the word-frequency distances (rank–frequency,
+#: unigram, Zipf's s). A closed vocabulary writes ``<unk>`` for every word outside it; the
+#: reference, human text, never does, so counted as a type it would measure how often a
+#: model says "some other word", not how it distributes its words.
+NOT_WORDS = (UNK,)
 #: The per-document quantities of §3.2 that are compared as distributions: name -> TextSet attribute.
 PER_DOCUMENT = {"length": "lengths", "stopwords": "stopword_fraction", "symbols": "symbol_fraction"}
 
@@ -120,9 +126,17 @@ class TextSet:
         """Heaps' law fitted on the documents (an empty document counts as length 1, 0 types)."""
         return laws.fit_heaps(np.maximum(self.lengths, 1), self.types)
 
-    def type_totals(self) -> np.ndarray:
-        """How often each type of :attr:`vocabulary` occurs in the whole set."""
-        return np.asarray(self.counts({w: i for i, w in enumerate(self.vocabulary)}).sum(0))[0]
+    @cached_property
+    def unk_rate(self) -> float:
+        """The share of the set's tokens that are ``<unk>`` (0 for an empty set)."""
+        n = int(self.lengths.sum())
+        return sum(d.count(UNK) for d in self.docs) / n if n else 0.0
+
+    def type_totals(self, exclude: Sequence[str] = NOT_WORDS) -> np.ndarray:
+        """How often each type of :attr:`vocabulary` occurs in the whole set, the types of
+        ``exclude`` left out."""
+        totals = np.asarray(self.counts({w: i for i, w in enumerate(self.vocabulary)}).sum(0))[0]
+        return totals[[i for i, w in enumerate(self.vocabulary) if w not in exclude]]
 
     def counts(self, index: dict[str, int]) -> sparse.csr_matrix:
         """Documents x vocabulary word counts over ``index`` (every token must be in it)."""
@@ -173,16 +187,24 @@ def document_ks(sample: TextSet, reference: TextSet, key: str, n_boot: int = 200
 
 
 def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, max_rank: int = 10_000, seed: int = 0,
-            reference_groups=None, rank_support: int = 1000, top_types: int = 1000) -> dict:
+            reference_groups=None, rank_support: int = 1000, top_types: int = 1000,
+            exclude: Sequence[str] = NOT_WORDS) -> dict:
     """Every distance of the source's Tab. 2, Tab. 3 and App. D between ``sample`` and
     ``reference``, as :class:`~lmnotes.stats.Estimate` (value, bootstrap 95% interval and
     replicates) or, for the mean differences, :class:`~lmnotes.clusters.TestResult`.
     ``reference_groups`` labels each reference document with its article (None: independent
-    documents). Zipf's s is fitted on the first ``max_rank`` ranks (the source's 10,000)."""
+    documents). Zipf's s is fitted on the first ``max_rank`` ranks (the source's 10,000).
+    The word-frequency distances (rank–frequency, unigram, Zipf's s) leave the tokens of
+    ``exclude`` out (by default ``<unk>``, :data:`NOT_WORDS`); the per-document statistics
+    count every token."""
     if sample.lengths.sum() == 0:
         raise ValueError(f"{sample.name}: the sample has no tokens")
-    index = {w: i for i, w in enumerate(sorted(set(sample.vocabulary) | set(reference.vocabulary)))}
-    X, Y = sample.counts(index), reference.counts(index)
+    types = sorted(set(sample.vocabulary) | set(reference.vocabulary))
+    index = {w: i for i, w in enumerate(types)}
+    words = [i for i, w in enumerate(types) if w not in exclude]
+    X, Y = sample.counts(index)[:, words], reference.counts(index)[:, words]
+    if X.sum() == 0:
+        raise ValueError(f"{sample.name}: the sample has no words (only {', '.join(exclude)})")
     tx, ty = np.asarray(X.sum(0)), np.asarray(Y.sum(0))
     out = {}
 
@@ -260,41 +282,61 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
 
 
 def matched_type_token(sample: TextSet, reference: TextSet, min_length: int = 1, max_length: int | None = None,
-                       n_boot: int = 200, seed: int = 0, reference_groups=None) -> tuple[stats.Estimate, float]:
+                       reference_groups=None, sample_groups=None, level: float = 0.95) -> tuple[stats.Estimate, float]:
     """Difference in distinct words per token (types / length) between ``sample`` and
     ``reference`` at matched exact lengths: for each length n in [min_length, max_length]
     that both sets have, the difference of the mean ratios, averaged over lengths with the
     weights c_x(n) c_y(n) / (c_x(n) + c_y(n)) of the documents of that length (the estimator
-    of a regression with one effect per length). With a bootstrap interval (sample's
-    documents, reference's articles) and a two-sided p-value from it (normal approximation).
-    One unit of length throughout: the source's view, Moses tokens."""
+    of a regression with one effect per length). Tested with
+    :func:`lmnotes.clusters.cell_contrast_test` (lengths as cells; the reference's articles,
+    ``reference_groups``, as clusters): returns the difference with its t interval at
+    ``level`` (the test's small-cluster t distribution) and the two-sided p-value. One unit
+    of length throughout: the source's view, Moses tokens."""
+    if min_length < 1:
+        raise ValueError(f"min_length must be at least 1 (a ratio per token), got {min_length}")
     top = max(sample.lengths.max(), reference.lengths.max()) if max_length is None else max_length
-    support = np.arange(min_length, top + 1)
 
-    def by_length(ts):
+    def side(ts, groups):
         keep = (ts.lengths >= min_length) & (ts.lengths <= top)
-        L = stats.one_hot(ts.lengths[keep], support)[0]
-        ratio = ts.types[keep] / ts.lengths[keep]
-        return keep, L, L.multiply(ratio[:, None]).tocsr()
+        return (ts.types[keep] / ts.lengths[keep], ts.lengths[keep],
+                None if groups is None else np.asarray(groups)[keep])
 
-    kx, Lx, Rx = by_length(sample)
-    ky, Ly, Ry = by_length(reference)
-
-    def delta(cx, sx, cy, sy):
-        with np.errstate(invalid="ignore", divide="ignore"):  # lengths one side lacks get weight 0
-            w = np.where((cx > 0) & (cy > 0), cx * cy / (cx + cy), 0.0)
-            return np.nansum(w * (sx / cx - sy / cy), -1) / w.sum(-1)
-
-    value = float(delta(*(np.asarray(M.sum(0))[0] for M in (Lx, Rx, Ly, Ry))))
-    if not np.isfinite(value):
+    x, cx, gx = side(sample, sample_groups)
+    y, cy, gy = side(reference, reference_groups)
+    if not np.intersect1d(cx, cy).size:
         raise ValueError("no length in range is shared by both sets")
-    rx, ry = stats.bootstrap_streams(seed)
-    Wx = stats.bootstrap_weights(len(sample), n_boot, rx)[:, kx]
-    Wy = stats.bootstrap_weights(len(reference), n_boot, ry, groups=reference_groups)[:, ky]
-    reps = delta((Wx @ Lx).toarray(), (Wx @ Rx).toarray(), (Wy @ Ly).toarray(), (Wy @ Ry).toarray())
-    est = stats.interval(value, reps)  # NaN: a resample sharing no length (left out)
-    sd = np.nanstd(est.replicates, ddof=1)
-    return est, float(2 * norm.sf(abs(value) / sd)) if sd > 0 else float(value == 0)
+    t = clusters.cell_contrast_test(x, cx, y, cy, gx, gy)
+    half = float(t_dist.ppf(0.5 + level / 2, t.df) * t.se) if t.se > 0 else 0.0
+    return stats.Estimate(t.statistic, t.statistic - half, t.statistic + half), t.pvalue
+
+
+def growth_beyond(table: pd.DataFrame, baseline: pd.DataFrame) -> tuple[str, stats.Estimate] | None:
+    """How much more a set's type–token KS grows from the shortest to the longest length bin
+    than a baseline's does (claim 10: the distance grows with length, net of the human
+    shift's growth). ``table``, ``baseline``: :func:`type_token_by_length` tables of two sets
+    against one reference, bootstrapped with one seed (paired). Over the bins both have:
+    (KS_last - KS_first) - (baseline's KS_last - KS_first), with the interval of the same
+    difference of the replicates; returns ("first to last" bin, estimate), or None with
+    fewer than two shared bins."""
+    if table.empty or baseline.empty:
+        return None
+    a, b = table.set_index("bin"), baseline.set_index("bin")
+    common = [x for x in a.index if x in b.index]
+    if len(common) < 2:
+        return None
+    first, last = common[0], common[-1]
+
+    def net(column):
+        return (a[column][last] - a[column][first]) - (b[column][last] - b[column][first])
+
+    return f"{first} to {last}", stats.interval(net("KS to reference"), net("replicates"))
+
+
+def through_vocabulary(lm, texts: Sequence[str]) -> list[str]:
+    """``texts`` as a closed-vocabulary model can write them: encoded and decoded by ``lm``
+    (a model or a segmentation, anything with ``encode`` and ``decode``), so that every word
+    outside its vocabulary becomes ``<unk>``."""
+    return [lm.decode(lm.encode(t)) for t in texts]
 
 
 def first_document(text: str, unit: str = "line") -> tuple[str, bool]:
@@ -411,4 +453,74 @@ def null_rejections(pool: TextSet, groups, n_splits: int = 100, articles: int = 
                                                                                      seed=s).pvalue
                 rows.extend({"split": split, "design": design, "statistic": key, "test": t, "rejected": p < alpha}
                             for t, p in tests.items())
+    return pd.DataFrame(rows)
+
+
+#: The distances of :func:`compare` whose paired differences decide verdicts in the chapter.
+PAIRED_DISTANCES = ("rank KS to Zipf(sample)", "rank KS to reference", "unigram TVD", "top-types TVD",
+                    "length KS", "stopwords KS", "symbols KS")
+
+
+def null_checks(pool: TextSet, groups, n_splits: int = 100, articles: int = 10, documents: int = 1000,
+                alpha: float = 0.05, n_boot: int = 200, length_bins: Sequence[int] = (1, 11, 21, 41, 121),
+                long_length: int = 41, seed: int = 0, **compare_kw) -> pd.DataFrame:
+    """The calibration check of every other test that decides a verdict, on human text where
+    the null is true (:func:`null_rejections` checks the tests of means).
+
+    In each of ``n_splits`` splits of ``pool`` (``groups``: each document's article), a
+    reference of ``articles`` random articles (the test split's role) and two disjoint samples
+    A and B of ``documents`` random documents of the other articles (two models' samples, or
+    a model's and the human shift's). Every check is at level ``alpha``:
+
+    - *paired interval*: for each distance of :data:`PAIRED_DISTANCES`, for the type–token KS
+      over the length bins (``length_bins``) and for its growth from the first to the last
+      bin (:func:`growth_beyond`), whether the interval of A's distance minus B's, both to the
+      reference and bootstrapped with one seed (:func:`lmnotes.stats.excess`), excludes 0;
+    - *matched-length t test*: :func:`matched_type_token` of A against the reference, over
+      all lengths and over documents of at least ``long_length`` tokens;
+    - *Welch test, two samples*: :func:`lmnotes.clusters.mean_difference_test` of A's and
+      B's mean length (claim 8b's design, two independent samples).
+
+    Returns one row per split, check and quantity, with whether it rejected (an interval that
+    excludes 0 counts as a rejection)."""
+    groups = np.asarray(groups)
+    ids = np.unique(groups)
+    if len(ids) < articles + 1:
+        raise ValueError(f"{len(ids)} articles: too few for a reference of {articles} and more")
+    rng = np.random.default_rng(seed)
+    rows = []
+
+    def add(split, check, quantity, rejected):
+        rows.append({"split": split, "check": check, "quantity": quantity, "rejected": bool(rejected)})
+
+    for split in range(n_splits):
+        chosen = np.isin(groups, rng.choice(ids, articles, replace=False))
+        rest = np.flatnonzero(~chosen)
+        picked = rng.choice(rest, min(2 * documents, len(rest)), replace=False)
+        half = len(picked) // 2
+        ref = TextSet("reference", [pool.docs[i] for i in np.flatnonzero(chosen)])
+        a, b = (TextSet(name, [pool.docs[i] for i in part])
+                for name, part in (("A", picked[:half]), ("B", picked[half:])))
+        gref = groups[chosen]
+        s = int(rng.integers(2**31))
+        ra, rb = (compare(x, ref, n_boot=n_boot, seed=s, reference_groups=gref, **compare_kw) for x in (a, b))
+        for key in PAIRED_DISTANCES:
+            e = stats.excess(ra[key], rb[key])
+            add(split, "paired interval", key, e.low > 0 or e.high < 0)
+        (ta, ma), (tb, mb) = (type_token_by_length(x, ref, length_bins, n_boot=n_boot, seed=s, reference_groups=gref)
+                              for x in (a, b))
+        if np.isfinite(ma.value) and np.isfinite(mb.value):
+            e = stats.excess(ma, mb)
+            add(split, "paired interval", "type–token KS (over the length bins)", e.low > 0 or e.high < 0)
+        g = growth_beyond(ta, tb)
+        if g is not None:
+            add(split, "paired interval", "type–token KS, growth over the bins", g[1].low > 0 or g[1].high < 0)
+        for span, lo in (("all lengths", 1), (f"at least {long_length} tokens", long_length)):
+            try:
+                p = matched_type_token(a, ref, min_length=lo, reference_groups=gref)[1]
+            except ValueError:  # no shared length, or a single article in range
+                continue
+            add(split, "matched-length t test", f"types per token, {span}", p < alpha)
+        add(split, "Welch test, two samples", "mean length",
+            clusters.mean_difference_test(a.lengths, b.lengths).pvalue < alpha)
     return pd.DataFrame(rows)

@@ -335,6 +335,31 @@ glue("early_sentence", (f"{', '.join(early)} stopped early" if early else "No mo
        "better models.", display=False)
 glue("epochs_range", f"{budgets['epochs'].min():.2f}–{budgets['epochs'].max():.2f}",
      display=False)
+
+
+def unk_share(seg, texts):
+    """The share of a closed word vocabulary's tokens of ``texts`` that are <unk>, the
+    end-of-sentence symbol counted (as the losses count it)."""
+    tokens = sum(len(seg.split(t)) for t in texts) + len(texts)
+    return len(C.unk_training_words(seg, texts)) / tokens
+
+
+unk_notes = []
+for name in budgets.index:
+    seg = getattr(lms[name], "seg", None)
+    if isinstance(seg, WordSegmentation):
+        train_unk, valid_unk = (100 * unk_share(seg, data[split].sentences) for split in ("train", "valid"))
+        gap = budgets.loc[name, "valid − train"]
+        unk_notes.append(
+            (f"{name}'s validation loss lies {-gap:.3f} below its training loss, and its closed vocabulary is a "
+             f"likelier cause than lag: {valid_unk:.1f} % of the validation split's tokens are <unk> against "
+             f"{train_unk:.1f} % of "
+             "the training split's, and <unk>, one frequent symbol, is easy to predict, so the two losses "
+             "average over different mixes of tokens." if gap < 0 else
+             f"{name} maps {valid_unk:.1f} % of the validation split's tokens to <unk> and {train_unk:.1f} % "
+             "of the training split's, so its two losses average over different mixes of tokens.")
+            + " (Shares per token, the end-of-sentence symbol counted, as the losses count them.)")
+glue("unk_gap_note", " ".join(unk_notes), display=False)
 display(tables.show(
     budgets[["steps", "steps planned", "best step", "tokens seen", "training tokens", "epochs"]],
     "Training budget", formats={"epochs": 2}))
@@ -373,7 +398,8 @@ plt.close(fig)
 # times: an equal budget of tokens is a different budget of text for each segmentation.
 # *valid − train* compares the best validation loss with the last training loss; because
 # the training loss is a mean over the last {glue:text}`eval_every` steps of a model that
-# was still improving, it can lie above the validation loss. A larger gap in a longer run
+# was still improving, it can lie above the validation loss. {glue:text}`unk_gap_note`
+# A larger gap in a longer run
 # would mean the model is fitting its training text rather than the language. How far
 # training could go on this corpus, and why the `cpu` recipe stops where it does, is
 # measured outside the book (`bench/training_curve.py`); the `gpu` profile trains larger

@@ -865,6 +865,8 @@ glue("sweep_levelled", (
     "has levelled off: the last doubling of N added less than a tenth of it" if levelled else
     "has not levelled off: the last doubling of N still added a tenth of it or more"),
     display=False)
+glue("gap_self_trend", f"the estimate, {share(self_name, 'gap / bits per char'):.2f} % at N = {max(ns)}, "
+     + ("levelled off" if levelled else "still rising"), display=False)
 # the runs of the smallest N against the certified bound of all the draws
 draws = r["draws"]
 first_runs = [(draws.subset(slice(k * ns[0], (k + 1) * ns[0])).logmarginal()
@@ -1051,10 +1053,12 @@ lmclaims.show(claims, "The claims of the post and the verdicts", thresholds={
 # **{glue:text}`v4_alt`**. The certified lower bound is what a verdict of "not negligible"
 # can rest on, since the estimate is biased low; a verdict of "negligible" needs the
 # interval's upper end below the threshold *and* an estimate that no longer grows with the
-# number of draws. Over running text the marginal adds about {glue:text}`gap_self_pct:.2f` %
-# ({glue:text}`marginal_label`) and {glue:text}`gap_pre_pct:.2f` %
-# ({glue:text}`stride_pre_name`) to the canonical segmentation's bits per character, while
-# a single long word can owe much of its probability to other segmentations.
+# number of draws. Over running text the marginal adds at least
+# {glue:text}`cert_self_pct:.2f` % ({glue:text}`marginal_label`; certified,
+# {glue:text}`gap_self_trend`) and at least {glue:text}`cert_pre_pct:.3f` %
+# ({glue:text}`stride_pre_name`; estimated at {glue:text}`gap_pre_pct:.2f` % from fewer
+# draws) to the canonical segmentation's bits per character, while a single long word can
+# owe much of its probability to other segmentations.
 #
 # **Which verdicts could be artefacts of the models.** The self-trained models are small and
 # briefly trained (see {doc}`01_models`), and their budget is equal in tokens, not in text:

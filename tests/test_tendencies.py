@@ -1,10 +1,11 @@
 """The tendencies study's view of text and its comparison (lmnotes.tendencies)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as ss
 
-from lmnotes import laws, tendencies as T
+from lmnotes import clusters, laws, segment, tendencies as T
 
 
 def test_tokenize_is_the_sources_view_and_keeps_unk_whole():
@@ -104,12 +105,83 @@ def test_matched_type_token_compares_at_equal_lengths():
 
     short, long = T.TextSet.from_texts("s", texts(5, 30, 800)), T.TextSet.from_texts("l", texts(15, 60, 800))
     assert (short.types / short.lengths).mean() > (long.types / long.lengths).mean() + 0.05
-    est, p_same = T.matched_type_token(short, long, n_boot=100)
+    est, p_same = T.matched_type_token(short, long)
     assert abs(est.value) < 0.02 and p_same > 0.01
     # a sample that repeats itself has fewer types at every length
     rep = T.TextSet.from_texts("r", [" ".join(t.split()[: len(t.split()) // 2] * 2) for t in texts(15, 60, 800)])
-    est, p_rep = T.matched_type_token(rep, long, n_boot=100)
+    est, p_rep = T.matched_type_token(rep, long)
     assert est.high < 0 and p_rep < 1e-3
+    # the interval and the p-value are those of the cluster-robust test over lengths, with the
+    # reference's articles as clusters, restricted to the lengths asked for
+    groups = np.arange(len(long)) // 40
+    est, p = T.matched_type_token(short, long, min_length=20, reference_groups=groups)
+    keep_x, keep_y = short.lengths >= 20, long.lengths >= 20
+    t = clusters.cell_contrast_test((short.types / short.lengths)[keep_x], short.lengths[keep_x],
+                                    (long.types / long.lengths)[keep_y], long.lengths[keep_y], None, groups[keep_y])
+    assert est.value == pytest.approx(t.statistic) and p == pytest.approx(t.pvalue)
+    assert est.high - est.value == pytest.approx(ss.t.ppf(0.975, t.df) * t.se)
+    with pytest.raises(ValueError, match="no length"):
+        T.matched_type_token(short, long, min_length=200)
+
+
+def test_unk_is_left_out_of_the_word_frequency_distances_only():
+    # a sample of the reference's own documents, each with one <unk> more: over words it is
+    # the reference; with <unk> counted as a type its unigram TVD is exactly <unk>'s share
+    rng = np.random.default_rng(6)
+    texts = _zipf_texts(300, 1.1, rng)
+    ref = T.TextSet.from_texts("r", texts)
+    unk = T.TextSet.from_texts("u", [t + " <unk>" for t in texts])
+    share = len(texts) / unk.lengths.sum()
+    assert unk.unk_rate == pytest.approx(share) and ref.unk_rate == 0
+    assert len(unk.type_totals()) == len(ref.vocabulary) and unk.type_totals().sum() == ref.lengths.sum()
+    words, counted = T.compare(unk, ref, n_boot=20), T.compare(unk, ref, n_boot=20, exclude=())
+    for key in ["rank KS to reference", "unigram TVD", "top-types TVD"]:
+        assert words[key].value == pytest.approx(0, abs=1e-12)
+    assert counted["unigram TVD"].value == pytest.approx(share)
+    assert counted["top-types TVD"].value > 0.5 * share
+    # lengths still count it: every document is one token longer
+    assert words["length mean diff"].statistic == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="no words"):
+        T.compare(T.TextSet.from_texts("only", ["<unk> <unk>"]), ref, n_boot=5)
+
+
+def test_through_vocabulary_writes_unk_for_every_word_outside_it():
+    seg = segment.train("word", ["the cat sat", "the cat ran", "a dog"], min_count=2)
+    out = T.through_vocabulary(seg, ["the dog sat", "the cat"])
+    assert out == ["the <unk> <unk>", "the cat"]
+    assert T.TextSet.from_texts("h", out).unk_rate == pytest.approx(2 / 5)
+
+
+def test_growth_beyond_nets_out_the_baselines_change_over_shared_bins():
+    reps = lambda *v: np.array(v, dtype=float)
+    table = pd.DataFrame({"bin": ["1-5", "6-10", "11-20"], "KS to reference": [0.1, 0.2, 0.5],
+                          "replicates": [reps(0.1, 0.1), reps(0.2, 0.3), reps(0.5, 0.4)]})
+    base = pd.DataFrame({"bin": ["1-5", "6-10"], "KS to reference": [0.05, 0.1],
+                         "replicates": [reps(0.0, 0.1), reps(0.1, 0.1)]})
+    where, e = T.growth_beyond(table, base)
+    assert where == "1-5 to 6-10"  # the last bin the baseline lacks is left out
+    assert e.value == pytest.approx((0.2 - 0.1) - (0.1 - 0.05))
+    assert np.allclose(e.replicates, [(0.2 - 0.1) - (0.1 - 0.0), (0.3 - 0.1) - (0.1 - 0.1)])
+    assert T.growth_beyond(table, base.iloc[:1]) is None
+
+
+def test_null_checks_play_every_deciding_check_on_one_population():
+    rng = np.random.default_rng(7)
+    texts, groups = [], []
+    for g in range(30):
+        mean_length = rng.uniform(8, 30)
+        for _ in range(rng.integers(10, 60)):
+            texts.append(" ".join(f"w{k}" for k in rng.zipf(1.5, 1 + rng.poisson(mean_length)) % 500))
+            groups.append(g)
+    pool = T.TextSet.from_texts("pool", texts)
+    df = T.null_checks(pool, groups, n_splits=12, articles=8, documents=150, n_boot=40,
+                       length_bins=[1, 11, 21, 41], long_length=21, rank_support=100, top_types=50)
+    rate = df.groupby(["check", "quantity"])["rejected"].mean()
+    assert set(rate["paired interval"].index) >= set(T.PAIRED_DISTANCES)
+    assert "types per token, at least 21 tokens" in rate["matched-length t test"].index
+    assert (df.groupby(["check", "quantity"]).size() <= 12).all()
+    # the null is true: nothing rejects often (12 splits: a rate of 5% rejects 0.6 times)
+    assert rate.max() <= 0.25 and df["rejected"].mean() <= 0.1
 
 
 def test_null_rejections_of_article_level_tests_are_near_their_level():
