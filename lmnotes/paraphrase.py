@@ -178,6 +178,20 @@ def bertscore(embed: Callable[[list[str]], list[torch.Tensor]], cands: Sequence[
     return out
 
 
+def remembered(embed: Callable[[list[str]], list[torch.Tensor]]) -> Callable[[list[str]], list[torch.Tensor]]:
+    """``embed`` that computes each distinct sentence's states once: BERTScore compares the
+    sentence with the hypernym against two others, in two calls."""
+    seen: dict[str, torch.Tensor] = {}
+
+    def embed_once(sentences: list[str]) -> list[torch.Tensor]:
+        new = list(dict.fromkeys(s for s in sentences if s not in seen))
+        if new:
+            seen.update(zip(new, embed(new)))
+        return [seen[s] for s in sentences]
+
+    return embed_once
+
+
 @lru_cache(maxsize=None)
 def _minilm():
     try:

@@ -445,31 +445,36 @@ def exact_topk_hits(lm: LanguageModel, sentences: Sequence[str], table: pd.DataF
 
 
 def _best_first(lm: LanguageModel, sp: Speller, context: list[int], target: str, previous: str,
-                target_lp: float, k: int, max_steps: int, max_pops: int) -> float:
+                target_lp: float, k: int, max_steps: int, max_pops: int, batch: int = 8) -> float:
+    # Up to `batch` open paths are expanded per forward pass: the answer (do k other words
+    # beat the target?) does not depend on the order of expansion, only the work does, and one
+    # batched pass costs little more than one path's (measured on the BPE-1k Transformer).
     better: set[str] = set()
     heap = [(0.0, ())]
-    for _ in range(max_pops):
-        if not heap:
-            return 1.0
-        neg, path = heapq.heappop(heap)
-        if -neg < target_lp:
+    pops = 0
+    while pops < max_pops:
+        if not heap or -heap[0][0] < target_lp:
             return 1.0  # no open path can beat the target
-        lp = next_logprobs(lm, [context + list(path)])[0].double()
-        text = sp.text(path)
-        if not path:  # the root: word starts only, renormalised
-            allowed = sp.starters(previous)
-            lp = lp - torch.logsumexp(lp[allowed], 0)
-            cont = lp.masked_fill(~allowed, -torch.inf)
-        else:
-            if has_content(text):
-                end = 0.0 if sp.complete(text) else float(torch.logsumexp(lp[sp.boundary], 0))
-                if -neg + end > target_lp and text.strip() != target:
-                    better.add(text.strip())
-                    if len(better) >= k:
-                        return 0.0
-            if sp.complete(text) or len(path) >= max_steps:
-                continue
-            cont = lp.masked_fill(sp.boundary if has_content(text) else sp.special_mask, -torch.inf)
-        for t in torch.nonzero(cont - neg > target_lp)[:, 0].tolist():
-            heapq.heappush(heap, (neg - float(cont[t]), path + (t,)))
+        popped = []
+        while heap and len(popped) < min(batch, max_pops - pops) and -heap[0][0] >= target_lp:
+            popped.append(heapq.heappop(heap))
+        pops += len(popped)
+        for (neg, path), lp in zip(popped, next_logprobs(lm, [context + list(p) for _, p in popped]).double()):
+            text = sp.text(path)
+            if not path:  # the root: word starts only, renormalised
+                allowed = sp.starters(previous)
+                lp = lp - torch.logsumexp(lp[allowed], 0)
+                cont = lp.masked_fill(~allowed, -torch.inf)
+            else:
+                if has_content(text):
+                    end = 0.0 if sp.complete(text) else float(torch.logsumexp(lp[sp.boundary], 0))
+                    if -neg + end > target_lp and text.strip() != target:
+                        better.add(text.strip())
+                        if len(better) >= k:
+                            return 0.0
+                if sp.complete(text) or len(path) >= max_steps:
+                    continue
+                cont = lp.masked_fill(sp.boundary if has_content(text) else sp.special_mask, -torch.inf)
+            for t in torch.nonzero(cont - neg > target_lp)[:, 0].tolist():
+                heapq.heappush(heap, (neg - float(cont[t]), path + (t,)))
     return np.nan

@@ -135,6 +135,7 @@ encoder_model = "smollm2-135m"  # BERTScore states
 soft_k = [3, 10, 100]  # neighbours
 rare_zipf = 2.7  # rare below
 similar_share = 0.2  # margin
+size_compare = []  # sizes
 equal_points = 15  # margin
 n_triples = 50  # triples
 '''
@@ -147,14 +148,16 @@ n_triples = 50  # triples
     ({"encoder_model": "no-such-model"}, r"neither a registered model"),
     ({"soft_k": [10, 3]}, r"strictly increasing"),
     ({"rare_zipf": 9.0}, r"must lie in \[0, 8\]"),
-    ({"similar_share": 0.0}, r"must lie in \(0, 1\]"),
+    ({"similar_share": -0.1}, r"must lie in \[0, 1\]"),
+    ({"size_compare": ["bpe8k"]}, r"'char', 'byte', 'word' or 'bpe<types>'"),
     ({"equal_points": 0}, r"must lie in \(0, 100\]"),
     ({"n_triples": 1}, r"at least 2"),
 ])
 def test_word_level_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):
         params.check("05_x", params.parse(WORDS_CELL), values)
-    params.check("05_x", params.parse(WORDS_CELL), {"family": ["char", "bpe1000"], "soft_k": [1, 5]})
+    params.check("05_x", params.parse(WORDS_CELL), {"family": ["char", "bpe1000"], "soft_k": [1, 5],
+                                                    "similar_share": 0.0, "size_compare": ["bpe1000"]})
 
 
 DISTORTION_CELL = '''
