@@ -903,17 +903,17 @@ glue_md("ppx_floor_sentence", (
      f"some positions count in ppx and not in top-10; the code counts top-10 "
      f"only over targets in its bin files and ppx over all)."
      if below_floor else "Every printed ppx lies above its floor.")
-    + ("".join(
-        f" {m}'s printed ppx lies {gap_:.1f} points below the floor of the "
-        "BERT code as committed since 19a214e" for m, gap_ in (
+    + " " + (" and ".join(
+        f"{m}'s printed ppx lies {gap_:.1f} points" for m, gap_ in (
             ppx_check["BERT code's floor 100·(1 − top-1)"]
             - ppx_check["printed ppx"]).dropna().items() if gap_ > 0)
-       + ": that code would need as many points of positions counted in ppx "
-       "and not in top-1 (targets outside its bin files), so these values "
-       "more likely come from an earlier or uncommitted version.")))
+        + " below the floor of the BERT code as committed since 19a214e: "
+        "that code would need as many points of positions counted in ppx "
+        "and not in top-1 (targets outside its bin files), so these values "
+        "more likely come from an earlier or uncommitted version.")))
 tables.show(ppx_check, "The paper's ppx against the floor its own top-10 "
             "sets under the last commit's formula",
-            formats={c: "{:.2f}" for c in ppx_check.columns})
+            formats={c: 2 for c in ppx_check.columns})
 
 # %% [markdown]
 # {glue:md}`ppx_floor_sentence` The same code, applied to our predictions (our whole-word
