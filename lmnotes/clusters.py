@@ -126,7 +126,6 @@ def cluster_permutation_test(x, y, x_groups, y_groups, n_resamples: int = 10_000
     return TestResult(float(observed), float((1 + extreme.sum()) / (1 + n_resamples)))
 
 
-
 def _cell_means_contrast(cx, sx, cy, sy):
     """Σ_n w_n (sx/cx - sy/cy)_n / Σ_n w_n over the cells both sides have, w = cx cy / (cx + cy)
     (arrays over cells; NaN where no cell is shared)."""

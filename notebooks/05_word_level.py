@@ -462,7 +462,6 @@ for col in ("top-1", "T1"):
     pair_df[f"{col} alike"] = [alike(r[f"Δ {col}"], r["a"], r["b"], col)
                                for _, r in pair_df.iterrows()]
     pair_df[col] = pair_df[f"{col} alike"].map(READ)
-pair_df["T1 differs"] = pair_df["Δ T1"].map(sig)
 tables.show(pair_df[["pair", "Δ top-1", "Δ top-10 (Alg. 2)", "Δ T1",
                      "Δ word ppl", "top-1", "T1"]],
             "Paired differences between the self-trained models "
@@ -513,7 +512,7 @@ tables.show(named(null_df), "Type coverage against the type-blind null "
 # $[10^3, \infty)$, $[10^2, 10^3)$ and $[10, 10^2)$, plus $[1, 10)$ and unseen.
 
 # %% tags=["hide-input"]
-bin_names = [b[0] for b in WS.BINS]
+bin_names = WS.BINS_ALL
 by_bin = {}
 for name in self_trained:
     t = evaluated[name]
@@ -1195,7 +1194,10 @@ def diversity(t):
                                               paper["bin"], paper["article"])}
 
 
-div = {("equal tokens", n): diversity(evaluated[n]) for n in family}
+ratio = null_df.set_index("model")["T1 / E₀[T1]"]
+div = {("equal tokens", n): {"top-1": table1.loc[n, "top-1"],
+                             "T1": table1.loc[n, "T1"],
+                             "T1 / E₀[T1]": ratio[n]} for n in family}
 common_keys = pd.MultiIndex.from_frame(evaluated[family[0]][key])
 for n, lm in epoch_lms.items():
     t = memo.word_predictions(lm, sentences, [int(i) for i in chosen],
@@ -1248,7 +1250,6 @@ kept = set.intersection(*(found[k][0] for k in kinds))
 gone = set.union(*(found[k][0] for k in kinds)) - kept
 rng_ratio = [div[k, n]["T1 / E₀[T1]"].value for k in kinds
              for n in budgets_of[k]]
-ratio = null_df.set_index("model")["T1 / E₀[T1]"]
 unk_share = {n: float((evaluated[n]["pred"] == "<unk>").mean())
              for n in others if n in evaluated}
 unk_of = {n: float((evaluated[n]["pred"] == "<unk>").mean())
@@ -1367,7 +1368,7 @@ rows, case, Evidence = [], lmclaims.case, lmclaims.Evidence
 # 1: top-1 and top-10 rank the models alike. Algorithm 2's top-10 of a
 # character-level model is any short word its top-10 symbols spell (above):
 # no ranking, so its pairs are not tested.
-d10 = {(a, b): paired(a, b, "top-10 (Alg. 2)") for a, b in pairs}
+d10 = {(r["a"], r["b"]): r["Δ top-10 (Alg. 2)"] for r in pair_rows}
 char_level = {n for n in self_trained if lms[n].segmentation in ("byte", "char")}
 valid = [(a, b) for a, b in pairs if not {a, b} & char_level]
 d1 = {(r["a"], r["b"]): r["Δ top-1"] for r in pair_rows}
