@@ -13,8 +13,8 @@ in :mod:`lmnotes.language`).
   :func:`equal_count_bins` (§4.2), and :func:`bin_means` with percentile bootstrap intervals;
 - :func:`good_turing` (Eqs. 3–4) and :func:`missing_mass` (the exact one, where p_L is known),
   and their curves over N (:func:`good_turing_curve`, :func:`missing_mass_curve`);
-- :func:`grouped_slope` (M's token log-probabilities against L's); the length confound's
-  regression is :func:`lmnotes.stats.bootstrap_ols`.
+- the length law, calibration and where the mass goes are in :mod:`lmnotes.deficit`; the
+  length confound's regression is :func:`lmnotes.stats.bootstrap_ols`.
 """
 
 from __future__ import annotations
@@ -206,18 +206,3 @@ def missing_mass_curve(sample: Sequence, probability: Sequence[float], sizes: Se
     seen = np.cumsum(p_first)
     return np.array([1 - seen[n - 1] for n in sizes])
 
-
-def grouped_slope(xs: Sequence[np.ndarray], ys: Sequence[np.ndarray], n_boot: int = 1000,
-                  seed: int = 0) -> tuple[float, np.ndarray]:
-    """The OLS slope of y on x over the tokens of many sequences (the effective inverse
-    temperature of M's token log-probs on L's: below 1, M is flatter than L), with bootstrap
-    replicates that resample whole sequences (the independent unit), from per-sequence sums."""
-    sums = np.array([[len(x), x.sum(), y.sum(), (x * x).sum(), (x * y).sum()] for x, y in zip(xs, ys)])
-
-    def fit(t):
-        n, sx, sy, sxx, sxy = t.T if t.ndim == 2 else t
-        return (sxy - sx * sy / n) / (sxx - sx * sx / n)
-
-    rng = np.random.default_rng(seed)
-    boots = sums[rng.integers(len(sums), size=(n_boot, len(sums)))].sum(1)
-    return float(fit(sums.sum(0))), fit(boots)

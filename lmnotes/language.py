@@ -66,6 +66,14 @@ class SampleSet:
         """Samples a … b − 1 (the counts of the whole draw are kept)."""
         return replace(self, ids=self.ids[a:b], logp=self.logp[a:b])
 
+    def up_to_tokens(self, budget: int) -> "SampleSet":
+        """The first samples whose tokens (EOS included) add up to at most ``budget``: training
+        sets of equal tokens, hence of equal updates, from languages of different lengths."""
+        n = int(np.searchsorted(np.cumsum(self.lengths), budget, side="right"))
+        if n == 0:
+            raise ValueError(f"a budget of {budget} tokens holds no sample")
+        return self.take(0, n)
+
 
 class Language:
     """p_L: ``lm`` sampled ancestrally at ``temperature``, up to ``max_tokens`` tokens with EOS
@@ -153,6 +161,24 @@ class Borrowed:
         return list(self._bytes)
 
 
+def roundtrip(lm: LanguageModel, seqs) -> dict[str, int]:
+    """What decoding id sequences to text and encoding the text again does to them: ``kept``
+    (the same ids), ``same text`` (other ids for the same text: L sampled a segmentation that
+    its tokenizer would not produce) and ``text changed`` (the decoded text itself does not
+    survive, e.g. byte-level tokens that do not form valid UTF-8 and decode lossily)."""
+    table = lm.token_bytes()
+    out = {"kept": 0, "same text": 0, "text changed": 0}
+    for s in seqs:
+        s = list(map(int, s))
+        text = lm.decode(s)
+        if lm.encode(text) == s:
+            out["kept"] += 1
+        else:  # the text keeps the sampled bytes, or decoding replaced some (or a special token's)
+            same = text.encode("utf-8") == b"".join(table[i] or b"" for i in s)
+            out["same text" if same else "text changed"] += 1
+    return out
+
+
 def tokenizer(lm: LanguageModel):
     """What a learner of ``lm``'s language segments with: its segmentation, if it is a model
     of this package, else its own tokenizer (:class:`Borrowed`)."""
@@ -176,12 +202,13 @@ def model_logprob(lm: LanguageModel, seqs) -> np.ndarray:
     return np.array([x.sum() for x in lm.score_ids([list(s) for s in seqs])])
 
 
-def _next_token_logprobs(lm: LanguageModel, seqs, temperature: float, batch_size: int = 64):
+def _next_token_logprobs(lm: LanguageModel, seqs, temperature: float, batch_size: int = 64, dtype=None):
     """(i, log p(· | BOS, x_<t) for t = 1 … |x| + 1) for each id sequence i, at
-    ``temperature``: one forward pass per batch of sequences sorted by length. The sequences
-    must fit the window (BOS + tokens)."""
+    ``temperature``: one forward pass per batch of sequences sorted by length, in float32 (or
+    ``dtype``). The sequences must fit the window (BOS + tokens)."""
     import torch
 
+    dtype = dtype or torch.float32
     seqs = [[lm.bos_id] + list(map(int, s)) for s in seqs]
     if any(len(s) > lm.max_length for s in seqs):
         raise ValueError(f"{lm.name}: a sequence is longer than the window of {lm.max_length} tokens")
@@ -190,29 +217,54 @@ def _next_token_logprobs(lm: LanguageModel, seqs, temperature: float, batch_size
         for a in range(0, len(order), batch_size):
             idx = order[a:a + batch_size]
             states = lm._padded_states([seqs[i] for i in idx], len(seqs[idx[0]]))
-            logp = torch.log_softmax(lm._head(states).float() / temperature, -1).cpu()
+            logp = torch.log_softmax(lm._head(states).to(dtype) / temperature, -1).cpu()
             for r, i in enumerate(idx):
                 yield i, logp[r, :len(seqs[i])]
 
 
-def teacher_targets(language: Language, seqs, batch_size: int = 64):
+def teacher_targets(language: Language, seqs, batch_size: int = 64, draws: int = 0, seed: int = 0):
     """L's tempered next-token distributions at every target of the training stream that
     :func:`lmnotes.train.train` builds from ``seqs`` (each sequence's tokens and its EOS, given
-    BOS and the tokens before): float16 [Σ(|x| + 1), V], the distillation control's targets."""
+    BOS and the tokens before): float16 [Σ(|x| + 1), V], the distillation control's targets.
+    With ``draws`` = k > 0, each distribution is replaced by the empirical one of k tokens
+    drawn from it (seeded): between learning from samples (one draw, at other contexts) and
+    distillation (k → ∞).
+
+    L runs in float64 here (a copy; the cached model is left alone), and the distributions are
+    rounded to float16 once: in float32, the padded batched forward pass and the exp kernels
+    leave last-bit differences that depend on the batch's padding and on the CPU's kernels,
+    and a distilled learner, the only one trained on L's floating-point outputs rather than
+    on token ids, carries them into its weights."""
+    import copy
+
     import torch
 
-    out = dict(_next_token_logprobs(language.lm, seqs, language.temperature, batch_size))
-    return torch.cat([out[i].exp().half() for i in range(len(out))])
+    lm = language.lm
+    if hasattr(lm, "net"):
+        lm = copy.deepcopy(lm)
+        lm.net = lm.net.double()
+    out = {}
+    for i, lp in _next_token_logprobs(lm, seqs, language.temperature, batch_size, dtype=torch.float64):
+        p = lp.exp()
+        if draws:  # each sequence's own seeded stream: the draws do not depend on the batching
+            gen = torch.Generator().manual_seed(seed * 1_000_003 + i)
+            picks = torch.multinomial(p, draws, replacement=True, generator=gen)
+            p = torch.zeros_like(p).scatter_add_(1, picks, torch.ones(picks.shape, dtype=p.dtype)) / draws
+        out[i] = p.half()
+    return torch.cat([out[i] for i in range(len(out))])
 
 
 def learn(language: Language, learner: str, train: SampleSet, valid: SampleSet, epochs: int,
           config: TrainConfig, seed: int = 0, tag: str = "", watch: tuple[SampleSet, SampleSet] | None = None,
-          distill: bool = False, device: str | None = "cpu", progress: bool | None = None) -> LanguageModel:
+          distill: bool = False, device: str | None = "cpu", progress: bool | None = None,
+          teacher_draws: int = 0, patience: int = 0) -> LanguageModel:
     """Train learner ``learner`` (a name of :data:`LEARNERS`) from scratch on ``train``'s ids for
     ``epochs`` epochs, keeping the best-valid weights; with ``watch`` = (train subset, test
     subset), :func:`monitor` records the errors after every epoch in ``lm.history``. With
     ``distill``, the targets are L's full next-token distributions on the same sequences
-    instead of the sampled tokens (:func:`teacher_targets`)."""
+    instead of the sampled tokens (:func:`teacher_targets`); with ``teacher_draws`` = k as well,
+    the empirical distributions of k tokens drawn from them. ``patience`` > 0 stops training
+    after that many epochs without a better validation loss (0: run every epoch)."""
     from .models import trained
 
     if learner not in LEARNERS:
@@ -221,15 +273,38 @@ def learn(language: Language, learner: str, train: SampleSet, valid: SampleSet, 
         raise ValueError("N = 0: the learner needs at least one training sequence")
     arch, net = LEARNERS[learner]
     callback, key = monitor(language, *watch) if watch else (None, "")
-    config = replace(config, max_epochs=epochs, max_steps=10**9, eval_every=0, patience=10**9)
-    name = f"M/{learner}{'/distilled' if distill else ''}{'/' + tag if tag else ''}"
+    config = replace(config, max_epochs=epochs, max_steps=10**9, eval_every=0, patience=patience or 10**9)
+    if teacher_draws and not distill:
+        raise ValueError("teacher_draws needs distill=True")
+    kind = f"/distilled-{teacher_draws}draws" if teacher_draws else "/distilled" if distill else ""
+    name = f"M/{learner}{kind}{'/' + tag if tag else ''}"
     lm = trained.on_ids(arch, tokenizer(language.lm), train.ids, valid.ids, name, net, config,
                         tokenizer_key=f"{language.lm.cache_key}", seed=seed, device=device, callback=callback,
                         callback_key=key, progress=progress,
-                        soft_targets=(lambda: teacher_targets(language, train.ids)) if distill else None,
-                        teacher_key=f"distill {language.lm.cache_key} T={language.temperature}" if distill else "")
+                        soft_targets=(lambda: teacher_targets(language, train.ids, draws=teacher_draws, seed=seed))
+                        if distill else None,
+                        teacher_key=(f"distill {language.lm.cache_key} T={language.temperature} float64"
+                                     + (f" draws={teacher_draws}" if teacher_draws else "")) if distill else "")
     language.check_learner(lm)
     return lm
+
+
+def temperature_scan(lm: LanguageModel, seqs, taus, batch_size: int = 64) -> dict[str, np.ndarray]:
+    """Per id sequence, from one forward pass of ``lm``: ``entropy``, Σ_t H(p_M(· | x_<t)), and
+    ``nll``, [sequences, len(taus)], the negative log-likelihood of the sequence (EOS included)
+    with the logits divided by each τ (log_softmax(log p / τ) = log_softmax(z / τ): the
+    log-probabilities serve as logits). ``nll`` at τ = 1 minus ``entropy`` is the calibration
+    gap's complement: a calibrated model's entropy equals its cross-entropy in expectation."""
+    import torch
+
+    taus = torch.tensor([float(t) for t in taus])
+    ent, nll = np.zeros(len(seqs)), np.zeros((len(seqs), len(taus)))
+    for i, lp in _next_token_logprobs(lm, seqs, 1.0, batch_size):
+        target = torch.tensor(list(map(int, seqs[i])) + [lm.eos_id])
+        ent[i] = float(-(lp.exp() * lp).sum().double())
+        scaled = torch.log_softmax(lp[None] / taus[:, None, None], -1)  # [τ, positions, V]
+        nll[i] = -scaled[:, torch.arange(len(target)), target].double().sum(1).numpy()
+    return {"entropy": ent, "nll": nll}
 
 
 def entropies(lm: LanguageModel, seqs, temperature: float = 1.0, batch_size: int = 64) -> list[np.ndarray]:

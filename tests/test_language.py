@@ -141,9 +141,6 @@ def test_ols_recovers_known_coefficients():
     assert fit.loc["n", "low"] < -0.3 < fit.loc["n", "high"]
     assert fit.loc["s", "low"] < 0 < fit.loc["s", "high"]
     assert fit.loc["n", "partial R²"] > 0.9 and fit.loc["s", "partial R²"] < 0.01
-    xs = [np.array([1.0, 2.0]), np.array([3.0, 5.0]), np.array([4.0, 7.0])]
-    value, boots = D.grouped_slope(xs, [2 * x for x in xs], n_boot=20)
-    assert value == pytest.approx(2.0) and np.allclose(boots, 2.0)
 
 
 def test_distillation_targets_and_loss():
@@ -163,6 +160,14 @@ def test_distillation_targets_and_loss():
     table = torch.softmax(lm.table / 0.8, -1)
     prev = [lm.bos_id, 0, 1, lm.bos_id, 2]  # the stream's targets 0, 1, EOS, 2, EOS follow these
     torch.testing.assert_close(q, table[prev], atol=1e-3, rtol=0)
+    # k draws per context: empirical distributions of k tokens, unbiased for L's
+    few = LG.teacher_targets(lang, seqs, draws=4, seed=1).float()
+    assert torch.allclose(few.sum(1), torch.ones(5)) and torch.equal(few * 4, (few * 4).round())
+    assert torch.equal(few, LG.teacher_targets(lang, seqs, draws=4, seed=1).float())
+    many = LG.teacher_targets(lang, seqs, draws=20000, seed=2).float()
+    torch.testing.assert_close(many, table[prev], atol=0.02, rtol=0)
+    with pytest.raises(ValueError, match="needs distill"):
+        LG.learn(lang, "tf-tiny", lang.sample(20), lang.sample(5, seed=1), 1, TrainConfig(), teacher_draws=3)
 
 
 def test_learners_of_a_borrowed_tokenizer_share_its_ids():
@@ -176,3 +181,23 @@ def test_learners_of_a_borrowed_tokenizer_share_its_ids():
     assert np.isfinite(LG.model_logprob(m, s.ids)).all()
     d = LG.learn(lang, "tf-tiny", s.take(0, 40), s.take(40, 50), 1, config, distill=True)
     assert d.cache_key != m.cache_key and d.name.endswith("distilled")
+
+
+def test_roundtrip_splits_other_segmentations_from_lossy_decoding():
+    sub = SubwordBigram(seed=0)
+    counts = LG.roundtrip(sub, [[0], [0, 1], [1]])
+    assert counts["kept"] + counts["same text"] + counts["text changed"] == 3
+    a, b = sub.encode("a"), sub.encode("b")
+    assert LG.roundtrip(sub, [a + b])["same text"] == 1  # "a" + "b" re-encodes as "ab"
+
+    class Lossy(Bigram):  # token 0 is half of a two-byte UTF-8 character
+        def token_bytes(self):
+            return [b"\xc3"] + [c.encode() for c in "bcdefg "] + [None, None]
+
+        def decode(self, ids):
+            return b"".join(self.token_bytes()[i] for i in ids).decode("utf-8", errors="replace")
+
+        def encode(self, text):
+            return [1 + "bcdefg ".index(c) if c in "bcdefg " else 1 for c in text]  # U+FFFD → "b"
+
+    assert LG.roundtrip(Lossy(), [[0, 1], [1, 2]]) == {"kept": 1, "same text": 0, "text changed": 1}

@@ -172,6 +172,11 @@ perturb_levels = [0, 1, 5]  # ladder
 size_margin = 0.1  # margin
 near_zero_nats = 1.0  # converged
 lnre_share = 0.01  # LNRE
+temperature_seeds = [0, 1]  # seeds
+lnre_acceleration = 0.2  # decay
+linear_margin = 0.2  # line
+teacher_draws = 0  # draws
+size_patience = 2  # patience
 pretrained_language = ""  # skip
 '''
 
@@ -188,7 +193,12 @@ pretrained_language = ""  # skip
     ({"language_temperatures": [0.85]}, r"at least two"),
     ({"language_temperatures": [0.85, 0.0]}, r"positive number"),
     ({"perturb_levels": [1, 2]}, r"start at 0"),
-    ({"size_margin": 0.0}, r"must lie in \(0, 1\]"),
+    ({"size_margin": -0.1}, r"must lie in \[0, 1\]"),
+    ({"temperature_seeds": []}, r"at least one seed"),
+    ({"lnre_acceleration": 0.0}, r"positive number"),
+    ({"linear_margin": 1.5}, r"must lie in \(0, 1\]"),
+    ({"teacher_draws": -1}, r"at least 0"),
+    ({"size_patience": 0}, r"at least 1"),
     ({"near_zero_nats": 0.0}, r"positive number"),
     ({"lnre_share": 0.0}, r"must lie in \(0, 1\]"),
     ({"pretrained_language": "no-such-model"}, r"neither a registered model"),
@@ -196,4 +206,5 @@ pretrained_language = ""  # skip
 def test_distortion_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):
         params.check("06_x", params.parse(DISTORTION_CELL), values)
-    params.check("06_x", params.parse(DISTORTION_CELL), {"learners": ["tf-tiny"], "perturb_levels": [0, 30]})
+    params.check("06_x", params.parse(DISTORTION_CELL), {"learners": ["tf-tiny"], "perturb_levels": [0, 30],
+                                                                   "size_margin": 0.0, "teacher_draws": 4})
