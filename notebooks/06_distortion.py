@@ -60,17 +60,17 @@ max_tokens = 128  # L's samples end within this many tokens, EOS included
 n_train = 6000  # training sequences drawn from L
 n_valid = 400  # validation sequences (the best epoch is kept)
 n_test = 2000  # fresh test sequences
-n_real = 1000  # real test sentences of the corpus, scored as the paper's Table 5
+n_real = 1000  # real test sentences, scored as in the paper's Table 5
 learners = ["tf-small", "tf-tiny", "lstm"]  # models M, the first the main
 learner_seeds = [0]  # seeds of the main learner (more: seed spread)
 epochs = 8  # passes over the training sequences
-data_sizes = [1500, 3000]  # smaller nested N, trained to as many updates as n_train
-size_patience = 2  # … stopping after this many epochs without a better valid loss
+data_sizes = [1500, 3000]  # smaller nested N, as many updates as n_train
+size_patience = 2  # … stopping after this many epochs without progress
 n_watch = 300  # train and test sequences scored after each epoch
 n_strata = 10  # equal-count strata of log p_L in the curves
 language_temperatures = [0.7, 0.85, 1.0]  # the sweep of Fig. 5
-n_train_temperature = 1500  # coldest language's; the others get as many tokens
-temperature_seeds = [0, 1]  # learner seeds per temperature (the seed spread)
+n_train_temperature = 1500  # coldest language's; others: as many tokens
+temperature_seeds = [0, 1]  # learner seeds per temperature (seed spread)
 n_test_temperature = 1000  # test sequences per temperature
 n_bins = 20  # bins of log p_L, in both of the paper's binnings
 n_boot = 10000  # bootstrap resamples per bin (the paper's)
@@ -84,12 +84,12 @@ pretrained_language = ""  # a pretrained L at T = 1 (App. A.2); "": skip
 n_train_pretrained = 2000  # its training sequences
 n_test_pretrained = 500  # its test sequences
 prefix_lengths = [1, 2, 3, 4, 6]  # Good–Turing on first-k-token prefixes
-size_margin = 0.0  # size "matters little": mean-PP gain below this; 0: the paper's
+size_margin = 0.0  # "matters little": mean-PP gain below; 0: the paper's
 level_margin = 0.1  # data "levels off": a doubling gains < 10 %
 near_zero_nats = 1.0  # training error "≈ 0": within ±1 nat
 lnre_share = 0.01  # LNRE zone: Good–Turing unseen mass above 1 %
-lnre_acceleration = 0.2  # … and a decay exponent that rises less than this in a decade
-linear_margin = 0.2  # the error is linear in log p_L if its slope changes less than this
+lnre_acceleration = 0.2  # … and a decay exponent rising less in a decade
+linear_margin = 0.2  # linear in log p_L: slope changes by less than this
 seed = 0  # seeds the perturbations, Σ*, bootstraps and M's samples
 
 # %% tags=["remove-cell"]
@@ -1240,16 +1240,16 @@ for T, (lg, tr, va, te) in t_draws.items():
     temp_rows.append({
         "T": f"{T:.2f}", "training sequences": len(tr),
         "training tokens": int(tr.lengths.sum()),
-        "entropy rate (nats/token)": -te.logp.mean() / te.lengths.mean(),
-        "mean tokens": te.lengths.mean(),
-        "unfinished": f"{1 - np.exp(lg.log_finished):.2%}"}
-        | {f"error per token, seed {s}": ci(est(*per_tok[T, s]))
-           for s in temperature_seeds}
-        | {"mean error per sequence (seed mean)": ci(mean_ci(temp_err[T][1])),
-           "seed spread": max(by_seed) - min(by_seed),
-           "share underestimated": "; ".join(
-               ci(t_share[T, s]) for s in temperature_seeds)})
+        "entropy rate": -te.logp.mean() / te.lengths.mean(),
+        "tokens per sequence": te.lengths.mean(),
+        "unfinished": f"{1 - np.exp(lg.log_finished):.2%}",
+        "mean error per sequence": ci(mean_ci(temp_err[T][1])),
+        "seed spread": max(by_seed) - min(by_seed)})
 temps = pd.DataFrame(temp_rows)
+by_seed_tab = pd.DataFrame([
+    {"T": f"{T:.2f}", "seed": s, "error per token": ci(est(*per_tok[T, s])),
+     "share underestimated": ci(t_share[T, s])}
+    for T in language_temperatures for s in temperature_seeds])
 ts = sorted(language_temperatures)
 # colder minus warmer, per token and seed (independent samples): < 0, colder
 # worse
@@ -1306,8 +1306,13 @@ glue("t_worse", f"{int((t_cmp['high'] < 0).sum())} of {len(t_cmp)}",
      display=False)
 glue("t_better", int((t_cmp["low"] > 0).sum()), display=False)
 glue("lo_t", lo_t, display=False)
-display(tables.show(temps, "The languages by temperature, and the main "
-                    "learner's error on each (95 % intervals)", index=False))
+display(tables.show(temps, "The languages by temperature (entropy rate in "
+                    "nats per token), the main learner's mean error per "
+                    "sequence (seeds averaged) and the spread of its error per "
+                    "token between seeds (95 % intervals)", index=False))
+display(tables.show(by_seed_tab, "The main learner's error per token and share "
+                    "of underestimated sequences, by temperature and seed "
+                    "(95 % intervals)", index=False))
 tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
             "bins of log p_L (95 % intervals)", formats={
                 c: tables.significant(3) for c in t_cmp.columns
@@ -1328,7 +1333,7 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # length alone carries more per-token deficits (see the length section below). Per token,
 # which removes length, the colder language's error minus the warmer's is
 # {glue:text}`colder` nats (negative: the colder language suffers more). The two seeds of
-# one language differ by up to {glue:text}`t_spread` nats per token (the table's seed
+# one language differ by up to {glue:text}`t_spread` nats per token (the first table's seed
 # spread), variation that the intervals, which resample test sequences for one trained
 # model, do not include; the largest difference between neighbouring temperatures,
 # {glue:text}`t_maxdiff` nats, is {glue:text}`t_ratio` times that spread. Per *sequence*, the
