@@ -293,8 +293,8 @@ def temperature_scan(lm: LanguageModel, seqs, taus, batch_size: int = 64) -> dic
     """Per id sequence, from one forward pass of ``lm``: ``entropy``, Σ_t H(p_M(· | x_<t)), and
     ``nll``, [sequences, len(taus)], the negative log-likelihood of the sequence (EOS included)
     with the logits divided by each τ (log_softmax(log p / τ) = log_softmax(z / τ): the
-    log-probabilities serve as logits). ``nll`` at τ = 1 minus ``entropy`` is the calibration
-    gap's complement: a calibrated model's entropy equals its cross-entropy in expectation."""
+    log-probabilities serve as logits). ``entropy`` minus ``nll`` at τ = 1, over the tokens,
+    is the calibration gap H_M − CE_M: zero in expectation for a calibrated model."""
     import torch
 
     taus = torch.tensor([float(t) for t in taus])
