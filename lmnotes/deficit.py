@@ -26,19 +26,21 @@ Every interval resamples sequences, the independent unit, with ``n_boot`` replic
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .stats import Estimate
+from .stats import Estimate, bootstrap_weights
 
 
+@functools.lru_cache(maxsize=4)
 def _counts(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """Bootstrap multiplicities [n_boot, n] of n independent units."""
-    rng = np.random.default_rng(seed)
-    W = np.zeros((n_boot, n))
-    np.add.at(W, (np.repeat(np.arange(n_boot), n), rng.integers(n, size=n_boot * n)), 1.0)
+    """Bootstrap multiplicities [n_boot, n] of n independent units, dense (the chapter tests
+    many statistics of one test set with one seed: the matrix is built once and not written to)."""
+    W = bootstrap_weights(n, n_boot, np.random.default_rng(seed)).toarray()
+    W.flags.writeable = False
     return W
 
 

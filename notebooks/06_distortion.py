@@ -377,6 +377,7 @@ glue("pp_L_real", num(overview["mean PP on real text (Table 5)"][0]),
      display=False)
 glue("bpb_L_real", f"{overview['bits per byte on real text'][0]:.3f}",
      display=False)
+glue("L_vocab", f"{L.vocab_size:,}", display=False)
 glue("pp_L", f"{overview['mean PP (Eq. 1)'][0]:.2f}", display=False)
 glue("pp_main", f"{overview['mean PP (Eq. 1)'][1]:.2f}", display=False)
 worst_model = max(logp_m, key=lambda k: mean_pp(logp_m[k], n))
@@ -407,8 +408,8 @@ tables.show(overview, f"L and the learners on the {len(test):,} test sequences",
 # {glue:text}`bpb_L_real` bits per byte (EOS included): a model of real text, whose samples
 # at T = 0.85 nonetheless read as word salad (above); the learners, which never saw real
 # text, score worse there. A perplexity per token depends on the vocabulary, so ours,
-# over 1,000 types, cannot be set beside the paper's 73.79 over GPT-2's 50,257; bits per
-# byte can be compared across tokenizers.
+# over {glue:text}`L_vocab` types, cannot be set beside the paper's {glue:text}`p_L_real`
+# over GPT-2's {glue:text}`gpt2_vocab`; bits per byte can be compared across tokenizers.
 #
 # ## Estimation error (Fig. 1)
 #
