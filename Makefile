@@ -42,7 +42,7 @@ screenshots: $(STAMP) $(MATHJAX)
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
 	$(BIN)/python -m lmnotes.book build
-	$(BIN)/python -m lmnotes.screens _build/html _build/screenshots
+	$(BIN)/python -m lmnotes.book.screens _build/html _build/screenshots
 
 # MathJax, served with the book so that its formulas render without a network: the npm
 # registry's package (only its es5 bundle), unpacked in a temporary folder and moved into place.

@@ -1,4 +1,4 @@
-"""The exact top-10 search of the word-level chapter (lmnotes.words.exact_topk_hits): paths
+"""The exact top-10 search of the word-level chapter (lmnotes.studies.words.predict.exact_topk_hits): paths
 expanded one per forward pass against eight per pass, on the BPE-1k and byte Transformers of
 the segmentation family and the first 15 of the chapter's test sentences. Prints the time of
 each and their ratio, measured in one run, and checks that both give the same hits.
@@ -10,8 +10,8 @@ import time
 
 import numpy as np
 
-from lmnotes import corpus
-from lmnotes import words as W
+from lmnotes.text import corpus
+from lmnotes.studies.words import predict as W
 from lmnotes.models.trained import Recipe, on_corpus
 
 test = corpus.load("enwiki")["test"].sentences

@@ -21,7 +21,8 @@ import time
 import numpy as np
 import torch
 
-from lmnotes import corpus, models
+from lmnotes.text import corpus
+from lmnotes import models
 
 
 def matmul_peak(device, n=3072, reps=20, dtype=torch.float32) -> float:

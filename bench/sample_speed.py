@@ -30,7 +30,7 @@ import torch
 from lmnotes import models
 from lmnotes.models.neural import NeuralLM
 from lmnotes.models.trained import SIZES
-from lmnotes.sampling import Strategy, draw
+from lmnotes.models.sampling import Strategy, draw
 
 
 class _Types:

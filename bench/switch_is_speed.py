@@ -1,4 +1,4 @@
-"""Speed of the switch-LM's importance sampling (``lmnotes.latent.draw``), measured in one run.
+"""Speed of the switch-LM's importance sampling (``lmnotes.studies.importance.latent.draw``), measured in one run.
 
 Run by hand (not in CI):
     .venv/bin/python bench/switch_is_speed.py --sentences 1790 --draws 1000
@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from lmnotes import latent as L
+from lmnotes.studies.importance import latent as L
 
 
 def naive_draw(model: L.SwitchLM, em: L.Emissions, q: L.Chain, K: int, seed: int) -> np.ndarray:

@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lmnotes import corpus as lmcorpus
-from lmnotes import segment as seglib
+from lmnotes.text import corpus as lmcorpus
+from lmnotes.text import segment as seglib
 from lmnotes.models.neural import NeuralLM
 from lmnotes.models.trained import SIZES
-from lmnotes.train import _blocks, _stream, evaluate, train
+from lmnotes.models.train import _blocks, _stream, evaluate, train
 
 CONFIGS = {  # name: (architecture overrides of the `cpu` Transformer)
     "cpu, dropout 0": dict(),

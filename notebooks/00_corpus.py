@@ -52,8 +52,9 @@ import pandas as pd
 from IPython.display import Markdown
 from myst_nb import glue
 
-from lmnotes import corpus as lmcorpus
-from lmnotes import laws, plots, tables
+from lmnotes.report import plots, tables
+from lmnotes.stats import laws
+from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
 about = lmcorpus.describe(corpus)

@@ -61,12 +61,14 @@ import numpy as np
 import pandas as pd
 from myst_nb import glue
 
-from lmnotes import budget
-from lmnotes import comparability as C
-from lmnotes import corpus as lmcorpus
-from lmnotes import memo, models, plots, tables, units
+from lmnotes import models
+from lmnotes.models import budget, memo
 from lmnotes.models.trained import SIZES
-from lmnotes.segment import WordSegmentation
+from lmnotes.report import plots, tables
+from lmnotes.stats import units
+from lmnotes.studies.segmentation import comparability as C
+from lmnotes.text import corpus as lmcorpus
+from lmnotes.text.segment import WordSegmentation
 
 plots.use_style()
 

@@ -88,10 +88,11 @@ import pandas as pd
 from myst_nb import glue
 from scipy.stats import binomtest, false_discovery_control
 
-from lmnotes import claims as lmclaims
-from lmnotes import clusters, laws, models, plots, stats, tables
-from lmnotes import corpus as lmcorpus
-from lmnotes import tendencies as T
+from lmnotes import models, stats
+from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.stats import clusters, laws
+from lmnotes.studies.tendencies import measures as T
+from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
 
@@ -217,7 +218,7 @@ tables.show(summary.set_index(["model", "strategy"]), "The sample sets and the r
 #
 # The tests: the source's document-level permutation test of the difference of means
 # (App. B), the two-sample KS test (`scipy.stats.ks_2samp`), and the two that respect the
-# articles (`lmnotes.clusters`):
+# articles (`lmnotes.stats.clusters`):
 #
 # - *article permutation*, for two groups of articles: relabel whole articles;
 # - *cluster-robust Welch*, for independent documents against articles: the difference of
@@ -390,7 +391,7 @@ glue("reject_welch_two", f"{check_rates.loc[('Welch test, two samples', 'mean le
 # {glue:text}`unk_counted` farther from the test split than the human shift by the
 # top-types TVD with `<unk>` counted as a type, and {glue:text}`unk_left_out` with it left
 # out (paired intervals). So every rank–frequency and unigram distance, and Zipf's $s$,
-# leaves `<unk>` out (`lmnotes.tendencies.NOT_WORDS`); length, stopwords, symbols and the
+# leaves `<unk>` out (`lmnotes.studies.tendencies.measures.NOT_WORDS`); length, stopwords, symbols and the
 # numbers of types count it as a token.
 #
 # **Length, stopwords, symbols.** Two-sample KS distances between the distributions of
@@ -732,7 +733,7 @@ tables.show(by_bin(type_token, "types per token"),
 # mean ratios, averaged over lengths with weights $c_x(n)c_y(n)/(c_x(n)+c_y(n))$ (the
 # estimator of a regression with one effect per length); over all lengths and over
 # documents of at least {glue:text}`long_length_used` tokens (claim 3). Its test is the
-# cluster-robust one of the calibration check (`lmnotes.clusters.cell_contrast_test`): each
+# cluster-robust one of the calibration check (`lmnotes.stats.clusters.cell_contrast_test`): each
 # side's variance is a jackknife's, the difference recomputed without each of the test
 # split's articles and without each of the sample's documents (a length that loses its
 # only documents drops out, so a length held by one article still counts), and the

@@ -77,12 +77,14 @@ import pandas as pd
 from myst_nb import glue
 from scipy.stats import kendalltau
 
-from lmnotes import budget
-from lmnotes import claims as lmclaims
-from lmnotes import comparability as C
-from lmnotes import corpus as lmcorpus
-from lmnotes import marginal, memo, models, plots, stats, tables, units
+from lmnotes import models, stats
+from lmnotes.models import budget, memo
 from lmnotes.models.trained import Recipe, on_corpus
+from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.stats import units
+from lmnotes.studies.segmentation import comparability as C, marginal
+from lmnotes.studies.segmentation.cached import importance_sample
+from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
 
@@ -115,7 +117,7 @@ glue("n_test_bytes", sum(len(s.encode()) for s in test), display=False)
 #
 # The post illustrates its argument with numbers. Each is recomputed here from the inputs the
 # post gives (probabilities, perplexities, and the counts of words and characters of its
-# strings, recounted), with `lmnotes.units`, the one implementation of every unit
+# strings, recounted), with `lmnotes.stats.units`, the one implementation of every unit
 # conversion in this report. *follows* says whether the printed value is the recomputed one
 # rounded as printed.
 
@@ -635,7 +637,7 @@ tables.show(strides.set_index(["model", "stride"]),
 # $$p(x) = \sum_{s \in S(x)} p(s) \;\ge\; p(s^*(x)),$$
 #
 # of which the canonical segmentation $s^*$ is one term. For short strings the sum can be
-# enumerated. For sentences it is estimated by importance sampling (`lmnotes.marginal`).
+# enumerated. For sentences it is estimated by importance sampling (`lmnotes.studies.segmentation.marginal`).
 # The natural proposal is the *constrained* sampler of {cite:t}`cao-rimell-2021-evaluate`:
 # walk the string left to right, drawing each token from the model's own next-token
 # distribution restricted to the tokens that continue the string; a drawn segmentation's
@@ -696,9 +698,9 @@ for name, lm in [(label(marginal_model), m_lm), (pre_name, pre_models[pre_name])
             continue
         exact, n = marginal.exact_logmarginal(lm, w, limit=max_segmentations)
         # n_coverage_runs independent runs of n_is_samples draws: the first is the one shown
-        d = memo.importance_sample(lm, [w], n_is_samples * n_coverage_runs, seed=seed,
+        d = importance_sample(lm, [w], n_is_samples * n_coverage_runs, seed=seed,
                                    stay=is_stay, explore=is_explore)
-        constrained = memo.importance_sample(lm, [w], n_is_samples, seed=seed, stay=0.0,
+        constrained = importance_sample(lm, [w], n_is_samples, seed=seed, stay=0.0,
                                              explore=0.0)
         intervals = [percentile_interval(d, 0, k) for k in range(n_coverage_runs)]
         covered = sum(lo <= exact <= hi for lo, hi in intervals)
@@ -760,9 +762,9 @@ for name, lm, n, n_draws in [
         (pre_name, pre_models[pre_name], n_marginal_pretrained, n_is_samples)]:
     pick = np.sort(pick_rng.choice(short, min(n, len(short)), replace=False))
     texts = [test[i] for i in pick]
-    d = memo.importance_sample(lm, texts, n_draws, seed=seed, stay=is_stay,
+    d = importance_sample(lm, texts, n_draws, seed=seed, stay=is_stay,
                                explore=is_explore)
-    constrained = memo.importance_sample(lm, texts, n_is_samples, seed=seed, stay=0.0,
+    constrained = importance_sample(lm, texts, n_is_samples, seed=seed, stay=0.0,
                                          explore=0.0)
     chars = np.array([len(t) + 1 for t in texts])
     g = marginal.gap(d, chars, n_resamples=n_boot, seed=seed)

@@ -102,15 +102,17 @@ from myst_nb import glue
 from scipy import stats as ss
 from scipy.special import logsumexp
 
-from lmnotes import claims as lmclaims
-from lmnotes import components as CP
-from lmnotes import corpus as lmcorpus
-from lmnotes import importance as I
-from lmnotes import latent as L
-from lmnotes import marginal, memo, models, plots, stats, tables, units
-from lmnotes import smc as SMC
-from lmnotes import switch_runs as SR
-from lmnotes.progress import note
+from lmnotes import models, stats
+from lmnotes.core.progress import note
+from lmnotes.models import memo
+from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.stats import units
+from lmnotes.studies.importance import components as CP, estimators as I
+from lmnotes.studies.importance import latent as L, smc as SMC
+from lmnotes.studies.importance import switch_runs as SR
+from lmnotes.studies.segmentation import marginal
+from lmnotes.studies.segmentation.cached import importance_sample
+from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
 Z95 = ss.norm.ppf(0.975)
@@ -1421,7 +1423,7 @@ glue("coverage_pct", 100 * cover, display=False)
 # the same proposal and, where the weights have degenerated (effective sample size below
 # {glue:text}`smc_resample_pct:.0f` % of $K$), resamples the particles in proportion to
 # their weights, so that the draws follow the paths that explain the text so far
-# (`lmnotes.smc`; {cite:t}`doucet-johansen-2011-tutorial`). Its estimate of $p(x)$ is
+# (`lmnotes.studies.importance.smc`; {cite:t}`doucet-johansen-2011-tutorial`). Its estimate of $p(x)$ is
 # unbiased too, so its log is again a stochastic lower bound. With $K$ =
 # {glue:text}`k_runs_used` particles against $K$ draws, both cost the same proposal steps;
 # {glue:text}`n_smc_used` runs of each, instance level, nats per sentence:
@@ -1629,7 +1631,7 @@ glue("short_doc_pct", 100 * (1 - short_factor), display=False)
 # $p(x) = \sum_{s \in S(x)} p(s)$ ({doc}`03_segmentation`). The segmentation is a latent
 # variable of every subword LM, and the same questions apply, on real models. For words
 # short enough to enumerate every segmentation, the exact marginal is known. The proposals
-# (`lmnotes.marginal`):
+# (`lmnotes.studies.segmentation.marginal`):
 #
 # - **constrained** ({cite:t}`cao-rimell-2021-evaluate`): the model's next-token distribution
 #   restricted to the tokens that continue the string; it peeks at the string as far as the
@@ -1687,7 +1689,7 @@ for name in tokenization_models:
                for t in temperatures}
     configs["guided"] = dict(stay=0.5, explore=0.5)
     for label, kw in configs.items():
-        d = memo.importance_sample(lm, ok, n_is, seed=seed, **kw)
+        d = importance_sample(lm, ok, n_is, seed=seed, **kw)
         tok_curves[name, label] = (I.running(d.logw, tok_sizes)
                                    - exact[None]).sum(1)
         tok_rows.append(error_row(name, label, *run_errors(d.logw, exact)))
@@ -1806,9 +1808,9 @@ for name in sentence_models:
     trained_here = name.startswith("wiki/")
     lm = models.load(name, device=device,
                      **({"size": size} if trained_here else {}))
-    draws = {label: memo.importance_sample(lm, sentences, n_is, seed=seed, **kw)
+    draws = {label: importance_sample(lm, sentences, n_is, seed=seed, **kw)
              for label, kw in configs.items()}
-    draws[f"guided, K = {k_reference:,}"] = memo.importance_sample(
+    draws[f"guided, K = {k_reference:,}"] = importance_sample(
         lm, sentences, k_reference, seed=seed + 1, stay=0.5, explore=0.5)
     # the reference: the largest stratified estimate, gated by its k-hat
     cand = pd.DataFrame({lab: d.logmarginal() for lab, d in draws.items()})

@@ -86,13 +86,14 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 from scipy import stats as ss
 
-from lmnotes import claims as lmclaims
-from lmnotes import corpus as lmcorpus
-from lmnotes import budget, memo, models, plots, stats, tables, text
-from lmnotes import paraphrase as P
-from lmnotes import softmatch as S
-from lmnotes import wordstats as WS
+from lmnotes import models, stats
+from lmnotes.models import budget
 from lmnotes.models.trained import Recipe, on_corpus
+from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.studies.words import paraphrase as P, softmatch as S
+from lmnotes.studies.words import wordstats as WS
+from lmnotes.studies.words.cached import word_predictions
+from lmnotes.text import corpus as lmcorpus, tokenize as text
 
 plots.use_style()
 for _name, _value in (("exact_models", exact_models),
@@ -287,7 +288,7 @@ def predict(name, lm, n):
     exact = n_sentences_exact if spec in exact_models else 0
     if lm.segmentation == "word":
         exact = 0
-    t = memo.word_predictions(lm, sub, ids, max_steps=max_word_tokens,
+    t = word_predictions(lm, sub, ids, max_steps=max_word_tokens,
                               dfs_depth=dfs_depth, exact_sentences=exact)
     return t.assign(model=name, article=article_of[t["sentence"]])
 
@@ -1200,7 +1201,7 @@ div = {("equal tokens", n): {"top-1": table1.loc[n, "top-1"],
                              "T1 / E₀[T1]": ratio[n]} for n in family}
 common_keys = pd.MultiIndex.from_frame(evaluated[family[0]][key])
 for n, lm in epoch_lms.items():
-    t = memo.word_predictions(lm, sentences, [int(i) for i in chosen],
+    t = word_predictions(lm, sentences, [int(i) for i in chosen],
                               max_steps=max_word_tokens, dfs_depth=1)
     t = t.assign(article=article_of[t["sentence"]])
     t = t.set_index(key).loc[common_keys].reset_index()
@@ -1323,7 +1324,7 @@ size_rows, size_cases = [], []
 for n in size_compare:
     lm_other = on_corpus(recipe(n), size=other_size, corpus=corpus,
                          device=device)
-    t = memo.word_predictions(lm_other, sentences, [int(i) for i in chosen],
+    t = word_predictions(lm_other, sentences, [int(i) for i in chosen],
                               max_steps=max_word_tokens, dfs_depth=1)
     t = t.assign(article=article_of[t["sentence"]])
     t = t.set_index(key).loc[common_keys].reset_index()

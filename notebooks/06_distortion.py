@@ -101,13 +101,13 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 from scipy import stats as ss
 
-from lmnotes import claims as lmclaims
-from lmnotes import corpus as lmcorpus
-from lmnotes import deficit as F
-from lmnotes import distortion as D
-from lmnotes import language as LG
-from lmnotes import memo, models as registry, plots, stats, tables
+from lmnotes import models as registry, stats
+from lmnotes.models import memo
 from lmnotes.models.trained import Recipe, on_corpus
+from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.studies.distortion import deficit as F, distortion as D
+from lmnotes.studies.distortion import language as LG
+from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
 

@@ -36,7 +36,7 @@ import pandas as pd
 from IPython.display import Markdown
 from myst_nb import glue
 
-from lmnotes import claims, tables
+from lmnotes.report import claims, tables
 
 # %% tags=["remove-input"]
 found = claims.load_all(claims_folder)

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from lmnotes import cache
-from lmnotes import corpus as lmcorpus
+from lmnotes.core import cache
+from lmnotes.text import corpus as lmcorpus
 
 #: What a unit test may add to the shared cache: what the chapters prepare the same way (the
 #: corpus, the converted pretrained models, WordNet's copy, the registered self-trained models).

@@ -8,8 +8,9 @@ import nbformat
 import pandas as pd
 import pytest
 
-from lmnotes import book, cache
-from lmnotes.book import BookError
+from lmnotes.book import run as book
+from lmnotes.core import cache
+from lmnotes.book.run import BookError
 
 
 def test_every_notebook_is_paired_executed_and_in_the_toc():
@@ -42,7 +43,7 @@ FOLDED = ("hide-input", "remove-input", "remove-cell", "hide-cell")
 
 def test_executed_notebooks_read_like_a_book():
     """What a reader sees: one parameters cell (papermill's injected one is merged into it),
-    no raw Series or DataFrame repr (tables go through lmnotes.tables.show), no stderr output
+    no raw Series or DataFrame repr (tables go through lmnotes.report.tables.show), no stderr output
     (progress bars, warnings), and visible code that fits the column."""
     for name in book.notebook_names():
         executed = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
@@ -180,7 +181,7 @@ def test_a_run_that_builds_cache_entries_is_timed_as_cold(toy_book):
     book.run(profile="default")  # warm: builds nothing
     (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
 # %%
-from lmnotes import cache
+from lmnotes.core import cache
 cache.register_kind("toy", lambda: "1")
 cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
@@ -199,7 +200,7 @@ cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
     # more entries of another kind than the cold run built in all is still not cold
     (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
 # %%
-from lmnotes import cache
+from lmnotes.core import cache
 cache.register_kind("toy", lambda: "1")
 cache.register_kind("other", lambda: "1")
 cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)

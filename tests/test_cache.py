@@ -1,4 +1,4 @@
-"""The shared cache (lmnotes.cache): where it lives, building once, locking, corrupt and
+"""The shared cache (lmnotes.core.cache): where it lives, building once, locking, corrupt and
 interrupted entries, errors that name LMNOTES_CACHE, listing and pruning. Every test here uses
 a temporary cache folder."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lmnotes import cache
+from lmnotes.core import cache
 
 
 @pytest.fixture(autouse=True)

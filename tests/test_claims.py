@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmnotes import claims
-from lmnotes.stats import Estimate
+from lmnotes.report import claims
+from lmnotes.stats.inference import Estimate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from lmnotes import book
-from lmnotes.io import ROOT
+from lmnotes.book import run as book
+from lmnotes.core.io import ROOT
 
 
 def _snapshot():
@@ -48,7 +48,7 @@ def test_bad_yaml_after_p_is_one_error_line(book_unchanged):
 
 def test_a_value_of_the_wrong_type_fails_before_anything_is_imported_or_run(book_unchanged):
     # in a fresh interpreter, as from the shell: the check needs neither PyTorch nor papermill
-    code = ("import sys; from lmnotes import book; rc = book.main(['run', '00_corpus', '-p', 'n_samples', 'abc']);"
+    code = ("import sys; from lmnotes.book import run as book; rc = book.main(['run', '00_corpus', '-p', 'n_samples', 'abc']);"
             "print(rc, 'torch' in sys.modules, 'papermill' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.stdout.split() == ["2", "False", "False"], result.stderr
@@ -118,7 +118,7 @@ def test_progress_lines_reach_the_console_not_the_notebook(tmp_path, monkeypatch
     (tmp_path / "book").mkdir()
     (tmp_path / "params").mkdir()
     (tmp_path / "notebooks" / "00_toy.py").write_text(
-        '# %% tags=["parameters"]\nx = 1  # a number\n\n# %%\nfrom lmnotes import progress\n'
+        '# %% tags=["parameters"]\nx = 1  # a number\n\n# %%\nfrom lmnotes.core import progress\n'
         'progress.note("training something")\nprint(x)\n')
     (tmp_path / "params" / "default.yaml").write_text("notebooks: {}\n")
     for attr in ("NOTEBOOKS", "BOOK", "PARAMS"):
@@ -132,7 +132,7 @@ def test_progress_lines_reach_the_console_not_the_notebook(tmp_path, monkeypatch
 
 
 def test_the_runner_relays_progress_lines_to_its_console(tmp_path, monkeypatch, capsys):
-    from lmnotes import progress
+    from lmnotes.core import progress
 
     monkeypatch.delenv("LMNOTES_PROGRESS", raising=False)
     with progress.relay():

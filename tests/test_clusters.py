@@ -1,4 +1,4 @@
-"""Cluster-aware tests (lmnotes.clusters) and the cluster bootstrap (lmnotes.stats):
+"""Cluster-aware tests (lmnotes.stats.clusters) and the cluster bootstrap (lmnotes.stats):
 calibrated where the null is true on synthetic clustered data, where document-level tests
 are not, and powerful where it is false."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as ss
 
-from lmnotes import clusters, stats
+from lmnotes.stats import clusters, inference as stats
 
 
 def clustered(rng, n_clusters, shift=0.0, spread=1.0):

@@ -1,4 +1,4 @@
-"""The closed-vocabulary analysis (lmnotes.comparability) on small known cases."""
+"""The closed-vocabulary analysis (lmnotes.studies.segmentation.comparability) on small known cases."""
 
 import math
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from lmnotes import comparability as C
-from lmnotes import segment
+from lmnotes.studies.segmentation import comparability as C
+from lmnotes.text import segment
 from lmnotes.models.ngram import NGramModel
 
 TRAIN = ["the cat sat on the mat .", "the dog sat on the log .", "a cat and a dog ."] * 2 + ["zebra"]

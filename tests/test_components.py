@@ -1,13 +1,13 @@
-"""The switch-LM's components (lmnotes.components) and its repeated runs (lmnotes.switch_runs)."""
+"""The switch-LM's components (lmnotes.studies.importance.components) and its repeated runs (lmnotes.studies.importance.switch_runs)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from lmnotes import components as CP
-from lmnotes import latent as L
-from lmnotes import switch_runs as SR
+from lmnotes.studies.importance import components as CP
+from lmnotes.studies.importance import latent as L
+from lmnotes.studies.importance import switch_runs as SR
 
 
 def test_cache_counts_the_article_so_far_and_empties_between_articles():

@@ -1,12 +1,12 @@
-"""The embedded corpus and the corpus API (lmnotes.corpus)."""
+"""The embedded corpus and the corpus API (lmnotes.text.corpus)."""
 
 import re
 
 import pytest
 
-from lmnotes import cache as lmcache
-from lmnotes import corpus as lmcorpus
-from lmnotes.corpus import CorpusError
+from lmnotes.core import cache as lmcache
+from lmnotes.text import corpus as lmcorpus
+from lmnotes.text.corpus import CorpusError
 
 MARKUP = ["<ref", "</ref", "{{", "}}", "[[", "]]", "|-", "{|", "|}", "&amp;", "&nbsp;", "&lt;",
           "&gt;", "&quot;", "&#", "''", "<!--", "http://", "https://", "www.", "==", "__TOC__",

@@ -1,12 +1,12 @@
 """The per-token deficit law, calibration and mass statistics of the distortion chapter
-(lmnotes.deficit), on synthetic data with known answers."""
+(lmnotes.studies.distortion.deficit), on synthetic data with known answers."""
 
 import numpy as np
 import pytest
 import torch
 
-from lmnotes import deficit as F
-from lmnotes import language as LG
+from lmnotes.studies.distortion import deficit as F
+from lmnotes.studies.distortion import language as LG
 from toy import Bigram
 
 

@@ -1,5 +1,5 @@
-"""The same bits on any machine for the distillation control (lmnotes.numerics, chapter 06): a
-toy teacher L trained, sampled, read as soft targets (lmnotes.language.teacher_targets: the
+"""The same bits on any machine for the distillation control (lmnotes.core.numerics, chapter 06): a
+toy teacher L trained, sampled, read as soft targets (lmnotes.studies.distortion.language.teacher_targets: the
 padded batched forward pass, log_softmax at T, exp, float16) and a learner trained on those
 targets through the real path (language.learn(distill=True) -> trained.on_ids -> train with
 soft_targets) give exactly the same teacher weights, samples, float16 targets and learner
@@ -14,17 +14,18 @@ import sys
 
 import pytest
 
-from lmnotes import numerics
-from lmnotes.io import ROOT
+from lmnotes.core import numerics
+from lmnotes.core.io import ROOT
 
 pytestmark = pytest.mark.skipif(not numerics._has_avx2(), reason="the pinning applies to x86 CPUs with AVX2")
 
 SCRIPT = r"""
 import hashlib, json, random
 import lmnotes.models, torch
-from lmnotes import language as LG, segment as seglib
+from lmnotes.studies.distortion import language as LG
+from lmnotes.text import segment as seglib
 from lmnotes.models.neural import NeuralLM
-from lmnotes.train import TrainConfig, train
+from lmnotes.models.train import TrainConfig, train
 
 def digest(t):
     return hashlib.sha256(t.contiguous().view(-1).numpy().tobytes()).hexdigest()

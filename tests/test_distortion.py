@@ -1,9 +1,9 @@
-"""The distortion chapter's statistics (lmnotes.distortion) on toys with exact answers."""
+"""The distortion chapter's statistics (lmnotes.studies.distortion.distortion) on toys with exact answers."""
 
 import numpy as np
 import pytest
 
-from lmnotes import distortion as D
+from lmnotes.studies.distortion import distortion as D
 
 
 def test_error_sign_and_support():

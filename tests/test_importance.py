@@ -1,4 +1,4 @@
-"""The estimators of lmnotes.importance: the two aggregations, bias corrections, diagnostics,
+"""The estimators of lmnotes.studies.importance.estimators: the two aggregations, bias corrections, diagnostics,
 and a regression guard against the kglm-model normaliser."""
 
 import itertools
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from lmnotes import importance as I
+from lmnotes.studies.importance import estimators as I
 
 
 def test_instance_level_is_corpus_level_averaged_over_recombinations():

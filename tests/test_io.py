@@ -1,8 +1,8 @@
-"""Atomic writes (lmnotes.io): an interrupted write never leaves a half-written file."""
+"""Atomic writes (lmnotes.core.io): an interrupted write never leaves a half-written file."""
 
 import pytest
 
-from lmnotes import io
+from lmnotes.core import io
 
 
 def _leftovers(folder):

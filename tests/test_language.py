@@ -1,16 +1,16 @@
-"""Artificial languages and their learners (lmnotes.language), on toys with exact answers."""
+"""Artificial languages and their learners (lmnotes.studies.distortion.language), on toys with exact answers."""
 
 import numpy as np
 import pytest
 import torch
 
-from lmnotes import distortion as D
-from lmnotes import stats
-from lmnotes import language as LG
-from lmnotes import segment as seglib
+from lmnotes.studies.distortion import distortion as D
+from lmnotes.stats import inference as stats
+from lmnotes.studies.distortion import language as LG
+from lmnotes.text import segment as seglib
 from lmnotes.models.base import ModelError
 from lmnotes.models.neural import NeuralLM
-from lmnotes.train import TrainConfig, _stream
+from lmnotes.models.train import TrainConfig, _stream
 
 from toy import Bigram, SubwordBigram
 
@@ -144,7 +144,7 @@ def test_ols_recovers_known_coefficients():
 
 
 def test_distillation_targets_and_loss():
-    from lmnotes.train import cross_entropy
+    from lmnotes.models.train import cross_entropy
 
     logits = torch.randn(6, 9, dtype=torch.float32, requires_grad=True)
     q = torch.softmax(logits.detach(), -1)

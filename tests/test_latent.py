@@ -1,5 +1,5 @@
 """The switch-LM's exact inference and proposals against brute-force enumeration of every
-path on toys (lmnotes.latent), and the estimators of lmnotes.importance."""
+path on toys (lmnotes.studies.importance.latent), and the estimators of lmnotes.studies.importance.estimators."""
 
 import itertools
 import math
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from lmnotes import importance as I
-from lmnotes import latent as L
+from lmnotes.studies.importance import estimators as I
+from lmnotes.studies.importance import latent as L
 
 
 def toy(C=2, lengths=(5, 3, 7), seed=0, sticky=0.0):

@@ -1,10 +1,10 @@
-"""The Zipf and Heaps maximum-likelihood fits (lmnotes.laws) recover known exponents."""
+"""The Zipf and Heaps maximum-likelihood fits (lmnotes.stats.laws) recover known exponents."""
 
 import numpy as np
 import pytest
 from scipy import stats as ss
 
-from lmnotes import laws
+from lmnotes.stats import laws
 
 
 @pytest.mark.parametrize("s", [0.9, 1.2])

@@ -1,9 +1,9 @@
-"""Rank–frequency and type–token statistics (lmnotes.laws) against brute force."""
+"""Rank–frequency and type–token statistics (lmnotes.stats.laws) against brute force."""
 
 import numpy as np
 import pytest
 
-from lmnotes.laws import rank_frequency, type_token_curve
+from lmnotes.stats.laws import rank_frequency, type_token_curve
 
 
 def test_rank_frequency_orders_counts_and_breaks_ties_by_type():

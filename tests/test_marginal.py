@@ -1,4 +1,4 @@
-"""The marginal over segmentations (lmnotes.marginal) against closed forms on a toy model."""
+"""The marginal over segmentations (lmnotes.studies.segmentation.marginal) against closed forms on a toy model."""
 
 import math
 
@@ -8,7 +8,8 @@ import torch
 from scipy.special import logsumexp
 from toy import SubwordBigram
 
-from lmnotes import marginal
+from lmnotes.stats import weights
+from lmnotes.studies.segmentation import marginal
 
 
 def test_lattice_counts_and_enumerates_every_segmentation():
@@ -62,7 +63,7 @@ def test_importance_sampling_is_unbiased_in_probability(stay, explore, tau):
         assert abs(draws.logmarginal()[i] - exact) < 4 * se + 1e-3
         # a canonical draw is exactly the tokenizer's segmentation, and `stay` bounds its rate
         assert is_canon.mean() >= (stay - 0.02 if stay else 0)
-        assert marginal.effective_sample_size(lw) > 0.1 * N
+        assert weights.effective_sample_size(lw) > 0.1 * N
     again = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096,
                                        temperature=tau)
     assert np.array_equal(draws.logw, again.logw)  # deterministic for a seed

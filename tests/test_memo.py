@@ -1,9 +1,11 @@
-"""Scores and samples kept in the shared cache (lmnotes.memo)."""
+"""Scores and samples kept in the shared cache (lmnotes.models.memo)."""
 
 import numpy as np
 import pytest
 
-from lmnotes import memo
+from lmnotes.core import cache
+from lmnotes.models import memo
+from lmnotes.studies.segmentation import cached
 from toy import Bigram
 
 
@@ -51,7 +53,7 @@ def test_a_model_without_a_key_is_not_cached(tmp_cache):
 
 
 def test_importance_samples_are_cached_with_the_marginal_code(tmp_cache, monkeypatch):
-    from lmnotes import marginal
+    from lmnotes.studies.segmentation import marginal
     from test_marginal import SubwordBigram
 
     calls = []
@@ -59,11 +61,11 @@ def test_importance_samples_are_cached_with_the_marginal_code(tmp_cache, monkeyp
     monkeypatch.setattr(marginal, "importance_sample", lambda *a, **k: calls.append(1) or real(*a, **k))
     lm = SubwordBigram(seed=2)
     lm.cache_key = "toy-subword-bigram"
-    a = memo.importance_sample(lm, ["ab ba b", "aba"], 50, seed=1)
-    b = memo.importance_sample(lm, ["ab ba b", "aba"], 50, seed=1)
+    a = cached.importance_sample(lm, ["ab ba b", "aba"], 50, seed=1)
+    b = cached.importance_sample(lm, ["ab ba b", "aba"], 50, seed=1)
     assert len(calls) == 1 and np.array_equal(a.logw, b.logw) and np.array_equal(a.canonical, b.canonical)
     assert np.array_equal(a.logw, real(lm, ["ab ba b", "aba"], 50, seed=1).logw)
-    memo.importance_sample(lm, ["ab ba b", "aba"], 50, seed=1, stay=0.0, explore=0.0)  # another proposal
+    cached.importance_sample(lm, ["ab ba b", "aba"], 50, seed=1, stay=0.0, explore=0.0)  # another proposal
     assert len(calls) == 2 and len([p for p in (tmp_cache / "draws").glob("*--*") if p.is_dir()]) == 2
-    # the entries' version covers lmnotes/marginal.py, which scores and samples do not depend on
-    assert memo.VERSIONS["draws"]() != memo.VERSIONS["scores"]()
+    # the entries' version covers the marginal's module, which scores and samples do not depend on
+    assert cache.KINDS["draws"]() != cache.KINDS["scores"]()

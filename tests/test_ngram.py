@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from lmnotes import segment
+from lmnotes.text import segment
 from lmnotes.models.ngram import NGramModel
 
 TRAIN = ["a b c a b", "b c a", "a b b c", "c a b c a b", "b a"]

@@ -1,4 +1,4 @@
-"""The same bits on any machine (lmnotes.numerics): a model trained, scored and sampled under
+"""The same bits on any machine (lmnotes.core.numerics): a model trained, scored and sampled under
 another thread count and CPU capability, settings that mimic another CPU, gives exactly the
 same weights, scores and samples; with the pinning turned off the same settings change them."""
 
@@ -9,17 +9,17 @@ import sys
 
 import pytest
 
-from lmnotes import numerics
-from lmnotes.io import ROOT
+from lmnotes.core import numerics
+from lmnotes.core.io import ROOT
 
 pytestmark = pytest.mark.skipif(not numerics._has_avx2(), reason="the pinning applies to x86 CPUs with AVX2")
 
 SCRIPT = r"""
 import hashlib, json, sys
 import lmnotes.models, torch
-from lmnotes import corpus
+from lmnotes.text import corpus
 from lmnotes.models import trained
-from lmnotes.train import TrainConfig
+from lmnotes.models.train import TrainConfig
 trained.SIZES["tiny"] = {"transformer": dict(d_model=64, n_layers=2, n_heads=2, context=64, dropout=0.0),
                          "train": TrainConfig(block=64, batch_size=16, lr=3e-3, max_steps=8, eval_every=4)}
 d = corpus.load()

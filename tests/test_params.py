@@ -4,8 +4,8 @@ import ast
 
 import pytest
 
-from lmnotes import params
-from lmnotes.params import ParameterError
+from lmnotes.book import params
+from lmnotes.book.params import ParameterError
 
 CELL = '''corpus = "enwiki"  # where the text comes from
 fractions = [0.8, 0.1, 0.1]  # shares of articles

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from lmnotes import marginal, models, units
+from lmnotes.studies.segmentation import marginal
+from lmnotes import models
+from lmnotes.stats import units
 from lmnotes.models import ModelError, zoo
 
 
@@ -179,7 +181,7 @@ def test_a_cold_conversion_writes_nothing_into_a_notebook(tmp_path, monkeypatch)
     cache); the one line saying what happens goes to the console (LMNOTES_PROGRESS)."""
     import nbformat
 
-    from lmnotes import book
+    from lmnotes.book import run as book
 
     for folder in ("notebooks", "book", "params"):
         (tmp_path / folder).mkdir()

@@ -5,7 +5,7 @@ import tomllib
 
 import yaml
 
-from lmnotes.io import ROOT
+from lmnotes.core.io import ROOT
 
 
 def _pins(lines):

@@ -1,11 +1,11 @@
-"""Decoding strategies (lmnotes.sampling) and sampling through the LanguageModel interface."""
+"""Decoding strategies (lmnotes.models.sampling) and sampling through the LanguageModel interface."""
 
 import numpy as np
 import pytest
 import torch
 from scipy import stats
 
-from lmnotes.sampling import Strategy, _nucleus_by_sort, draw, inverse_cdf, nucleus_filter, top_k_filter
+from lmnotes.models.sampling import (Strategy, _nucleus_by_sort, draw, inverse_cdf, nucleus_filter, top_k_filter)
 from toy import Bigram
 
 

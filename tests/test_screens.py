@@ -1,12 +1,12 @@
 """The rendered book as a reader at 1280 px sees it, in headless Chromium with the network
-off (lmnotes.screens): no table or code line cut off, no NaN, no raw TeX, no plumbing code,
+off (lmnotes.book.screens): no table or code line cut off, no NaN, no raw TeX, no plumbing code,
 one search box. Skipped where Chromium is not installed (`make screenshots` installs it)."""
 
 import shutil
 
 import pytest
 
-from lmnotes import book, screens
+from lmnotes.book import run as book, screens
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("chromium") and shutil.which("chromedriver")),

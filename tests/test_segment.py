@@ -1,10 +1,10 @@
-"""Segmentations (lmnotes.segment): round trips, closed vocabularies, pickling."""
+"""Segmentations (lmnotes.text.segment): round trips, closed vocabularies, pickling."""
 
 import pickle
 
 import pytest
 
-from lmnotes import segment
+from lmnotes.text import segment
 
 TRAIN = ["The cat sat on the mat.", "The dog sat on the log.", "A cat and a dog met."] * 3
 NEW = "The cat met an aardvark — naïve, isn't it?"

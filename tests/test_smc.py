@@ -1,12 +1,12 @@
-"""Sequential Monte Carlo on the switch-LM (lmnotes.smc) and the exact quantities chapter 04
-adds to lmnotes.latent (posterior entropy, the static mixture), against enumeration on toys."""
+"""Sequential Monte Carlo on the switch-LM (lmnotes.studies.importance.smc) and the exact quantities chapter 04
+adds to lmnotes.studies.importance.latent (posterior entropy, the static mixture), against enumeration on toys."""
 
 import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from lmnotes import latent as L
-from lmnotes import smc as S
+from lmnotes.studies.importance import latent as L
+from lmnotes.studies.importance import smc as S
 from test_latent import paths, toy
 
 
@@ -91,7 +91,7 @@ def test_static_mixture_fits_the_weights_and_ignores_the_state():
 
 
 def test_mc_variance_is_the_bootstrap_of_the_draws_in_closed_form():
-    from lmnotes import importance as I
+    from lmnotes.studies.importance import estimators as I
 
     rng = np.random.default_rng(0)
     logw = rng.normal(0, 0.7, size=(3, 2000))
@@ -102,8 +102,8 @@ def test_mc_variance_is_the_bootstrap_of_the_draws_in_closed_form():
 
 
 def test_blocks_cut_articles_into_instances_of_a_size():
-    from lmnotes import importance as I
-    from lmnotes import switch_runs as SR
+    from lmnotes.studies.importance import estimators as I
+    from lmnotes.studies.importance import switch_runs as SR
 
     art = np.array([7, 7, 7, 3, 3, 9])
     b = SR.blocks(art, 2)

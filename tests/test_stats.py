@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import sparse, stats as ss
 
-from lmnotes import stats
+from lmnotes.stats import inference as stats
 
 
 def test_ks_two_sample_agrees_with_scipy_with_ties():

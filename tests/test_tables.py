@@ -1,11 +1,11 @@
-"""The book's one table formatter (lmnotes.tables) and the figure style's colours."""
+"""The book's one table formatter (lmnotes.report.tables) and the figure style's colours."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lmnotes import plots, tables
-from lmnotes.stats import Estimate
+from lmnotes.report import plots, tables
+from lmnotes.stats.inference import Estimate
 
 
 def test_missing_cells_show_a_dash_never_nan():
@@ -93,7 +93,7 @@ def test_index_names_stand_in_the_header_not_in_a_row_of_their_own():
 
 
 def test_significant_digits_per_value_with_infinities():
-    from lmnotes.stats import Estimate
+    from lmnotes.stats.inference import Estimate
 
     f = tables.significant(3)
     assert f(-1234.5678) == "−1,230" and f(0.000123456) == "0.000123"

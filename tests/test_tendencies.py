@@ -1,11 +1,13 @@
-"""The tendencies study's view of text and its comparison (lmnotes.tendencies)."""
+"""The tendencies study's view of text and its comparison (lmnotes.studies.tendencies.measures)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as ss
 
-from lmnotes import clusters, laws, segment, tendencies as T
+from lmnotes.stats import clusters, laws
+from lmnotes.text import segment
+from lmnotes.studies.tendencies import measures as T
 
 
 def test_tokenize_is_the_sources_view_and_keeps_unk_whole():

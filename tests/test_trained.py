@@ -1,4 +1,4 @@
-"""Self-trained models (lmnotes.models.trained, lmnotes.train): determinism, cache, errors."""
+"""Self-trained models (lmnotes.models.trained, lmnotes.models.train): determinism, cache, errors."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import torch
 
 from lmnotes import models
 from lmnotes.models import ModelError, trained
-from lmnotes.train import TrainConfig
+from lmnotes.models.train import TrainConfig
 
 TINY = {
     "transformer": dict(d_model=32, n_layers=1, n_heads=2, context=64, dropout=0.1),
@@ -107,7 +107,7 @@ def test_on_corpus_names_registered_recipes_and_spells_out_others(monkeypatch):
 
 
 def test_cross_entropy_gradient_matches_pytorch():
-    from lmnotes.train import cross_entropy
+    from lmnotes.models.train import cross_entropy
 
     g = torch.Generator().manual_seed(0)
     logits = (3 * torch.randn(2, 5, 50, generator=g, dtype=torch.float64)).requires_grad_()
@@ -121,8 +121,8 @@ def test_cross_entropy_gradient_matches_pytorch():
 
 
 def test_training_budget_counts_steps_tokens_and_epochs(texts):
-    from lmnotes import budget
-    from lmnotes.train import _blocks, _stream
+    from lmnotes.models import budget
+    from lmnotes.models.train import _blocks, _stream
 
     lm = trained.build(trained.Recipe("transformer", "byte"), *texts, name="t", size="tiny", cache=False)
     row = budget.training_budget(lm, texts[0], TINY["train"])
@@ -163,8 +163,9 @@ def test_at_epochs_trains_every_member_for_the_same_passes_over_its_text(texts, 
     byte model means about four times the updates of a BPE model, and the history says so."""
     import math
 
-    from lmnotes import budget, corpus
-    from lmnotes.train import _blocks, _stream
+    from lmnotes.models import budget
+    from lmnotes.text import corpus
+    from lmnotes.models.train import _blocks, _stream
 
     small = {"train": type("S", (), {"sentences": texts[0][:80]}),
              "valid": type("S", (), {"sentences": texts[1][:40]})}

@@ -1,4 +1,4 @@
-"""Unit conversions (lmnotes.units) and the segmentation post's worked examples."""
+"""Unit conversions (lmnotes.stats.units) and the segmentation post's worked examples."""
 
 import math
 
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from toy import Bigram
 
-from lmnotes import comparability, units
+from lmnotes.studies.segmentation import comparability
+from lmnotes.stats import units
 from lmnotes.models.base import Scores
 
 

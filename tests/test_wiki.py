@@ -1,9 +1,9 @@
-"""Wikitext cleaning (lmnotes.wiki) on hand-written markup with a known answer."""
+"""Wikitext cleaning (lmnotes.text.wiki) on hand-written markup with a known answer."""
 
 import bz2
 import io
 
-from lmnotes.wiki import clean_wikitext, is_redirect, iter_pages
+from lmnotes.text.wiki import clean_wikitext, is_redirect, iter_pages
 
 WIKITEXT = """{{Infobox person|name=Ada|birth_date={{birth date|1815|12|10}}}}
 '''Ada Lovelace''' (born '''Augusta Ada Byron'''; {{IPAc-en|ˈ|l|ʌ|v|l|eɪ|s}}) was an English [[mathematician]] and [[Writer|writer]].<ref name="x">{{cite web|url=http://example.org|title=X}}</ref> She is known for work on the [[Analytical Engine]].<ref>Toole, Betty. ''Ada''. 1992.</ref> It was built by Babbage &amp; others in 1837&nbsp;AD.

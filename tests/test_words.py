@@ -9,10 +9,10 @@ import pytest
 import torch
 from scipy import stats as ss
 
-from lmnotes import paraphrase as P
-from lmnotes import softmatch as S
-from lmnotes import words as W
-from lmnotes import wordstats as WS
+from lmnotes.studies.words import paraphrase as P
+from lmnotes.studies.words import softmatch as S
+from lmnotes.studies.words import predict as W
+from lmnotes.studies.words import wordstats as WS
 from lmnotes.models.base import ModelError
 from toy import WordToy
 

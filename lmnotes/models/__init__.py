@@ -24,13 +24,13 @@ try:
 except ImportError:  # transformers is a pinned dependency; this only guards partial installs
     pass
 
-from .. import numerics as _numerics
+from lmnotes.core import numerics as _numerics
 
-_numerics.configure_torch()  # threads and deterministic algorithms (see lmnotes.numerics)
+_numerics.configure_torch()  # threads and deterministic algorithms (see lmnotes.core.numerics)
 
-from .base import LanguageModel, ModelError, Samples, Scores, resolve_device
-from .zoo import load, names, register
-from . import trained  # noqa: E402,F401  (registers the wiki/... models)
+from lmnotes.models.base import LanguageModel, ModelError, Samples, Scores, resolve_device
+from lmnotes.models.zoo import load, names, register
+from lmnotes.models import trained  # noqa: E402,F401  (registers the wiki/... models)
 
 __all__ = ["LanguageModel", "ModelError", "Samples", "Scores", "load", "names", "register",
            "resolve_device"]

@@ -8,7 +8,7 @@ hidden states with an optional key–value cache (``_hidden``) and an output hea
   the counts to normalise per token, word, character and byte; batched, sorted by length,
   sliding-window for strings longer than the context, and under a temperature;
 - :meth:`next_token_logprobs`: next-token log-distributions after a batch of prefixes;
-- :meth:`sample`: samples under a decoding strategy (:mod:`lmnotes.sampling`) with a KV cache,
+- :meth:`sample`: samples under a decoding strategy (:mod:`lmnotes.models.sampling`) with a KV cache,
   with each sample's log-probability under the model and under the sampling distribution.
 
 Log-probabilities are natural logarithms (nats) throughout.
@@ -17,13 +17,13 @@ Log-probabilities are natural logarithms (nats) throughout.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 import torch
 
-from ..sampling import Strategy, draw
+from lmnotes.models.outputs import Samples, Scores
+from lmnotes.models.sampling import Strategy, draw
 
 #: Logit elements computed at once by the output head (bounds memory for 262k vocabularies).
 HEAD_CHUNK_ELEMENTS = 1 << 25
@@ -68,41 +68,6 @@ class RowCache:
         self.tensors = tuple(t.index_select(self.dim, index.to(t.device)) for t in self.tensors)
 
 
-@dataclass
-class Scores:
-    """The result of :meth:`LanguageModel.score`, one entry per input string.
-
-    ``token_logprobs[i]`` holds log p of each token of string i given its prefix, the last
-    entry being end-of-sequence, so ``logprob[i] == token_logprobs[i].sum()`` and
-    ``n_tokens[i] == len(token_logprobs[i])``. ``n_words`` counts whitespace-separated words,
-    ``n_chars`` Unicode characters and ``n_bytes`` UTF-8 bytes of the string (without EOS).
-    """
-
-    token_logprobs: list[np.ndarray]
-    logprob: np.ndarray
-    n_tokens: np.ndarray
-    n_words: np.ndarray
-    n_chars: np.ndarray
-    n_bytes: np.ndarray
-
-
-@dataclass
-class Samples:
-    """The result of :meth:`LanguageModel.sample`, one entry per sample.
-
-    ``token_ids`` exclude the prefix and the end-of-sequence token; ``logprob_model`` is the
-    log-probability of the sampled tokens (and EOS if reached) under the model at temperature
-    1, ``logprob_sampling`` under the distribution actually sampled from; ``finished`` is
-    False for samples cut at ``max_tokens`` before EOS.
-    """
-
-    texts: list[str]
-    token_ids: list[list[int]]
-    logprob_model: np.ndarray
-    logprob_sampling: np.ndarray
-    finished: np.ndarray
-
-
 def _check_texts(texts: Sequence[str]) -> list[str]:
     if isinstance(texts, str):
         raise TypeError("pass a list of strings, not a single string (wrap it: [text])")
@@ -125,7 +90,7 @@ class LanguageModel(ABC):
     max_length: int  # context window in tokens, BOS included
     device: torch.device
     #: what decides this model's outputs, as a hash (weights, dtype, device), for the shared
-    #: cache of its scores and samples (:mod:`lmnotes.memo`); None: not cached
+    #: cache of its scores and samples (:mod:`lmnotes.models.memo`); None: not cached
     cache_key: str | None = None
 
     # --- what a model supplies --------------------------------------------------------------
@@ -150,7 +115,7 @@ class LanguageModel(ABC):
     def token_bytes(self) -> list[bytes | None]:
         """The UTF-8 bytes each token id stands for in text, None for special tokens, so that
         the bytes of ``encode(text)`` joined give ``text.encode()``. Needed to enumerate a
-        string's other segmentations (:mod:`lmnotes.marginal`); models whose tokens do not
+        string's other segmentations (:mod:`lmnotes.studies.segmentation.marginal`); models whose tokens do not
         spell out the text (a closed word vocabulary) raise :class:`ModelError`."""
         raise ModelError(f"{self.name}: its tokens do not spell out the text, so it has no "
                          f"segmentations other than its own")
@@ -341,7 +306,7 @@ class LanguageModel(ABC):
                prefix: str = "", seed: int = 0, batch_size: int = 32, **settings) -> Samples:
         """Draw ``n`` samples that continue BOS + ``prefix`` until EOS or ``max_tokens``.
 
-        ``strategy`` is a :class:`~lmnotes.sampling.Strategy` or its kind (``"ancestral"``,
+        ``strategy`` is a :class:`~lmnotes.models.sampling.Strategy` or its kind (``"ancestral"``,
         ``"top-k"``, ``"nucleus"``, ``"beam"``, ``"beam-k2"``) with ``temperature``, ``top_k``, ``top_p``,
         ``beam`` as keywords. Deterministic for a given seed, batch size and device.
         """
@@ -357,11 +322,11 @@ class LanguageModel(ABC):
             raise ValueError(f"prefix ({len(context)} tokens with BOS) + max_tokens ({max_tokens}) - 1 "
                              f"exceeds the context window of {self.max_length} tokens")
         if strategy.kind == "beam":
-            from .beam import fairseq_beam
+            from lmnotes.models.beam import fairseq_beam
 
             return fairseq_beam(self, n, strategy, context, max_tokens, seed, batch_size)
         if strategy.kind == "beam-k2":
-            from .beam import k2_beam
+            from lmnotes.models.beam import k2_beam
 
             ids_out, lp_model, finished = k2_beam(self, n, strategy, context, max_tokens, seed, batch_size)
             return Samples(texts=[self.decode(t) for t in ids_out], token_ids=ids_out,

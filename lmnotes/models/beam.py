@@ -34,16 +34,15 @@ import math
 import numpy as np
 import torch
 
-from ..sampling import Strategy, draw
+from lmnotes.models.outputs import Samples
+from lmnotes.models.sampling import Strategy, draw
 
 
 def fairseq_beam(lm, n: int, strategy, context: list[int], max_tokens: int, seed: int, batch_size: int):
     """``n`` runs of fairseq's sampling search with beam size k = ``strategy.beam``: k
     ancestral samples per run (from the model at ``strategy.temperature``), the one with the
     best log-probability per token (EOS counted when reached) returned. See the module
-    docstring. Returns :class:`~lmnotes.models.base.Samples`."""
-    from .base import Samples
-
+    docstring. Returns :class:`~lmnotes.models.outputs.Samples`."""
     k = strategy.beam
     draws = lm._ancestral(n * k, Strategy("ancestral", temperature=strategy.temperature), context, max_tokens,
                           seed, batch_size)

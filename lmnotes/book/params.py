@@ -1,0 +1,265 @@
+"""A chapter's parameters: what its cell tagged ``parameters`` declares, how a value given on
+the command line or in a profile is checked before anything runs, and how the values used are
+written back into that cell. Used by the runner (:mod:`lmnotes.book`) for every chapter.
+
+A parameters cell holds plain literals with a trailing comment each (nanoGPT's configuration
+style)::
+
+    n_boot = 1000  # bootstrap resamples per interval
+
+The literal's type is the parameter's type: an ``int`` parameter takes an integer, a ``float``
+one any number, a ``str`` one a string, a ``list`` one a list whose items have the type of the
+default's items. :data:`RULES` adds the ranges and the allowed values, by parameter name (a
+name means the same thing in every chapter). Paths given by the user (a corpus folder, a model
+file) are resolved against the directory the command was run from, not the notebook's.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import pkgutil
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lmnotes.core import checks
+
+
+class ParameterError(ValueError):
+    """A parameter value that the chapter cannot take; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One assignment of a parameters cell."""
+
+    name: str
+    default: Any
+    comment: str
+    start: tuple[int, int]  # (line, character) of the value's first character, 1-based line
+    end: tuple[int, int]  # (line, character) just past its last character
+
+    @property
+    def kind(self) -> str:
+        """The type a value must have: bool, int, float, str, list or any."""
+        return _kind(self.default)
+
+    @property
+    def item_kind(self) -> str:
+        """For a list parameter, the type of its items (from the default's; str if empty)."""
+        kinds = {_kind(x) for x in self.default} if isinstance(self.default, list) else set()
+        return kinds.pop() if len(kinds) == 1 else "str" if not kinds else "any"
+
+
+def _kind(value: Any) -> str:
+    for kind in (bool, int, float, str, list):  # bool before int: True is an int to Python
+        if isinstance(value, kind):
+            return kind.__name__
+    return "any"
+
+
+def parse(source: str) -> dict[str, Parameter]:
+    """The parameters declared by the source of a parameters cell, in order.
+
+    Every statement must assign a literal to one name; the comment is the one that ends the
+    assignment (or, for a value too long for one line, the one on the line above it).
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise ParameterError(f"the parameters cell is not valid Python: {exc}") from None
+    lines = source.splitlines()
+    out = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            raise ParameterError(f"line {node.lineno} of the parameters cell is not `name = literal  # comment`")
+        try:
+            default = ast.literal_eval(node.value)
+        except ValueError:
+            raise ParameterError(f"parameter {node.targets[0].id!r} is not a literal (derive values in the "
+                                 f"next cell, not in the parameters cell)") from None
+        start = (node.value.lineno, _column(lines[node.value.lineno - 1], node.value.col_offset))
+        end = (node.value.end_lineno, _column(lines[node.value.end_lineno - 1], node.value.end_col_offset))
+        trailing = re.match(r"\s*#\s?(.*)$", lines[end[0] - 1][end[1]:])
+        above = lines[node.lineno - 2].strip() if node.lineno >= 2 else ""
+        comment = (trailing.group(1).strip() if trailing else
+                   above[1:].strip() if above.startswith("#") else "")
+        out[node.targets[0].id] = Parameter(node.targets[0].id, default, comment, start, end)
+    return out
+
+
+def _column(line: str, offset: int) -> int:
+    """The character index of a byte offset of ``ast`` (which counts UTF-8 bytes)."""
+    return len(line.encode("utf-8")[:offset].decode("utf-8"))
+
+
+# --------------------------------------------------------------------------------------------
+# the book's own rules (a study's rules are in lmnotes.studies.<study>.PARAMETERS)
+
+
+def _sizes():
+    from lmnotes.models.trained import SIZES
+
+    return list(SIZES)
+
+
+def _device(v):
+    return None if v in ("cpu", "auto") or re.fullmatch(r"cuda(:\d+)?", v) else \
+        "must be 'cpu', 'cuda' (or 'cuda:N') or 'auto'"
+
+
+def _corpus(v):
+    from lmnotes.text.corpus import EMBEDDED, HF_DATASETS
+
+    if v == EMBEDDED or v in HF_DATASETS or Path(v).exists():
+        return None
+    return (f"is not {EMBEDDED!r} (the embedded corpus), an HF dataset id {sorted(HF_DATASETS)}, nor an existing "
+            f".txt file or folder (looked for {Path(v).resolve()})")
+
+
+#: The ranges and allowed values of the parameters that several chapters declare (or the
+#: corpus and models chapters), by name, with what a reader of ``list`` is told.
+COMMON: dict[str, checks.Rule] = {
+    "fractions": (checks.fractions, "3 positive shares summing to 1"),
+    "size": (checks.one_of(_sizes), "a size of lmnotes.models.trained.SIZES"),
+    "device": (_device, "cpu, cuda, cuda:N or auto"),
+    "model_names": (checks.each(checks.model), "registered models, model folders or .gguf files"),
+    "pretrained": (checks.each(checks.model), "registered models, model folders or .gguf files"),
+    "corpus": (_corpus, "enwiki, an HF dataset id, or a .txt file or folder"),
+    "n_boot": (checks.at_least(2), "≥ 2"),
+    "n_permutations": (checks.at_least(1), "≥ 1"),
+    "max_tokens": (checks.at_least(1), "≥ 1"),
+    "sample_max_tokens": (checks.at_least(1), "≥ 1"),
+    "type_token_points": (checks.at_least(2), "≥ 2"),
+    "speller_order": (checks.between(1, 4), "1 to 4"),
+    "max_segmentations": (checks.at_least(1), "≥ 1"),
+}
+
+
+def study_rules() -> dict[str, checks.Rule]:
+    """Every study's own rules (``lmnotes.studies.<study>.PARAMETERS``): the runner learns them
+    from the studies, and a name two studies declare must be one rule."""
+    import lmnotes.studies
+
+    rules: dict[str, checks.Rule] = {}
+    for info in pkgutil.iter_modules(lmnotes.studies.__path__):
+        declared = importlib.import_module(f"lmnotes.studies.{info.name}").PARAMETERS
+        for name, rule in declared.items():
+            if name in COMMON or (name in rules and rules[name] is not rule):
+                raise ParameterError(f"the parameter {name!r} has a rule in two places ({info.name} and "
+                                     f"{'the book' if name in COMMON else 'another study'}); keep one")
+            rules[name] = rule
+    return rules
+
+
+#: Ranges and allowed values by parameter name (a name means the same thing in every
+#: chapter). An integer parameter that no rule names must be at least 0 (a count or a seed).
+RULES: dict[str, checks.Rule] = {**COMMON, **study_rules()}
+#: Parameters whose strings may name files or folders, resolved against the caller's directory.
+PATHS = ("corpus", "model_names", "pretrained")
+
+
+def _type_problem(p: Parameter, value: Any) -> str | None:
+    kind = p.kind
+    if kind == "any":
+        return None
+    if kind == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return None
+    if kind != "float" and _kind(value) == kind:
+        if kind == "list" and p.item_kind != "any":
+            bad = [x for x in value if not (_kind(x) == p.item_kind or p.item_kind == "float" and _kind(x) == "int")]
+            if bad:
+                return f"must be a list of {p.item_kind} values, got {bad[0]!r} in {value!r}"
+        return None
+    return f"must be {'a number' if kind == 'float' else 'an integer' if kind == 'int' else 'a ' + kind}, " \
+           f"got {value!r} ({type(value).__name__})"
+
+
+def rule_of(p: Parameter) -> checks.Rule | None:
+    """The range check of a parameter and what it allows: its rule in :data:`RULES`, else, for
+    an integer, at least 0."""
+    return RULES.get(p.name, (checks.at_least(0), "≥ 0") if p.kind == "int" else None)
+
+
+def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any]) -> None:
+    """Raise :class:`ParameterError` if a value has the wrong type or lies outside its range.
+
+    Every type is checked before any range, so that a misspelt value fails at once (the
+    ranges of model names and sizes import the model registry).
+    """
+    problems = [f"{name} {problem}" for name, value in values.items()
+                if (problem := _type_problem(declared[name], value))]
+    if not problems:
+        for name, value in values.items():
+            rule = rule_of(declared[name])
+            if rule and (problem := rule[0](value)):
+                problems.append(f"{name}={value!r} {problem}")
+    if problems:
+        raise ParameterError(f"{notebook}: " + "; ".join(problems))
+
+
+def resolve_paths(values: dict[str, Any], cwd: str | os.PathLike) -> dict[str, Any]:
+    """``values`` with each relative path of a :data:`PATHS` parameter that exists under ``cwd``
+    made absolute (the notebook runs in another directory); other strings are left alone."""
+    def resolve(v):
+        if isinstance(v, list):
+            return [resolve(x) for x in v]
+        if isinstance(v, str) and v and not os.path.isabs(v):
+            path = Path(cwd) / Path(v).expanduser()
+            if path.exists():
+                return str(path.resolve())
+        return v
+
+    return {k: resolve(v) if k in PATHS else v for k, v in values.items()}
+
+
+def _literal(value: Any) -> str:
+    """Python source of a parameter value, in the cells' style (double-quoted strings)."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a Python string literal
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    return repr(value)
+
+
+def _wrapped(value: Any, indent: int, width: int) -> str:
+    """The literal of ``value``, its list items wrapped to lines of at most ``width``
+    characters, continuation lines aligned after the bracket at column ``indent``."""
+    text = _literal(value)
+    if not isinstance(value, list) or indent + len(text) <= width:
+        return text
+    lines, line = [], "["
+    for i, item in enumerate(_literal(v) for v in value):
+        piece = item + ("," if i < len(value) - 1 else "]")
+        if len(line) > 1 and indent + len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = " " * (indent + 1) + piece
+        else:
+            line += (" " if len(line) > 1 and not line.endswith("[") else "") + piece
+    return "\n".join(lines + [line])
+
+
+def write_into(source: str, values: dict[str, Any], width: int = 76) -> str:
+    """The parameters cell's ``source`` with the values of ``values`` written in place of the
+    defaults, each keeping its comment, so that the executed notebook shows one parameters cell
+    holding the values that were used. A value too long for its line moves its comment to the
+    line above and wraps."""
+    declared = parse(source)
+    lines = source.splitlines()
+    # replace from the bottom up so that earlier positions stay valid
+    for p in sorted((declared[k] for k in values if k in declared), key=lambda p: p.start, reverse=True):
+        if values[p.name] == p.default and type(values[p.name]) is type(p.default):
+            continue
+        (l0, c0), (l1, c1) = p.start, p.end
+        head, tail = lines[l0 - 1][:c0], lines[l1 - 1][c1:]
+        comment = re.match(r"\s*#\s?(.*)$", tail)
+        new = (head + _literal(values[p.name]) + tail).splitlines()
+        if len(new[0]) > width:  # too long for one line: the comment goes above it
+            above = [f"# {comment.group(1)}"] if comment else []
+            new = above + (head + _wrapped(values[p.name], len(head), width)).splitlines()
+        lines[l0 - 1:l1] = new
+    return "\n".join(lines) + ("\n" if source.endswith("\n") else "")

@@ -1,0 +1,457 @@
+"""The book's runner: sync, execute and build. ``python -m lmnotes.book --help``.
+
+- ``sync``: write each ``notebooks/NAME.py`` (jupytext py:percent, the source of truth)
+  to its paired, output-free ``notebooks/NAME.ipynb``.
+- ``run [NAME ...] [--profile P] [-p KEY VALUE ...]``: execute notebooks with papermill
+  using the parameters of ``params/P.yaml`` plus overrides, into ``book/NAME.ipynb``. Every
+  value is checked first (:mod:`lmnotes.book.params`); the values are written into the
+  notebook's parameters cell (no injected cell). Execution writes to a hidden temporary file
+  that replaces the old notebook only on success; a failing cell stops the run with that
+  cell's message first, then its traceback, and exit code 2. The intro, which summarises the
+  chapters' verdicts, runs after any chapter.
+- ``build``: render the book with jupyter-book (notebooks are not re-executed; warnings
+  are errors) and print the path of ``_build/html/index.html``.
+- ``all``: sync, run every notebook, build.
+- ``list``: a table of each notebook's parameters, defaults and profile values.
+- ``timings``: each notebook's last wall times on this machine, cold and warm. A run is
+  *warm* when it found everything in the shared cache, *cold* when it built, of every kind of
+  entry (models, scores, samples...) the notebook's last cold run built, at least as many, and
+  *partial* in between; the runner records the time under that name in ``timings.json``
+  beside the cache's entries, not in the committed notebook.
+- ``cache [--prune]``: the entries of the shared cache (:mod:`lmnotes.core.cache`): kind, name,
+  size, age, and whether the current code still produces them; ``--prune`` removes those it
+  does not and the temporaries of killed runs.
+
+A profile is a YAML file with two sections: ``common`` (parameters applied to every notebook
+that declares them) and ``notebooks`` (a mapping from notebook name to its parameters).
+Unknown profiles, notebooks and parameter names are errors, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Sequence
+
+import yaml
+
+from lmnotes.core import cache as lmcache
+from lmnotes.core import io, progress
+from lmnotes.book import params
+
+NOTEBOOKS = io.ROOT / "notebooks"
+BOOK = io.ROOT / "book"
+PARAMS = io.ROOT / "params"
+HTML_INDEX = io.ROOT / "_build" / "html" / "index.html"
+PROFILE_SECTIONS = ("common", "notebooks")
+
+
+class BookError(RuntimeError):
+    """A user error in running the book: the message says what to do."""
+
+
+#: The book's first page: it summarises the verdicts of the chapters, so it runs after them.
+INTRO = "intro"
+
+
+def notebook_names() -> list[str]:
+    """Names of the sources in ``notebooks/``: the chapters (``NN_name``) in order, then the
+    intro, which reads what they saved."""
+    chapters = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+    return chapters + ([INTRO] if (NOTEBOOKS / f"{INTRO}.py").is_file() else [])
+
+
+def profiles() -> list[str]:
+    return sorted(p.stem for p in PARAMS.glob("*.yaml"))
+
+
+def load_profile(name: str) -> dict[str, Any]:
+    """The parsed ``params/<name>.yaml``, checked for its shape."""
+    path = PARAMS / f"{name}.yaml"
+    if not path.is_file():
+        raise BookError(f"unknown profile {name!r}; the profiles are {profiles()} (files in {PARAMS})")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise BookError(f"profile {path} is not valid YAML: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, dict) or set(data) - set(PROFILE_SECTIONS):
+        raise BookError(f"profile {path} must be a mapping with the sections {list(PROFILE_SECTIONS)}; "
+                        f"found {sorted(data) if isinstance(data, dict) else type(data).__name__}")
+    unknown = set(data.get("notebooks") or {}) - set(notebook_names())
+    if unknown:
+        raise BookError(f"profile {name!r} names unknown notebooks {sorted(unknown)}; "
+                        f"the notebooks are {notebook_names()}")
+    return {"common": data.get("common") or {}, "notebooks": data.get("notebooks") or {}}
+
+
+def _parameters_cell(nb, name: str):
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise BookError(f"notebooks/{name}.py must have exactly one cell tagged 'parameters' "
+                        f"(found {len(cells)})")
+    return cells[0]
+
+
+def parameters(name: str) -> dict[str, params.Parameter]:
+    """The parameters a notebook's ``parameters`` cell declares (:mod:`lmnotes.book.params`)."""
+    import jupytext
+
+    try:
+        return params.parse(_parameters_cell(jupytext.read(NOTEBOOKS / f"{name}.py"), name).source)
+    except params.ParameterError as exc:
+        raise BookError(f"notebooks/{name}.py: {exc}") from None
+
+
+def declared_parameters(name: str) -> dict[str, Any]:
+    """The parameters of a notebook's ``parameters`` cell, with their default values."""
+    return {k: p.default for k, p in parameters(name).items()}
+
+
+def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, Any],
+                       cwd: str | os.PathLike | None = None) -> dict[str, dict[str, Any]]:
+    """Parameters for each notebook: profile ``common``, then its section, then overrides.
+
+    Raises :class:`BookError` for a parameter that no notebook concerned declares, and for a
+    value of the wrong type or outside its range (:func:`lmnotes.book.params.check`), before
+    anything runs. Relative paths among the overrides are resolved against ``cwd`` (the
+    directory the command was run from; the notebooks run in ``book/``).
+    """
+    overrides = params.resolve_paths(overrides, cwd or os.getcwd())
+    prof = load_profile(profile)
+    declared = {n: parameters(n) for n in notebook_names()}
+    everything = set().union(*declared.values()) if declared else set()
+    unknown = set(prof["common"]) - everything
+    if unknown:
+        raise BookError(f"profile {profile!r}: no notebook declares {sorted(unknown)}; "
+                        f"declared parameters are {sorted(everything)}")
+    selected = set().union(*(declared[n] for n in names)) if names else set()
+    unknown = set(overrides) - selected
+    if unknown:
+        raise BookError(f"unknown parameter(s) {sorted(unknown)} for {list(names)}; "
+                        f"their parameters are {sorted(selected)}")
+    out = {}
+    for n in names:
+        section = prof["notebooks"].get(n) or {}
+        bad = set(section) - set(declared[n])
+        if bad:
+            raise BookError(f"profile {profile!r}, notebook {n!r}: unknown parameter(s) {sorted(bad)}; "
+                            f"it declares {sorted(declared[n])}")
+        values = {k: v for k, v in prof["common"].items() if k in declared[n]}
+        values.update(section)
+        values.update({k: v for k, v in overrides.items() if k in declared[n]})
+        try:
+            params.check(n, declared[n], values)
+        except params.ParameterError as exc:
+            raise BookError(str(exc)) from None
+        out[n] = values
+    return out
+
+
+def sync(names: Sequence[str] | None = None) -> None:
+    """Write each ``notebooks/NAME.py`` to its paired, output-free ``.ipynb``."""
+    import jupytext
+
+    for n in names or notebook_names():
+        nb = jupytext.read(NOTEBOOKS / f"{n}.py")
+        _stable_ids(nb)
+        io.write_text(NOTEBOOKS / f"{n}.ipynb", jupytext.writes(nb, fmt="ipynb"))
+
+
+# Metadata that papermill writes and that changes from run to run (times, paths): dropped so
+# that the same parameters give the same committed notebook.
+_VOLATILE_NB = ("start_time", "end_time", "duration", "input_path", "output_path", "exception", "parameters")
+
+
+def _stable_ids(nb) -> None:
+    """Give cells ids derived from their position and source (jupytext and papermill draw
+    random ones), so that the same source gives the same file."""
+    for i, cell in enumerate(nb.cells):
+        cell.id = hashlib.sha1(f"{i}:{cell.cell_type}:{cell.source}".encode()).hexdigest()[:8]
+
+
+def _scrub(nb) -> None:
+    _stable_ids(nb)
+    for key in _VOLATILE_NB:
+        nb.metadata.get("papermill", {}).pop(key, None)
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+
+
+def _entry_paths() -> set[Path]:
+    """The entry folders of the shared cache (a cheap listing, no hashing)."""
+    root = lmcache.root()
+    return {p for p in root.glob("*/*") if p.is_dir() and not p.name.startswith(".")}
+
+
+def _timings_file() -> Path:
+    """Where this machine's runs record their wall times: beside the cache they depend on, not
+    in the committed notebooks (a notebook's bytes must not change with the clock)."""
+    return lmcache.root() / "timings.json"
+
+
+def _read_timings() -> dict[str, dict]:
+    try:
+        return json.loads(_timings_file().read_text())
+    except (OSError, ValueError):  # none yet, or unreadable: no record worth keeping
+        return {}
+
+
+def _record_timing(name: str, seconds: float, built: set[Path]) -> None:
+    """Record this run's wall time under "cold", "warm" or "partial" for ``name``, keeping the
+    others."""
+    records = _read_timings()
+    old = records.get(name, {})
+    kinds = Counter(path.parent.name for path in built)
+    # warm: nothing built. cold: of every kind the last cold run built, at least as many entries
+    # (the cache held none of the chapter's own work). In between, "partial": kept apart, so
+    # that a run that found most of its work cached (or rebuilt only entries of one kind, after
+    # an edit of their code) does not pass for a cold one.
+    last_cold = old.get("cold", {}).get("built", {})
+    mode = ("warm" if not built else
+            "cold" if all(kinds.get(kind, 0) >= n for kind, n in last_cold.items()) else "partial")
+    records[name] = {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
+                                   "built": dict(sorted(kinds.items()))}}
+    io.write_text(_timings_file(), json.dumps(records, indent=1, sort_keys=True))
+
+
+# ipykernel warns on every start that its TCP sockets are not encrypted (they listen on
+# localhost), and logs an interrupt when it is shut down after a failed cell; its own log goes
+# to the runner's console, so it is kept to critical errors.
+_KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _failure(name: str, profile: str, exc) -> BookError:
+    """The error of a failed cell: its message first, on one line, then the traceback."""
+    message = " ".join(f"{exc.ename}: {exc.evalue}".split())
+    tb = "\n".join(exc.traceback) if exc.traceback else ""
+    return BookError(f"{name}: {message}\n  (cell {exc.exec_count} failed, profile {profile!r}; "
+                     f"book/{name}.ipynb is unchanged; the traceback follows)\n{tb}")
+
+
+def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "python3") -> Path:
+    """Execute ``notebooks/NAME.ipynb`` into ``book/NAME.ipynb`` atomically, with ``values``
+    written into its parameters cell (so that the executed notebook shows the values used, once),
+    and record its wall time (see ``timings``)."""
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    source = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    cell = _parameters_cell(source, name)
+    cell.source = params.write_into(cell.source, values)
+    target = BOOK / f"{name}.ipynb"
+    for stale in BOOK.glob(f".{name}.ipynb.*"):  # left by a run killed without notice (SIGKILL)
+        stale.unlink()
+    before, t0 = _entry_paths(), time.perf_counter()
+    with io.atomic_path(target, suffix=".ipynb") as tmp:
+        try:
+            papermill.execute_notebook(
+                source, str(tmp), parameters=None, kernel_name=kernel, language="python",
+                cwd=str(BOOK), progress_bar=sys.stderr.isatty(), report_mode=False,
+                extra_arguments=_KERNEL_ARGS,
+            )
+        except PapermillExecutionError as exc:
+            raise _failure(name, profile, exc) from None
+        nb = nbformat.read(tmp, as_version=4)
+        nb.metadata.setdefault("lmnotes", {})["profile"] = profile
+        _scrub(nb)
+        nbformat.write(nb, tmp)
+    _record_timing(name, time.perf_counter() - t0, _entry_paths() - before)
+    return target
+
+
+def run(names: Sequence[str] | None = None, profile: str = "default",
+        overrides: dict[str, Any] | None = None) -> list[Path]:
+    """Execute the named notebooks (all by default), printing progress per notebook. Every
+    value is checked before the first notebook starts. The intro, which summarises the
+    chapters' verdicts, is run again after any chapter."""
+    known = notebook_names()
+    names = list(names or known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise BookError(f"unknown notebook(s) {unknown}; the notebooks are {known}")
+    if INTRO in known and INTRO not in names:
+        names.append(INTRO)
+    values = resolve_parameters(names, profile, overrides or {})
+    sync(names)
+    out, last = [], _read_timings()
+    with progress.relay():  # the kernels' progress lines (training, sampling) reach this console
+        for i, n in enumerate(names, 1):
+            seen = last.get(n, {})
+            hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
+                             for mode in ("warm", "cold") if mode in seen)
+            print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
+            t0 = time.perf_counter()
+            out.append(execute(n, values[n], profile))
+            print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)} -> "
+                  f"{os.path.relpath(out[-1])}", flush=True)
+    return out
+
+
+def timings() -> "pd.DataFrame":
+    """One row per notebook: its last cold and warm wall times on this machine."""
+    import pandas as pd
+
+    records = _read_timings()
+    rows = []
+    for n in notebook_names():
+        row = {"notebook": n}
+        for mode in ("cold", "warm"):
+            t = records.get(n, {}).get(mode)
+            row[f"{mode} (s)"] = t["seconds"] if t else None
+            row[f"{mode} measured"] = t["date"] if t else None
+        row["cold run built"] = ", ".join(f"{v} {k}" for k, v in
+                                          records.get(n, {}).get("cold", {}).get("built", {}).items()) or None
+        rows.append(row)
+    df = pd.DataFrame(rows).set_index("notebook")
+    df.loc["total"] = {"cold (s)": df["cold (s)"].sum(min_count=1), "warm (s)": df["warm (s)"].sum(min_count=1),
+                       "cold measured": "", "warm measured": "", "cold run built": ""}
+    return df
+
+
+def parameter_table(width: int = 60) -> "pd.DataFrame":
+    """One row per notebook and parameter: its default, its value in each profile (blank where
+    the profile keeps the default), the values it allows beyond its type (lmnotes.book.params.RULES),
+    and what it is (the cell's comment, shortened)."""
+    import pandas as pd
+
+    def short(value, n=28):
+        text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+        return text if len(text) <= n else text[: n - 1] + "…"
+
+    profs = {p: load_profile(p) for p in profiles()}
+    rows = []
+    for n in notebook_names():
+        for name, p in parameters(n).items():
+            row = {"notebook": n, "parameter": name, "default": short(p.default)}
+            for prof, data in profs.items():
+                v = {**data["common"], **(data["notebooks"].get(n) or {})}.get(name, p.default)
+                row[f"{prof} profile"] = "" if v == p.default else short(v)
+            rule = params.rule_of(p)
+            row["allowed"] = rule[1] if rule else ""
+            row["what"] = p.comment if len(p.comment) <= width else p.comment[: width - 1] + "…"
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def cache_report(prune: bool = False) -> str:
+    """The listing of the shared cache (and what ``prune`` removed) as text."""
+    import pandas as pd
+
+    # the modules that register the kinds of entries; a kind none registers is pruned
+    from lmnotes import models  # noqa: F401
+    from lmnotes.models import memo  # noqa: F401
+    from lmnotes.studies.segmentation import cached as _draws  # noqa: F401
+    from lmnotes.studies.words import cached as _words, paraphrase, softmatch  # noqa: F401
+    from lmnotes.text import corpus  # noqa: F401
+
+    lines = [f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"]
+    if prune:
+        gone = lmcache.prune()
+        lines.append(f"removed {len(gone)} entries, {sum(e.bytes for e in gone) / 1e6:,.1f} MB"
+                     + "".join(f"\n  {e.kind}/{e.name} ({e.status})" for e in gone))
+    listed = lmcache.entries()
+    if not listed:
+        return "\n".join(lines + ["(empty)"])
+    df = pd.DataFrame([{"kind": e.kind, "name": e.name, "MB": round(e.bytes / 1e6, 1),
+                        "age (days)": round(e.age_days, 1), "status": e.status} for e in listed])
+    lines.append(df.to_string(index=False))
+    lines.append(f"total {df['MB'].sum():,.1f} MB in {len(df)} entries; "
+                 f"{(df['status'] != 'current').sum()} not current (`cache --prune` removes them)")
+    return "\n".join(lines)
+
+
+def build() -> Path:
+    """Render the book with jupyter-book, warnings as errors; return ``index.html``'s path."""
+    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(io.ROOT),
+           "--warningiserror", "--nitpick", "--keep-going", "--quiet"]
+    print("building the book ...", flush=True)
+    if subprocess.run(cmd, cwd=io.ROOT).returncode != 0:
+        raise BookError("jupyter-book build failed (warnings are errors); see the messages above")
+    return HTML_INDEX
+
+
+def _overrides(pairs: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """``-p KEY VALUE`` pairs, each value a YAML scalar or list, as on papermill's command line:
+    3 -> int, 0.5 -> float, x -> str, [a, b] -> list."""
+    out = {}
+    for key, value in pairs:
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            where = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise BookError(f"-p {key} {value!r}: not a valid YAML value ({where}); quote the value for "
+                            f"the shell, e.g. -p {key} '[a, b]'") from None
+    return out
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lmnotes.book", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for cmd in ("run", "all"):
+        p = sub.add_parser(cmd, help="execute notebooks" + (", then build" if cmd == "all" else ""))
+        if cmd == "run":
+            p.add_argument("names", nargs="*", help="notebooks (default: all), e.g. 00_corpus")
+        p.add_argument("--profile", default="default", help="params/PROFILE.yaml (default: default)")
+        p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                       metavar=("KEY", "VALUE"), help="override one parameter (YAML value)")
+    sub.add_parser("build", help="render _build/html with jupyter-book")
+    sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
+    sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
+    sub.add_parser("timings", help="wall time of each notebook's last runs here, cold and warm cache")
+    c = sub.add_parser("cache", help="list the shared cache's entries")
+    c.add_argument("--prune", action="store_true", help="remove entries the current code no longer produces")
+    args = parser.parse_args(argv)
+    # SIGTERM (a CI time-out, `kill`) ends the run like Ctrl-C, so temporary files are removed
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        if args.command == "sync":
+            sync()
+        elif args.command == "list":
+            table = parameter_table()
+            for n, group in table.groupby("notebook", sort=False):
+                group = group.drop(columns="notebook")
+                left = {c: (lambda w: lambda x: f"{x:<{w}}")(max(map(len, group[c].astype(str))))
+                        for c in group.columns}
+                print(f"\n{n}\n" + group.to_string(index=False, formatters=left, justify="left"))
+            print(f"\nprofiles: params/{{{','.join(profiles())}}}.yaml (a blank: the notebook's default)")
+        elif args.command == "timings":
+            import pandas as pd
+
+            from lmnotes.report.tables import dash_missing
+
+            with pd.option_context("display.width", 200, "display.max_columns", None):
+                print(dash_missing(timings()))
+            print(f"(recorded in {_timings_file()})")
+        elif args.command == "cache":
+            print(cache_report(args.prune))
+        elif args.command == "build":
+            print(f"the book is at {build()}")
+        else:
+            run(getattr(args, "names", None), args.profile, _overrides(args.parameter))
+            if args.command == "all":
+                print(f"the book is at {build()}")
+    except (BookError, lmcache.CacheError) as exc:
+        message = str(exc) if sys.stderr.isatty() else _ANSI.sub("", str(exc))
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

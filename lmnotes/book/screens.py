@@ -1,0 +1,157 @@
+"""Every page of the built book as a reader at 1280 px sees it, in headless Chromium, with a
+check of what a reader must never see. ``make screenshots`` runs it; so does a test, where
+Chromium is installed. Used for the whole book.
+
+``python -m lmnotes.book.screens _build/html OUT`` writes, for each page, screenshots of the page
+from top to bottom (``OUT/<page>-NN.png``) and ``OUT/report.json``, and exits with 1 if a page
+shows any of:
+
+- a *cut-off table*: a table wider than the column that holds it (some of its columns are
+  out of view until the reader scrolls it sideways);
+- a *cut-off code line*: a code block whose lines run past the column;
+- *NaN* in the text of the page;
+- *raw TeX*: a formula that MathJax did not typeset (it ships with the book, so this is
+  checked with the network off), or a *cut-off formula* wider than the column;
+- *plumbing*: visible code (not folded away) that only glues numbers into the prose,
+  imports, or styles a table;
+- more than one search box.
+
+Overlapping labels inside a figure are not something the page's HTML can show: the
+screenshots are for looking at them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+WIDTH, HEIGHT = 1280, 1600
+
+# Run in the page: the findings of every check but the screenshots (JavaScript, since only
+# the browser knows where things are laid out).
+_CHECKS = r"""
+const done = arguments[arguments.length - 1];
+const visible = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
+  getComputedStyle(el).visibility !== 'hidden' && !el.closest('details:not([open])'); };
+const found = [];
+const ready = (window.MathJax && MathJax.startup && MathJax.startup.promise) || Promise.resolve();
+ready.then(() => {
+  const article = document.querySelector('article.bd-article') || document.body;
+  for (const t of article.querySelectorAll('table')) {
+    if (!visible(t)) continue;
+    // the nearest box that clips what overflows it (a scrolling output area), else the article
+    let box = t.parentElement;
+    while (box && box !== article && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(box).overflowX))
+      box = box.parentElement;
+    box = box || article;
+    // nothing may reach past the article either: the page's contents panel floats beside it
+    const right = t.getBoundingClientRect().right,
+          limit = Math.min(box.getBoundingClientRect().right, article.getBoundingClientRect().right);
+    if (right > limit + 1) {
+      const head = Array.from(t.querySelectorAll('th')).slice(0, 4).map(h => h.innerText.trim()).join(' | ');
+      found.push({check: 'cut-off table', what: (t.caption ? t.caption.innerText + ': ' : '') + head,
+                  width: Math.round(t.getBoundingClientRect().width), room: Math.round(box.getBoundingClientRect().width)});
+    }
+  }
+  for (const pre of article.querySelectorAll('div.cell_input pre, div.highlight pre')) {
+    if (visible(pre) && pre.scrollWidth > pre.clientWidth + 1) {
+      const line = pre.innerText.split('\n').reduce((a, b) => b.length > a.length ? b : a, '');
+      found.push({check: 'cut-off code line', what: line.slice(0, 120)});
+    }
+  }
+  for (const m of article.querySelectorAll('mjx-container[display="true"]')) {
+    const box = m.closest('.math') || m.parentElement;
+    const math = m.querySelector('mjx-math') || m;  // the container is the column's width
+    if (visible(m) && math.getBoundingClientRect().right > article.getBoundingClientRect().right + 1)
+      found.push({check: 'cut-off formula', what: (box.textContent || '').slice(0, 80)});
+  }
+  if (/\bNaN\b/.test(article.innerText)) found.push({check: 'NaN', what: article.innerText.match(/.{0,60}\bNaN\b.{0,20}/)[0]});
+  for (const m of article.querySelectorAll('.math')) {
+    if (!m.querySelector('mjx-container') && !m.closest('mjx-container')) {
+      found.push({check: 'raw TeX', what: m.innerText.slice(0, 80)}); }
+  }
+  for (const cell of article.querySelectorAll('div.cell_input')) {
+    if (!visible(cell)) continue;
+    const code = cell.innerText;
+    if (/\bglue\(|^\s*(import|from)\s|\.style\b|tables\.show\(/m.test(code))
+      found.push({check: 'plumbing', what: code.split('\n').find(l => /glue\(|import|\.style|tables\.show/.test(l)).slice(0, 100)});
+  }
+  const searches = Array.from(document.querySelectorAll('input[type=search], .search-button-field')).filter(visible);
+  if (searches.length > 1) found.push({check: 'more than one search box', what: searches.length + ' visible'});
+  done({found: found, height: document.documentElement.scrollHeight});
+}).catch(e => done({found: [{check: 'script error', what: String(e)}], height: 0}));
+"""
+
+
+def _driver():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run", "--force-device-scale-factor=1",
+                 # no network: MathJax and every other asset must come with the book
+                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"):
+        options.add_argument(flag)
+    options.add_argument(f"--window-size={WIDTH},{HEIGHT}")
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(60)
+    return driver
+
+
+def pages(html: Path) -> list[Path]:
+    """The book's pages (``index.html`` only redirects to the first of them)."""
+    return sorted((html / "book").glob("*.html"))
+
+
+def check(html: str | Path, out: str | Path | None = None) -> dict[str, list[dict]]:
+    """The findings on each page (see the module's docstring); with ``out``, its screenshots."""
+    html = Path(html).resolve()
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob("*.png"):
+            old.unlink()
+    driver = _driver()
+    report = {}
+    try:
+        for page in pages(html):
+            driver.get(page.as_uri())
+            result = driver.execute_async_script(_CHECKS)
+            name = page.stem
+            report[name] = result["found"]
+            if out is not None:
+                for i, top in enumerate(range(0, result["height"], HEIGHT)):
+                    driver.execute_script(f"window.scrollTo(0, {top});")
+                    time.sleep(0.6)  # the theme animates the contents panel after a scroll
+                    driver.save_screenshot(str(out / f"{name}-{i:02d}.png"))
+    finally:
+        driver.quit()
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2:
+        print("usage: python -m lmnotes.book.screens BUILT_HTML_FOLDER OUT_FOLDER", file=sys.stderr)
+        return 2
+    report = check(argv[0], argv[1])
+    Path(argv[1], "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False))
+    bad = {page: found for page, found in report.items() if found}
+    for page, found in report.items():
+        print(f"{page}: " + ("ok" if not found else f"{len(found)} problem(s)"))
+        for f in found:
+            what = re.sub(r"\s+", " ", f["what"])
+            print(f"  {f['check']}: {what}" +
+                  (f" ({f['width']} px in {f['room']} px)" if "width" in f else ""))
+    print(f"screenshots in {argv[1]}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,6 @@
+"""The foundation every layer above stands on: atomic files and content digests (:mod:`.io`),
+the shared cache of derived files (:mod:`.cache`) and the version of the code that made an
+entry (:mod:`.codeversion`), the same arithmetic on every machine (:mod:`.numerics`),
+progress on the console, never in a notebook (:mod:`.progress`), and the checks of parameter
+values (:mod:`.checks`). Imports nothing else of the package.
+"""

@@ -1,0 +1,98 @@
+"""Checks of parameter values, for the rules by which the runner refuses a bad value before
+anything runs (:mod:`lmnotes.book.params`). The book's own rules and each study's
+(``lmnotes.studies.<study>.PARAMETERS``) are built from these. Every chapter.
+
+A check takes a value and returns ``None`` if it is fine, else what is wrong with it, in
+words that follow the parameter's name ("n_boot=1 must be at least 2").
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+from typing import Any, Callable
+
+Check = Callable[[Any], "str | None"]  # None if the value is fine, else what is wrong
+#: A parameter's rule: its check and what it allows, as ``book list`` shows it.
+Rule = tuple[Check, str]
+
+
+def at_least(low: float) -> Check:
+    return lambda v: None if v >= low else f"must be at least {low}"
+
+
+def between(low: float, high: float, open_low: bool = False) -> Check:
+    def check(v):
+        ok = (low < v if open_low else low <= v) and v <= high
+        return None if ok else f"must lie in {'(' if open_low else '['}{low}, {high}]"
+    return check
+
+
+def each(check: Check) -> Check:
+    def each(values):
+        for i, v in enumerate(values):
+            problem = check(v)
+            if problem:
+                return f"item {i} ({v!r}) {problem}"
+        return None
+    return each
+
+
+def one_of(allowed: Callable[[], list[str]]) -> Check:
+    """A value among ``allowed()`` (called when checking: the list may need an import)."""
+    return lambda v: None if v in allowed() else f"must be one of {allowed()}"
+
+
+def nonempty(what: str) -> Check:
+    return lambda v: None if v else f"must hold at least one {what}"
+
+
+def fractions(v):
+    if len(v) != 3 or any(not isinstance(x, (int, float)) or x <= 0 for x in v) or not math.isclose(sum(v), 1.0):
+        return "must be three positive shares (train, valid, test) that sum to 1"
+    return None
+
+
+def increasing(v):
+    return None if all(a < b for a, b in zip(v, v[1:])) and v and v[0] >= 1 else \
+        "must be positive and strictly increasing"
+
+
+def positive(v):
+    return None if math.isfinite(v) and v > 0 else "must be a positive number"
+
+
+def containing(*required) -> Check:
+    def check(v):
+        missing = [r for r in required if r not in v]
+        return f"must include {missing}" if missing else None
+    return check
+
+
+def all_of(*checks: Check) -> Check:
+    def check(v):
+        return next((p for p in (c(v) for c in checks) if p), None)
+    return check
+
+
+def deferred(target: str) -> Check:
+    """The check ``"package.module:function"``, imported when first used, so that a value
+    that fails a cheap check is refused before a heavy package (the model registry) loads."""
+    def check(v):
+        module, name = target.split(":")
+        return getattr(importlib.import_module(module), name)(v)
+    return check
+
+
+#: A registered model, a local model folder or .gguf file, or an HF hub id
+#: (:func:`lmnotes.models.zoo.check_name`).
+model = deferred("lmnotes.models.zoo:check_name")
+
+
+def segmentation(v):
+    """A segmentation of the self-trained family (:mod:`lmnotes.text.segment`)."""
+    m = re.fullmatch(r"bpe(\d+)", v)
+    if v in ("char", "byte", "word") or (m and int(m.group(1)) >= 259):
+        return None
+    return "must be 'char', 'byte', 'word' or 'bpe<types>' with at least 259 types (bytes and specials)"

@@ -1,0 +1,125 @@
+"""Atomic file writes and content digests. Used by every chapter (the shared cache of derived
+files is :mod:`lmnotes.core.cache`).
+
+A cache entry or an executed notebook is first written to a temporary file in the same folder,
+flushed to disk, and then moved into place with :func:`os.replace`, which is atomic on POSIX
+and Windows: a reader sees either the old file or the complete new one, never a half-written
+file, and an interrupted run leaves at most a stray ``*.tmp`` file that nothing loads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+#: The repository root (parent of the package), used to find ``data/`` and ``params/``.
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success move it onto ``path`` atomically.
+
+    If the body raises, the temporary file is removed and ``path`` is left untouched. The
+    temporary name is hidden (leading dot) and ends in ``suffix``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:  # make the bytes durable before the rename
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_pickle(path: str | os.PathLike, obj: Any) -> None:
+    """Pickle ``obj`` to ``path`` atomically."""
+    write_bytes(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+#: Modules renamed when the package was laid out in layers: a cache entry pickled before
+#: names its classes by the old module, and :func:`read_pickle` finds them under the new one.
+RENAMED = {
+    "lmnotes.book": "lmnotes.book.run", "lmnotes.budget": "lmnotes.models.budget",
+    "lmnotes.cache": "lmnotes.core.cache", "lmnotes.claims": "lmnotes.report.claims",
+    "lmnotes.clusters": "lmnotes.stats.clusters",
+    "lmnotes.comparability": "lmnotes.studies.segmentation.comparability",
+    "lmnotes.components": "lmnotes.studies.importance.components",
+    "lmnotes.corpus": "lmnotes.text.corpus",
+    "lmnotes.deficit": "lmnotes.studies.distortion.deficit",
+    "lmnotes.distortion": "lmnotes.studies.distortion.distortion",
+    "lmnotes.importance": "lmnotes.studies.importance.estimators", "lmnotes.io": "lmnotes.core.io",
+    "lmnotes.language": "lmnotes.studies.distortion.language",
+    "lmnotes.latent": "lmnotes.studies.importance.latent", "lmnotes.laws": "lmnotes.stats.laws",
+    "lmnotes.marginal": "lmnotes.studies.segmentation.marginal",
+    "lmnotes.memo": "lmnotes.models.memo", "lmnotes.numerics": "lmnotes.core.numerics",
+    "lmnotes.params": "lmnotes.book.params",
+    "lmnotes.paraphrase": "lmnotes.studies.words.paraphrase",
+    "lmnotes.plots": "lmnotes.report.plots", "lmnotes.progress": "lmnotes.core.progress",
+    "lmnotes.sampling": "lmnotes.models.sampling", "lmnotes.screens": "lmnotes.book.screens",
+    "lmnotes.segment": "lmnotes.text.segment", "lmnotes.smc": "lmnotes.studies.importance.smc",
+    "lmnotes.softmatch": "lmnotes.studies.words.softmatch",
+    "lmnotes.stats": "lmnotes.stats.inference",
+    "lmnotes.switch_runs": "lmnotes.studies.importance.switch_runs",
+    "lmnotes.tables": "lmnotes.report.tables",
+    "lmnotes.tendencies": "lmnotes.studies.tendencies.measures",
+    "lmnotes.text": "lmnotes.text.tokenize", "lmnotes.train": "lmnotes.models.train",
+    "lmnotes.units": "lmnotes.stats.units", "lmnotes.wiki": "lmnotes.text.wiki",
+    "lmnotes.words": "lmnotes.studies.words.predict",
+    "lmnotes.wordstats": "lmnotes.studies.words.wordstats",
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(RENAMED.get(module, module), name)
+
+
+def read_pickle(path: str | os.PathLike) -> Any:
+    """Load a pickle written by :func:`write_pickle` (or before a module was renamed)."""
+    with open(path, "rb") as fh:
+        return _Unpickler(fh).load()
+
+
+def digest(*parts: Any) -> str:
+    """A short stable hash of JSON-serialisable ``parts``, used as a cache key."""
+    blob = json.dumps(parts, sort_keys=True, default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's bytes (hex), so that a changed input invalidates the cache."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

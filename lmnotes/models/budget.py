@@ -1,0 +1,100 @@
+"""How much training each self-trained neural model got: optimiser steps, tokens seen, epochs
+of its own training stream, whether it stopped early, and its train–valid gap. Models chapter
+(the training table) and segmentation chapter (the family's budgets, equal in tokens, not in
+text). :func:`at_epochs` trains a registered recipe for a number of epochs of its own stream
+instead, so that a family can be compared at equal text seen (word-level chapter).
+
+The figures come from the model's training history (:func:`lmnotes.models.train.train`) and the
+recipe's :class:`~lmnotes.models.train.TrainConfig`; the training stream is re-encoded to count its
+tokens (seconds), exactly as training built it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from lmnotes.core import io
+from lmnotes.text import segment as seglib
+from lmnotes.models.base import LanguageModel, ModelError
+from lmnotes.models.trained import SIZES, Recipe, on_ids
+from lmnotes.models.train import TrainConfig, _blocks, _stream
+
+
+def training_budget(lm, train_texts: Sequence[str], config: TrainConfig) -> dict:
+    """One model's budget as a dict (see the module docstring); ``lm.history`` must be set."""
+    history = getattr(lm, "history", None)
+    if history is None or not len(history):
+        raise ValueError(f"{lm.name} has no training history (an n-gram model, or not trained here)")
+    block = min(config.block, lm.max_length)
+    n_blocks = len(_blocks(_stream(lm, train_texts), block))
+    per_epoch = -(-n_blocks // config.batch_size)
+    planned = min(config.max_steps, per_epoch * config.max_epochs)
+    steps = int(history["step"].iloc[-1])
+    best = history.loc[history["valid_loss"].idxmin()]
+    last = history.iloc[-1]
+    return {
+        "parameters": lm.n_parameters,
+        "steps": steps,
+        "steps planned": planned,
+        "stopped early": steps < planned,
+        "best step": int(best["step"]),
+        "tokens seen": steps * config.batch_size * block,
+        "training tokens": n_blocks * block,
+        "epochs": steps * config.batch_size / n_blocks,
+        "train loss, last": float(last["train_loss"]),
+        "valid loss, best": float(best["valid_loss"]),
+        "valid − train": float(best["valid_loss"] - last["train_loss"]),
+        "valid falling at the end": bool(history["valid_loss"].iloc[-1] < history["valid_loss"].iloc[:-1].min())
+        if len(history) > 1 else True,
+    }
+
+
+def budget_table(models: Mapping[str, object], train_texts: Sequence[str], size: str = "cpu") -> pd.DataFrame:
+    """:func:`training_budget` of every model that has a history, one row each, under the
+    ``size`` profile's training configuration (lmnotes.models.trained.SIZES)."""
+    if size not in SIZES:
+        raise ValueError(f"unknown size {size!r}; use one of {list(SIZES)}")
+    config = SIZES[size]["train"]
+    rows = {name: training_budget(lm, train_texts, config) for name, lm in models.items()
+            if getattr(lm, "history", None) is not None and len(lm.history)}
+    return pd.DataFrame(rows).T.infer_objects()
+
+
+def epoch_config(size: str, epochs: int) -> TrainConfig:
+    """The ``size`` profile's training configuration, bounded by ``epochs`` instead of steps."""
+    return replace(SIZES[size]["train"], max_steps=10 ** 9, max_epochs=epochs)
+
+
+def at_epochs(recipe: Recipe, epochs: int, size: str = "cpu", seed: int = 0, corpus: str = "enwiki",
+              device: str | None = "cpu") -> LanguageModel:
+    """A neural ``recipe`` trained like the registered ``wiki/...`` models (same segmentation,
+    network, optimiser, schedule and seed) but for ``epochs`` passes over its own training
+    stream instead of the profile's fixed number of steps: the cosine schedule spans those
+    passes, and early stopping on the validation split still applies.
+
+    The `cpu` profile gives every segmentation the same tokens (400 steps of 16 × 128), so a
+    byte model sees 0.41 of the text and an 8k BPE model 1.67 times it; at equal epochs every
+    model sees every training sentence equally often, and the number of updates differs
+    instead. Trained through :func:`lmnotes.models.trained.on_ids` (kept in the shared cache);
+    the segmentation is trained exactly as :func:`~lmnotes.models.trained.build` trains it.
+    """
+    if recipe.arch not in ("lstm", "transformer"):
+        raise ModelError(f"only neural models train for a number of epochs, not {recipe.arch!r}")
+    if size not in SIZES:
+        raise ModelError(f"unknown size {size!r}; use one of {list(SIZES)}")
+    if not (isinstance(epochs, int) and epochs >= 1):
+        raise ValueError(f"epochs must be a whole number of passes, at least 1, not {epochs!r}")
+    from lmnotes.text import corpus as corpora
+
+    data = corpora.load(corpus)
+    train_texts, valid_texts = data["train"].sentences, data["valid"].sentences
+    seg = seglib.train(recipe.segmentation, train_texts, vocab_size=recipe.vocab_size,
+                       min_count=recipe.min_count)
+    config = epoch_config(size, epochs)
+    name = f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}@{epochs}ep"
+    key = io.digest("segmentation", asdict(recipe), io.digest(train_texts))
+    return on_ids(recipe.arch, seg, [seg.encode(t) for t in train_texts], [seg.encode(t) for t in valid_texts],
+                  name, SIZES[size][recipe.arch], config, key, seed=seed, device=device)

@@ -1,0 +1,265 @@
+"""The claims tables and the one rule that turns evidence into a verdict. Every study chapter
+ends with a claims table and saves it as a small data file; the intro reads them all into one
+summary of every verdict.
+
+A claim is tested in *cases* (models, settings, statistics). Each case is decided by its
+interval or test: it shows the claim (*for*), shows the opposite (*against*), or cannot
+decide at the run's resolution (*unresolved*; a case below the resolution is always counted
+here, never dropped). :func:`verdict` turns the three counts into one word of
+:data:`VERDICTS` by a named rule of :data:`RULES`; a chapter never types a verdict. A row of a
+claims table records its evidence (``n_for``, ``n_against``, ``n_unresolved``, ``rule``) and
+a ``basis`` (:data:`BASES`) that qualifies the verdict, so that a test can recompute every
+verdict of every file (``tests/test_claims.py``).
+
+A chapter builds its rows with :func:`row`, shows the table with the statements of its
+rules and its own thresholds with :func:`show`, and saves it with :func:`save`: the file goes
+to ``claims/<chapter>.csv`` under the directory the notebook runs in (``book/`` when the
+runner executes it), written atomically, where that folder exists. :func:`load_all` reads them
+back and :func:`summary` counts the verdicts and the bases. Used by every study chapter (02–06)
+and the intro.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from lmnotes.core import io
+
+#: The verdicts, in the order the summary shows them.
+VERDICTS = ("reproduced", "differs", "inconclusive", "contradicted", "not tested")
+#: What a verdict rests on: a measurement at this report's scale, an identity that holds by
+#: construction (the test could not fail), an expectation (the claim is about a mean, and the
+#: runs measure the mean), or a case that only the gpu profile runs.
+BASES = ("measured", "by construction", "in expectation", "gpu profile only")
+#: The rules, by the short name a claims table records, with the statement a chapter shows.
+RULES = {
+    "every case": "reproduced if every case shows the claim; contradicted if every case shows "
+                  "the opposite; differs if some cases show the claim and some the opposite; "
+                  "inconclusive otherwise (some cases cannot decide); not tested without a case",
+    "none against": "reproduced if no case shows the opposite and more cases show the claim "
+                    "than stay open; contradicted if no case shows the claim and more show the "
+                    "opposite than stay open; differs if some show each; inconclusive "
+                    "otherwise; not tested without a case (for claims whose effect is "
+                    "expected to fall below the runs' resolution in some cases)",
+    "most cases": "reproduced if more than half the cases show the claim; contradicted if more "
+                  "than half show the opposite; differs if some show each and neither has a "
+                  "majority; inconclusive otherwise; not tested without a case",
+}
+COLUMNS = ("claim", "verdict", "basis", "n_for", "n_against", "n_unresolved", "rule", "measured")
+#: The longest ``measured`` text: one or two sentences; the details belong in the chapter.
+MAX_MEASURED = 400
+FOLDER = Path("claims")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The cases a verdict is computed from: for, against and unresolved."""
+
+    n_for: int = 0
+    n_against: int = 0
+    n_unresolved: int = 0
+
+    def __post_init__(self):
+        for name in ("n_for", "n_against", "n_unresolved"):
+            value = getattr(self, name)
+            if int(value) != value or value < 0:
+                raise ValueError(f"{name} must be a count (a whole number ≥ 0), got {value!r}")
+            object.__setattr__(self, name, int(value))
+
+    @classmethod
+    def of(cls, cases: Iterable[bool | None]) -> "Evidence":
+        """Counts of decided cases: True (for), False (against), None (unresolved)."""
+        cases = list(cases)
+        bad = [c for c in cases if c is not None and not isinstance(c, (bool, np.bool_))]
+        if bad:
+            raise ValueError(f"a case is True (for), False (against) or None (unresolved), got {bad[0]!r}")
+        decided = [bool(c) for c in cases if c is not None]
+        return cls(sum(decided), len(decided) - sum(decided), len(cases) - len(decided))
+
+    def __add__(self, other: "Evidence") -> "Evidence":
+        return Evidence(self.n_for + other.n_for, self.n_against + other.n_against,
+                        self.n_unresolved + other.n_unresolved)
+
+    @property
+    def n(self) -> int:
+        return self.n_for + self.n_against + self.n_unresolved
+
+
+def verdict(n_for: int, n_against: int, n_unresolved: int, rule: str = "every case") -> str:
+    """The verdict on a claim from its cases, by ``rule`` (a key of :data:`RULES`). The one
+    function that computes every verdict of the book."""
+    e = Evidence(n_for, n_against, n_unresolved)
+    if rule not in RULES:
+        raise ValueError(f"unknown rule {rule!r}; the rules are {list(RULES)}")
+    if e.n == 0:
+        return "not tested"
+    if rule == "every case":
+        if e.n_for == e.n:
+            return "reproduced"
+        if e.n_against == e.n:
+            return "contradicted"
+    elif rule == "none against":
+        if e.n_against == 0 and e.n_for > e.n_unresolved:
+            return "reproduced"
+        if e.n_for == 0 and e.n_against > e.n_unresolved:
+            return "contradicted"
+    else:  # most cases
+        if 2 * e.n_for > e.n:
+            return "reproduced"
+        if 2 * e.n_against > e.n:
+            return "contradicted"
+    return "differs" if e.n_for and e.n_against else "inconclusive"
+
+
+# --------------------------------------------------------------------------------------------
+# deciding one case
+
+
+def case(shows: bool, opposite: bool) -> bool | None:
+    """A case from two tests: True if it shows the claim, False if it shows the opposite, None
+    if neither (both at once is a contradiction in the chapter's tests, and an error)."""
+    if shows and opposite:
+        raise ValueError("a case cannot show the claim and its opposite at once")
+    return True if shows else False if opposite else None
+
+
+def above(estimate, threshold: float = 0.0) -> bool | None:
+    """A case that claims ``estimate`` > ``threshold``: for if its interval lies above, against
+    if it lies below, unresolved if it straddles (an estimate has ``low`` and ``high``)."""
+    return case(estimate.low > threshold, estimate.high < threshold)
+
+
+def below(estimate, threshold: float = 0.0) -> bool | None:
+    """A case that claims ``estimate`` < ``threshold`` (the mirror of :func:`above`)."""
+    return case(estimate.high < threshold, estimate.low > threshold)
+
+
+def within(estimate, margin: float) -> bool | None:
+    """An equivalence case, claiming |``estimate``| < ``margin``: for if the whole interval
+    lies inside (−margin, margin), against if it lies wholly outside, unresolved otherwise."""
+    if not margin > 0:
+        raise ValueError(f"an equivalence margin must be positive, got {margin}")
+    return case(-margin < estimate.low and estimate.high < margin,
+                estimate.low > margin or estimate.high < -margin)
+
+
+# --------------------------------------------------------------------------------------------
+# tables
+
+
+def row(claim: str, evidence: Evidence, measured: str, *, rule: str = "every case",
+        basis: str = "measured") -> dict:
+    """A row of a claims table, its verdict computed from ``evidence`` by ``rule``."""
+    if basis not in BASES:
+        raise ValueError(f"unknown basis {basis!r}; the bases are {list(BASES)}")
+    if len(measured) > MAX_MEASURED:
+        raise ValueError(f"the measured text of {claim!r} has {len(measured)} characters (at most "
+                         f"{MAX_MEASURED}: one or two sentences; details go in the chapter)")
+    return {"claim": claim, "verdict": verdict(evidence.n_for, evidence.n_against, evidence.n_unresolved, rule),
+            "basis": basis, "n_for": evidence.n_for, "n_against": evidence.n_against,
+            "n_unresolved": evidence.n_unresolved, "rule": rule, "measured": measured}
+
+
+def table(rows: Iterable[dict]) -> pd.DataFrame:
+    """The claims table of :func:`row` dicts, checked."""
+    df = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    check(df)
+    return df
+
+
+def check(df: pd.DataFrame) -> None:
+    """Raise ValueError unless ``df`` is a claims table whose every verdict follows from its
+    evidence by its rule."""
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"a claims table needs the columns {list(COLUMNS)}; {missing} are missing")
+    for r in df.itertuples():
+        if r.basis not in BASES:
+            raise ValueError(f"{r.claim!r}: unknown basis {r.basis!r}; the bases are {list(BASES)}")
+        expected = verdict(r.n_for, r.n_against, r.n_unresolved, r.rule)
+        if r.verdict != expected:
+            raise ValueError(f"{r.claim!r}: the verdict {r.verdict!r} does not follow from its evidence "
+                             f"({r.n_for} for, {r.n_against} against, {r.n_unresolved} unresolved, rule "
+                             f"{r.rule!r}: {expected})")
+
+
+def shown(df: pd.DataFrame) -> pd.DataFrame:
+    """The table as a chapter shows it: the evidence in one column, "for · against · open"."""
+    out = df[["claim", "verdict", "basis"]].copy()
+    out["cases for · against · open"] = [f"{a} · {b} · {c}" for a, b, c in
+                                         zip(df["n_for"], df["n_against"], df["n_unresolved"])]
+    out["rule"] = df["rule"]
+    out["measured"] = df["measured"]
+    return out
+
+
+def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = None):
+    """Display a claims table, then the statements of the rules it uses and the thresholds the
+    chapter chose (``{parameter = value: what it decides}``); returns nothing."""
+    from IPython.display import display
+
+    from lmnotes.report import tables
+
+    check(df)
+    display(tables.show(shown(df), caption, index=False))
+    used = [r for r in RULES if r in set(df["rule"])]
+    rules = pd.DataFrame({"rule": used, "statement": [RULES[r] for r in used]})
+    display(tables.show(rules, "The rules that turn the cases into a verdict (a case is "
+                        "decided by its interval or test; below the run's resolution it is open)",
+                        index=False))
+    if thresholds:
+        display(tables.show(pd.DataFrame({"threshold": list(thresholds), "what it decides": list(thresholds.values())}),
+                            "The thresholds this chapter chose (parameters)", index=False))
+
+
+def save(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
+    """Write a chapter's claims table to ``folder/<chapter>.csv`` and return the path, where that
+    folder exists (the book's, ``book/claims``, when the runner executes a chapter); elsewhere
+    (a chapter run with papermill in a folder of one's own) check the table and write nothing."""
+    check(df)
+    if not Path(folder).is_dir():
+        return None
+    path = Path(folder) / f"{chapter}.csv"
+    io.write_text(path, df[list(COLUMNS)].to_csv(index=False))
+    return path
+
+
+def load_all(folder: str | Path = FOLDER) -> pd.DataFrame:
+    """Every saved claims table, one row per claim, with its ``chapter``."""
+    files = sorted(Path(folder).glob("*.csv"))
+    if not files:
+        return pd.DataFrame(columns=["chapter", *COLUMNS])
+    df = pd.concat([pd.read_csv(f, dtype={"claim": str, "measured": str}, keep_default_na=False)
+                    .assign(chapter=f.stem) for f in files], ignore_index=True)
+    check(df)
+    return df[["chapter", *COLUMNS]]
+
+
+def summary(claims: pd.DataFrame, by: str = "verdict") -> pd.DataFrame:
+    """Counts of each verdict (``by="verdict"``) or basis (``by="basis"``) per chapter (rows)
+    and in all (last row)."""
+    levels = {"verdict": VERDICTS, "basis": BASES}[by]
+    counts = pd.crosstab(claims["chapter"], pd.Categorical(claims[by], categories=levels),
+                         dropna=False).reindex(columns=list(levels), fill_value=0)
+    counts.columns = list(levels)
+    counts["claims"] = counts.sum(axis=1)
+    counts.loc["all chapters"] = counts.sum()
+    counts.index.name = "chapter"
+    return counts.astype(int)
+
+
+def title(chapter: str, folder: str | Path = ".") -> str:
+    """A chapter's title: the first heading of ``folder/<chapter>.ipynb`` (its name if none)."""
+    import nbformat
+
+    path = Path(folder) / f"{chapter}.ipynb"
+    if path.is_file():
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown" and cell.source.startswith("# "):
+                return cell.source.splitlines()[0][2:].strip()
+    return chapter

@@ -1,0 +1,56 @@
+"""Importance-sampled perplexity of latent language models (Logan, Gardner & Singh 2020):
+chapter 04.
+
+- :mod:`.estimators` instance- and corpus-level estimates (Eq. 2–6), bias corrections, diagnostics
+- :mod:`.latent` a switch-LM whose marginal is exact, and its proposals
+- :mod:`.components` the switch-LM's components from the shared models
+- :mod:`.switch_runs` repeated runs on the switch-LM and their summaries
+- :mod:`.smc` a particle filter at equal cost, beyond the paper
+
+:data:`PARAMETERS` holds the ranges and allowed values of the chapter's own parameters, which
+the runner checks before anything runs (:mod:`lmnotes.book.params`).
+"""
+
+from __future__ import annotations
+
+from lmnotes.core import checks
+
+
+#: The chapter's own parameters: name -> (check, what it allows).
+PARAMETERS: dict[str, checks.Rule] = {
+    "components": (checks.each(checks.model), "registered models sharing one vocabulary"),
+    "tokenization_models": (checks.each(checks.model), "registered models, model folders or .gguf files"),
+    "cache_mu": (checks.positive, "> 0"),
+    "em_iterations": (checks.at_least(1), "≥ 1"),
+    "stickiness": (checks.between(0, 0.999), "[0, 0.999]"),
+    "temperatures": (checks.all_of(checks.each(checks.positive), checks.containing(1.0)), "each > 0, 1 among them"),
+    "peek_horizons": (checks.all_of(checks.each(checks.at_least(0)), checks.containing(0, 1, 2)), "each ≥ 0, with 0, 1 and 2"),
+    "n_runs": (checks.at_least(2), "≥ 2"),
+    "k_runs": (checks.at_least(2), "≥ 2"),
+    "k_max": (checks.at_least(100), "≥ 100"),
+    "beam_sizes": (checks.increasing, "increasing, ≥ 1"),
+    "kglm_samples_per_batch": (checks.at_least(1), "≥ 1"),
+    "n_words": (checks.at_least(1), "≥ 1"),
+    "word_letters": (lambda v: None if len(v) == 2 and 1 <= v[0] <= v[1] else
+                     "must be [fewest, most] letters, 1 ≤ fewest ≤ most", "[fewest, most]"),
+    "n_is": (checks.at_least(2), "≥ 2"),
+    "n_ancestral": (checks.at_least(1), "≥ 1"),
+    "sentence_models": (checks.each(checks.model), "registered models, model folders or .gguf files"),
+    "n_sentences_tokenization": (checks.at_least(1), "≥ 1"),
+    "max_sentence_bytes": (checks.at_least(1), "≥ 1"),
+    "k_reference": (checks.at_least(100), "≥ 100"),
+    "tok_runs": (checks.at_least(2), "≥ 2"),
+    "n_coverage": (checks.at_least(10), "≥ 10"),
+    "block_sizes": (checks.all_of(checks.increasing, lambda v: None if v and v[0] == 1 else "must start at 1 (sentences)"),
+                    "increasing, from 1"),
+    "n_tau_grid": (checks.at_least(3), "≥ 3"),
+    "law_stickiness": (checks.all_of(checks.each(checks.between(0, 0.999)), checks.nonempty("ρ")),
+                       "each in [0, 0.999]"),
+    "n_law_sentences": (checks.at_least(0), "≥ 0 (0: all)"),
+    "n_smc_runs": (checks.at_least(2), "≥ 2"),
+    "smc_resample": (checks.between(0, 1), "[0, 1]"),
+    "converged_gap": (checks.between(0, 1, open_low=True), "(0, 1]"),
+    "bias_removed": (checks.between(0, 1, open_low=True), "(0, 1]"),
+    "overlap_shared": (checks.between(0, 1, open_low=True), "(0, 1]"),
+    "approx_share": (checks.between(0, 1, open_low=True), "(0, 1]"),
+}

@@ -1,0 +1,37 @@
+"""Word-level prediction diversity (Dudy & Bedrick 2020): chapter 05.
+
+- :mod:`.predict` whole-word prediction from models of any segmentation
+- :mod:`.cached` those predictions, kept in the shared cache
+- :mod:`.wordstats` accuracy, coverage by frequency bin, with cluster intervals
+- :mod:`.softmatch` soft-match accuracy with word2vec neighbours
+- :mod:`.paraphrase` the paraphrase case study, with WordNet
+
+:data:`PARAMETERS` holds the ranges and allowed values of the chapter's own parameters, which
+the runner checks before anything runs (:mod:`lmnotes.book.params`).
+"""
+
+from __future__ import annotations
+
+from lmnotes.core import checks
+
+
+#: The chapter's own parameters: name -> (check, what it allows).
+PARAMETERS: dict[str, checks.Rule] = {
+    "family": (checks.all_of(checks.each(checks.segmentation), checks.nonempty("segmentation")),
+               "char, byte, word or bpe<types>, at least one"),
+    "others": (checks.each(checks.model), "registered models"),
+    "exact_models": (checks.each(checks.segmentation), "segmentations of the family"),
+    "encoder_model": (checks.model, "a pretrained transformers model (smollm2-135m, gemma3-270m)"),
+    "max_word_tokens": (checks.at_least(1), "≥ 1"),
+    "dfs_depth": (checks.at_least(1), "≥ 1"),
+    "soft_k": (checks.increasing, "increasing, ≥ 1"),
+    "w2v_epochs": (checks.at_least(1), "≥ 1"),
+    "w2v_min_count": (checks.at_least(1), "≥ 1"),
+    "n_chance": (checks.at_least(1), "≥ 1"),
+    "n_triples": (checks.at_least(2), "≥ 2"),
+    "rare_zipf": (checks.between(0, 8), "a Zipf frequency, 0 to 8"),
+    "common_zipf": (checks.between(0, 8), "a Zipf frequency, 0 to 8"),
+    "similar_share": (checks.between(0, 1), "[0, 1] (0: from the paper's readings)"),
+    "size_compare": (checks.each(checks.segmentation), "segmentations of the family"),
+    "equal_points": (checks.between(0, 100, open_low=True), "(0, 100] percentage points"),
+}

@@ -1,0 +1,30 @@
+"""The package's layers, as ARCHITECTURE.md draws them: import-linter's contracts in
+pyproject.toml (layers, independent studies, no circles) hold."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_import_contracts_hold():
+    lint = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "Contracts: 3 kept, 0 broken." in done.stdout
+
+
+def test_every_study_declares_its_parameters_and_the_runner_learns_them():
+    import pkgutil
+
+    import lmnotes.studies
+    from lmnotes.book import params
+
+    studies = [m.name for m in pkgutil.iter_modules(lmnotes.studies.__path__)]
+    assert sorted(studies) == ["distortion", "importance", "segmentation", "tendencies", "words"]
+    for name in studies:
+        declared = __import__(f"lmnotes.studies.{name}", fromlist=["PARAMETERS"]).PARAMETERS
+        assert declared and all(params.RULES[k] is rule for k, rule in declared.items())
+    assert params.RULES["learners"][0](["nonsense"])  # the distortion study's rule, refused
+    assert params.RULES["learners"][0](["tf-small"]) is None
