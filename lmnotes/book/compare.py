@@ -53,7 +53,8 @@ def compare(rev: str = "HEAD", book: str = "book", root: Path = ROOT) -> tuple[l
     ``rev``'s, in the repository at ``root``."""
     folder = root / book
     compared, differences = [], []
-    for path in sorted(folder.glob("*.ipynb")) + sorted((folder / "claims").glob("*.csv")):
+    files = sorted(folder.glob("*.ipynb")) + sorted((folder / "claims").glob("*.csv"))
+    for path in (p for p in files if not p.name.startswith(".")):  # not a run's temporary file
         rel = path.relative_to(root).as_posix()
         old = _at(rev, rel, root)
         compared.append(rel)
