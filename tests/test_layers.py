@@ -1,6 +1,7 @@
 """The package's layers, as ARCHITECTURE.md draws them: import-linter's contracts in
 pyproject.toml (layers, independent studies, no circles) hold."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,3 +29,14 @@ def test_every_study_declares_its_parameters_and_the_runner_learns_them():
         assert declared and all(params.RULES[k] is rule for k, rule in declared.items())
     assert params.RULES["learners"][0](["nonsense"])  # the distortion study's rule, refused
     assert params.RULES["learners"][0](["tf-small"]) is None
+
+
+def test_the_cache_listing_knows_every_kind_any_module_registers(tmp_path):
+    # in a fresh process: an entry of a kind that no imported module registers is pruned
+    code = ("from lmnotes.book import run; run.cache_report(); from lmnotes.core import cache; "
+            "print(' '.join(sorted(cache.KINDS)))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "LMNOTES_CACHE": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["corpus", "draws", "pretrained", "samples", "scores", "trained",
+                                   "word2vec", "wordnet", "words"]

@@ -349,12 +349,16 @@ def cache_report(prune: bool = False) -> str:
     """The listing of the shared cache (and what ``prune`` removed) as text."""
     import pandas as pd
 
-    # the modules that register the kinds of entries; a kind none registers is pruned
-    from lmnotes import models  # noqa: F401
-    from lmnotes.models import memo  # noqa: F401
-    from lmnotes.studies.segmentation import cached as _draws  # noqa: F401
-    from lmnotes.studies.words import cached as _words, paraphrase, softmatch  # noqa: F401
-    from lmnotes.text import corpus  # noqa: F401
+    # Every module, so that every kind of entry is registered: an entry of a kind that no
+    # imported module registers counts as unknown and would be pruned.
+    import importlib
+    import pkgutil
+
+    import lmnotes
+
+    for module in pkgutil.walk_packages(lmnotes.__path__, "lmnotes."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
 
     lines = [f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"]
     if prune:
