@@ -90,8 +90,8 @@ from scipy.stats import binomtest, false_discovery_control
 
 from lmnotes import models, stats
 from lmnotes.report import claims as lmclaims, plots, tables
-from lmnotes.stats import clusters, laws
-from lmnotes.studies.tendencies import measures as T
+from lmnotes.stats import laws
+from lmnotes.studies.tendencies import claims as TC, measures as T
 from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
@@ -435,18 +435,6 @@ def show_distances(columns, source):
     """One table per distance, strategies as columns (estimates with their 95% interval)."""
     for c in columns:
         display(tables.show(by_strategy(c), f"{source}: {c}", shared=True))
-
-
-def values(column, models=None):
-    """Model x strategy DataFrame of the estimates of one distance (no human rows)."""
-    models = order[:-2] if models is None else models
-    return pd.DataFrame({s: {m: results[m, s][column].value for m in models} for s in strategies})
-
-
-def beyond_shift(key, column):
-    """The set's distance minus the human shift's, with its paired interval."""
-    return stats.excess(results[key][column], shift[column])
-
 
 # %% tags=["remove-cell"]
 glue("max_tokens_used", max_tokens, display=False)
@@ -880,211 +868,17 @@ glue("long_length_used", long_length, display=False)
 # distances were bootstrapped with the same resamples of the test split's articles.
 
 # %% tags=["hide-input"]
-own = [label[m] for m in model_names if m.startswith("wiki/")]  # trained on this corpus
-neural = [m for m in own if m != "Trigram"]
-transformers = [m for m in neural if m.startswith("Transformer")]
-sampled = [s for s in ["ancestral", "nucleus"] if s in strategies]
-source_strategies = [s for s in ["ancestral", "nucleus", "beam"] if s in strategies]
-above, below, Evidence = lmclaims.above, lmclaims.below, lmclaims.Evidence
-fmt = lambda e: f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]".replace("-", "−")
-rows = []
-
-
-def span(estimates):
-    """The range of the point estimates of some cases, for the measured column."""
-    v = [e.value for e in estimates]
-    return f"{min(v):.3f} to {max(v):.3f}".replace("-", "−") if v else "none"
-
-
-def claim(text, cases, measured, rule="every case"):
-    """A row of the claims table: its verdict computed from the cases by the rule."""
-    rows.append(lmclaims.row(text, cases if isinstance(cases, Evidence) else Evidence.of(cases),
-                             measured, rule=rule))
-
-
-# 1: a sample fits the test set's empirical distribution better than its own Zipf fit, and
-# its Zipf fit is rejected (beyond the floor of exact Zipf samples)
-zipf_floor = floor_range.loc["rank KS to Zipf(sample)", "max"]
-c1 = {k: (results[k]["rank KS to Zipf(sample)"], stats.excess(results[k]["rank KS to Zipf(sample)"],
-                                                               results[k]["rank KS to reference"]))
-      for k in [(m, s) for m in neural for s in sampled]}
-claim("1. models fit the empirical rank–frequency distribution better than a Zipf law",
-      [lmclaims.case(z.low > zipf_floor and d.low > 0, d.high < 0) for z, d in c1.values()],
-      f"rank KS to the sample's Zipf fit minus KS to the test set (> 0: empirical closer): "
-      f"{span(d for _, d in c1.values())}; Zipf rejected beyond the exact-Zipf floor in "
-      f"{sum(z.low > zipf_floor for z, _ in c1.values())} of {len(c1)}.")
-
-# 2: nucleus closer to the test split's type-token relationship than ancestral, per self-trained model (the
-# claim is general; "notably for Transformers" adds a size, which the span of the Transformers' cases shows)
-c2 = {m: {s: stats.excess(tt_mean[m, "nucleus"], tt_mean[m, s]) for s in source_strategies if s != "nucleus"}
-      for m in own}
-claim("2. nucleus sampling matches the type–token relationship better than ancestral sampling, notably for "
-      "Transformers", [below(d["ancestral"]) for d in c2.values()],
-      f"type–token KS, nucleus minus ancestral: {span(d['ancestral'] for d in c2.values())} over "
-      f"{len(c2)} models, {span(c2[m]['ancestral'] for m in transformers)} for the Transformers; "
-      f"§5.2's 'most closely' also needs nucleus closer than beam, which holds for "
-      f"{sum(below(d['beam']) is True for m, d in c2.items() if 'beam' in d and m in transformers)} of "
-      f"{len(transformers)} Transformers.")
-
-# 3: distinct words per token at matched long lengths, Transformer settings
-c3 = {(m, s): matched[m, s, "long"] for m in neural for s in sampled if (m, s, "long") in matched}
-tf3 = {k: v for k, v in c3.items() if k[0] in transformers}
-claim("3. Transformers fall off (fewer distinct words) at long lengths", [below(e) for e, _ in tf3.values()],
-      f"distinct words per token at matched lengths of {long_length}–{max_tokens} tokens (sentences; the "
-      f"samples stop at {max_tokens}), sample − test: {span(e for e, _ in tf3.values())} (Transformers), "
-      f"{span(e for e, _ in c3.values())} (all neural); cluster-robust t test, smallest p "
-      f"{min(p for _, p in tf3.values()):.2g}." if tf3 else "No Transformer setting has long documents.")
-
-# 4a: the unigram distance is small: no farther from the test split than the human shift plus
-# the largest distance the source itself calls small
-c4a = {(m, s): beyond_shift((m, s), "top-types TVD") for m in own for s in sampled}
-claim("4a. the unigram distance is small", [below(e, small_unigram_tvd) for e in c4a.values()],
-      f"top-types TVD minus the human shift's: {span(c4a.values())}; small: below "
-      f"{small_unigram_tvd:g} beyond the interval in {sum(below(e, small_unigram_tvd) is True for e in c4a.values())} "
-      f"of {len(c4a)}, above it in {sum(below(e, small_unigram_tvd) is False for e in c4a.values())}.")
-# 4b: closed vocabulary worse on the top-types TVD (all types shown: dominated by the tail)
-c4 = {(s, c): stats.excess(results["Transformer (word)", s][c], results["Transformer", s][c])
-      for s in sampled for c in ["top-types TVD", "unigram TVD"]} if {"Transformer", "Transformer (word)"} <= set(own) else {}
-c4_top = {k: e for k, e in c4.items() if k[1] == "top-types TVD"}
-all_types = Evidence.of(above(e) for k, e in c4.items() if k[1] == "unigram TVD")
-# the same with <unk> counted as a type (the chapter's first measure): how much of the excess is <unk>
-c4_counted = {s: stats.excess(T.compare(sets["Transformer (word)", s], reference, reference_groups=articles,
-                                        exclude=(), **compare)["top-types TVD"], results["Transformer", s]["top-types TVD"])
-              for s in sampled} if c4 else {}
-glue("c4_span", span(c4_top.values()), display=False)
-glue("c4_all_span", span(e for k, e in c4.items() if k[1] == "unigram TVD"), display=False)
-glue("c4_counted_span", span(c4_counted.values()), display=False)
-if c4_counted and ("Transformer (word)", "counted") in unk_effect:
-    alone = unk_effect["Transformer (word)", "counted"].value
-    glue("unk_vs_c4", "as much as the whole difference" if alone >= max(e.value for e in c4_counted.values())
-         else f"{100 * alone / max(e.value for e in c4_counted.values()):.0f}% of the largest", display=False)
-else:
-    glue("unk_vs_c4", "not measured", display=False)
-word_unk = ", ".join(f"{100 * sets['Transformer (word)', st].unk_rate:.1f}%" for st in sampled)
-unk_note = (f" Counted as a type, <unk> ({word_unk} of the model's tokens) moves even the human sample, passed "
-            f"through the same vocabulary, {unk_effect['Transformer (word)', 'counted'].value:.3f} farther."
-            if ("Transformer (word)", "counted") in unk_effect else "")
-claim("4b. the unigram distance is worse for the closed vocabulary (over the top types, footnote 15's measure)",
-      [above(e) for e in c4_top.values()],
-      f"word-level minus BPE Transformer, top-types TVD over words, <unk> left out: {span(c4_top.values())}; over "
-      f"all types (Tab. 2's measure, dominated by the tail a closed vocabulary shrinks) the verdict would be "
-      f"{lmclaims.verdict(all_types.n_for, all_types.n_against, all_types.n_unresolved)}." + unk_note)
-
-# 5: LSTM/ancestral smallest on length, stopwords, symbols among all self-trained settings (Tab. 3)
-others = [(m, s) for m in own for s in source_strategies if (m, s) != ("LSTM", "ancestral")]
-c5 = {k: {o: stats.excess(results["LSTM", "ancestral"][f"{k} KS"], results[o][f"{k} KS"]) for o in others}
-      for k in T.PER_DOCUMENT} if ("LSTM", "ancestral") in results else {}
-# one case: "best on all three" is shown false by any statistic on which another setting is closer
-claim("5. the LSTM under ancestral sampling fits length, stopwords and symbols best",
-      [lmclaims.case(all(below(e) for d in c5.values() for e in d.values()),
-                     any(above(e) for d in c5.values() for e in d.values()))] if c5 else [],
-      f"one case, all three statistics: LSTM/ancestral KS below all {len(others)} other self-trained settings, "
-      "or above one on any: " + "; ".join(f"{k}: below {sum(below(e) is True for e in d.values())}, above "
-                                   f"{sum(above(e) is True for e in d.values())}" for k, d in c5.items()) + ".")
-
-# 6: beam diverges on length, stopwords, symbols: its KS above both sampled strategies'
-
-
-def beam_cases(kind):
-    return {(m, k): [stats.excess(results[m, kind][f"{k} KS"], results[m, s][f"{k} KS"]) for s in sampled]
-            for m in own for k in T.PER_DOCUMENT}
-
-
-c6 = beam_cases("beam") if "beam" in strategies else {}
-c6k = beam_cases("beam-k2") if "beam-k2" in strategies else {}
-claim("6. beam sampling diverges strongly on length, stopwords and symbols",
-      [lmclaims.case(all(above(e) for e in v), any(below(e) for e in v)) for v in c6.values()],
-      f"beam KS above both ancestral and nucleus beyond the paired intervals in "
-      f"{sum(all(above(e) for e in v) for v in c6.values())} of {len(c6)} model × statistic cases, below one of "
-      f"them in {sum(any(below(e) for e in v) for v in c6.values())}; the k-of-k² beam: above in "
-      f"{sum(all(above(e) for e in v) for v in c6k.values())} of {len(c6k)}.")
-
-# 7: the distance depends on the strategy (some model's strategies differ beyond the paired
-# intervals) and on the architecture (some strategy's models differ); the ranges describe how much
-def differs_somewhere(pairs):
-    return any(above(e) is not None for e in pairs)
-
-
-spread, c7 = [], {}
-for k in ["rank KS to reference", "top-types TVD", "length KS", "stopwords KS", "symbols KS"]:
-    v = values(k, own)
-    spread.append({"distance": k,
-                   "across strategies": float((v[source_strategies].max(axis=1) - v[source_strategies].min(axis=1)).mean()),
-                   "across models": float((v[source_strategies].max(axis=0) - v[source_strategies].min(axis=0)).mean()),
-                   "across strategies (ancestral, nucleus)": float((v[sampled].max(axis=1) - v[sampled].min(axis=1)).mean()),
-                   "across models (ancestral, nucleus)": float((v[sampled].max(axis=0) - v[sampled].min(axis=0)).mean())})
-    by_strategy = differs_somewhere(stats.excess(results[m, a][k], results[m, b][k]) for m in own
-                                    for i, a in enumerate(source_strategies) for b in source_strategies[i + 1:])
-    by_model = differs_somewhere(stats.excess(results[a, st][k], results[b, st][k]) for st in source_strategies
-                                 for i, a in enumerate(own) for b in own[i + 1:])
-    c7[k] = (by_strategy, by_model)
-spread = pd.DataFrame(spread).set_index("distance")
-ratio = (spread["across models (ancestral, nucleus)"] / spread["across strategies (ancestral, nucleus)"])
-ratio3 = spread["across models"] / spread["across strategies"]
-claim("7. the fit depends on both the architecture and the generation strategy",
-      [lmclaims.case(st and md, not (st or md)) for st, md in c7.values()],
-      f"distances on which some model's strategies differ beyond the paired intervals: "
-      f"{sum(st for st, _ in c7.values())} of {len(c7)}; on which some strategy's models differ: "
-      f"{sum(md for _, md in c7.values())} of {len(c7)}; models' range {ratio.min():.1f}–{ratio.max():.1f} times "
-      f"the strategies' over ancestral and nucleus, {ratio3.min():.1f}–{ratio3.max():.1f} times over the "
-      "paper's three (table below).")
-
-# 8a (§5.4): ancestral length distribution against the shift, within the source's "quite closely"
-c8a = {m: beyond_shift((m, "ancestral"), "length KS") for m in own}
-claim("8a. models match the length distribution", [below(e, close_length_ks) for e in c8a.values()],
-      f"ancestral length KS minus the human shift's: {span(c8a.values())}; within {close_length_ks:g} beyond "
-      f"the interval in {sum(below(e, close_length_ks) is True for e in c8a.values())} of {len(c8a)}, beyond it "
-      f"in {sum(below(e, close_length_ks) is False for e in c8a.values())}.")
-# 8b: decoding shortens: beam minus ancestral mean length (both independent samples)
-c8b = {m: clusters.mean_difference_test(sets[m, "beam"].lengths, sets[m, "ancestral"].lengths)
-       for m in own} if "beam" in strategies else {}
-claim("8b. the short-output bias comes from decoding",
-      [lmclaims.case(t.statistic < 0 and t.pvalue < 0.05, t.statistic > 0 and t.pvalue < 0.05)
-       for t in c8b.values()],
-      "beam minus ancestral mean length (tokens): "
-      + ", ".join(f"{m} {t.statistic:+.1f}".replace("-", "−") + f" (p = {t.pvalue:.2g})"
-                  for m, t in c8b.items()) + ".")
-
-# 9 (§5.1): trigram with beam is closest to its own Zipf fit
-key9 = ("Trigram", "beam")
-c9 = {k: stats.excess(results[k]["rank KS to Zipf(sample)"], results[key9]["rank KS to Zipf(sample)"])
-      for k in [(m, s) for m in own for s in source_strategies] if k != key9} if key9 in results else {}
-claim("9. the trigram model under beam sampling follows a power law most closely",
-      [lmclaims.case(all(above(e) for e in c9.values()), any(below(e) for e in c9.values()))] if c9 else [],
-      f"one case: trigram/beam's rank KS to its own Zipf fit, {fmt(results[key9]['rank KS to Zipf(sample)'])}, "
-      f"lies below {sum(above(e) is True for e in c9.values())} and above "
-      f"{sum(below(e) is True for e in c9.values())} of the {len(c9)} other settings beyond the intervals."
-      if c9 else "not sampled")
-
-# 10 (§5.2): the per-bin type-token KS grows from the first to the last length bin, net of the
-# human shift's growth over the same bins (paired: the same resamples of the test split)
-growth = {k: g for k in [(m, s) for m in own for s in source_strategies]
-          if (g := T.growth_beyond(tt_fit[k], tt_fit["human shift", "–"])) is not None}
-claim("10. Heaps' NHPP fits moderately, and the distance grows with length",
-      [above(e) for _, e in growth.values()],
-      f"type–token KS in the longest minus the shortest length bin, net of the human shift's change: "
-      f"{span(e for _, e in growth.values())} over {len(growth)} settings; the NHPP's fit cannot be judged "
-      "(see the type–token section).")
-
-# 11 (§5.5): nucleus closest to human text, distance by distance ("often": most cases)
-c11 = {}
-for m in own:
-    for k in ["rank KS to reference", "top-types TVD", "length KS", "stopwords KS", "symbols KS", "type–token"]:
-        get = (lambda s: tt_mean[m, s]) if k == "type–token" else (lambda s: results[m, s][k])
-        c11[m, k] = [stats.excess(get("nucleus"), get(s)) for s in source_strategies if s != "nucleus"]
-c11_cases = [lmclaims.case(all(below(e) for e in v), any(above(e) for e in v)) for v in c11.values()]
-claim("11. nucleus sampling often aligns more closely with human text", c11_cases,
-      f"nucleus below both ancestral and beam beyond the paired intervals in {c11_cases.count(True)} of "
-      f"{len(c11)} model × distance cases, above one of them in {c11_cases.count(False)}.", rule="most cases")
-
-claims = lmclaims.table(rows)
-lmclaims.save(claims, "02_tendencies")  # for the summary of every verdict on the first page
-lmclaims.show(claims, "The claims of the source and the verdicts", thresholds={
-    f"small_unigram_tvd = {small_unigram_tvd:g}": "claim 4a: a unigram TVD this far beyond the human shift "
-    "is still small (between the largest value the source's Tab. 2 reads as good, 0.014, and the smallest "
-    "it reads as poor, 0.038; measured on the top types, footnote 15's measure)",
-    f"close_length_ks = {close_length_ks:g}": "claim 8a: a length KS this far beyond the human shift still "
-    "matches (the largest random- or nucleus-sampling value the source's Tab. 3 reads as 'quite closely')"})
+own = [label[m] for m in model_names if m.startswith("wiki/")]  # trained here
+measured = TC.Measured(results, sets, tt_fit, tt_mean, matched, unk_effect,
+                       floor_range, strategies, own)
+rules = TC.Rules(small_unigram_tvd, close_length_ks, long_length, max_tokens)
+for name, value in TC.unk_artefact(measured, reference, articles,
+                                   compare).items():
+    glue(name, value, display=False)
+claims = TC.claims(measured, rules)
+lmclaims.save(claims, "02_tendencies")  # for the summary on the first page
+lmclaims.show(claims, "The claims of the source and the verdicts",
+              thresholds=TC.thresholds(rules))
 
 # %% [markdown]
 # How much each factor matters (claim 7), on the self-trained models: for each distance, the mean over
@@ -1092,15 +886,17 @@ lmclaims.show(claims, "The claims of the source and the verdicts", thresholds={
 # the models, with the source's three strategies and with ancestral and nucleus alone.
 
 # %% tags=["hide-input"]
-tables.show(spread, "Mean range of each distance across strategies and across models",
-            formats={c: 3 for c in spread.columns})
+spread = TC.factor_ranges(measured)
+tables.show(spread, "Mean range of each distance across strategies and across "
+            "models", formats={c: 3 for c in spread.columns})
 
 # %% tags=["remove-cell"]
 glue("claim_models", ", ".join(own), display=False)
 pre = [label[m] for m in model_names if not m.startswith("wiki/")]
 cells = [(m, s, c) for m in pre for s in strategies for c in ["rank KS to reference", "top-types TVD", "length KS",
                                                                "stopwords KS", "symbols KS"] if (m, s) in results]
-within_shift = [x for x in cells if not above(beyond_shift(x[:2], x[2]))]
+within_shift = [x for x in cells
+                if not lmclaims.above(measured.beyond_shift(x[:2], x[2]))]
 glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_shift else
      f"in {len(cells) - len(within_shift)} of their {len(cells)} distance cells; within it (or not distinguishable "
      f"from it with {n_pre} documents): " + ", ".join(f"{m}/{s} {c}" for m, s, c in within_shift), display=False)
