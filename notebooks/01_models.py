@@ -66,7 +66,7 @@ from lmnotes.models import budget, memo
 from lmnotes.models.trained import SIZES
 from lmnotes.report import plots, tables
 from lmnotes.stats import units
-from lmnotes.studies.segmentation import comparability as C
+from lmnotes.studies.segmentation import scoreboard as S
 from lmnotes.text import corpus as lmcorpus
 from lmnotes.text.segment import WordSegmentation
 
@@ -111,42 +111,11 @@ glue("n_test_articles", len(set(article)), display=False)
 # Moses tokens, which the byte-level models pay for.
 
 # %% tags=["hide-input"]
-rows, lms, scores, logprob, n_bytes, bpb_of = [], {}, {}, {}, {}, {}
-spellers = {}
-for name in names:
-    trained_here = name.startswith("wiki/")
-    lm = models.load(name, device=device, **({"size": size} if trained_here else {}))
-    lms[name] = lm
-    s = scores[name] = memo.score(lm, test)  # the segmentation chapter reuses these
-    seg = getattr(lm, "seg", None)
-    closed = seg is not None and not seg.open_vocabulary
-    variants = [(name, "closed" if closed else "open", units.logprobs(s))]
-    # a word vocabulary with finite scores (not the unsmoothed trigram): spell its <unk> out
-    if closed and isinstance(seg, WordSegmentation) and np.isfinite(s.logprob).all():
-        if len(seg.vocab) not in spellers:
-            spellers[len(seg.vocab)] = C.train_speller(
-                seg, data["train"].sentences, speller_order, corpus)
-        spelled = C.open_word_logprob(s.logprob, test, seg, spellers[len(seg.vocab)])
-        variants.append((f"{name} + speller", "open", spelled))
-    for row_name, vocabulary_kind, lp in variants:
-        logprob[row_name], n_bytes[row_name] = lp, units.counts(s, "byte")
-        bpb = bpb_of[row_name] = units.bootstrap_rate(
-            lp, n_bytes[row_name], "bits", n_boot, seed, groups=article)
-        rows.append({
-            "model": row_name,
-            "trained here": trained_here,
-            "vocabulary": vocabulary_kind,
-            "bits / byte": bpb if np.isfinite(bpb.value) else np.inf,
-            # a spelled-out model's tokens would include the spelling's characters
-            "perplexity / token": (units.corpus_rate(s, "token", "perplexity")
-                                   if row_name == name else None),
-            "p = 0 (%)": float(100 * (~np.isfinite(lp)).mean()),
-            "test tokens": int(s.n_tokens.sum()),
-            "segmentation": lm.segmentation,
-            "types": lm.vocab_size,
-            "parameters": lm.n_parameters,
-        })
-table = pd.DataFrame(rows).set_index("model")
+board = S.score_models(names, test, data["train"].sentences, article,
+                       device=device, size=size, speller_order=speller_order,
+                       corpus=corpus, n_boot=n_boot, seed=seed)
+table, lms = board.table, board.lms  # lms: the loaded models, by name
+logprob, n_bytes, bpb_of = board.logprob, board.n_bytes, board.bpb
 bpb_value = table["bits / byte"].map(lambda e: getattr(e, "value", e)).astype(float)
 ranked = bpb_value.where(np.isfinite(bpb_value) & (table["vocabulary"] == "open"))
 best = ranked.idxmin()
@@ -339,18 +308,11 @@ glue("epochs_range", f"{budgets['epochs'].min():.2f}–{budgets['epochs'].max():
      display=False)
 
 
-def unk_share(seg, texts):
-    """The share of a closed word vocabulary's tokens of ``texts`` that are <unk>, the
-    end-of-sentence symbol counted (as the losses count it)."""
-    tokens = sum(len(seg.split(t)) for t in texts) + len(texts)
-    return len(C.unk_training_words(seg, texts)) / tokens
-
-
 unk_notes = []
 for name in budgets.index:
     seg = getattr(lms[name], "seg", None)
     if isinstance(seg, WordSegmentation):
-        train_unk, valid_unk = (100 * unk_share(seg, data[split].sentences) for split in ("train", "valid"))
+        train_unk, valid_unk = (100 * S.unk_share(seg, data[split].sentences) for split in ("train", "valid"))
         gap = budgets.loc[name, "valid − train"]
         unk_notes.append(
             (f"{name}'s validation loss lies {-gap:.3f} below its training loss, and its closed vocabulary is a "
