@@ -1,0 +1,172 @@
+"""The claims of Mielke (2019) and the rules that decide them: chapter 03.
+
+:func:`claims` turns what the chapter measured (:class:`Results`) and its thresholds
+(:class:`Rules`) into the claims table, one row per claim of the post, each verdict computed
+by :func:`lmnotes.report.claims.verdict` ("every case"):
+
+1. per-token perplexities are not comparable across segmentations: for if the per-token and
+   the per-byte orders of the family differ (Kendall τ < 1), against if they agree;
+2. the segmentation-independent measures are comparable for open vocabularies: for if they
+   give the open models one order, against otherwise (by construction);
+3. a closed vocabulary gives a large advantage: for if the word model's bits-per-byte interval
+   lies wholly below every open model's, against if wholly above, open otherwise;
+4. the marginal over segmentations differs negligibly from the canonical segmentation: one case
+   per model, decided by :func:`negligible`.
+
+:func:`glued` gives the values the chapter quotes beside the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import pandas as pd
+
+from lmnotes.report import claims as lmclaims
+from lmnotes.studies.segmentation.family import INDEPENDENT, fmt
+
+
+#: The keys of a model's gap (claim 4), shares of its bits per character.
+GAP, UPPER = "gap / bits per char", "interval's upper end / bits per char"
+CERTIFIED = "certified lower bound / bits per char"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The chapter's thresholds of "negligible" (claim 4), as shares of the bits per
+    character: the one that decides, and a stricter one reported beside it."""
+
+    negligible_share: float
+    negligible_share_alt: float
+
+
+@dataclass
+class Results:
+    """What chapter 03 measured.
+
+    ``ppl_token``: per-token perplexity of each family member; ``tau_byte``: Kendall's τ
+    between the per-token and per-byte ranks; ``best_token``/``best_byte``: the best model by
+    each; ``open_ranks``: the ranks (:func:`family.rankings`) of the open-vocabulary models;
+    ``examples``: :func:`comparability.worked_examples`; ``word_bpb`` and ``open_bpb``: bits per
+    byte (estimates with ``value``, ``low``, ``high``) of the word model and of each open model;
+    ``open_label``: the open model the word model is compared with, and ``advantage`` (bits per
+    char), of which ``unk`` comes from scoring ``<unk>`` as a word and ``renorm`` from the mass
+    on unknown-word strings; ``word_epochs``/``open_epochs``: their training epochs; ``gaps``:
+    per model, the marginal's gap, its interval's upper end and its certified lower bound, as
+    shares of the bits per character (keys :data:`GAP`, :data:`UPPER`, :data:`CERTIFIED`, as in
+    :func:`estimates.gap_row`); ``self_name``:
+    the model with an N sweep, and ``levelled``: whether its estimate levelled off in N.
+    """
+
+    ppl_token: Mapping[str, float]
+    tau_byte: float
+    best_token: str
+    best_byte: str
+    open_ranks: pd.DataFrame
+    examples: pd.DataFrame
+    word_bpb: object
+    open_bpb: Mapping[str, object]
+    open_label: str
+    advantage: float
+    unk: float
+    renorm: float
+    word_epochs: float
+    open_epochs: float
+    gaps: Mapping[str, Mapping[str, float]]
+    self_name: str
+    levelled: bool
+
+
+def negligible(results: Results, threshold: float) -> tuple[lmclaims.Evidence, str]:
+    """Claim 4 at one threshold: a model shows "negligible" if its interval's upper end lies
+    below the threshold and the estimate has levelled off in N (only a model with an N sweep
+    can show it); it shows the opposite if its certified lower bound reaches the threshold.
+    Returns the cases and a text saying how each model was decided."""
+    gaps = results.gaps
+    shown = {m: results.levelled and m == results.self_name and gaps[m][UPPER] < threshold for m in gaps}
+    against = {m: gaps[m][CERTIFIED] >= threshold for m in gaps}
+    cases = lmclaims.Evidence.of(lmclaims.case(shown[m], against[m]) for m in gaps)
+    why = "; ".join(f"{m}: {'certified above' if against[m] else 'shown below' if shown[m] else 'not decided'}"
+                    for m in gaps)
+    return cases, why
+
+
+def agree_open(results: Results) -> bool:
+    """Do the segmentation-independent measures give the open models the bits-per-byte order?"""
+    ranks = results.open_ranks
+    return all((ranks[c] == ranks["bits / byte"]).all() for c in INDEPENDENT)
+
+
+def _verdict(e: lmclaims.Evidence) -> str:
+    return lmclaims.verdict(e.n_for, e.n_against, e.n_unresolved)
+
+
+def glued(results: Results, rules: Rules) -> dict:
+    """The values the chapter quotes with the claims, by glue name, in the chapter's order:
+    the thresholds (%), claim 4's verdicts at each, whether the independent measures give one
+    order, the unexplained share (%) of the closed vocabulary's advantage, the model with an N
+    sweep, and why the post's printed numbers that do not follow from their inputs fail."""
+    r = results
+    causes = r.examples.loc[~r.examples["follows"], "cause"].value_counts()
+    return {"negligible_pct": 100 * rules.negligible_share,
+            "negligible_alt_pct": 100 * rules.negligible_share_alt,
+            "v4": _verdict(negligible(r, rules.negligible_share)[0]),
+            "v4_alt": _verdict(negligible(r, rules.negligible_share_alt)[0]),
+            "independent_orders": "one order" if agree_open(r) else "different orders",
+            "rest_share": float(100 * (r.advantage - r.unk - r.renorm) / r.advantage),
+            "marginal_label": r.self_name,
+            "causes_text": "; ".join(f"{n} from {c}" for c, n in causes.items())}
+
+
+def claims(results: Results, rules: Rules) -> pd.DataFrame:
+    """The claims table of chapter 03 (:func:`lmnotes.report.claims.table`)."""
+    r = results
+    e4, why4 = negligible(r, rules.negligible_share)
+    v4_alt = _verdict(negligible(r, rules.negligible_share_alt)[0])
+    agree = agree_open(r)
+    word_beats = r.word_bpb.high < min(e.low for e in r.open_bpb.values())
+    word_loses = r.word_bpb.low > max(e.high for e in r.open_bpb.values())
+    follows = int(r.examples["follows"].sum())
+    return lmclaims.table([
+        lmclaims.row(
+            "1. perplexities per token are not comparable across segmentations",
+            lmclaims.Evidence.of([lmclaims.case(r.tau_byte < 1, r.tau_byte == 1)]),
+            f"per token the {r.best_token} model is best, per byte the {r.best_byte} model: Kendall τ between "
+            f"the two orders {r.tau_byte:.2f}; per-token perplexity {min(r.ppl_token.values()):.2f}"
+            f"–{max(r.ppl_token.values()):.1f}"),
+        lmclaims.row(
+            "2. per-word and per-character measures are comparable for open-vocabulary models, "
+            "and convert into each other",
+            lmclaims.Evidence.of([lmclaims.case(agree, not agree)]),
+            f"over the {len(r.open_ranks)} open-vocabulary models the four measures give "
+            f"{'one order' if agree else 'different orders'}, as they share their denominators; of the post's "
+            f"printed conversions {follows} of {len(r.examples)} follow from their inputs "
+            "(the others: see the text).", basis="by construction"),
+        lmclaims.row(
+            "3. a closed vocabulary gives a large advantage that makes its perplexity incomparable",
+            lmclaims.Evidence.of([lmclaims.case(word_beats, word_loses)]),
+            f"word model {fmt(r.word_bpb)} bits/byte vs open models "
+            f"{min(e.value for e in r.open_bpb.values()):.3f}–{max(e.value for e in r.open_bpb.values()):.3f}; "
+            f"of its lead over {r.open_label}, scoring <unk> as a word explains {100 * r.unk / r.advantage:.0f} %, "
+            f"the post's mechanism {100 * r.renorm / r.advantage:.1f} %, and "
+            f"{100 * (r.advantage - r.unk - r.renorm) / r.advantage:.0f} % is unexplained (training budget "
+            f"included: {r.word_epochs:.2f} against {r.open_epochs:.2f} epochs)."),
+        lmclaims.row(
+            "4. the marginal over segmentations differs negligibly from the canonical segmentation", e4,
+            "gap as a share of bits per char: " + "; ".join(
+                f"{m} {100 * g[GAP]:.2f} % (certified ≥ {100 * g[CERTIFIED]:.3f} %)"
+                for m, g in r.gaps.items())
+            + f"; {'levelled off' if r.levelled else 'not levelled off'} in N. Below "
+            f"{100 * rules.negligible_share:g} %: {why4}; at {100 * rules.negligible_share_alt:g} % the verdict "
+            f"would be {v4_alt}."),
+    ])
+
+
+def thresholds(rules: Rules) -> dict[str, str]:
+    """The thresholds the claims table shows, with what each decides."""
+    return {
+        f"negligible_share = {rules.negligible_share:g}": "claim 4: a gap below this share of the bits per "
+        "character is negligible (the post gives no number)",
+        f"negligible_share_alt = {rules.negligible_share_alt:g}": "claim 4: the stricter choice the text "
+        "reports beside it"}

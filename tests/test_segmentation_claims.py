@@ -1,0 +1,126 @@
+"""The claims of chapter 03 (lmnotes.studies.segmentation.claims) on constructed evidence."""
+
+import pandas as pd
+import pytest
+
+from lmnotes.report import claims as lmclaims
+from lmnotes.stats import Estimate
+from lmnotes.studies.segmentation import claims as SC
+
+RULES = SC.Rules(negligible_share=0.01, negligible_share_alt=0.005)
+ORDER = ["perplexity / token", "perplexity / word", "perplexity / char", "bits / char", "bits / byte"]
+
+
+def examples(follows):
+    return pd.DataFrame({"quantity": [f"q{i}" for i in range(len(follows))], "follows": follows,
+                         "cause": ["" if f else "a rounded intermediate" for f in follows]})
+
+
+def gap(share, upper, certified):
+    return {SC.GAP: share, SC.UPPER: upper, SC.CERTIFIED: certified}
+
+
+def results(**changes):
+    """Evidence that reproduces claims 1-3, and decides claim 4 both ways (differs)."""
+    base = dict(
+        ppl_token={"byte": 2.5, "bpe1000": 20.0, "word": 150.0},
+        tau_byte=0.4, best_token="byte", best_byte="BPE 1k",
+        open_ranks=pd.DataFrame({c: [2, 1] for c in ORDER}, index=["byte", "BPE 1k"]),
+        examples=examples([True, True, True, False]),
+        word_bpb=Estimate(1.0, 0.9, 1.1),
+        open_bpb={"byte": Estimate(1.5, 1.4, 1.6), "bpe1000": Estimate(1.3, 1.2, 1.4)},
+        open_label="BPE 1k", advantage=0.4, unk=0.3, renorm=0.02, word_epochs=3.0, open_epochs=1.5,
+        gaps={"BPE 8k": gap(0.004, 0.006, 0.003), "smollm2-135m": gap(0.02, 0.03, 0.015)},
+        self_name="BPE 8k", levelled=True)
+    base.update(changes)
+    return SC.Results(**base)
+
+
+def verdicts(res, rules=RULES):
+    return list(SC.claims(res, rules)["verdict"])
+
+
+def test_the_base_evidence_gives_each_verdict_it_was_built_for():
+    table = SC.claims(results(), RULES)
+    lmclaims.check(table)
+    assert list(table["verdict"]) == ["reproduced", "reproduced", "reproduced", "differs"]
+    assert list(table["basis"]) == ["measured", "by construction", "measured", "measured"]
+    four = table.iloc[3]
+    assert (four.n_for, four.n_against, four.n_unresolved) == (1, 1, 0)
+
+
+def test_claim_1_is_contradicted_when_token_and_byte_orders_agree():
+    assert verdicts(results(tau_byte=1.0))[0] == "contradicted"
+
+
+def test_claim_2_is_contradicted_when_an_independent_measure_orders_differently():
+    ranks = pd.DataFrame({c: [2, 1] for c in ORDER}, index=["byte", "BPE 1k"])
+    ranks["perplexity / word"] = [1, 2]
+    res = results(open_ranks=ranks)
+    assert verdicts(res)[1] == "contradicted"
+    assert SC.glued(res, RULES)["independent_orders"] == "different orders"
+    # the per-token order is not one of the independent measures
+    ranks = pd.DataFrame({c: [2, 1] for c in ORDER}, index=["byte", "BPE 1k"])
+    ranks["perplexity / token"] = [1, 2]
+    assert verdicts(results(open_ranks=ranks))[1] == "reproduced"
+
+
+def test_claim_3_needs_the_word_interval_wholly_below_every_open_one():
+    assert verdicts(results(word_bpb=Estimate(1.7, 1.65, 1.8)))[2] == "contradicted"
+    # overlaps the best open model's interval: undecided
+    assert verdicts(results(word_bpb=Estimate(1.2, 1.1, 1.25)))[2] == "inconclusive"
+
+
+def test_claim_4_cases():
+    # neither certified above nor shown below: inconclusive
+    undecided = {"BPE 8k": gap(0.004, 0.02, 0.003), "smollm2-135m": gap(0.004, 0.02, 0.001)}
+    assert verdicts(results(gaps=undecided))[3] == "inconclusive"
+    # a model without the N sweep can never show "negligible", however small its gap
+    small = {"BPE 8k": gap(0.001, 0.002, 0.0005), "smollm2-135m": gap(0.001, 0.002, 0.0005)}
+    table = SC.claims(results(gaps=small), RULES)
+    assert table.iloc[3].verdict == "inconclusive"
+    assert (table.iloc[3].n_for, table.iloc[3].n_unresolved) == (1, 1)
+    # an estimate still rising in N shows nothing
+    rising = {"BPE 8k": gap(0.001, 0.002, 0.0005)}
+    assert verdicts(results(gaps=rising))[3] == "reproduced"
+    assert verdicts(results(gaps=rising, levelled=False))[3] == "inconclusive"
+    # certified at or above the threshold everywhere: contradicted
+    large = {"BPE 8k": gap(0.03, 0.04, 0.01), "smollm2-135m": gap(0.02, 0.03, 0.015)}
+    assert verdicts(results(gaps=large))[3] == "contradicted"
+
+
+def test_the_stricter_threshold_is_reported_not_decisive():
+    # shown below 1 % but certified above 0.5 %: reproduced at 1 %, contradicted at 0.5 %
+    res = results(gaps={"BPE 8k": gap(0.006, 0.008, 0.005)})
+    table = SC.claims(res, RULES)
+    assert table.iloc[3].verdict == "reproduced"
+    assert "at 0.5 % the verdict would be contradicted" in table.iloc[3].measured
+    values = SC.glued(res, RULES)
+    assert (values["v4"], values["v4_alt"]) == ("reproduced", "contradicted")
+
+
+def test_measured_texts_carry_the_counts():
+    table = SC.claims(results(), RULES)
+    assert "Kendall τ between the two orders 0.40" in table.iloc[0].measured
+    assert "per-token perplexity 2.50–150.0" in table.iloc[0].measured
+    assert "over the 2 open-vocabulary models the four measures give one order" in table.iloc[1].measured
+    assert "3 of 4 follow from their inputs" in table.iloc[1].measured
+    m3 = table.iloc[2].measured
+    assert "word model 1.000 [0.900, 1.100] bits/byte vs open models 1.300–1.500" in m3
+    assert "explains 75 %" in m3 and "mechanism 5.0 %" in m3 and "20 % is unexplained" in m3
+    assert "3.00 against 1.50 epochs" in m3
+    m4 = table.iloc[3].measured
+    assert "BPE 8k 0.40 % (certified ≥ 0.300 %)" in m4 and "smollm2-135m 2.00 %" in m4
+    assert "BPE 8k: shown below; smollm2-135m: certified above" in m4
+    assert "; levelled off in N." in m4
+
+
+def test_glued_values():
+    values = SC.glued(results(), RULES)
+    assert list(values) == ["negligible_pct", "negligible_alt_pct", "v4", "v4_alt", "independent_orders",
+                            "rest_share", "marginal_label", "causes_text"]
+    assert values["negligible_pct"] == pytest.approx(1.0)
+    assert values["rest_share"] == pytest.approx(20.0)
+    assert values["marginal_label"] == "BPE 8k"
+    assert values["causes_text"] == "1 from a rounded intermediate"
+    assert list(SC.thresholds(RULES)) == ["negligible_share = 0.01", "negligible_share_alt = 0.005"]
