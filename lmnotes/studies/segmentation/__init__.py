@@ -5,6 +5,13 @@ comparability tables; chapter 04 reuses its importance samples).
 - :mod:`.marginal` a string's probability summed over its segmentations, exactly or by
   importance sampling
 - :mod:`.cached` those importance samples, kept in the shared cache
+- :mod:`.scoreboard` every model's test score, open and closed vocabularies (chapter 01)
+- :mod:`.family` one architecture over several segmentations: its table, rankings and figure
+- :mod:`.closed` the closed word vocabulary's advantage, by subset of sentences and by part
+- :mod:`.pretrained` the pretrained models under the two conventions, and their prefix token
+- :mod:`.strides` sliding-window scoring of long documents
+- :mod:`.estimates` exact sums against importance sampling, and the sweep over draws
+- :mod:`.claims` the source's claims and the rules that decide them (the claims table)
 
 :data:`PARAMETERS` holds the ranges and allowed values of the chapter's own parameters, which
 the runner checks before anything runs (:mod:`lmnotes.book.params`).

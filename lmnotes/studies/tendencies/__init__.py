@@ -2,6 +2,7 @@
 
 - :mod:`.measures` the type–token, unigram, length and stopword tendencies, their distances
   (KS, TVD) and permutation tests, and the calibration of those tests
+- :mod:`.claims` the source's claims and the rules that decide them (the claims table)
 
 :data:`PARAMETERS` holds the ranges and allowed values of the chapter's own parameters, which
 the runner checks before anything runs (:mod:`lmnotes.book.params`).

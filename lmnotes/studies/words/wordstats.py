@@ -230,3 +230,13 @@ def calibrated_control(conf, hits, pred_groups, target_groups, rng: np.random.Ge
     swap = ~sim & hits
     target[swap] = rng.choice(target_groups[~hits], int(swap.sum()))
     return sim, target
+
+
+def hit_concentration(res: Resampler, table: pd.DataFrame, top_bin: str = PAPER_BINS[0]) -> tuple[Estimate, Estimate]:
+    """The share of a model's top-1 hits whose target lies in ``top_bin`` and that bin's share
+    of all the targets, both in percent with their intervals: hits concentrate in the bin
+    when the first exceeds the second (``table`` has ``hit1``, ``bin`` and ``article``)."""
+    t = table
+    share_hits = res.rate(t.loc[t["hit1"], "bin"].eq(top_bin).to_numpy(), t.loc[t["hit1"], "article"])
+    share_pos = res.rate(t["bin"].eq(top_bin).to_numpy(), t["article"])
+    return share_hits, share_pos

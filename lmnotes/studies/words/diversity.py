@@ -1,0 +1,199 @@
+"""Does tokenization cause diversity? The word-level chapter's (05) answer to the open question
+of Dudy & Bedrick (2020, §5): the Transformer family, one architecture with several
+segmentations, compared at two training budgets (equal tokens, equal epochs) by the ratio
+T1/E₀[T1] of :meth:`lmnotes.studies.words.wordstats.Resampler.coverage_ratio`, the share of
+the type-blind expectation that a model's type coverage reaches. A difference of a member
+from the reference member can be credited to segmentation only when it is resolved (its
+paired interval excludes 0) at both budgets.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from lmnotes import stats
+from lmnotes.report import claims as lmclaims, plots
+from lmnotes.studies.words import wordstats as WS
+from lmnotes.studies.words.cached import word_predictions
+from lmnotes.studies.words.labels import label, names
+
+RATIO = "T1 / E₀[T1]"
+
+
+def diversity(t: pd.DataFrame, res: WS.Resampler) -> dict:
+    """Top-1, T1 and T1/E₀[T1] of a prediction table on the paper's bins."""
+    paper = t[t["bin"].isin(WS.PAPER_BINS)]
+    return {"top-1": res.rate(t["hit1"].to_numpy(), t["article"]),
+            "T1": res.coverage(paper["word"], paper["hit1"], paper["article"]),
+            RATIO: res.coverage_ratio(paper["word"], paper["hit1"],
+                                      paper["bin"], paper["article"])}
+
+
+def on_targets(lm, sentences: Sequence[str], ids: Sequence[int], article_of: np.ndarray,
+               targets: pd.MultiIndex, counts: pd.Series, max_steps: int) -> pd.DataFrame:
+    """A model's greedy whole-word predictions (no top-10 search) on the chapter's targets
+    (``targets``: its (sentence, index) pairs), with each target's article, training count
+    and frequency bin."""
+    t = word_predictions(lm, sentences, [int(i) for i in ids],
+                         max_steps=max_steps, dfs_depth=1)
+    t = t.assign(article=article_of[t["sentence"]])
+    t = t.set_index(list(targets.names)).loc[targets].reset_index()
+    t["count"] = counts.reindex(t["word"]).fillna(0).to_numpy()
+    t["bin"] = WS.frequency_bin(t["count"]).to_numpy()
+    return t
+
+
+def budget_table(div: Mapping[tuple, dict], spent: Mapping[tuple, dict], ref: str) -> pd.DataFrame:
+    """The family at each budget (``div``: {(budget, member): :func:`diversity`}): epochs,
+    updates, best validation loss (``spent``), the three measures, and the ratio's paired
+    difference from ``ref`` at the same budget."""
+    rows_tok = []
+    for (kind, n), d in div.items():
+        b = spent.get((kind, n), {})
+        rows_tok.append({
+            "budget": kind, "model": label(n),
+            "epochs": b.get("epochs", np.nan), "updates": b.get("steps", np.nan),
+            "valid loss": b.get("valid loss, best", np.nan), **d,
+            f"ratio − {label(ref)}": (stats.excess(d[RATIO], div[kind, ref][RATIO])
+                                      if n != ref else "—")})
+    return pd.DataFrame(rows_tok).set_index(["budget", "model"])
+
+
+def lower_higher(div: Mapping[tuple, dict], members: Sequence[str], kind: str, ref: str):
+    """The members whose ratio lies below and above ``ref``'s at budget ``kind`` beyond the
+    paired interval, and every member's paired difference."""
+    d = {n: stats.excess(div[kind, n][RATIO], div[kind, ref][RATIO])
+         for n in members if n != ref}
+    return ([n for n, e in d.items() if e.high < 0],
+            [n for n, e in d.items() if e.low > 0], d)
+
+
+def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[str]], ref: str,
+                 unk_of: Mapping[str, float], unk_share: Mapping[str, float],
+                 null_df: pd.DataFrame) -> str:
+    """The chapter's reading of the family's ratios: their range, the members resolved
+    against ``ref`` at each budget, which of them at both (creditable to segmentation), and
+    the cautions (``unk_of``: the word members' share of ``<unk>`` predictions; ``unk_share``
+    and the ratio in ``null_df``: those of the models outside the family)."""
+    ratio = null_df.set_index("model")[RATIO]
+    parts = []
+    found = {}
+    for kind in budgets_of:
+        lo, hi, d = lower_higher(div, budgets_of[kind], kind, ref)
+        found[kind] = set(lo), set(hi)
+        parts.append(f"at {kind}, the ratio is lower than {label(ref)}'s "
+                     f"for {names(lo)} and higher for {names(hi)} beyond the "
+                     f"intervals")
+    kinds = list(budgets_of)
+    kept = set.intersection(*(found[k][0] for k in kinds))
+    gone = set.union(*(found[k][0] for k in kinds)) - kept
+    rng_ratio = [div[k, n][RATIO].value for k in kinds for n in budgets_of[k]]
+    return (
+        f"Every member covers far fewer types than a type-blind model with its "
+        f"hit rates would: between {min(rng_ratio):.0f} % and "
+        f"{max(rng_ratio):.0f} % of them. " + "; ".join(parts)[:1].upper()
+        + "; ".join(parts)[1:]
+        + ". " + (f"Only the difference of {names(sorted(kept))} is resolved at "
+                  "both budgets, so only it can be credited to segmentation "
+                  "(with the vocabulary's other consequences, above)"
+                  if kept and len(kinds) > 1 else
+                  "No difference is resolved at both budgets" if len(kinds) > 1
+                  else "The family was compared at one budget only")
+        + (f"; {names(sorted(gone))}'s, resolved at one budget only, cannot be "
+           "credited to segmentation" if gone else "")
+        + ". Two cautions: a member whose hits all fall in the most frequent "
+        "bin has a ratio over that bin's few types only (its interval is then "
+        "narrow for want of types, not for precision), and "
+        + "; ".join(f"{label(n)} predicts `<unk>` at {unk_of[n]:.1%} of the "
+                    "positions" for n in unk_of)
+        + ". "
+        + "".join(f"{label(n)}, outside the family, reaches "
+                  f"{ratio[n].value:.0f} % [{ratio[n].low:.0f}, "
+                  f"{ratio[n].high:.0f}], but it is a count model fitted to "
+                  f"its training text to the end, predicts `<unk>` at "
+                  f"{unk_share[n]:.1%} of the positions, and is compared with "
+                  f"networks trained for a few hundred updates: no evidence "
+                  f"that architecture matters more than segmentation. "
+                  for n in unk_share if n in ratio))
+
+
+def plot_plane(div: Mapping[tuple, dict], first_kind: str, color):
+    """The accuracy–diversity plane: top-1 against T1 with T1's interval, filled circles at
+    ``first_kind`` and open squares at the other budget (``color`` names a member's
+    colour). Returns the figure."""
+    fig, ax = plt.subplots(figsize=(plots.COLUMN * 0.6, 3.2))
+    for (kind, n), d in div.items():
+        e, first = d["T1"], kind == first_kind
+        ax.errorbar(d["top-1"].value, e.value,
+                    yerr=[[e.value - e.low], [e.high - e.value]],
+                    marker="o" if first else "s", color=color(n),
+                    mfc=None if first else "white",
+                    label=label(n) if first else None)
+    ax.set_xlabel("top-1 accuracy (%)")
+    ax.set_ylabel("type coverage T1 (%)")
+    ax.legend(fontsize="small")
+    return fig
+
+
+def at_equal_tokens(table1: pd.DataFrame, null_df: pd.DataFrame, family: Sequence[str]) -> dict:
+    """The family's measures at equal tokens, from the chapter's Table 1 (top-1, T1) and
+    its coverage-null table (the ratio, by ``model``): {("equal tokens", member): measures}."""
+    ratio = null_df.set_index("model")[RATIO]
+    return {("equal tokens", n): {"top-1": table1.loc[n, "top-1"],
+                                  "T1": table1.loc[n, "T1"],
+                                  RATIO: ratio[n]} for n in family}
+
+
+def unk_shares(evaluated: Mapping[str, pd.DataFrame], models: Sequence[str]) -> dict[str, float]:
+    """The share of each model's predictions that are ``<unk>`` (the models of ``models``
+    that ``evaluated`` holds)."""
+    return {n: float((evaluated[n]["pred"] == "<unk>").mean()) for n in models if n in evaluated}
+
+
+def epochs_text(spent: Mapping[tuple, dict], member: str, kind: str = "equal tokens") -> str:
+    """The passes over the training split that ``member`` made at budget ``kind``, as the
+    chapter prints them ("0.25"), or "—" where its training was not recorded."""
+    return f"{spent[kind, member]['epochs']:.2f}" if (kind, member) in spent else "—"
+
+
+def coverage_null_table(evaluated: Mapping[str, pd.DataFrame], models: Sequence[str], res: WS.Resampler,
+                        n_permutations: int, seed: int) -> pd.DataFrame:
+    """Type coverage against the type-blind null on the paper's bins, a row per model: top-1,
+    T1, its expectation E₀[T1] (:func:`WS.expected_coverage`), the permutation null's mean and
+    p-value (:func:`WS.coverage_null`, seeded ``seed`` + the model's position) and the ratio
+    T1/E₀[T1] with its interval."""
+    null_rows = []
+    for i, name in enumerate(models):
+        t = evaluated[name]
+        t = t[t["bin"].isin(WS.PAPER_BINS)]
+        obs, mean0, p = WS.coverage_null(t["word"], t["hit1"], t["bin"],
+                                         n_permutations, seed + i)
+        null_rows.append({
+            "model": name, "top-1 (paper's bins)": 100 * t["hit1"].mean(),
+            "T1": obs, "E₀[T1]": WS.expected_coverage(t["word"], t["hit1"],
+                                                      t["bin"]),
+            "null mean": mean0, "p": p,
+            RATIO: res.coverage_ratio(t["word"], t["hit1"], t["bin"],
+                                      t["article"])})
+    return pd.DataFrame(null_rows)
+
+
+def size_comparison(member: str, this: dict, other: dict, lm_this, lm_other,
+                    this_is_larger: bool) -> tuple[dict, bool | None]:
+    """One member trained at both sizes (§5's hypothesis): a row with both parameter counts,
+    both ratios and the larger minus the smaller (paired), and the case that the larger is
+    more diverse (:func:`lmnotes.report.claims.above`). ``this`` and ``other`` are the
+    member's :func:`diversity` at the chapter's size and at the other."""
+    big, small = (this, other) if this_is_larger else (other, this)
+    diff = stats.excess(big[RATIO], small[RATIO])
+    larger, smaller = (lm_this, lm_other) if this_is_larger else (lm_other, lm_this)
+    return {"model": label(member),
+            "parameters, larger": larger.n_parameters,
+            "parameters, smaller": smaller.n_parameters,
+            f"{RATIO}, larger": big[RATIO],
+            f"{RATIO}, smaller": small[RATIO],
+            "difference": diff}, lmclaims.above(diff)
