@@ -49,17 +49,17 @@ import random
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown
 from myst_nb import glue
 
 from lmnotes.report import plots, tables
+from lmnotes.report.glue import glue_md
 from lmnotes.stats import laws
 from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
 about = lmcorpus.describe(corpus)
-glue("corpus_what", Markdown(about["what"]), display=False)
-glue("corpus_cleaning", Markdown(about["cleaning"]), display=False)
+glue_md("corpus_what", about["what"])
+glue_md("corpus_cleaning", about["cleaning"])
 
 # %%
 data = lmcorpus.load(corpus, fractions=fractions, seed=split_seed)

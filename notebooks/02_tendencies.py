@@ -90,6 +90,7 @@ from scipy.stats import binomtest, false_discovery_control
 
 from lmnotes import models, stats
 from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.report.glue import glue_all
 from lmnotes.stats import laws
 from lmnotes.studies.tendencies import claims as TC, measures as T
 from lmnotes.text import corpus as lmcorpus
@@ -604,6 +605,7 @@ show_distances(["length KS", "stopwords KS", "symbols KS"], "Tab. 3")
 
 # %% tags=["hide-input"]
 def heaps_cell(r):
+    """Heaps' β of a set, marked where the fit sits at its bound."""
     at_bound = laws.Heaps(r["Heaps K"], r["Heaps beta"]).at_bound
     return f"{r['Heaps beta']:.3f}" + (" (bound)" if at_bound else "")
 
@@ -837,6 +839,7 @@ power = pd.concat([
 
 
 def needed(g):
+    """The fewest documents that reach a power of 0.8 (or more than all)."""
     hit = g[g["rejected"] >= 0.8]["documents"]
     return f"{int(hit.min()):,}" if len(hit) else f"> {int(g['documents'].max()):,}"
 
@@ -872,9 +875,7 @@ own = [label[m] for m in model_names if m.startswith("wiki/")]  # trained here
 measured = TC.Measured(results, sets, tt_fit, tt_mean, matched, unk_effect,
                        floor_range, strategies, own)
 rules = TC.Rules(small_unigram_tvd, close_length_ks, long_length, max_tokens)
-for name, value in TC.unk_artefact(measured, reference, articles,
-                                   compare).items():
-    glue(name, value, display=False)
+glue_all(TC.unk_artefact(measured, reference, articles, compare))
 claims = TC.claims(measured, rules)
 lmclaims.save(claims, "02_tendencies")  # for the summary on the first page
 lmclaims.show(claims, "The claims of the source and the verdicts",

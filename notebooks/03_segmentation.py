@@ -76,9 +76,10 @@ import pandas as pd
 from myst_nb import glue
 
 from lmnotes import models
-from lmnotes.models import budget, memo
+from lmnotes.models import budget, memo, recipes
 from lmnotes.models.trained import on_corpus
 from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.report.glue import glue_all
 from lmnotes.studies.segmentation import comparability as C
 from lmnotes.studies.segmentation import claims as segmentation_claims
 from lmnotes.studies.segmentation import closed, estimates, family as F
@@ -94,11 +95,10 @@ data = lmcorpus.load(corpus)
 test = data["test"].sentences
 article = data["test"].article_ids()
 rng = np.random.default_rng(seed)
-family = {spec: on_corpus(F.recipe(spec), size=size, corpus=corpus,
-                          device=device)
+family = {spec: on_corpus(recipes.transformer(spec), size=size,
+                          corpus=corpus, device=device)
           for spec in segmentations}
-for name, v in F.corpus_facts(data, segmentations).items():
-    glue(name, v, display=False)
+glue_all(F.corpus_facts(data, segmentations))
 
 # %% [markdown]
 # ## The post's worked examples
@@ -195,9 +195,8 @@ tables.show(family_table[F.COLUMNS].rename(columns=short_names),
 # %% tags=["hide-input"]
 # does per-token perplexity grow with the vocabulary? does the budget order
 # bits per byte?
-for name, v in F.order_findings(family, rates, budgets,
-                                segmentations).items():
-    glue(name, v, display=False)
+glue_all(F.order_findings(family, rates, budgets,
+                          segmentations))
 fig = F.family_figure(family, rates, segmentations)
 glue("fig_family", fig, display=False)
 
@@ -300,8 +299,7 @@ mass = C.oov_mass(seg, samples.texts, samples.finished)
 # the word model's advantage over the open model, all sentences, in parts
 adv = closed.decompose(scores[open_model].logprob, word_raw, word_open,
                        n_char, has_oov, mass)
-for name, v in (closed.mass_values(mass) | adv.values()).items():
-    glue(name, v, display=False)
+glue_all(closed.mass_values(mass) | adv.values())
 glue("word_epochs", float(budgets.loc["word", "epochs"]), display=False)
 glue("open_epochs", float(budgets.loc[open_model, "epochs"]), display=False)
 tables.show(adv.table(), "Where the word model's advantage comes from",
@@ -428,10 +426,9 @@ strides = strides_study.stride_table(self_rows + pre_rows, doc_bits, n_boot,
                                      seed)
 # the gain from the smallest stride: disjoint windows minus the smallest stride
 stride_gain, per_doc_gain = strides_study.gains(doc_bits, n_boot, seed)
-for name, v in strides_study.stride_findings(stride_gain, per_doc_gain,
-                                             self_label, pre_name,
-                                             len(articles)).items():
-    glue(name, v, display=False)
+glue_all(strides_study.stride_findings(stride_gain, per_doc_gain,
+                                       self_label, pre_name,
+                                       len(articles)))
 
 color = {self_label: plots.model_color(stride_lm.name),
          pre_name: plots.model_color(pre_name)}
@@ -522,8 +519,7 @@ exact_table, skipped = estimates.exact_table(
     n_coverage_runs, rng, n_boot, seed, is_stay, is_explore)
 found = estimates.exact_findings(exact_table, skipped, n_coverage_runs,
                                  max_segmentations)
-for name, v in found.items():
-    glue(name, v, display=False)
+glue_all(found)
 logs = ["log p(s*)", "log p(x), exact", "guided (3)", "constrained"]
 display(tables.show(exact_table[logs],
                     "Log-marginals of single words (nats; the guided "
@@ -557,9 +553,8 @@ gaps, runs = estimates.sentence_gaps(
     test, max_marginal_bytes, n_is_samples, seed, is_stay, is_explore,
     n_boot)
 gap_table = pd.DataFrame(gaps).T
-for name, v in estimates.gap_findings(gap_table, self_name, pre_name,
-                                      max(is_sweep)).items():
-    glue(name, v, display=False)
+glue_all(estimates.gap_findings(gap_table, self_name, pre_name,
+                                max(is_sweep)))
 shown = ["sentences", "draws per sentence", "bits / char (canonical)"]
 display(tables.show(
     gap_table[shown + ["_estimate"]]
@@ -611,8 +606,7 @@ ns = sorted(is_sweep)
 sweep_pct = estimates.sweep_table(r, ns)
 self_gap = estimates.share(gap_table, self_name, "gap / bits per char")
 found, levelled = estimates.sweep_findings(r, sweep_pct, ns, self_gap)
-for name, v in found.items():
-    glue(name, v, display=False)
+glue_all(found)
 fig = estimates.sweep_figure(sweep_pct, ns, plots.model_color(m_lm.name),
                              [negligible_share, negligible_share_alt],
                              self_name)
@@ -644,8 +638,7 @@ tables.show(sweep_pct.set_index(pd.Index(ns, name="N")),
 
 # %% tags=["hide-input"]
 largest, top_values = estimates.largest_gap(r, m_lm)
-for name, v in top_values.items():
-    glue(name, v, display=False)
+glue_all(top_values)
 tables.show(largest, "The sentence with the largest gap: where its "
             "segmentations differ", formats={"log p(s)": 2})
 
@@ -676,8 +669,7 @@ results = segmentation_claims.Results(
     open_epochs=budgets.loc[open_model, "epochs"], gaps=gaps,
     self_name=self_name, levelled=levelled)
 rules = segmentation_claims.Rules(negligible_share, negligible_share_alt)
-for name, v in segmentation_claims.glued(results, rules).items():
-    glue(name, v, display=False)
+glue_all(segmentation_claims.glued(results, rules))
 claims = segmentation_claims.claims(results, rules)
 # saved for the summary of every verdict on the first page
 lmclaims.save(claims, "03_segmentation")

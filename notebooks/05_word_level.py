@@ -81,14 +81,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import wordfreq
-from IPython.display import Markdown, display
+from IPython.display import display
 from myst_nb import glue
 from scipy import stats as ss
 
 from lmnotes import models
 from lmnotes.models import budget
-from lmnotes.models.trained import Recipe, on_corpus
+from lmnotes.models.recipes import transformer as recipe
+from lmnotes.models.trained import on_corpus
 from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.report.glue import glue_md
 from lmnotes.studies.words import (
     authors as AC, bins as BN, calgaps as CG, claims as word_claims,
     diversity as DV, paraphrase as P, softgain as SG, softmatch as S,
@@ -105,18 +107,9 @@ for _name, _value in (("exact_models", exact_models),
                          f"in the family {family}")
 
 
-def glue_md(name, md):
-    glue(name, Markdown(md), display=False)
-
-
 def color(name):
+    """The model's colour in every figure of the book."""
     return plots.model_color(lms[name].name)
-
-
-def recipe(spec):
-    if spec.startswith("bpe"):
-        return Recipe("transformer", "bpe", int(spec[3:]))
-    return Recipe("transformer", spec)
 
 
 # %% tags=["hide-input"]
@@ -265,6 +258,7 @@ glue("dfs_depth", dfs_depth, display=False)
 
 # %% tags=["hide-input"]
 def predict(name, lm, n):
+    """Whole-word predictions of the first n sentences' targets."""
     sub = sentences[:n]
     ids = [int(i) for i in chosen[:n]]
     spec = next((s for s in family if lms[s] is lm), None)

@@ -97,91 +97,29 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from IPython.display import Markdown, display
+from IPython.display import display
 from myst_nb import glue
-from scipy import stats as ss
 
-from lmnotes import models as registry, stats
-from lmnotes.models import memo
-from lmnotes.models.trained import Recipe, on_corpus
+from lmnotes import models as registry
+from lmnotes.models import recipes
+from lmnotes.models.trained import on_corpus
 from lmnotes.report import claims as lmclaims, plots, tables
-from lmnotes.studies.distortion import deficit as F, distortion as D
-from lmnotes.studies.distortion import language as LG
+from lmnotes.report.glue import glue_all, glue_md
+from lmnotes.studies.distortion import (
+    calibration as CB, claims as study_claims, control as CT,
+    data_size as DS, deficit as F, distortion as D, error as E,
+    language as LG, lengths as LN, lnre as LR, mass as MS, overview as OV,
+    paper as PA, perturbation as PT, pretrained as PR, resample as R,
+    size as SZ, temperature as TP, training as TR)
+from lmnotes.studies.distortion.resample import ci, num
 from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
 
 
-def glue_md(name, md):
-    glue(name, Markdown(md), display=False)
-
-
-def num(x, digits=3):
-    """A number for prose: significant digits and a true minus."""
-    return tables.significant(digits)(x)
-
-
-def ci(e, digits=3):
-    """An estimate with its interval, for prose and tables."""
-    f = tables.significant(digits)
-    return f"{f(e.value)} [{f(e.low)}, {f(e.high)}]"
-
-
-def mean_ci(v):
-    """The mean of independent values with its percentile bootstrap interval."""
-    v = np.asarray(v, dtype=float)
-    return est(float(v.mean()), boot_means(v))
-
-
 def color(name):
     """The learners' colours (they are not registered models)."""
     return LEARNER_COLORS[name.split(" seed")[0]]
-
-
-_once = {}
-
-
-def once(key, make):
-    """A statistic with its interval, computed once: every table that shows it
-    shows the same interval."""
-    if key not in _once:
-        _once[key] = make()
-    return _once[key]
-
-
-def share_under(name, e):
-    """The share of sequences a model underestimates, with its interval."""
-    return once(("share", name), lambda: mean_ci(e < 0))
-
-
-def mean_error(name, e):
-    """A model's mean error (−KL), with its interval."""
-    return once(("mean", name), lambda: mean_ci(e))
-
-
-def boot_stat(v, fn, n=2000):
-    """A statistic of independent values with its percentile interval
-    (``fn`` maps rows of resampled values to one number each)."""
-    v = np.asarray(v, dtype=float)
-    rows = v[rng.integers(len(v), size=(n, len(v)))]
-    return est(float(fn(v[None])[0]), fn(rows))
-
-
-def boot_means(v, n=2000):
-    """Bootstrap replicates of the mean of independent values."""
-    v = np.asarray(v, dtype=float)
-    return v[rng.integers(len(v), size=(n, len(v)))].mean(1)
-
-
-def est(value, boots):
-    """A statistic with the percentile interval of its replicates."""
-    return stats.Estimate(value, *np.quantile(boots, [0.025, 0.975]))
-
-
-def recipe(spec):
-    if spec.startswith("bpe"):
-        return Recipe("transformer", "bpe", int(spec[3:]))
-    return Recipe("transformer", spec)
 
 
 # %% [markdown]
@@ -194,46 +132,14 @@ def recipe(spec):
 # OpenWebText sentences:
 
 # %% tags=["hide-input"]
-paper = pd.DataFrame({
-    "model": ["LSTM", "GPT2-small", "GPT2-medium", "LSTM (more data)",
-              "GPT2-medium (more data)", "L (the ground truth)"],
-    "PP on L (Table 4)": [36.53, 26.66, 25.42, 35.01, 21.60, np.nan],
-    "PP on OpenWebText (Table 5)": [158.31, 129.84, 132.56, 149.02, 94.03,
-                                    73.79]})
-paper_t = pd.DataFrame({"T": [0.70, 0.85, 1.00, 1.15],
-                        "PP on L (Table 6)": [11.61, 25.42, 75.30, 290.69],
-                        "PP on OpenWebText (Table 7)": [223.60, 132.56,
-                                                        106.21, 106.29]})
-paper_t["log PP on L (nats)"] = np.log(paper_t["PP on L (Table 6)"])
-p4 = paper.set_index("model")
-gain = {m: 1 - p4.loc[f"{m} (more data)", "PP on L (Table 4)"]
-        / p4.loc[m, "PP on L (Table 4)"] for m in ["LSTM", "GPT2-medium"]}
-glue("p_gain_lstm", f"{gain['LSTM']:.1%}", display=False)
-glue("p_gain_gpt", f"{gain['GPT2-medium']:.1%}", display=False)
-paper_size_gain = 1 - (p4.loc["GPT2-medium", "PP on L (Table 4)"]
-                       / p4.loc["GPT2-small", "PP on L (Table 4)"])
-glue("p_small_medium", f"{paper_size_gain:.2%}", display=False)
-glue("p_L_real", f"{p4.loc['L (the ground truth)', 'PP on OpenWebText (Table 5)']}",
-     display=False)
-glue("p_t6_t4", str(paper_t.loc[1, "PP on L (Table 6)"]
-                    == p4.loc["GPT2-medium", "PP on L (Table 4)"]),
-     display=False)
-glue("p_t7_t5", str(paper_t.loc[1, "PP on OpenWebText (Table 7)"]
-                    == p4.loc["GPT2-medium", "PP on OpenWebText (Table 5)"]),
-     display=False)
-glue("p_logpp", ", ".join(f"{v:.2f}" for v in paper_t["log PP on L (nats)"]),
-     display=False)
-glue("gpt2_vocab", f"{50257:,}", display=False)
-def printed(x):
-    """The paper's values as it prints them (two decimals); — where none."""
-    return "—" if np.isnan(x) else f"{x:.2f}"
-
-
+paper, paper_t = PA.tables()
+paper_size_gain = PA.size_gain(paper)
+glue_all(PA.facts(paper, paper_t))
 display(tables.show(paper, "The paper's Tables 4 and 5 (mean PP, Eq. 1)",
-                    formats={c: printed for c in paper.columns[1:]},
+                    formats={c: PA.printed for c in paper.columns[1:]},
                     index=False))
 tables.show(paper_t, "The paper's Tables 6 and 7 (GPT2-medium by temperature)",
-            formats={c: printed for c in paper_t.columns[:3]}
+            formats={c: PA.printed for c in paper_t.columns[:3]}
             | {"log PP on L (nats)": "{:.3f}"}, index=False)
 
 # %% [markdown]
@@ -272,38 +178,15 @@ tables.show(paper_t, "The paper's Tables 6 and 7 (GPT2-medium by temperature)",
 
 # %% tags=["hide-input"]
 rng = np.random.default_rng(seed)
-L = on_corpus(recipe(language), size=size, corpus=corpus, device=device)
+boot = R.Bootstrap(rng)  # every interval of the chapter, in order
+L = on_corpus(recipes.transformer(language), size=size, corpus=corpus,
+              device=device)
 lang = LG.Language(L, temperature, max_tokens=min(max_tokens, L.max_length))
 draw = lang.sample(n_train + n_valid + n_test, seed=seed)
-if len(draw) < n_train + n_valid + n_test // 2:
-    raise ValueError(f"only {len(draw)} finished samples; lower the temperature")
-train = draw.take(0, n_train)
-valid = draw.take(n_train, n_train + n_valid)
-test = draw.take(n_train + n_valid, len(draw))
-p_trunc = draw.unfinished / draw.n_drawn
-# the sampler's log-probabilities against a fresh scoring pass
-rescored = lang.logprob(test.ids)
-glue("L_name", L.name, display=False)
-glue("cap", lang.max_tokens, display=False)
-glue("L_params", f"{L.n_parameters / 1e6:.1f} M", display=False)
-glue("n_drawn", f"{draw.n_drawn:,}", display=False)
-glue("n_unfinished", f"{draw.unfinished:,}", display=False)
-glue("p_trunc", f"{p_trunc:.2%}", display=False)
-glue("roundtrip", f"{draw.roundtrip_changed / len(draw):.0%}", display=False)
-trip = LG.roundtrip(L, draw.ids)
-glue("trip_same", f"{trip['same text'] / len(draw):.0%}", display=False)
-glue("trip_text", f"{trip['text changed'] / len(draw):.1%}", display=False)
-glue("rescore_diff", f"{np.abs(rescored - test.logp).max():.1e}", display=False)
-train_set = {tuple(s) for s in train.ids}
-dup = np.array([tuple(s) in train_set for s in test.ids])
-glue("n_dup", f"{dup.sum():,}", display=False)
-glue("mean_len", f"{test.lengths.mean():.1f}", display=False)
-entropy_rate = -test.logp.mean() / test.lengths.mean()
-glue("entropy_rate", f"{entropy_rate:.2f}", display=False)
-examples = pd.DataFrame({
-    "sample (decoded for reading)": [L.decode(s) for s in test.ids[:4]],
-    "tokens": test.lengths[:4] - 1, "log p_L′": test.logp[:4]})
-tables.show(examples, f"Samples of p_L at T = {temperature}", index=False)
+train, valid, test = OV.split(draw, n_train, n_valid, n_test)
+glue_all(OV.sample_facts(L, lang, draw, train, test))
+tables.show(OV.examples(L, test), f"Samples of p_L at T = {temperature}",
+            index=False)
 
 # %% [markdown]
 # We drew {glue:text}`n_drawn` sequences; {glue:text}`n_unfinished` of them
@@ -346,51 +229,11 @@ for s in learner_seeds[1:]:
 logp_m = {n: LG.model_logprob(m, test.ids) for n, m in models.items()}
 err = {n: D.estimation_error(lp, test.logp) for n, lp in logp_m.items()}
 
-
-def mean_pp(logp, lengths):
-    """The paper's Eq. 1: the mean of per-sequence perplexities."""
-    return float(np.mean(np.exp(-logp / lengths)))
-
-
-n = test.lengths
 data = lmcorpus.load(corpus)
-real_pairs = [(t, s) for t, s in ((t, L.encode(t))
-                                   for t in data["test"].sentences[:n_real])
-              if 0 < len(s) < lang.max_tokens]
-real = [s for _, s in real_pairs]
-real_n = np.array([len(s) + 1 for s in real])
-real_bytes = sum(len(t.encode("utf-8")) for t, _ in real_pairs)
-lp_real = [LG.model_logprob(m, real) for m in [L] + list(models.values())]
-overview = pd.DataFrame({
-    "model": ["L (the truth)"] + list(models),
-    "parameters": [L.n_parameters] + [m.n_parameters for m in models.values()],
-    "mean PP (Eq. 1)": [mean_pp(test.logp, n)]
-    + [mean_pp(lp, n) for lp in logp_m.values()],
-    "corpus PP": [np.exp(-test.logp.sum() / n.sum())]
-    + [np.exp(-lp.sum() / n.sum()) for lp in logp_m.values()],
-    "mean PP on real text (Table 5)": [
-        mean_pp(lp, real_n) for lp in lp_real],
-    "bits per byte on real text": [
-        -lp.sum() / np.log(2) / real_bytes for lp in lp_real]})
-glue("n_real_txt", f"{len(real):,}", display=False)
-glue("pp_L_real", num(overview["mean PP on real text (Table 5)"][0]),
-     display=False)
-glue("bpb_L_real", f"{overview['bits per byte on real text'][0]:.3f}",
-     display=False)
-glue("L_vocab", f"{L.vocab_size:,}", display=False)
-glue("pp_L", f"{overview['mean PP (Eq. 1)'][0]:.2f}", display=False)
-glue("pp_main", f"{overview['mean PP (Eq. 1)'][1]:.2f}", display=False)
-worst_model = max(logp_m, key=lambda k: mean_pp(logp_m[k], n))
-worst = int(np.argmax(-logp_m[worst_model] / n))
-w_tok = models[worst_model].score_ids([test.ids[worst]])[0]
-glue_md("pp_worst", f"The mean of per-sequence perplexities is fragile: "
-        f"{worst_model}'s is dominated by one sequence of {n[worst]} tokens "
-        f"(EOS included) to which it gives "
-        f"{num(logp_m[worst_model][worst] / n[worst])} nats per token, "
-        f"against {num(test.logp[worst] / n[worst])} under L; "
-        f"{(w_tok < -20).sum()} of its tokens get less than −20 nats, none "
-        f"of the first {int(np.argmax(w_tok < -20))}: after an unusual "
-        "prefix the model's state derails and does not recover.")
+real, real_n, real_bytes = OV.real_text(
+    L, data["test"].sentences[:n_real], lang.max_tokens)
+overview = OV.overview(L, models, test, logp_m, real, real_n, real_bytes)
+glue_all(OV.facts(L, overview, real, models, logp_m, test))
 tables.show(overview, f"L and the learners on the {len(test):,} test sequences",
             formats={"parameters": "{:,}",
                      "mean PP (Eq. 1)": tables.significant(3),
@@ -438,68 +281,24 @@ count_bins = D.equal_count_bins(test.logp, n_bins)
 
 def by_bin(values, bins, x=test.logp):
     """Per-bin means with intervals, placed at the bin's mean log p_L."""
-    out = D.bin_means(values, bins, n_boot=n_boot, seed=seed)
-    out["log p_L"] = [x[bins == b].mean() for b in out["bin"]]
-    return out
+    return E.by_bin(values, bins, x, n_boot=n_boot, seed=seed)
 
 
 curves = {(n, kind): by_bin(err[n], bins) for n in learners
-          for kind, bins in (("equal width", width_bins),
-                             ("equal count", count_bins))}
+          for kind, bins in zip(E.BINNINGS, (width_bins, count_bins))}
 # the length law error ≈ −k·|x| ≈ (k/h)·log p_L, two numbers per learner
 laws = {n: F.length_law(err[n], test.logp, test.lengths) for n in learners}
-line_x = np.linspace(test.logp.min(), test.logp.max(), 50)
-fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.6))
-h = axes[0].hist2d(test.logp, logp_m[main], bins=40, cmap="Blues", cmin=1)
-lo = min(test.logp.min(), logp_m[main].min())
-axes[0].plot([lo, 0], [lo, 0], ls="--", color=plots.REFERENCE_COLOR, lw=1)
-axes[0].set(xlabel="log p_L(x)", ylabel=f"log p_M(x), {main}",
-            title="Joint histogram (test)")
-for name in learners:
-    for kind, style in (("equal width", "-"), ("equal count", ":")):
-        c = curves[name, kind]
-        axes[1].plot(c["log p_L"], c["mean"], style, marker=".",
-                     color=color(name),
-                     label=f"{name}, {kind}")
-        axes[1].fill_between(c["log p_L"], c["low"], c["high"], alpha=0.2,
-                             color=color(name))
-    axes[1].plot(line_x, laws[name].slope * line_x, "--", lw=0.8,
-                 color=color(name))
-axes[1].axhline(0, color=plots.REFERENCE_COLOR, lw=1)
-axes[1].set(xlabel="log p_L(x) (bin mean)", ylabel="mean error (nats)",
-            title="Mean error by bin")
-axes[1].legend(fontsize="x-small")
+fig = E.plot_error(test, logp_m, main, learners, curves, laws, color)
 glue("fig_error", fig, display=False)
 plt.close(fig)
 
-rho = {k: ss.spearmanr(c["log p_L"], c["mean"]).statistic
-       for k, c in curves.items()}
+rho = E.rank_correlations(curves)
 glue("rho_min", f"{min(rho.values()):.2f}", display=False)
-share = {n: share_under(n, err[n]) for n in learners}
-kl = {n: (lambda m: stats.Estimate(-m.value, -m.high, -m.low))(
-    mean_error(n, err[n])) for n in learners}
-median = {n: boot_stat(err[n], lambda v: np.median(v, axis=1))
-          for n in learners}
-trimmed = {n: boot_stat(err[n], lambda v: ss.trim_mean(v, 0.05, axis=1))
-           for n in learners}
-fig1 = pd.DataFrame({
-    "model": learners,
-    "share underestimated": [ci(share[n]) for n in learners],
-    "median error": [ci(median[n]) for n in learners],
-    "5 % trimmed mean": [ci(trimmed[n]) for n in learners],
-    "mean error = −KL": [ci(stats.Estimate(-kl[n].value, -kl[n].high,
-                                           -kl[n].low)) for n in learners],
-    "KL per token k": [laws[n].k for n in learners]})
-# the single worst sequence, which drives a learner's mean and one bin of Fig. 1
-low_name = min(learners, key=lambda k: err[k].min())
-low_i = int(np.argmin(err[low_name]))
-glue_md("outlier", f"One sequence stands out: {low_name} gives it an error "
-        f"of {num(err[low_name][low_i], 4)} nats (log p_L = "
-        f"{num(test.logp[low_i])}, {test.lengths[low_i]} tokens), "
-        f"{-err[low_name][low_i] / kl[low_name].value:.0f} times its mean "
-        f"deficit; it makes {low_name}'s dip in the equal-width bin holding "
-        f"it, and it is why the table gives a median and a trimmed mean "
-        "beside the mean, which a few such values dominate.")
+share, kl, median, fig1 = E.underestimation(boot, learners, err, laws)
+# the single worst sequence, which drives a learner's mean and one bin of
+# Fig. 1
+low_name, low_i = E.worst_error(learners, err)
+glue_md("outlier", E.outlier_text(low_name, low_i, err, test, kl))
 glue("share_main", ci(share[main]), display=False)
 glue("median_main", num(median[main]), display=False)
 tables.show(fig1, "Underestimation on the test sequences (95 % intervals)",
@@ -531,23 +330,8 @@ tables.show(fig1, "Underestimation on the test sequences (95 % intervals)",
 # bin's interval in {glue:text}`law_inside` cases:
 
 # %% tags=["hide-input"]
-ends = {n: (curves[n, "equal count"].iloc[0], curves[n, "equal count"].iloc[-1])
-        for n in learners}
-ends_df = pd.DataFrame({
-    "model": learners,
-    "rarest bin": [ci(stats.Estimate(*ends[n][0][["mean", "low", "high"]]))
-                   for n in learners],
-    "law there": [laws[n].slope * ends[n][0]["log p_L"] for n in learners],
-    "most probable bin": [ci(stats.Estimate(*ends[n][1][["mean", "low",
-                                                         "high"]]))
-                          for n in learners],
-    "law there ": [laws[n].slope * ends[n][1]["log p_L"] for n in learners],
-    "k (nats/token)": [laws[n].k for n in learners],
-    "h (nats/token)": [laws[n].h for n in learners]})
-law_miss = max(abs(laws[n].slope * ends[n][i]["log p_L"] - ends[n][i]["mean"])
-               for n in learners for i in (0, 1))
-law_inside = sum(ends[n][i]["low"] <= laws[n].slope * ends[n][i]["log p_L"]
-                 <= ends[n][i]["high"] for n in learners for i in (0, 1))
+ends = E.end_bins(curves, learners)
+ends_df, law_miss, law_inside = E.law_at_ends(ends, laws, learners)
 glue("law_miss", num(law_miss, 2), display=False)
 glue("law_inside", f"{law_inside} of {2 * len(learners)}", display=False)
 tables.show(ends_df, "Mean error in the rarest and the most probable of the "
@@ -565,74 +349,24 @@ tables.show(ends_df, "Mean error in the rarest and the most probable of the "
 
 # %% tags=["hide-input"]
 tiny = next((n for n in learners if n.startswith("tf-") and n != main), None)
+parameters = {k: m.n_parameters for k, m in models.items()}
 if tiny is not None:
     paired = by_bin(err[main] - err[tiny], count_bins)
-    # the paired difference as a share of the two models' mean error,
-    # resampling the test sequences for numerator and denominator alike
-    idx = rng.integers(len(test), size=(2000, len(test)))
-    a_b, t_b = err[main][idx].mean(1), err[tiny][idx].mean(1)
-    a_m, t_m = err[main].mean(), err[tiny].mean()
-    rel = est((a_m - t_m) / abs(a_m + t_m) * 2,
-              (a_b - t_b) / np.abs(a_b + t_b) * 2)
-    # the paper's own metric: the gain in mean PP (Eq. 1), same resamples
-    pp_seq = {k: np.exp(-logp_m[k] / test.lengths) for k in (main, tiny)}
-    pp_gain = est(1 - pp_seq[main].mean() / pp_seq[tiny].mean(),
-                  1 - pp_seq[main][idx].mean(1) / pp_seq[tiny][idx].mean(1))
-    size_cut = size_margin or paper_size_gain
-    # the paper's criterion: the two curves' (unpaired) per-bin intervals
-    # overlap in most bins; and the paired one: few bins resolve a difference
-    c_a, c_b = curves[main, "equal count"], curves[tiny, "equal count"]
-    n_overlap = int(((c_a["low"] <= c_b["high"])
-                     & (c_b["low"] <= c_a["high"])).sum())
-    n_resolved = int(((paired["low"] > 0) | (paired["high"] < 0)).sum())
-    size_tab = pd.DataFrame({
-        "metric": ["gain in mean PP (Eq. 1)",
-                   "difference of mean errors, % of their mean"],
-        f"ours: {tiny} → {main}": [
-            ci(stats.Estimate(100 * pp_gain.value, 100 * pp_gain.low,
-                              100 * pp_gain.high)),
-            ci(stats.Estimate(100 * rel.value, 100 * rel.low,
-                              100 * rel.high))],
-        "paper: GPT2-small → medium": [f"{100 * paper_size_gain:.2f}",
-                                       "not derivable"]})
-    fig, ax = plt.subplots(figsize=(plots.COLUMN, 2.8))
-    ax.errorbar(paired["log p_L"], paired["mean"],
-                yerr=[paired["mean"] - paired["low"],
-                      paired["high"] - paired["mean"]], fmt="o", ms=3,
-                color=color(main))
-    ax.axhline(0, color=plots.REFERENCE_COLOR, lw=1)
-    ax.set(xlabel="log p_L(x) (equal-count bin mean)",
-           ylabel=f"error({main}) − error({tiny})")
+    size_cmp = SZ.compare(rng, err, logp_m, test, curves, main, tiny,
+                          paired)
+    fig = SZ.plot_paired(paired, main, tiny, color(main))
     glue("fig_size", fig, display=False)
     plt.close(fig)
-    glue_md("size_text", f"The larger learner ({main}, "
-            f"{models[main].n_parameters:,} parameters, "
-            f"{models[main].n_parameters / models[tiny].n_parameters:.1f}× "
-            f"{tiny}'s) is closer to L: the paired difference of mean errors is "
-            f"{ci(stats.Estimate(100 * rel.value, 100 * rel.low, 100 * rel.high))}"
-            f" % of the two models' mean error, and it is better in "
-            f"{int((paired['low'] > 0).sum())} of {len(paired)} bins beyond its "
-            "paired interval. In the paper's own metric, the gain in mean "
-            f"perplexity is {ci(stats.Estimate(100 * pp_gain.value, 100 * pp_gain.low, 100 * pp_gain.high))} %,"
-            f" against the paper's {100 * paper_size_gain:.2f} % for a "
-            "GPT2-small → medium step it calls slight. The mean error weighs "
-            "long sequences more and shows the step as larger; the paper's "
-            "tables cannot give it, since it needs L's probability of each "
-            "test sequence, which they do not print. By the paper's own "
-            "criterion, the unpaired per-bin intervals of the two curves "
-            f"overlap in {n_overlap} of {len(c_a)} bins; paired, "
-            f"{n_resolved} of {len(paired)} bins resolve a difference.")
-    display(tables.show(size_tab, "Model size in both metrics (95 % "
-                        "intervals, in %)", index=False))
+    glue_md("size_text", SZ.text(size_cmp, paired, main, parameters,
+                                 paper_size_gain))
+    display(tables.show(SZ.table(size_cmp, main, paper_size_gain),
+                        "Model size in both metrics (95 % intervals, in %)",
+                        index=False))
 else:
-    pp_gain = None
+    size_cmp = None
     glue_md("size_text", "Only one Transformer size was trained: the figure "
             "shows the main learner's error alone.")
-    fig, ax = plt.subplots(figsize=(plots.COLUMN, 2.8))
-    c = curves[main, "equal count"]
-    ax.plot(c["log p_L"], c["mean"], marker=".", color=color(main))
-    ax.set(xlabel="log p_L(x) (equal-count bin mean)",
-           ylabel=f"error({main})")
+    fig = SZ.plot_one(curves[main, "equal count"], main, color(main))
     glue("fig_size", fig, display=False)
     plt.close(fig)
 
@@ -664,128 +398,26 @@ else:
 # where M's mass goes (the paper uses perturbations as a proxy).
 
 # %% tags=["hide-input"]
-tv_diff, reverse, own_rate = {}, {}, {}
-rows, rows_m = [], []
-
-
+tv_diff, reverse, own_rate, rows, rows_m = {}, {}, {}, [], []
 for name in learners:
-    s = memo.sample(models[name], n_reverse, "ancestral",
-                    max_tokens=lang.max_tokens, seed=seed, batch_size=256)
-    done = np.asarray(s.finished)
-    ids = [t for t, d in zip(s.token_ids, done) if d]
-    lp_l = lang.logprob(ids)
-    e_fin = D.estimation_error(np.asarray(s.logprob_model)[done], lp_l)
-    reverse[name] = (lp_l, np.array([len(t) + 1 for t in ids]), int((~done).sum()))
-    # M's own entropy rate, from its finished samples (nats per token)
-    own_rate[name] = F.ratio(-np.asarray(s.logprob_model)[done], reverse[name][1],
-                             seed=seed)
-    # an unfinished sample is longer than the cap: outside L′'s support
-    e_rev = np.r_[e_fin, np.full((~done).sum(), np.inf)]
-    ratio = np.exp(np.minimum(err[name], 50))
-    tv_l_v = np.clip(1 - ratio, 0, None)
-    tv_m_v = np.clip(1 - np.exp(-np.maximum(e_rev, -50)), 0, None)
-    diff = boot_means(tv_l_v) - boot_means(tv_m_v)
-    tv_diff[name] = est(tv_l_v.mean() - tv_m_v.mean(), diff)
-    rows.append({
-        "model": name,
-        "E_L[e^error]": ci(mean_ci(ratio)),
-        "expected: P_M(finished)": done.mean(),
-        "effective n": ratio.sum() ** 2 / (ratio ** 2).sum(),
-        "TV from L's samples": ci(mean_ci(tv_l_v)),
-        "TV from M's samples": ci(mean_ci(tv_m_v)),
-        "difference": ci(tv_diff[name])})
-    over_m, over_l = mean_ci(e_rev > 0), mean_ci(err[name] > 0)
-    moved = boot_means(e_rev > 0) - boot_means(err[name] > 0)
-    rows_m.append({
-        "model": name, "P_M(A)": ci(over_m), "P_L(A)": ci(over_l),
-        "mass moved P_M(A) − P_L(A)": ci(stats.Estimate(
-            over_m.value - over_l.value, *np.quantile(moved, [0.025, 0.975]))),
-        "KL(p_M‖p_L) per token, finished": float(np.mean(e_fin))
-        / np.mean([len(t) + 1 for t in ids])})
+    row, row_m, reverse[name], own_rate[name], tv_diff[name] = (
+        MS.check_learner(boot, name, models[name], lang, err[name],
+                         n_reverse, seed=seed))
+    rows.append(row)
+    rows_m.append(row_m)
 checks = pd.DataFrame(rows)
 moves = pd.DataFrame(rows_m)
-# how much the check can see: TV from L's samples with the truncation correction
-# dropped, and with L scored at T = 1 instead of its temperature
-tv_main = D.tvd_from_l(err[main])
-tv_untruncated = D.tvd_from_l(err[main] - lang.log_finished)
-at_one = LG.Language(L, 1.0, max_tokens=lang.max_tokens).logprob(test.ids)
-tv_wrong_t = D.tvd_from_l(D.estimation_error(logp_m[main], at_one))
+# how much the check can see: TV from L's samples with the truncation
+# correction dropped, and with L scored at T = 1 instead of its temperature
+tv_main, tv_untruncated, tv_wrong_t = MS.blind_spots(
+    L, lang, test, logp_m[main], err[main])
 glue("tv_trunc_shift", f"{abs(tv_untruncated - tv_main):.4f}", display=False)
 glue("tv_t_shift", f"{abs(tv_wrong_t - tv_main):.3f}", display=False)
-
-
-def mass_bins(logp_l, lengths, unfinished, by):
-    """Each sample's bin of Σ*: past the cap, rarer than every test sequence
-    of L, or a fifth of L's test sequences by log p_L or by length."""
-    ref = test.logp if by == "log p_L" else test.lengths
-    x = logp_l if by == "log p_L" else lengths
-    b = 2 + np.digitize(x, np.quantile(ref, [0.2, 0.4, 0.6, 0.8]))
-    if by == "log p_L":
-        b[x < test.logp.min()] = 1
-    return np.r_[b, np.zeros(unfinished, dtype=int)]
-
-
-fifths = ["rarest fifth", "second fifth", "third fifth", "fourth fifth",
-          "most probable fifth"]
-where, head_mass = [], {}
-for by, labels in (("log p_L", ["past the cap (outside L′)",
-                                "rarer than every test sequence"] + fifths),
-                   ("length", ["past the cap (outside L′)", "—"]
-                    + [f.replace("rarest", "shortest").replace(
-                        "most probable", "longest") for f in fifths])):
-    cols = {}
-    for name in learners:
-        t = F.mass_by_bin(mass_bins(*reverse[name], by),
-                          mass_bins(test.logp, test.lengths, 0, by),
-                          labels, seed=seed)
-        cols["P_L(B)"] = t["P_L(B)"]
-        cols[f"P_M(B) − P_L(B), {name}"] = t["P_M(B) − P_L(B)"].map(ci)
-        if by == "log p_L":  # the head: L's most probable fifth
-            head_mass[name] = t["P_M(B) − P_L(B)"].iloc[-1]
-    part = pd.DataFrame({"binned by": by, "bin B": labels} | cols)
-    where.append(part[part["bin B"] != "—"])
-where = pd.concat(where, ignore_index=True)
-top_moved = {n: where.query("`binned by` == 'log p_L'")[
-    f"P_M(B) − P_L(B), {n}"].iloc[0] for n in learners}
-glue("past_cap_main", top_moved[main], display=False)
-to_head = [n for n in learners if head_mass[n].low > 0]
-glue_md("head_text", "No learner puts more mass than L on L's most probable "
-        "fifth beyond its interval." if not to_head else
-        f"One bin answers the paper's claim 8 directly: {', '.join(to_head)} "
-        f"put{'s' if len(to_head) == 1 else ''} more mass than L on L's most probable fifth ("
-        + "; ".join(ci(head_mass[n]) for n in to_head) + "), although L's "
-        "test sequences there are underestimated on average. Both hold at "
-        "once, since a negative mean of log(p_M/p_L) over a bin allows a "
-        "ratio of masses above 1 (Jensen's inequality): the learner "
-        "underestimates most head sequences and overestimates a few by much "
-        "(the length rows point to short ones). Claim 8 counts both tests.")
-glue("tv_l", rows[0]["TV from L's samples"], display=False)
-glue("tv_m", rows[0]["TV from M's samples"], display=False)
-glue("tv_diffs", "; ".join(f"{r['model']} {r['difference']}" for r in rows),
-     display=False)
-glue("ess_main", f"{rows[0]['effective n']:.0f}", display=False)
-n_excl = sum(not e.low <= 0 <= e.high for e in tv_diff.values())
-glue_md("tv_note", ("Every interval includes zero." if n_excl == 0 else
-         f"{n_excl} of these {len(tv_diff)} intervals "
-         f"{'excludes' if n_excl == 1 else 'exclude'} zero; by "
-         f"chance alone, at least one of {len(tv_diff)} independent 95 % "
-         f"intervals misses zero with probability "
-         f"{1 - 0.95 ** len(tv_diff):.0%}.") + " The check is blind to some "
-        "errors and not to others: scoring L at T = 1 instead of its "
-        f"temperature would move the main learner's TV from L's samples by "
-        f"{abs(tv_wrong_t - tv_main):.3f}, but dropping the truncation "
-        f"correction moves it by only {abs(tv_untruncated - tv_main):.4f}, "
-        "far less than the intervals; the truncation correction is checked "
-        "by a unit test instead.")
-glue("ess_range", f"{min(r['effective n'] for r in rows):.0f} to "
-     f"{max(r['effective n'] for r in rows):.0f}", display=False)
-glue("ess_n", f"{len(test):,}", display=False)
-glue("ratio_main", rows[0]["E_L[e^error]"], display=False)
-glue("expected_main", f"{rows[0]['expected: P_M(finished)']:.3f}",
-     display=False)
-glue("over_main", rows_m[0]["P_M(A)"], display=False)
-glue("over_l_main", rows_m[0]["P_L(A)"], display=False)
-glue("moved_main", rows_m[0]["mass moved P_M(A) − P_L(A)"], display=False)
+where, head_mass = MS.where_mass_goes(reverse, test, learners, seed=seed)
+glue("past_cap_main", MS.past_cap(where, main), display=False)
+glue_md("head_text", MS.head_text(head_mass, learners))
+note = MS.tv_note(tv_diff, tv_main, tv_untruncated, tv_wrong_t)
+glue_all(MS.facts(rows, rows_m, note, len(test)))
 display(tables.show(checks, "The identities: E_L[e^error] against its "
                     "exact value, and the total variation from both sides "
                     "(95 % intervals)", index=False))
@@ -830,98 +462,19 @@ tables.show(where, "Where M's mass goes: the share of M's own samples and of "
 # %% tags=["hide-input"]
 glue("n_watch_txt", f"{n_watch:,}", display=False)
 glue("n_strata_txt", n_strata, display=False)
-
-
-def strata_curves(model):
-    """Mean error per epoch and stratum, for the watched train and test subsets."""
-    hist = models[model].history
-    out = []
-    for part, sub in (("train", watch[0]), ("test", watch[1])):
-        bins = D.equal_count_bins(sub.logp, n_strata)
-        for _, row in hist.iterrows():
-            e = np.asarray(row[f"{part}_error"])
-            for b in np.unique(bins):
-                out.append({"part": part, "epoch": int(row["epoch"]),
-                            "stratum": int(b), "error": e[bins == b].mean()})
-    return pd.DataFrame(out)
-
-
-fig2 = strata_curves(main)
-fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.2), sharey=True)
-palette = sns.color_palette("rocket", n_strata)
-for ax, part in zip(axes, ["train", "test"]):
-    d = fig2[fig2["part"] == part]
-    for b, g in d.groupby("stratum"):
-        ax.plot(g["epoch"], g["error"], color=palette[b], lw=1.2)
-    ax.axhline(0, color=plots.REFERENCE_COLOR, lw=1)
-    best = int(models[main].history["valid_loss"].idxmin()) + 1
-    ax.axvline(best, color=plots.REFERENCE_COLOR, ls=":", lw=1)
-    ax.set(xlabel="epoch", title=f"{part} sequences")
-axes[0].set_ylabel("mean error (nats)")
+history = models[main].history
+fig = TR.plot_strata(TR.strata_curves(history, watch, n_strata), history,
+                     n_strata)
 glue("fig_training", fig, display=False)
 plt.close(fig)
-
-
-def epoch_errors(part, epoch):
-    """The watched subset's errors after an epoch, and its strata."""
-    sub = watch[0] if part == "train" else watch[1]
-    row = models[main].history.query("epoch == @epoch").iloc[0]
-    return (np.asarray(row[f"{part}_error"]),
-            D.equal_count_bins(sub.logp, n_strata))
-
-
-def spread(part, epoch):
-    """Mean error of the most probable stratum minus the rarest's: its value
-    and bootstrap replicates."""
-    e, bins = epoch_errors(part, epoch)
-    top, bottom = e[bins == bins.max()], e[bins == 0]
-    return top.mean() - bottom.mean(), boot_means(top) - boot_means(bottom)
-
-
-last = int(models[main].history["epoch"].max())
-mid = max(1, last // 2)
-final = {part: mean_ci(epoch_errors(part, last)[0])
-         for part in ("train", "test")}
-spreads = {(part, e): spread(part, e) for part in ("train", "test")
-           for e in (1, mid, last)}
-gaps = {k: est(*v) for k, v in spreads.items()}
-# test strata apart while the training strata close: gap(test) − gap(train)
-apart = est(spreads["test", last][0] - spreads["train", last][0],
-            spreads["test", last][1] - spreads["train", last][1])
-e_last, b_last = epoch_errors("train", last)
-# the test strata gap beyond what length alone gives (the length law, below):
-# the rarest stratum's residual minus the most probable one's, < 0 beyond it
-e_test, b_test = epoch_errors("test", last)
-gap_beyond = F.residual_contrast(e_test, watch[1].lengths, b_test, seed=seed)
-glue("gap_beyond", ci(gap_beyond), display=False)
-rarest_train = mean_ci(e_last[b_last == 0])
-training = pd.DataFrame({
-    "sequences": ["train", "test"],
-    f"mean error, epoch {last}": [ci(final[p]) for p in ("train", "test")]}
-    | {f"strata gap, epoch {e}": [ci(gaps[p, e]) for p in ("train", "test")]
-       for e in sorted({1, mid, last})})
-glue("train_final", ci(final["train"]), display=False)
-glue("test_final", ci(final["test"]), display=False)
-glue("gap_train_last", ci(gaps["train", last]), display=False)
-glue("gap_test_last", ci(gaps["test", last]), display=False)
-glue("gap_test_first", ci(gaps["test", 1]), display=False)
-glue("gap_test_mid", ci(gaps["test", mid]), display=False)
-glue("mid", mid, display=False)
-glue("rarest_train", ci(rarest_train), display=False)
-glue("apart", ci(apart), display=False)
-m2 = {p: np.mean(epoch_errors(p, min(2, last))[0]) for p in ("train", "test")}
-
-
-def best_epoch(model):
-    """The epoch whose weights are kept (the least validation loss)."""
-    return int(model.history["valid_loss"].idxmin()) + 1
-
-
+over = TR.over_training(boot, history, watch, n_strata, seed=seed)
+last, mid, final, gaps = (over[k] for k in ("last", "mid", "final", "gaps"))
+apart, gap_beyond = over["apart"], over["gap_beyond"]
+best_epoch = TR.best_epoch
 n_best_last = sum(best_epoch(m) == len(m.history) for m in models.values())
-glue("best_last", f"{n_best_last} of {len(models)}", display=False)
-glue("m2_train", num(m2["train"]), display=False)
-glue("m2_test", num(m2["test"]), display=False)
-tables.show(training, f"{main}: the error at the last epoch and the gap "
+glue("gap_beyond", ci(gap_beyond), display=False)
+glue_all(TR.facts(over, n_best_last, len(models)))
+tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
             "between the most probable and the rarest stratum (95 % intervals)",
             index=False)
 
@@ -971,9 +524,8 @@ arch = [n for n in learners if n.startswith("lstm")]
 
 
 def epochs_for(N):
-    """Epochs that give N sequences as many updates as n_train get in
-    ``epochs`` (the updates, not the passes, are held equal)."""
-    return max(1, round(epochs * n_train / N))
+    """Epochs that give N sequences as many updates as n_train get."""
+    return DS.epochs_for(N, epochs, n_train)
 
 
 def by_size(learner):
@@ -987,89 +539,34 @@ def by_size(learner):
 err_n = {}
 for name in [main] + arch:
     for N, m in by_size(name).items():
-        err_n[name, N] = (D.estimation_error(LG.model_logprob(m, test.ids),
-                                             test.logp),
-                          int(m.history["step"].max()), best_epoch(m))
-data_df = pd.DataFrame([{"N": N, "stratum": b,
-                         "error": err_n[main, N][0][count_bins == b].mean()}
-                        for N in sizes for b in range(count_bins.max() + 1)])
-data_df["relative change"] = data_df.groupby("stratum")["error"].transform(
-    lambda e: e.diff() / e.shift().abs())
-step_gain = {(a, b): mean_ci(err_n[main, b][0] - err_n[main, a][0])
-             for a, b in zip(sizes, sizes[1:])}
-rel_step = {k: v.value / abs(err_n[main, k[0]][0].mean())
-            for k, v in step_gain.items()}
-fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.4))
-palette = sns.color_palette("rocket", count_bins.max() + 1)
-inset = axes[0].inset_axes([0.45, 0.08, 0.5, 0.38])
-for b, g in data_df.groupby("stratum"):
-    axes[0].plot(g["N"], g["error"], marker=".", color=palette[b], lw=1.2)
-    inset.plot(g["N"], g["relative change"], color=palette[b], lw=1)
-axes[0].set(xlabel="training sequences N", ylabel="mean error (nats)",
-            title=f"{main} by N")
-plots.plain_log(axes[0], "x", ticks=sizes)
-inset.set_xscale("log")
-inset.minorticks_off()
-inset.set_xticks(sizes[1:], [f"{N:,}" for N in sizes[1:]])
-inset.set_title("relative change", fontsize="x-small")
-inset.tick_params(labelsize="xx-small")
-for name in [main] + arch:
-    e = [mean_ci(err_n[name, N][0]) for N in sizes]
-    axes[1].errorbar(sizes, [x.value for x in e],
-                     yerr=[[x.value - x.low for x in e],
-                           [x.high - x.value for x in e]],
-                     marker=".", label=name, color=color(name))
-axes[1].set(xlabel="training sequences N", ylabel="mean test error",
-            title="By architecture")
-plots.plain_log(axes[1], "x", ticks=sizes)
-axes[1].legend()
+        err_n[name, N] = DS.errors(m, test, best_epoch)
+data_df = DS.by_stratum(err_n, main, sizes, count_bins)
+step_gain, rel_step = DS.doubling_gains(boot, err_n, main, sizes)
+fig = DS.plot(boot, data_df, err_n, main, arch, sizes, count_bins.max() + 1,
+              color)
 glue("fig_data", fig, display=False)
 plt.close(fig)
-data_tab = pd.DataFrame({"N": sizes,
-                         "epochs": [epochs_for(N) for N in sizes]}
-                        | {f"steps ({n})": [err_n[n, N][1] for N in sizes]
-                           for n in [main] + arch[:1]}
-                        | {f"best epoch ({n})": [err_n[n, N][2] for N in sizes]
-                           for n in [main] + arch[:1]}
-                        | {f"mean error ({n})": [ci(mean_ci(err_n[n, N][0]))
-                                                 for N in sizes]
-                           for n in [main] + arch})
-gain_tab = pd.DataFrame({
-    "from N": [a for a, _ in step_gain], "to N": [b for _, b in step_gain],
-    "error gained (nats)": [ci(v) for v in step_gain.values()],
-    "error reduced by": [f"{r:.1%}" for r in rel_step.values()]})
+data_tab = DS.table(boot, err_n, main, arch, sizes, epochs_for)
 display(tables.show(data_tab, "Mean test error by training size and "
                     "architecture (95 % intervals)", index=False))
-tables.show(gain_tab, f"{main}: the mean test error gained by each doubling "
-            "of the training data (95 % intervals)", index=False)
+tables.show(DS.gain_table(step_gain, rel_step), f"{main}: the mean test "
+            "error gained by each doubling of the training data (95 % "
+            "intervals)", index=False)
 
 # %% tags=["hide-input"]
 if arch:
     lstm = arch[0]
-    # data efficiency: the Transformer on N against the LSTM on the next N
-    ahead = [mean_ci(err_n[main, a][0] - err_n[lstm, b][0])
-             for a, b in zip(sizes, sizes[1:])]
-    # the paper's criterion: both architectures on the same data
-    same_n = [mean_ci(err_n[main, N][0] - err_n[lstm, N][0]) for N in sizes]
-    glue("arch_same", "; ".join(f"N = {N:,}: {ci(e)}"
-                                for N, e in zip(sizes, same_n)),
-         display=False)
-    glue("arch_ahead", "; ".join(
-        f"{a:,} vs {b:,}: {ci(e)}" for (a, b), e in zip(
-            zip(sizes, sizes[1:]), ahead)), display=False)
+    ahead, same_n, texts = DS.architectures(boot, err_n, main, lstm, sizes)
+    glue("arch_same", texts["arch_same"], display=False)
+    glue("arch_ahead", texts["arch_ahead"], display=False)
     glue("arch_params", f"{models[main].n_parameters:,} and "
          f"{models[lstm].n_parameters:,}", display=False)
 else:
     ahead, same_n = [], []
     for k in ("arch_ahead", "arch_params", "arch_same"):
         glue(k, "not run (no LSTM among the learners)", display=False)
-glue("patience_txt", size_patience, display=False)
-glue_md("full_note", "The full set's best epoch is its last: it is still "
-        "improving when its budget ends." if err_n[main, n_train][2] == epochs
-        else "The full set, too, peaked before its last epoch.")
-glue("gain_first", ci(list(step_gain.values())[0]), display=False)
-glue("gain_last", ci(list(step_gain.values())[-1]), display=False)
-glue("rel_last", f"{list(rel_step.values())[-1]:.0%}", display=False)
+glue_all(DS.facts(size_patience, err_n[main, n_train][2] == epochs,
+                  step_gain, rel_step))
 
 # %% [markdown]
 # ```{glue:figure} fig_data
@@ -1108,75 +605,27 @@ glue("rel_last", f"{list(rel_step.values())[-1]:.0%}", display=False)
 start = test.take(0, n_perturb)
 ladder = D.perturbation_ladder(start.ids, lang.vocabulary, perturb_levels,
                                seed=seed)
-pert_rows = []
-lp_pert = {level: lang.logprob(seqs) for level, seqs in ladder.items()}
-finite = np.concatenate([v[np.isfinite(v)] for v in lp_pert.values()])
-edges_p = np.linspace(finite.min(), finite.max(), 11)
-outside = {}
-for level, seqs in ladder.items():
-    lp_l = lp_pert[level]
-    inside = np.isfinite(lp_l)
-    outside[level] = int((~inside).sum())
-    own_bin = np.clip(np.searchsorted(edges_p, lp_l, side="right") - 1, 0, 9)
-    for name in [main] + arch:
-        e = D.estimation_error(LG.model_logprob(models[name], seqs), lp_l)
-        for b in range(10):
-            keep = (own_bin == b) & inside
-            pert_rows.append({"model": name, "level": level, "bin": b,
-                              "log p_L": (edges_p[b] + edges_p[b + 1]) / 2,
-                              "error": e[keep].mean() if keep.sum() > 10
-                              else np.nan, "n": keep.sum()})
-        ok = e[inside]
-        pert_rows.append({"model": name, "level": level, "bin": -1,
-                          "error": ok.mean(), "n": len(ok),
-                          "share overestimated": (ok > 0).mean(),
-                          "ci": mean_ci(ok)})
-pert = pd.DataFrame(pert_rows)
-heat = pert[(pert["model"] == main) & (pert["bin"] >= 0)].pivot(
-    index="level", columns="log p_L", values="error").dropna(axis=1, how="all")
-fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.4))
-lim = np.nanmax(np.abs(heat.to_numpy()))
-sns.heatmap(heat.iloc[::-1], cmap="BrBG", center=0, vmin=-lim, vmax=lim,
-            ax=ax, cbar_kws={"label": "mean error (nats)"},
-            xticklabels=[num(c) for c in heat.columns])
-ax.set(xlabel="log p_L of the sequence (bin centre)",
-       ylabel="perturbations")
+pert, outside = PT.errors(boot, ladder, lang, models, [main] + arch)
+fig = PT.plot_heat(pert, main)
 glue("fig_perturb", fig, display=False)
 plt.close(fig)
 overall = pert[pert["bin"] == -1]
-pert_tab = overall.pivot(index="level", columns="model",
-                         values="ci")[[main] + arch].map(ci).reset_index()
-pert_tab.insert(1, "outside the support", [outside[lv]
-                                           for lv in pert_tab["level"]])
+pert_tab = PT.table(overall, outside, [main] + arch)
 tables.show(pert_tab, "Mean error of perturbed sequences by number of "
             "perturbations (95 % intervals)", index=False)
 
 # %% tags=["hide-input"]
-rand = D.random_sequences(n_random, lang.vocabulary, seed=seed)
-lp_rand = lang.logprob(rand)
-rand_bins = D.equal_width_bins(lp_rand, 10)
-rand_rows = []
-for name in [main] + arch:
-    e = D.estimation_error(LG.model_logprob(models[name], rand), lp_rand)
-    r = by_bin(e, rand_bins, x=lp_rand)
-    r["model"] = name
-    rand_rows.append(r)
-rand_df = pd.concat(rand_rows)
-rand_over = {name: mean_ci(
-    D.estimation_error(LG.model_logprob(models[name], rand), lp_rand) > 0)
-    for name in [main] + arch}
+rand_df, rand_over = PT.random_errors(boot, lang, models, [main] + arch,
+                                     n_random, n_boot=n_boot, seed=seed)
 glue("rand_over", ci(rand_over[main]), display=False)
-glue("rand_bins_over", f"{int((rand_df.query('model == @main')['low'] > 0).sum())}"
-     f" of {len(rand_df.query('model == @main'))}", display=False)
+mine = rand_df.query("model == @main")
+glue("rand_bins_over", f"{int((mine['low'] > 0).sum())} of {len(mine)}",
+     display=False)
 top_level = max(perturb_levels)
 glue("pert_top", ci(overall.query("model == @main and level == @top_level")
                     ["ci"].iloc[0]), display=False)
 glue("top_level", top_level, display=False)
-rand_df["error"] = [ci(stats.Estimate(*r)) for r in
-                   rand_df[["mean", "low", "high"]].itertuples(index=False)]
-rand_tab = rand_df.pivot(index=["bin", "log p_L", "n"], columns="model",
-                         values="error")[[main] + arch].reset_index(
-    ).drop(columns="bin")
+rand_tab = PT.random_table(rand_df, [main] + arch)
 tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
             "by equal-width bin of log p_L (95 % intervals)", index=False)
 
@@ -1206,107 +655,29 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 
 # %% tags=["hide-input"]
 glue("n_t_txt", f"{n_train_temperature:,}", display=False)
-t_draws = {}
-for T in language_temperatures:
-    if T == temperature:
-        t_draws[T] = (lang, train.take(0, n_train_temperature), valid,
-                      test.take(0, n_test_temperature))
-    else:
-        lg = LG.Language(L, T, max_tokens=lang.max_tokens)
-        d = lg.sample(n_train_temperature + n_valid + n_test_temperature,
-                      seed=seed)
-        t_draws[T] = (lg, d.take(0, n_train_temperature),
-                      d.take(n_train_temperature, n_train_temperature + n_valid),
-                      d.take(n_train_temperature + n_valid, len(d)))
+t_draws = TP.draws(L, lang, train, valid, test, language_temperatures,
+                   n_train_temperature, n_valid, n_test_temperature,
+                   seed=seed)
 # equal training tokens at every temperature: training packs tokens into
 # fixed blocks, so equal tokens are equal updates
-t_budget = min(int(tr.lengths.sum()) for _, tr, _, _ in t_draws.values())
+t_budget = TP.token_budget(t_draws)
 glue("t_budget", f"{t_budget:,}", display=False)
-temp_rows, temp_err, per_tok, t_share = [], {}, {}, {}
-for T, (lg, tr, va, te) in t_draws.items():
-    tr = tr.up_to_tokens(t_budget)
-    errs = []
-    for s in temperature_seeds:
-        m = LG.learn(lg, main, tr, va, epochs, config, seed=s, tag=f"T{T}",
-                     device=device)
-        e = D.estimation_error(LG.model_logprob(m, te.ids), te.logp)
-        errs.append(e)
-        idx = rng.integers(len(e), size=(2000, len(e)))
-        per_tok[T, s] = (e.sum() / te.lengths.sum(),
-                         e[idx].sum(1) / te.lengths[idx].sum(1))
-        t_share[T, s] = mean_ci(e < 0)
-    # the seeds' mean error on each test sequence
-    temp_err[T] = (te.logp, np.mean(errs, 0), te.lengths)
-    by_seed = [per_tok[T, s][0] for s in temperature_seeds]
-    temp_rows.append({
-        "T": f"{T:.2f}", "training sequences": len(tr),
-        "training tokens": int(tr.lengths.sum()),
-        "entropy rate": -te.logp.mean() / te.lengths.mean(),
-        "tokens per sequence": te.lengths.mean(),
-        "unfinished": f"{1 - np.exp(lg.log_finished):.2%}",
-        "mean error per sequence": ci(mean_ci(temp_err[T][1])),
-        "seed spread": max(by_seed) - min(by_seed)})
-temps = pd.DataFrame(temp_rows)
-by_seed_tab = pd.DataFrame([
-    {"T": f"{T:.2f}", "seed": s, "error per token": ci(est(*per_tok[T, s])),
-     "share underestimated": ci(t_share[T, s])}
-    for T in language_temperatures for s in temperature_seeds])
-ts = sorted(language_temperatures)
-# colder minus warmer, per token and seed (independent samples): < 0, colder
-# worse
-colder = {(a, b, s): est(per_tok[a, s][0] - per_tok[b, s][0],
-                         per_tok[a, s][1] - per_tok[b, s][1])
-          for a, b in zip(ts, ts[1:]) for s in temperature_seeds}
-glue("colder", "; ".join(f"T = {a} − T = {b}, seed {s}: {ci(c)}"
-                         for (a, b, s), c in colder.items()), display=False)
-glue("t_spread", num(temps["seed spread"].max(), 2), display=False)
-t_maxdiff = max(abs(c.value) for c in colder.values())
-glue("t_maxdiff", num(t_maxdiff, 2), display=False)
-glue("t_ratio", f"{t_maxdiff / temps['seed spread'].max():.1f}", display=False)
-seq_means = {T: temp_err[T][1].mean() for T in ts}
-best_t = max(seq_means, key=seq_means.get)  # the least negative
-glue_md("t_per_seq", "the mean error is " + ", ".join(
-    f"{num(v)} at T = {T}" for T, v in seq_means.items()) + f" nats: the "
-    f"language at T = {best_t} is estimated best; its sequences are "
-    + ("the shortest." if best_t == min(ts) else "not the shortest."))
+temps, temp_err, per_tok, t_share = TP.learn_all(
+    boot, t_draws, t_budget, main, epochs, config, temperature_seeds,
+    device=device)
+by_seed_tab = TP.by_seed_table(per_tok, t_share, language_temperatures,
+                               temperature_seeds)
+# colder minus warmer, per token and seed (independent samples): < 0,
+# colder worse
+colder = TP.colder_minus_warmer(per_tok, language_temperatures,
+                                temperature_seeds)
+glue_all(TP.facts(colder, temps, temp_err, language_temperatures))
 lo_t, hi_t = min(language_temperatures), max(language_temperatures)
-overlap = (max(temp_err[lo_t][0].min(), temp_err[hi_t][0].min()),
-           min(temp_err[lo_t][0].max(), temp_err[hi_t][0].max()))
-edges = np.linspace(*overlap, 11)
-t_cmp = []
-for a, b in zip(edges, edges[1:]):
-    parts, lens = [], []
-    for T in (lo_t, hi_t):
-        x, e, n_tok = temp_err[T]
-        parts.append(e[(x >= a) & (x < b)])
-        lens.append(n_tok[(x >= a) & (x < b)].mean())
-    if min(map(len, parts)) > 10:
-        boots = boot_means(parts[0], n_boot) - boot_means(parts[1], n_boot)
-        t_cmp.append({"log p_L from": a, "to": b,
-                      f"n (T={lo_t})": len(parts[0]),
-                      f"n (T={hi_t})": len(parts[1]),
-                      f"tokens (T={lo_t})": lens[0],
-                      f"tokens (T={hi_t})": lens[1],
-                      "difference": parts[0].mean() - parts[1].mean(),
-                      "low": np.quantile(boots, 0.025),
-                      "high": np.quantile(boots, 0.975)})
-t_cmp = pd.DataFrame(t_cmp)
-fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.2))
-palette = sns.color_palette("flare", len(language_temperatures))
-for shade, T in zip(palette, language_temperatures):
-    x, e, _ = temp_err[T]
-    c = by_bin(e, D.equal_width_bins(x, n_bins), x=x)
-    ax.plot(c["log p_L"], c["mean"], marker=".", color=shade, label=f"T = {T}")
-    ax.fill_between(c["log p_L"], c["low"], c["high"], color=shade, alpha=0.2)
-ax.axhline(0, color=plots.REFERENCE_COLOR, lw=1)
-ax.set(xlabel="log p_L(x) (bin mean)", ylabel="mean error (nats)")
-ax.legend()
+t_cmp = TP.compare_bins(boot, temp_err, lo_t, hi_t, n_boot)
+fig = TP.plot(temp_err, language_temperatures, n_bins, n_boot, seed=seed)
 glue("fig_temperature", fig, display=False)
 plt.close(fig)
-glue("t_worse", f"{int((t_cmp['high'] < 0).sum())} of {len(t_cmp)}",
-     display=False)
-glue("t_better", int((t_cmp["low"] > 0).sum()), display=False)
-glue("lo_t", lo_t, display=False)
+glue_all(TP.bin_facts(t_cmp, lo_t))
 display(tables.show(temps, "The languages by temperature (entropy rate in "
                     "nats per token), the main learner's mean error per "
                     "sequence (seeds averaged) and the spread of its error per "
@@ -1352,7 +723,7 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # budget, so there the section is skipped: {glue:md}`pretrained_text`
 
 # %% tags=["hide-input"]
-pretrained_checks = None
+pretrained = None
 if pretrained_language:
     PL = registry.load(pretrained_language, device=device)
     plang = LG.Language(PL, 1.0, max_tokens=min(max_tokens, PL.max_length))
@@ -1368,17 +739,9 @@ if pretrained_language:
     prand = D.random_sequences(n_random, plang.vocabulary, seed=seed)
     pr = D.estimation_error(LG.model_logprob(pm, prand),
                             plang.logprob(prand))
-    p_share, p_rand = mean_ci(pe < 0), mean_ci(pr)
-    rarest, top = pc.iloc[0], pc.iloc[-1]
-    pretrained_checks = (
-        sum([p_share.low > 0.5, rarest["high"] < top["low"], p_rand.low > 0]),
-        sum([p_share.high < 0.5, rarest["low"] > top["high"],
-             p_rand.high < 0]))
-    glue_md("pretrained_text", f"with {pretrained_language} as L, the learner "
-            f"underestimates a share {ci(p_share)} of {len(ptest):,} test "
-            f"sequences; its mean error is {num(rarest['mean'])} in the rarest "
-            f"and {num(top['mean'])} in the most probable of {len(pc)} "
-            f"equal-count bins, and {ci(p_rand)} nats on random sequences.")
+    pretrained = PR.summary(pretrained_language, boot.mean_ci(pe < 0),
+                            boot.mean_ci(pr), pc)
+    glue_md("pretrained_text", PR.text(pretrained, len(ptest), len(pc)))
 else:
     glue_md("pretrained_text", "`pretrained_language` is empty here.")
 
@@ -1408,52 +771,19 @@ if distill:
     d_name = f"{main}, distilled"
     d_curve = by_bin(err_d, count_bins)
     d_gain = by_bin(err_d - err[main], count_bins)
-    control = pd.DataFrame({
-        "training target": ["sampled tokens", "L's distributions"],
-        "share underestimated": [ci(share[main]),
-                                 ci(share_under(d_name, err_d))],
-        "mean error": [ci(mean_error(main, err[main])),
-                       ci(mean_error(d_name, err_d))],
-        "rarest bin": [ci(stats.Estimate(*curves[main, "equal count"].iloc[0][
-            ["mean", "low", "high"]])), ci(stats.Estimate(*d_curve.iloc[0][
-                ["mean", "low", "high"]]))],
-        "most probable bin": [ci(stats.Estimate(*curves[main, "equal count"]
-                                                .iloc[-1][["mean", "low",
-                                                           "high"]])),
-                              ci(stats.Estimate(*d_curve.iloc[-1][
-                                  ["mean", "low", "high"]]))]})
-    rare_cut = 1 - d_curve.iloc[0]["mean"] / curves[main, "equal count"].iloc[
-        0]["mean"]
-    all_cut = 1 - err_d.mean() / err[main].mean()
-    top_cut = 1 - d_curve.iloc[-1]["mean"] / curves[main, "equal count"].iloc[
-        -1]["mean"]
-    glue_md("distill_text", f"Trained on L's distributions, the learner "
-            f"underestimates a share {ci(share_under(d_name, err_d))} of the test "
-            f"sequences (against {ci(share[main])} from samples). Its mean "
-            f"deficit is {all_cut:.0%} smaller overall, {rare_cut:.0%} "
-            f"smaller in the rarest bin and {top_cut:.0%} in the most probable "
-            "one: distillation does not help the tail especially; if anything, "
-            "the most probable sequences gain most. It is closer to L in "
-            f"{int((d_gain['low'] > 0).sum())} "
-            f"of {len(d_gain)} bins beyond the paired interval and farther in "
-            f"{int((d_gain['high'] < 0).sum())}.")
+    curve = curves[main, "equal count"]
+    control = CT.table(boot, share[main], err[main], err_d, curve, d_curve,
+                       main, d_name)
+    glue_md("distill_text", CT.text(boot, share[main], err[main], err_d,
+                                    curve, d_curve, d_gain, d_name))
     display(tables.show(control, f"{main} trained on the same "
                         f"{n_train:,} sequences, with either target "
                         "(95 % intervals)", index=False))
 else:
     glue_md("distill_text", "The control was not run (`distill = False`): "
             "the figure shows the learner trained on samples only.")
-fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.0))
-pairs = [(curves[main, "equal count"], "sampled tokens", "-")]
-pairs += [(d_curve, "L's distributions", "--")] if distill else []
-for c, lab, ls in pairs:
-    ax.plot(c["log p_L"], c["mean"], ls, marker=".", color=color(main),
-            label=lab)
-    ax.fill_between(c["log p_L"], c["low"], c["high"], alpha=0.2,
-                    color=color(main))
-ax.axhline(0, color=plots.REFERENCE_COLOR, lw=1)
-ax.set(xlabel="log p_L(x) (equal-count bin mean)", ylabel="mean error (nats)")
-ax.legend(title=f"{main} trained on")
+fig = CT.plot(curves[main, "equal count"], d_curve if distill else None,
+              main, color(main))
 glue("fig_distill", fig, display=False)
 plt.close(fig)
 
@@ -1486,7 +816,6 @@ plt.close(fig)
 #   s̄ = −log p_L(x)/n, which splits log p_L = −n·s̄ exactly into the two.
 
 # %% tags=["hide-input"]
-surprisal = -test.logp / test.lengths
 settings = {n: (err[n], test.logp, test.lengths) for n in learners}
 settings |= {f"{n}, N = {N:,}": (err_n[n, N][0], test.logp, test.lengths)
              for n in [main] + arch for N in sizes if N != n_train}
@@ -1496,86 +825,20 @@ settings |= {k: (D.estimation_error(LG.model_logprob(m, test.ids), test.logp),
                  test.logp, test.lengths) for k, m in teachers.items()}
 if distill:
     settings[f"{main}, distilled"] = (err_d, test.logp, test.lengths)
-
-
-def law_row(name, e, x, n_tok):
-    """The length law of one setting and what it leaves out."""
-    law = F.length_law(e, x, n_tok)
-    bins = D.equal_count_bins(x, n_bins)
-    ends_ = [e[bins == b].mean() for b in (bins.min(), bins.max())]
-    n_ends = [n_tok[bins == b].mean() for b in (bins.min(), bins.max())]
-    return {"setting": name, "k": law.k, "h": law.h,
-            "rarest bin": ends_[0], "law −k·n̄": -law.k * n_ends[0],
-            "most probable bin": ends_[1], "law −k·n̄ ": -law.k * n_ends[1],
-            "tail beyond length": F.residual_contrast(e, n_tok, bins,
-                                                      seed=seed),
-            "slope change": F.curvature(e, x, seed=seed)}
-
-
-law_tab = pd.DataFrame([law_row(k, *v) for k, v in settings.items()])
+law_tab, shown_law = LN.law_table(settings, n_bins, seed=seed)
 tail = dict(zip(law_tab["setting"], law_tab["tail beyond length"]))
 bend = dict(zip(law_tab["setting"], law_tab["slope change"]))
-shown_law = law_tab.assign(**{c: law_tab[c].map(ci) for c in
-                              ("tail beyond length", "slope change")}
-                           | {c: law_tab[c].map(tables.significant(3)) for c in
-                              ("k", "h", "rarest bin", "law −k·n̄",
-                               "most probable bin", "law −k·n̄ ")})
-glue("tail_main", ci(tail[main]), display=False)
-glue("bend_main", ci(bend[main]), display=False)
-glue("n_tail_below", f"{sum(tail[n].high < 0 for n in learners)} of "
-     f"{len(learners)}", display=False)
-glue("n_settings", len(law_tab), display=False)
-glue("n_set_tail", sum(t.high < 0 for t in tail.values()), display=False)
-glue("n_set_bent", sum(b.low > linear_margin or b.high < -linear_margin
-                      for b in bend.values()), display=False)
-glue("bend_width", num(np.median([b.high - b.low for b in bend.values()]), 2),
-     display=False)
-glue("law_worst", num(np.abs(
-    law_tab[["rarest bin", "most probable bin"]].to_numpy()
-    - law_tab[["law −k·n̄", "law −k·n̄ "]].to_numpy()).max(), 2), display=False)
-glue_md("outlier_law", f"the one sequence {low_name} derails on (above) moves its "
-        "k, and so its contrast, by several nats whenever a resample holds it, "
-        "hence its wide interval, and the wide partial R² intervals of its "
-        "regression")
-
-reg_rows = []
-for name in learners:
-    reg = stats.bootstrap_ols(err[name], {"length n": test.lengths,
-                                          "per-token surprisal s̄": surprisal},
-                              n_boot=1000, seed=seed)
-    for r in reg.itertuples(index=False):
-        if r.term == "intercept":
-            continue
-        reg_rows.append({"model": name, "term": r.term,
-                         "coefficient": stats.Estimate(r.coefficient, r.low,
-                                                       r.high),
-                         "partial R²": stats.Estimate(r[2], r[5], r[6])})
-reg_all = pd.DataFrame(reg_rows)
-s_coef = {r.model: r.coefficient for r in reg_all.itertuples()
-          if r.term == "per-token surprisal s̄"}
-n_coef = {r.model: r.coefficient for r in reg_all.itertuples()
-          if r.term == "length n"}
-glue("reg_s", ci(s_coef[main]), display=False)
-glue("reg_n", ci(n_coef[main]), display=False)
-glue("reg_s_all", "; ".join(f"{n} {ci(c)}" for n, c in s_coef.items()),
-     display=False)
-
+glue_all(LN.law_facts(law_tab, learners, main, linear_margin, low_name))
+reg_all = LN.regression(err, test, learners, seed=seed)
+s_coef = LN.coefficients(reg_all, "per-token surprisal s̄")
+n_coef = LN.coefficients(reg_all, "length n")
+glue_all(LN.regression_facts(s_coef, n_coef, main))
 # the deficit per token within length quartiles: flat if length is all
-len_strata = D.equal_count_bins(test.lengths, 4, min_count=50)
-quart = pd.DataFrame({"tokens": [
-    f"{test.lengths[len_strata == q].min()}–"
-    f"{test.lengths[len_strata == q].max()}" for q in range(4)]}
-    | {f"k, {n}": [ci(F.ratio(-err[n][len_strata == q],
-                              test.lengths[len_strata == q], seed=seed))
-                   for q in range(4)] for n in learners})
-
+quart = LN.quartiles(err, test, learners, seed=seed)
 # binned by M's own probability instead of the truth's
-pm_bins = D.equal_count_bins(logp_m[main], n_bins)
-by_pm = by_bin(err[main], pm_bins)
-glue("pm_low", ci(stats.Estimate(*by_pm.iloc[0][["mean", "low", "high"]])),
-     display=False)
-glue("pm_high", ci(stats.Estimate(*by_pm.iloc[-1][["mean", "low", "high"]])),
-     display=False)
+by_pm = by_bin(err[main], D.equal_count_bins(logp_m[main], n_bins))
+glue("pm_low", ci(R.bin_estimate(by_pm.iloc[0])), display=False)
+glue("pm_high", ci(R.bin_estimate(by_pm.iloc[-1])), display=False)
 display(tables.show(shown_law, "The length law error ≈ −k·n in every "
                     "setting: k and h (nats per token), the rarest and most "
                     "probable equal-count bins against the law's line, the "
@@ -1623,40 +886,9 @@ tables.show(quart, "The deficit per token k within each length quartile "
 
 # %% tags=["hide-input"]
 lp_l_all = lang.token_logprobs(test.ids)
-spans = [(1, 1), (2, 4), (5, 8), (9, 16), (17, 32), (33, 64), (65, 128)]
-pos_cols = {}
-for name in learners:
-    lp_m_all = models[name].score_ids(test.ids)
-    deltas = [m_ - l_ for m_, l_ in zip(lp_m_all, lp_l_all)]
-    col = []
-    for a, b in spans:
-        num_ = np.array([d[a - 1:b].sum() for d in deltas])
-        den = np.array([len(d[a - 1:b]) for d in deltas], dtype=float)
-        keep = den > 0
-        col.append(F.ratio(num_[keep], den[keep], seed=seed)
-                   if keep.sum() > 10 else None)
-    pos_cols[name] = col
-positions = pd.DataFrame(
-    {"positions": [f"{a}" if a == b else f"{a}–{b}" for a, b in spans],
-     "tokens": [int(sum(max(0, min(b, len(d)) - a + 1) for d in lp_l_all))
-                for a, b in spans]}
-    | {f"mean δ_t, {n}": [ci(c) if c else "—" for c in col]
-       for n, col in pos_cols.items()})
-first_worse = {n: col[0].high < min(c.low for c in col[1:] if c)
-               for n, col in pos_cols.items()}
-worst_span = min((c.value, lab) for c, lab in zip(
-    pos_cols[main], positions["positions"]) if c)[1]
-glue_md("packing_text", (
-    "The first position is worse than every later span for "
-    + ", ".join(n for n, w in first_worse.items() if w) + ", a sign that "
-    "packing costs something there." if any(first_worse.values()) else
-    "The first position is no worse than the later spans for any learner, so "
-    "the most direct trace of packing is absent.") + " This cannot rule "
-    "packing out: blocks seldom start at a sequence's BOS, so the mismatch "
-    f"touches every position, and positions {worst_span} carry the main "
-    "learner's largest deficit. Only a learner trained one sequence per row would settle it; "
-    "training code outside this chapter would have to change for that, and "
-    "it is not done here.")
+pos_cols, positions = LN.by_position(models, test, lp_l_all, learners,
+                                     seed=seed)
+glue_md("packing_text", LN.packing_text(pos_cols, positions, main))
 tables.show(positions, "The mean per-token error δ_t by position in the test "
             "sequences (1: the first token after BOS; 95 % intervals that "
             "resample sequences)", index=False)
@@ -1683,67 +915,24 @@ tables.show(positions, "The mean per-token error δ_t by position in the test "
 
 # %% tags=["hide-input"]
 sub = test.take(0, min(500, len(test)))
-sub_n = sub.lengths.astype(float)
-h_l = np.array([h.sum() for h in LG.entropies(L, sub.ids, temperature)])
-nll_l = -np.array([lp.sum() for lp in lang.token_logprobs(sub.ids)])
-taus = 2.0 ** (np.arange(-15, 16) / 15)  # 0.5 … 2, evenly in log τ, with 1
+h_l, nll_l = CB.truth(L, lang, sub, temperature)
 uniform = dict(models) | teachers | (
     {f"{main}, distilled": distilled} if distill else {})
-flat_rows, dh, gap, tau_star = [], {}, {}, {}
 # the sequence level: M's entropy rate on its own samples against L's, h
 h_rate = F.ratio(-test.logp, test.lengths, seed=seed + 1)
 seq_rate = {n: F.difference(own_rate[n], h_rate) for n in own_rate}
-for name, m in uniform.items():
-    scan = LG.temperature_scan(m, sub.ids, taus)
-    nll_m = scan["nll"][:, 15]  # at τ = 1
-    dh[name] = F.ratio(scan["entropy"] - h_l, sub_n, seed=seed)
-    gap[name] = F.ratio(scan["entropy"] - nll_m, sub_n, seed=seed)
-    tau_star[name] = F.best_temperature(scan["nll"], taus, seed=seed)
-    flat_rows.append({"model": name,
-                      "ΔH per token": ci(dh[name]),
-                      "entropy rate of M's samples − h": ci(seq_rate[name])
-                      if name in seq_rate else "—",
-                      "KL per token": (nll_m - nll_l).sum() / sub_n.sum(),
-                      "calibration gap ΔH − KL": ci(gap[name]),
-                      "τ*": ci(tau_star[name], 4)})
-flat = pd.DataFrame(flat_rows)
-glue("dh_main", ci(dh[main]), display=False)
-glue("seq_rate_all", "; ".join(f"{n} {ci(seq_rate[n])}" for n in learners),
-     display=False)
-glue("h_rate", ci(h_rate), display=False)
-glue("gap_all", "; ".join(f"{n} {ci(gap[n])}" for n in learners),
-     display=False)
-glue("tau_all", "; ".join(f"{n} {ci(tau_star[n], 4)}" for n in learners),
-     display=False)
+flat, dh, gap, tau_star = CB.calibration(uniform, sub, h_l, nll_l, seq_rate,
+                                         seed=seed)
 # does the sign of the surprisal coefficient (length section) follow τ*?
-decided = [n for n in learners if s_coef[n].low > 0 or s_coef[n].high < 0]
-tau_sided = [n for n in decided if tau_star[n].low > 1 or tau_star[n].high < 1]
-agree = [n for n in tau_sided
-         if (s_coef[n].value < 0) == (tau_star[n].value > 1)]
-glue_md("calib_link", "" if not tau_sided else (
-    f"The calibration also reads the length section's surprisal coefficients: "
-    f"of the {len(tau_sided)} learners whose coefficient and τ* are both "
-    f"decided, {len(agree)} lose most on surprising tokens when too sharp "
-    "(τ* > 1) or least when too flat (τ* < 1)."))
-glue("ladder_note", f"k = {teacher_draws} here" if teacher_draws else
-     "not run at this profile, where it costs another training run; the gpu "
-     "profile runs k = 4", display=False)
-if distill:
-    glue("gap_distilled", ci(gap[f"{main}, distilled"]), display=False)
-    glue("tau_distilled", ci(tau_star[f"{main}, distilled"], 4), display=False)
-else:
-    glue("gap_distilled", "not run", display=False)
-    glue("tau_distilled", "not run", display=False)
+link = CB.link_text(learners, s_coef, tau_star)
+glue_all(CB.facts(learners, main, dh, gap, tau_star, seq_rate, h_rate, link,
+                  teacher_draws, f"{main}, distilled" if distill else None))
 ladder = [main] + list(teachers) + ([f"{main}, distilled"] if distill else [])
-ladder_tab = pd.DataFrame({
-    "training target": ["one sampled token per context"]
+ladder_tab = CB.ladder_table(
+    boot, ladder, ["one sampled token per context"]
     + [f"{k} tokens drawn per context" for k in [teacher_draws] if k]
     + (["L's full distribution"] if distill else []),
-    "share underestimated": [ci(share_under(n, settings[n][0])) for n in ladder],
-    "mean error": [ci(mean_error(n, settings[n][0])) for n in ladder],
-    "tail beyond length": [ci(tail[n]) for n in ladder],
-    "calibration gap": [ci(gap[n]) for n in ladder],
-    "τ*": [ci(tau_star[n], 4) for n in ladder]})
+    {n: settings[n][0] for n in ladder}, tail, gap, tau_star)
 display(tables.show(flat, f"Entropy gap, calibration gap and best temperature "
                     f"on the {len(sub):,} first test sequences (95 % "
                     "intervals that resample sequences)", index=False))
@@ -1784,80 +973,21 @@ tables.show(ladder_tab, f"From samples to distillation: {main} trained on "
 
 # %% tags=["hide-input"]
 sentences = list(data["train"].sentences)
-words = [w for s in sentences for w in s.split()]
-order_s = rng.permutation(len(sentences))
-order_w = rng.permutation(len(words))
-gt_curves = []
-
-
-def add_curve(label, items, sizes, exact=None):
-    sizes = [int(x) for x in sizes if x < len(items)] + [len(items)]
-    gt = D.good_turing_curve(items, sizes)
-    m0 = (D.missing_mass_curve(items, exact, sizes) if exact is not None
-          else [np.nan] * len(sizes))
-    gt_curves.extend({"process": label, "N": n_, "P̂_N = N₁/N": g,
-                      "exact M₀": m} for n_, g, m in zip(sizes, gt, m0))
-
-
-grid = np.unique(np.geomspace(10, 10 ** 7, 25).astype(int))
 all_ids = train.ids + valid.ids + test.ids
-add_curve("L's sequences", [tuple(s) for s in all_ids], grid)
-add_curve("real sentences", [sentences[i] for i in order_s], grid)
-add_curve("real words", [words[i] for i in order_w], grid)
-for faces in (10 ** 3, 10 ** 6):
-    dice = np.random.default_rng(seed).integers(faces, size=10 ** 6)
-    add_curve(f"fair die, {faces:,} faces", dice, grid,
-              exact=np.full(len(dice), 1 / faces))
-tok_lp = lang.token_logprobs(all_ids)
-for k in prefix_lengths:
-    items = [tuple((list(s) + [L.eos_id])[:k]) for s in all_ids]
-    probs = np.exp([lp[:k].sum() for lp in tok_lp])
-    add_curve(f"L's {k}-token prefixes", items, grid, exact=probs)
-gt_df = pd.DataFrame(gt_curves)
-fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.6))
-for i, (label, g) in enumerate(gt_df.groupby("process", sort=False)):
-    shade = sns.color_palette("colorblind", 10)[i % 10]
-    ax.plot(g["N"], g["P̂_N = N₁/N"], marker=".", ms=3, color=shade,
-            label=label)
-    if g["exact M₀"].notna().any():
-        ax.plot(g["N"], g["exact M₀"], ls=":", color=shade)
-ax.set(xlabel="sample size N", ylabel="P̂_N (solid), exact M₀ (dotted)")
-plots.plain_log(ax, "x", ticks=[10 ** k for k in range(1, 8)])
-ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:,.0f}"))
-ax.legend(fontsize="x-small", ncol=3, loc="upper center",
-          bbox_to_anchor=(0.5, -0.2))
+gt_df = LR.curves(rng, sentences, all_ids, L, lang, prefix_lengths,
+                  seed=seed)
+fig = LR.plot(gt_df)
 glue("fig_lnre", fig, display=False)
 plt.close(fig)
-last_gt = gt_df.groupby("process", sort=False).last().reset_index()
-
-
 # the decay's shape: a power law keeps its exponent, a die's grows like N/K
-shape = []
-for label, g in gt_df.groupby("process", sort=False):
-    top = g["N"].max()
-    alpha = [F.decay_exponent(g["N"], g["P̂_N = N₁/N"], at)
-             if at / 10 ** 0.5 >= g["N"].min() else np.nan
-             for at in (top / 10, top)]
-    shape.append({"process": label, "decay exponent, N/10": alpha[0],
-                  "decay exponent, N": alpha[1],
-                  "rise": np.inf if np.isinf(alpha[1]) else alpha[1] - alpha[0]})
-shape = pd.DataFrame(shape)
-last_gt = last_gt.merge(shape, on="process")
+shape = LR.decay_shape(gt_df)
+last_gt = LR.at_largest(gt_df, shape)
 rise = shape.set_index("process")["rise"]
-glue("rise_words", num(rise["real words"], 2), display=False)
-glue("rise_die6", num(rise["fair die, 1,000,000 faces"], 2), display=False)
-glue("n_sent_gt", f"{len(sentences):,}", display=False)
-glue("die6", num(last_gt.set_index("process").loc[
-    "fair die, 1,000,000 faces", "P̂_N = N₁/N"]), display=False)
-checked = gt_df.dropna(subset=["exact M₀"]).query("N >= 1000")
-bias = checked["P̂_N = N₁/N"] - checked["exact M₀"]
-glue("gt_bias_max", f"{bias.abs().max():.4f}", display=False)
-glue("gt_points", len(checked), display=False)
-last_gt["exact M₀"] = last_gt["exact M₀"].map(
-    lambda v: "—" if np.isnan(v) else f"{max(v, 0):.4f}")
-tables.show(last_gt, "P̂_N at the largest N of each process, and its local "
-            "decay exponent −d ln P̂/d ln N over the half-decade below N and "
-            "below N/10", formats={"N": "{:,}"}, index=False)
+glue_all(LR.facts(gt_df, last_gt, rise, len(sentences)))
+tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
+            "and its local decay exponent −d ln P̂/d ln N over the "
+            "half-decade below N and below N/10", formats={"N": "{:,}"},
+            index=False)
 
 # %% [markdown]
 # ```{glue:figure} fig_lnre
@@ -1897,169 +1027,31 @@ tables.show(last_gt, "P̂_N at the largest N of each process, and its local "
 # claim 1.
 
 # %% tags=["hide-input"]
-rows, case, Evidence = [], lmclaims.case, lmclaims.Evidence
-above, below = lmclaims.above, lmclaims.below
-
-
-def claim(text_, cases, measured, basis="measured"):
-    """A row of the claims table, its verdict computed from the cases."""
-    rows.append(lmclaims.row(text_, cases if isinstance(cases, Evidence)
-                             else Evidence.of(cases), measured, basis=basis))
-
-
-def bin_estimate(row):
-    return stats.Estimate(*row[["mean", "low", "high"]])
-
-
 seeded = [k for k in models if k.startswith(f"{main} seed")]
-under = {n: share[n] for n in learners} | {k: mean_ci(err[k] < 0)
+under = {n: share[n] for n in learners} | {k: boot.mean_ci(err[k] < 0)
                                           for k in seeded}
-claim("M underestimates most test sequences",
-      [above(v, 0.5) for v in under.values()],
-      "; ".join(f"{n} {ci(v)}" for n, v in under.items()))
-claim("The rarer the sequence, the worse the underestimation (binned)",
-      [case(ends[n][0]["high"] < ends[n][1]["low"],
-            ends[n][0]["low"] > ends[n][1]["high"]) for n in learners],
-      "rarest vs most probable equal-count bin: " + "; ".join(
-          f"{n} {num(ends[n][0]['mean'])} vs {num(ends[n][1]['mean'])}"
-          for n in learners) + f"; a constant deficit per token predicts "
-      f"both ends within {num(law_miss, 2)} nats")
-claim("Rare sequences are underestimated beyond their length",
-      [below(tail[n]) for n in learners] + [below(s_coef[n]) for n in learners],
-      "rarest minus most probable bin, residual of the length law: "
-      + "; ".join(f"{n} {ci(tail[n])}" for n in learners)
-      + "; OLS coefficient of per-token surprisal at equal length: "
-      + "; ".join(f"{n} {ci(s_coef[n])}" for n in learners))
-claim("The error falls non-linearly with log p_L",
-      [case(b.low > linear_margin or b.high < -linear_margin,
-            -linear_margin < b.low and b.high < linear_margin)
-       for b in (bend[n] for n in learners)],
-      "relative slope change across the central 95 % of log p_L: "
-      + "; ".join(f"{n} {ci(bend[n])}" for n in learners))
-if tiny is not None:
-    claim("Model size matters little",
-          [case(2 * n_overlap > len(c_a), 2 * n_overlap < len(c_a)),
-           case(2 * n_resolved < len(paired), 2 * n_resolved > len(paired)),
-           below(pp_gain, size_cut)],
-          f"{main} vs {tiny} ({models[main].n_parameters / 1e6:.2f} M vs "
-          f"{models[tiny].n_parameters / 1e6:.2f} M parameters): mean-PP gain "
-          f"{ci(stats.Estimate(100 * pp_gain.value, 100 * pp_gain.low, 100 * pp_gain.high))}"
-          f" % against the paper's {100 * paper_size_gain:.2f} % (its "
-          "'slight'); mean errors differ by "
-          f"{ci(stats.Estimate(100 * rel.value, 100 * rel.low, 100 * rel.high))}"
-          f" % of their mean; unpaired per-bin intervals overlap in "
-          f"{n_overlap} of {len(c_a)} bins (the paper's criterion); the "
-          f"paired difference is resolved in {n_resolved} of {len(paired)}")
-else:
-    claim("Model size matters little", [], "one size trained")
-near = [final["train"], gaps["train", last]]
-claim("Training error converges to ≈ 0 in every stratum",
-      [lmclaims.within(e, near_zero_nats) for e in near],
-      f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
-      f"between strata {ci(gaps['train', last])} (the strata cross); best "
-      f"validation epoch = last for {n_best_last} of {len(models)} learners")
-claim("Test strata gaps persist while the training strata close",
-      [below(gap_beyond), above(apart),
-       lmclaims.within(gaps["train", last], near_zero_nats)],
-      f"epoch {last}: test strata gap {ci(gaps['test', last])} (epoch 1: "
-      f"{ci(gaps['test', 1])}; epoch {mid}: {ci(gaps['test', mid])}), of "
-      f"which {ci(stats.Estimate(-gap_beyond.value, -gap_beyond.high, -gap_beyond.low))}"
-      f" beyond length; exceeding the training gap by {ci(apart)}; "
-      f"training strata gap {ci(gaps['train', last])}")
-first, lastg = list(step_gain.values())[0], list(step_gain.values())[-1]
-last_rel = list(rel_step.values())[-1]
-# "levels off" can be shown, not refuted, by runs that stop at the largest N:
-# a last doubling that still helps is an open case
-claim("More data helps but levels off",
-      [case(all(v.low > 0 for v in step_gain.values()),
-            any(v.high < 0 for v in step_gain.values())),
-       case(last_rel < level_margin, False)],
-      f"every doubling helps (first {ci(first)}, last {ci(lastg)} nats), "
-      f"the last still by {last_rel:.0%}; every N allowed "
-      f"{err_n[main, n_train][1]} updates, the smaller stopped early at "
-      + ", ".join(f"{err_n[main, N][1]}" for N in sizes if N != n_train)
-      + "; levelling off can be shown here, not refuted")
-claim("The Transformer uses data more efficiently than the LSTM",
-      [above(e) for e in same_n],
-      f"{main} minus {arch[0]} at equal N (positive: {main} closer to L): "
-      + "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(sizes, same_n))
-      + "; against the LSTM on 2N (not counted): "
-      + "; ".join(ci(e) for e in ahead) if same_n else "no LSTM trained")
-claim("The mass does not go to the head",
-      [below(bin_estimate(ends[n][1])) for n in learners]
-      + [below(head_mass[n]) for n in learners],
-      "mean error in the most probable twentieth (equal-count bin): " + "; ".join(
-          f"{n} {ci(bin_estimate(ends[n][1]))}" for n in learners)
-      + "; M's mass minus L's on L's most probable fifth, from M's samples: "
-      + "; ".join(f"{n} {ci(head_mass[n])}" for n in learners))
-top_rows = overall.query("level == @top_level")
-claim("Perturbed sequences end up overestimated",
-      [above(e) for e in top_rows["ci"]],
-      f"after {top_level} perturbations: " + "; ".join(
-          f"{r.model} {ci(r.ci)}" for r in top_rows.itertuples()))
-claim("Random Σ* sequences are overestimated whatever p_L",
-      [case(r.low > 0, r.high < 0) for r in rand_df.itertuples()],
-      f"bins above zero: {int((rand_df['low'] > 0).sum())} of {len(rand_df)}"
-      f" ({', '.join([main] + arch)})")
-binned_for = (t_cmp["high"] < 0).sum() > len(t_cmp) / 2
-binned_against = (t_cmp["low"] > 0).sum() > len(t_cmp) / 2
-claim("Lower-entropy languages suffer more",
-      [below(c) for c in colder.values()]
-      + [case(binned_for, binned_against)],
-      "per token, colder minus warmer, by seed: " + "; ".join(
-          ci(c) for c in colder.values()) + f"; at equal log p_L, T = "
-      f"{lo_t} worse in {int((t_cmp['high'] < 0).sum())} of {len(t_cmp)} "
-      "bins (longer sequences there); equal training tokens")
-warm = [T for T in language_temperatures if T == 1.0]
-claim("The underestimation holds at T = 1 (App. A.3)",
-      [above(t_share[1.0, s], 0.5) for s in temperature_seeds] if warm
-      else [], "share underestimated at T = 1, by seed: " + "; ".join(
-          ci(t_share[1.0, s]) for s in temperature_seeds) if warm
-      else "T = 1 not among the language temperatures")
-if pretrained_checks:
-    claim("The findings hold with a pretrained ground truth",
-          Evidence(*pretrained_checks, 3 - sum(pretrained_checks)),
-          f"{pretrained_language} at T = 1: underestimated {ci(p_share)}; "
-          f"rarest bin {num(rarest['mean'])} vs most probable "
-          f"{num(top['mean'])}; random sequences {ci(p_rand)}")
-else:
-    claim("The findings hold with a pretrained ground truth", [],
-          "not run at this profile (the gpu profile's pretrained L)",
-          basis="gpu profile only")
-lnre = last_gt.set_index("process")
-in_zone = {k: bool(lnre.loc[k, "P̂_N = N₁/N"] > lnre_share
-                   and rise[k] < lnre_acceleration) for k in lnre.index}
-language_side = [k for k in ("real sentences", "real words") if k in in_zone]
-dice = [k for k in in_zone if k.startswith("fair die")]
-claim("Natural language is in the LNRE zone, unlike dice",
-      [case(in_zone[k], not in_zone[k]) for k in language_side]
-      + [case(not in_zone[k], in_zone[k]) for k in dice],
-      "P̂_N and the decay exponent's rise over the last decade: " + "; ".join(
-          f"{k} {num(lnre.loc[k, 'P̂_N = N₁/N'])}, {num(rise[k], 2)}"
-          for k in language_side + dice))
-claim("M spreads its mass too uniformly (conclusion)",
-      [above(gap[n]) for n in learners] + [above(seq_rate[n]) for n in learners],
-      "calibration gap ΔH − KL per token: " + "; ".join(
-          f"{n} {ci(gap[n])}" for n in learners) + "; entropy rate of M's "
-      "samples minus L's: " + "; ".join(f"{n} {ci(seq_rate[n])}"
-                                         for n in learners)
-      + "; ΔH > 0 for any calibrated learner, not counted")
-claims = lmclaims.table(rows)
+results = dict(
+    main=main, learners=learners, arch=arch, parameters=parameters,
+    n_models=len(models), under=under, ends=ends, law_miss=law_miss,
+    tail=tail, s_coef=s_coef, bend=bend, size=size_cmp,
+    paper_size_gain=paper_size_gain, final=final, gaps=gaps, last=last,
+    mid=mid, n_best_last=n_best_last, gap_beyond=gap_beyond, apart=apart,
+    step_gain=step_gain, rel_step=rel_step,
+    steps={N: err_n[main, N][1] for N in sizes}, sizes=sizes,
+    n_train=n_train, same_n=same_n, ahead=ahead, head_mass=head_mass,
+    perturbed=overall.query("level == @top_level"), top_level=top_level,
+    random_bins=rand_df, models_random=[main] + arch, t_cmp=t_cmp,
+    colder=colder, lo_t=lo_t, t_share=t_share,
+    temperatures=language_temperatures,
+    temperature_seeds=temperature_seeds, pretrained=pretrained,
+    lnre=dict(zip(last_gt["process"], last_gt["P̂_N = N₁/N"])), rise=rise,
+    gap=gap, seq_rate=seq_rate)
+rules = dict(size_cut=size_margin or paper_size_gain,
+             size_margin=size_margin, linear_margin=linear_margin,
+             near_zero_nats=near_zero_nats, level_margin=level_margin,
+             lnre_share=lnre_share, lnre_acceleration=lnre_acceleration)
+claims = study_claims.claims(results, rules)
 lmclaims.save(claims, "06_distortion")
 lmclaims.show(claims, "Claims of LeBrun, Sordoni & O'Donnell (2022) and our "
-              "verdicts", thresholds={
-    f"size_margin = {size_margin:g}": "size matters little when the larger "
-    "model's gain in mean PP is below this (0: the paper's own "
-    f"GPT2-small → medium gain, {100 * paper_size_gain:.2f} %)",
-    f"linear_margin = {linear_margin:g}": "the error is linear in log p_L when "
-    "its slope changes by less than this share across the central 95 % of "
-    "log p_L, non-linear when by more",
-    f"lnre_acceleration = {lnre_acceleration:g}": "a process is in the LNRE "
-    "zone when, besides lnre_share, its decay exponent rises by less than "
-    "this over the last decade of N",
-    f"level_margin = {level_margin:g}": "data levels off when a doubling "
-    "gains less than this share",
-    f"near_zero_nats = {near_zero_nats:g}": "a training error within this "
-    "many nats of 0 has converged",
-    f"lnre_share = {lnre_share:g}": "a process is in the LNRE zone when the "
-    "Good–Turing share of unseen mass exceeds this at the largest N"})
+              "verdicts",
+              thresholds=study_claims.thresholds(rules, paper_size_gain))

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lmnotes.models.recipes import transformer
 from lmnotes.stats import Estimate
 from lmnotes.studies.segmentation import closed, estimates, family as F, marginal, pretrained, strides
 
@@ -30,8 +31,8 @@ def test_labels_and_recipes():
     assert F.label("bpe8000") == "BPE 8k"
     assert F.label("bpe1500") == "bpe1500"
     assert F.label("word") == "word (closed)"
-    assert F.recipe("bpe4000").vocab_size == 4000
-    assert F.recipe("byte").segmentation == "byte"
+    assert transformer("bpe4000").vocab_size == 4000
+    assert transformer("byte").segmentation == "byte"
     assert F.fmt(Estimate(-1.23456, -2.0, 0.5), 2) == "−1.23 [−2.00, 0.50]"
 
 

@@ -89,6 +89,10 @@ class Evidence:
     def n(self) -> int:
         return self.n_for + self.n_against + self.n_unresolved
 
+    def verdict(self, rule: str = "every case") -> str:
+        """The verdict these cases give by ``rule`` (:func:`verdict`)."""
+        return verdict(self.n_for, self.n_against, self.n_unresolved, rule)
+
 
 def verdict(n_for: int, n_against: int, n_unresolved: int, rule: str = "every case") -> str:
     """The verdict on a claim from its cases, by ``rule`` (a key of :data:`RULES`). The one
@@ -132,6 +136,11 @@ def above(estimate, threshold: float = 0.0) -> bool | None:
     """A case that claims ``estimate`` > ``threshold``: for if its interval lies above, against
     if it lies below, unresolved if it straddles (an estimate has ``low`` and ``high``)."""
     return case(estimate.low > threshold, estimate.high < threshold)
+
+
+def decided(estimate, threshold: float = 0.0) -> bool:
+    """Whether an estimate's interval excludes ``threshold`` (either way)."""
+    return estimate.low > threshold or estimate.high < threshold
 
 
 def below(estimate, threshold: float = 0.0) -> bool | None:

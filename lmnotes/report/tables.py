@@ -60,6 +60,17 @@ def significant(digits: int = 3) -> Callable[[Any], str]:
     return lambda x: f"{one(x.value)} [{one(x.low)}, {one(x.high)}]" if _is_estimate(x) else one(x)
 
 
+def text(x, digits: int = 3) -> str:
+    """A number, or an estimate with its interval ("value [low, high]"), for prose: ``digits``
+    significant digits of its own each (:func:`significant`)."""
+    return significant(digits)(x)
+
+
+def fixed(e, digits: int = 3) -> str:
+    """An estimate as "value [low, high]" with ``digits`` decimals and a true minus sign."""
+    return f"{e.value:.{digits}f} [{e.low:.{digits}f}, {e.high:.{digits}f}]".replace("-", "−")
+
+
 def _is_estimate(x: Any) -> bool:
     return all(hasattr(x, a) for a in ("value", "low", "high"))
 

@@ -145,6 +145,10 @@ class Estimate:
         return f"{self.value:.3g} [{self.low:.3g}, {self.high:.3g}]"
 
 
+#: The normal quantile of a two-sided 95% interval.
+Z95 = ss.norm.ppf(0.975)
+
+
 def interval(value: float, replicates: np.ndarray, level: float = 0.95,
              floor: float | None = None) -> Estimate:
     """Normal bootstrap interval value ± z·sd(replicates) (Efron & Tibshirani 1993, §13.3),

@@ -3,6 +3,15 @@
 - :mod:`.language` the artificial language L, its learners and their training
 - :mod:`.distortion` estimation error by target probability, over training, size, temperature
 - :mod:`.deficit` what length and calibration explain of the error
+- :mod:`.paper` the numbers the source prints; :mod:`.resample` the chapter's bootstrap
+- :mod:`.overview` L's samples and the learners at a glance
+- :mod:`.error` the error by target probability (Eq. 2); :mod:`.size` model size
+- :mod:`.mass` where a learner's mass goes; :mod:`.training` the error over training
+- :mod:`.data_size` more data, and which architecture uses it; :mod:`.perturbation` perturbed
+  and random sequences; :mod:`.temperature` the language's temperature
+- :mod:`.pretrained` a pretrained ground truth; :mod:`.control` the distillation control
+- :mod:`.lengths` is rare just long?; :mod:`.calibration` too uniform?; :mod:`.lnre` the LNRE zone
+- :mod:`.claims` the source's claims and the rules that decide them (the claims table)
 
 :data:`PARAMETERS` holds the ranges and allowed values of the chapter's own parameters, which
 the runner checks before anything runs (:mod:`lmnotes.book.params`).

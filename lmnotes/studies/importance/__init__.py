@@ -6,6 +6,18 @@ chapter 04.
 - :mod:`.components` the switch-LM's components from the shared models
 - :mod:`.switch_runs` repeated runs on the switch-LM and their summaries
 - :mod:`.smc` a particle filter at equal cost, beyond the paper
+- :mod:`.paper` the source's own numbers (Table 1)
+- :mod:`.switch_summary` the switch-LMs and their headline numbers
+- :mod:`.divergences` each proposal's exact KL from the posterior
+- :mod:`.table1` repeated runs behind the chapter's Table 1; :mod:`.aggregation` instance-
+  against corpus-level estimates; :mod:`.summaries` summaries of repeated estimates
+- :mod:`.curves`, :mod:`.convergence` the estimates against the number of draws (Figs. 2–3)
+- :mod:`.densities` densities of repeated estimates (Fig. 4)
+- :mod:`.temperature` tempered proposals; :mod:`.ranking` whether the proposals' order holds
+- :mod:`.beams` beam marginalisation (Table 2); :mod:`.bias` the log-estimate's bias and PSIS
+- :mod:`.coverage` the intervals' coverage in a known case; :mod:`.smc_runs` SMC against IS
+- :mod:`.tokenization` tokenization as the latent variable
+- :mod:`.claims` the source's claims and the rules that decide them (the claims table)
 
 :data:`PARAMETERS` holds the ranges and allowed values of the chapter's own parameters, which
 the runner checks before anything runs (:mod:`lmnotes.book.params`).

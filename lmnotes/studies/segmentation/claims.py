@@ -99,7 +99,8 @@ def agree_open(results: Results) -> bool:
 
 
 def _verdict(e: lmclaims.Evidence) -> str:
-    return lmclaims.verdict(e.n_for, e.n_against, e.n_unresolved)
+    """The verdict of the default rule, every case."""
+    return e.verdict()
 
 
 def glued(results: Results, rules: Rules) -> dict:

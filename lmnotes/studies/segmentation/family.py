@@ -1,7 +1,7 @@
 """One Transformer architecture trained with several segmentations: the family of chapter 03.
 
-- :func:`recipe` and :func:`label`: a segmentation's name (``"byte"``, ``"bpe8000"``,
-  ``"word"``) as a trained-model recipe and as the chapter prints it;
+- :func:`label`: a segmentation's name (``"byte"``, ``"bpe8000"``, ``"word"``) as the
+  chapter prints it (its recipe: :func:`lmnotes.models.recipes.transformer`);
 - :func:`corpus_facts`: the counts of the corpus the chapter quotes;
 - :func:`rate_row`, :func:`family_table`: the family's scores in every unit, with intervals
   over the test articles (:func:`lmnotes.stats.units.rate_table`);
@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
-from lmnotes.models.trained import Recipe
-from lmnotes.report import plots
+from lmnotes.report import plots, tables
 from lmnotes.stats import units
 
 #: The measures the chapter shows for each model.
@@ -31,13 +30,6 @@ INDEPENDENT = ["perplexity / word", "perplexity / char", "bits / char", "bits / 
 LABEL = {"char": "char", "byte": "byte", "word": "word (closed)"}
 
 
-def recipe(spec: str) -> Recipe:
-    """'char', 'byte', 'word' or 'bpe<types>' -> the Transformer recipe."""
-    if spec.startswith("bpe"):
-        return Recipe("transformer", "bpe", int(spec[3:]))
-    return Recipe("transformer", spec)
-
-
 def label(spec: str) -> str:
     """'bpe8000' -> 'BPE 8k'; 'word' -> 'word (closed)'."""
     if spec.startswith("bpe") and int(spec[3:]) % 1000 == 0:
@@ -45,9 +37,8 @@ def label(spec: str) -> str:
     return LABEL.get(spec, spec)
 
 
-def fmt(e, d: int = 3) -> str:
-    """An estimate as 'value [low, high]' with ``d`` decimals (a typographic minus)."""
-    return f"{e.value:.{d}f} [{e.low:.{d}f}, {e.high:.{d}f}]".replace("-", "−")
+#: An estimate with three decimals, "value [low, high]".
+fmt = tables.fixed
 
 
 def corpus_facts(data, segmentations: Sequence[str]) -> dict:

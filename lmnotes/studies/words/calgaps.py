@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lmnotes.report import plots
+from lmnotes.report import claims as lmclaims, plots
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.labels import label, signed
 
@@ -46,9 +46,8 @@ def gap_table(gaps: Mapping[tuple, dict], by: str) -> pd.DataFrame:
         for b in WS.PAPER_BINS}).rename_axis("model")
 
 
-def beyond(g) -> bool:
-    """Whether a gap's interval excludes 0."""
-    return g.low > 0 or g.high < 0
+#: Whether a gap's interval excludes 0.
+beyond = lmclaims.decided
 
 
 def cancelled(gaps: Mapping[str, dict], share: pd.Series) -> float:
@@ -70,7 +69,7 @@ def bins_sentence(gaps: Mapping[tuple, dict], share_pred: Mapping[str, pd.Series
               if frequent in gaps[m, "prediction"]]
     elsewhere = [100 * share_pred[m].get(b, 0) for m in neural
                  for b, g in gaps[m, "prediction"].items()
-                 if b in WS.PAPER_BINS[1:] and (g.low > 0 or g.high < 0)]
+                 if b in WS.PAPER_BINS[1:] and beyond(g)]
     cancel = {m: cancelled(gaps[m, "prediction"], share_pred[m]) for m in neural}
     worst = max(cancel, key=cancel.get)
     ctl_t = gaps[CONTROL, "target"]

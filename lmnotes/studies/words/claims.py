@@ -100,14 +100,12 @@ class Results:
     size_cases: Sequence[bool | None] = field(default_factory=list)
 
 
-def resolved(e) -> bool:
-    """Whether an estimate's interval excludes 0."""
-    return e.low > 0 or e.high < 0
+#: Whether an estimate's interval excludes 0.
+resolved = lmclaims.decided
 
 
-def fmt(e) -> str:
-    """An estimate with three significant digits, as the measured texts print it."""
-    return tables.significant(3)(e)
+#: An estimate with three significant digits, as the measured texts print it.
+fmt = tables.text
 
 
 def ranking(results: Results) -> dict:

@@ -54,8 +54,7 @@ def encoder_difference(a, b) -> tuple[int, int, float, stats.Estimate]:
     mcnemar = ss.binomtest(b01, b01 + b10).pvalue if b01 + b10 else 1.0
     d_enc = (a.mean() - b.mean()) * 100
     se_enc = 100 * np.sqrt(b01 + b10 - (b01 - b10) ** 2 / len(a)) / len(a)
-    z = ss.norm.ppf(0.975)
-    return b01, b10, mcnemar, stats.Estimate(d_enc, d_enc - z * se_enc, d_enc + z * se_enc)
+    return b01, b10, mcnemar, stats.Estimate(d_enc, d_enc - stats.Z95 * se_enc, d_enc + stats.Z95 * se_enc)
 
 
 def split_table(encoders: Sequence[str], sets: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

@@ -1,0 +1,133 @@
+"""More data, and which architecture uses it better (LeBrun, Sordoni & O'Donnell 2022, Fig. 3,
+claims 6–7), as the distortion chapter (06) measures it: the main learner and the LSTM trained
+on nested subsets of the training sequences, each for as many updates as the full set gets.
+
+The relative change between successive sizes N′ < N is r_N = (ē_N − ē_N′)/|ē_N′| (the paper's
+Fig. 3 inset), per stratum of log p_L.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from lmnotes.report import plots
+from lmnotes.report.glue import Prose
+from lmnotes.studies.distortion import distortion as D
+from lmnotes.studies.distortion import language as LG
+from lmnotes.studies.distortion.resample import ci
+
+
+def epochs_for(N: int, epochs: int, n_train: int) -> int:
+    """Epochs that give N sequences as many updates as ``n_train`` get in ``epochs`` (the
+    updates, not the passes, are held equal); at least one."""
+    return max(1, round(epochs * n_train / N))
+
+
+def errors(model, test, best_epoch) -> tuple:
+    """A learner's test errors, its training steps and its best epoch."""
+    return (D.estimation_error(LG.model_logprob(model, test.ids), test.logp),
+            int(model.history["step"].max()), best_epoch(model))
+
+
+def by_stratum(err_n: dict, main: str, sizes, strata: np.ndarray) -> pd.DataFrame:
+    """The main learner's mean error per stratum and size, with its relative change r_N."""
+    data_df = pd.DataFrame([{"N": N, "stratum": b,
+                             "error": err_n[main, N][0][strata == b].mean()}
+                            for N in sizes for b in range(strata.max() + 1)])
+    data_df["relative change"] = data_df.groupby("stratum")["error"].transform(
+        lambda e: e.diff() / e.shift().abs())
+    return data_df
+
+
+def doubling_gains(boot, err_n: dict, main: str, sizes):
+    """The error gained by each step N → N′ (an interval from ``boot``), and the gain as a
+    share of the error at N."""
+    step_gain = {(a, b): boot.mean_ci(err_n[main, b][0] - err_n[main, a][0])
+                 for a, b in zip(sizes, sizes[1:])}
+    rel_step = {k: v.value / abs(err_n[main, k[0]][0].mean())
+                for k, v in step_gain.items()}
+    return step_gain, rel_step
+
+
+def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_strata: int,
+         color):
+    """Fig. 3: the main learner's error per stratum by N with the inset r_N (left), and each
+    architecture's mean error by N with intervals from ``boot`` (right)."""
+    fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.4))
+    palette = sns.color_palette("rocket", n_strata)
+    inset = axes[0].inset_axes([0.45, 0.08, 0.5, 0.38])
+    for b, g in data_df.groupby("stratum"):
+        axes[0].plot(g["N"], g["error"], marker=".", color=palette[b], lw=1.2)
+        inset.plot(g["N"], g["relative change"], color=palette[b], lw=1)
+    axes[0].set(xlabel="training sequences N", ylabel="mean error (nats)",
+                title=f"{main} by N")
+    plots.plain_log(axes[0], "x", ticks=sizes)
+    inset.set_xscale("log")
+    inset.minorticks_off()
+    inset.set_xticks(sizes[1:], [f"{N:,}" for N in sizes[1:]])
+    inset.set_title("relative change", fontsize="x-small")
+    inset.tick_params(labelsize="xx-small")
+    for name in [main] + arch:
+        e = [boot.mean_ci(err_n[name, N][0]) for N in sizes]
+        axes[1].errorbar(sizes, [x.value for x in e],
+                         yerr=[[x.value - x.low for x in e],
+                               [x.high - x.value for x in e]],
+                         marker=".", label=name, color=color(name))
+    axes[1].set(xlabel="training sequences N", ylabel="mean test error",
+                title="By architecture")
+    plots.plain_log(axes[1], "x", ticks=sizes)
+    axes[1].legend()
+    return fig
+
+
+def table(boot, err_n: dict, main: str, arch, sizes, epochs) -> pd.DataFrame:
+    """Steps, best epochs and mean test error (intervals from ``boot``) by size and
+    architecture; ``epochs``: N -> the epochs allowed."""
+    return pd.DataFrame({"N": sizes,
+                         "epochs": [epochs(N) for N in sizes]}
+                        | {f"steps ({n})": [err_n[n, N][1] for N in sizes]
+                           for n in [main] + arch[:1]}
+                        | {f"best epoch ({n})": [err_n[n, N][2] for N in sizes]
+                           for n in [main] + arch[:1]}
+                        | {f"mean error ({n})": [ci(boot.mean_ci(err_n[n, N][0]))
+                                                 for N in sizes]
+                           for n in [main] + arch})
+
+
+def gain_table(step_gain: dict, rel_step: dict) -> pd.DataFrame:
+    """The error gained by each doubling, in nats and as a share."""
+    return pd.DataFrame({
+        "from N": [a for a, _ in step_gain], "to N": [b for _, b in step_gain],
+        "error gained (nats)": [ci(v) for v in step_gain.values()],
+        "error reduced by": [f"{r:.1%}" for r in rel_step.values()]})
+
+
+def architectures(boot, err_n: dict, main: str, lstm: str, sizes):
+    """The Transformer's mean error minus the LSTM's (positive: the Transformer is closer to
+    L), intervals from ``boot``: against the LSTM on the next N (``ahead``, a stricter
+    criterion) and on the same N (``same_n``, the paper's), and the texts the chapter states,
+    by name."""
+    # data efficiency: the Transformer on N against the LSTM on the next N
+    ahead = [boot.mean_ci(err_n[main, a][0] - err_n[lstm, b][0])
+             for a, b in zip(sizes, sizes[1:])]
+    # the paper's criterion: both architectures on the same data
+    same_n = [boot.mean_ci(err_n[main, N][0] - err_n[lstm, N][0]) for N in sizes]
+    texts = {"arch_same": "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(sizes, same_n)),
+             "arch_ahead": "; ".join(f"{a:,} vs {b:,}: {ci(e)}" for (a, b), e in zip(
+                 zip(sizes, sizes[1:]), ahead))}
+    return ahead, same_n, texts
+
+
+def facts(patience: int, full_last: bool, step_gain: dict, rel_step: dict) -> dict:
+    """What the chapter states about the data sizes, by name, in the order it glues them
+    (``full_note`` is Markdown; ``full_last``: the full set's best epoch is its last)."""
+    return {"patience_txt": patience,
+            "full_note": Prose("The full set's best epoch is its last: it is still "
+                               "improving when its budget ends." if full_last
+                               else "The full set, too, peaked before its last epoch."),
+            "gain_first": ci(list(step_gain.values())[0]),
+            "gain_last": ci(list(step_gain.values())[-1]),
+            "rel_last": f"{list(rel_step.values())[-1]:.0%}"}

@@ -1,0 +1,170 @@
+"""The temperature of the language (LeBrun, Sordoni & O'Donnell 2022, Fig. 5, claim 11: lower-
+entropy languages suffer more), as the distortion chapter (06) measures it: L read at several
+temperatures T, the main learner trained on each with equal training tokens (equal updates),
+once per seed, and compared per token (which removes length) and at equal log p_L (the
+paper's comparison, where a colder language's sequences are longer).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from lmnotes.report import plots
+from lmnotes.report.glue import Prose
+from lmnotes.studies.distortion import distortion as D
+from lmnotes.studies.distortion import language as LG
+from lmnotes.studies.distortion.error import by_bin
+from lmnotes.studies.distortion.resample import ci, est, num
+
+
+def draws(L, lang, train, valid, test, temperatures, n_train: int, n_valid: int, n_test: int,
+          seed: int = 0) -> dict:
+    """T -> (the language at T, training, validation and test sequences): the chapter's own
+    draw at its temperature, a fresh draw of L at every other."""
+    t_draws = {}
+    for T in temperatures:
+        if T == lang.temperature:
+            t_draws[T] = (lang, train.take(0, n_train), valid, test.take(0, n_test))
+        else:
+            lg = LG.Language(L, T, max_tokens=lang.max_tokens)
+            d = lg.sample(n_train + n_valid + n_test, seed=seed)
+            t_draws[T] = (lg, d.take(0, n_train), d.take(n_train, n_train + n_valid),
+                          d.take(n_train + n_valid, len(d)))
+    return t_draws
+
+
+def token_budget(t_draws: dict) -> int:
+    """Equal training tokens at every temperature (training packs tokens into fixed blocks,
+    so equal tokens are equal updates): the fewest any language's training set holds."""
+    return min(int(tr.lengths.sum()) for _, tr, _, _ in t_draws.values())
+
+
+def learn_all(boot, t_draws: dict, t_budget: int, main: str, epochs: int, config, seeds,
+              device: str = "cpu", n_boot: int = 2000):
+    """The main learner trained on every language (``t_budget`` tokens) with every seed: the
+    table of the languages, each test sequence's (log p_L, error averaged over seeds,
+    length), the error per token (value and ``n_boot`` replicates from ``boot.rng``) and the
+    share underestimated (from ``boot``) by (T, seed)."""
+    temp_rows, temp_err, per_tok, t_share = [], {}, {}, {}
+    for T, (lg, tr, va, te) in t_draws.items():
+        tr = tr.up_to_tokens(t_budget)
+        errs = []
+        for s in seeds:
+            m = LG.learn(lg, main, tr, va, epochs, config, seed=s, tag=f"T{T}",
+                         device=device)
+            e = D.estimation_error(LG.model_logprob(m, te.ids), te.logp)
+            errs.append(e)
+            idx = boot.rng.integers(len(e), size=(n_boot, len(e)))
+            per_tok[T, s] = (e.sum() / te.lengths.sum(),
+                             e[idx].sum(1) / te.lengths[idx].sum(1))
+            t_share[T, s] = boot.mean_ci(e < 0)
+        # the seeds' mean error on each test sequence
+        temp_err[T] = (te.logp, np.mean(errs, 0), te.lengths)
+        by_seed = [per_tok[T, s][0] for s in seeds]
+        temp_rows.append({
+            "T": f"{T:.2f}", "training sequences": len(tr),
+            "training tokens": int(tr.lengths.sum()),
+            "entropy rate": -te.logp.mean() / te.lengths.mean(),
+            "tokens per sequence": te.lengths.mean(),
+            "unfinished": f"{1 - np.exp(lg.log_finished):.2%}",
+            "mean error per sequence": ci(boot.mean_ci(temp_err[T][1])),
+            "seed spread": max(by_seed) - min(by_seed)})
+    return pd.DataFrame(temp_rows), temp_err, per_tok, t_share
+
+
+def by_seed_table(per_tok: dict, t_share: dict, temperatures, seeds) -> pd.DataFrame:
+    """The error per token and the share underestimated by temperature and seed."""
+    return pd.DataFrame([
+        {"T": f"{T:.2f}", "seed": s, "error per token": ci(est(*per_tok[T, s])),
+         "share underestimated": ci(t_share[T, s])}
+        for T in temperatures for s in seeds])
+
+
+def colder_minus_warmer(per_tok: dict, temperatures, seeds) -> dict:
+    """(T, T′, seed) -> the error per token at T minus at the next warmer T′, per seed
+    (independent samples): below zero, the colder language is estimated worse."""
+    ts = sorted(temperatures)
+    return {(a, b, s): est(per_tok[a, s][0] - per_tok[b, s][0],
+                           per_tok[a, s][1] - per_tok[b, s][1])
+            for a, b in zip(ts, ts[1:]) for s in seeds}
+
+
+def per_sequence_text(temp_err: dict, temperatures) -> str:
+    """The sentence on the mean error per sequence by temperature (the paper's unit)."""
+    ts = sorted(temperatures)
+    seq_means = {T: temp_err[T][1].mean() for T in ts}
+    best_t = max(seq_means, key=seq_means.get)  # the least negative
+    return ("the mean error is " + ", ".join(
+        f"{num(v)} at T = {T}" for T, v in seq_means.items()) + f" nats: the "
+        f"language at T = {best_t} is estimated best; its sequences are "
+        + ("the shortest." if best_t == min(ts) else "not the shortest."))
+
+
+def compare_bins(boot, temp_err: dict, lo_t: float, hi_t: float, n_boot: int) -> pd.DataFrame:
+    """The error at ``lo_t`` minus at ``hi_t`` in 10 equal-width bins of log p_L where both
+    languages reach, for bins with more than 10 sequences of each, with the mean lengths and a
+    bootstrap of the two (independent) means from ``boot``."""
+    overlap = (max(temp_err[lo_t][0].min(), temp_err[hi_t][0].min()),
+               min(temp_err[lo_t][0].max(), temp_err[hi_t][0].max()))
+    edges = np.linspace(*overlap, 11)
+    t_cmp = []
+    for a, b in zip(edges, edges[1:]):
+        parts, lens = [], []
+        for T in (lo_t, hi_t):
+            x, e, n_tok = temp_err[T]
+            parts.append(e[(x >= a) & (x < b)])
+            lens.append(n_tok[(x >= a) & (x < b)].mean())
+        if min(map(len, parts)) > 10:
+            boots = boot.means(parts[0], n_boot) - boot.means(parts[1], n_boot)
+            t_cmp.append({"log p_L from": a, "to": b,
+                          f"n (T={lo_t})": len(parts[0]),
+                          f"n (T={hi_t})": len(parts[1]),
+                          f"tokens (T={lo_t})": lens[0],
+                          f"tokens (T={hi_t})": lens[1],
+                          "difference": parts[0].mean() - parts[1].mean(),
+                          "low": np.quantile(boots, 0.025),
+                          "high": np.quantile(boots, 0.975)})
+    return pd.DataFrame(t_cmp)
+
+
+def plot(temp_err: dict, temperatures, n_bins: int, n_boot: int, seed: int = 0):
+    """Fig. 5: the mean error (seeds averaged) by equal-width bin of log p_L, one curve per
+    temperature, with bootstrap bands."""
+    fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.2))
+    palette = sns.color_palette("flare", len(temperatures))
+    for shade, T in zip(palette, temperatures):
+        x, e, _ = temp_err[T]
+        c = by_bin(e, D.equal_width_bins(x, n_bins), x, n_boot=n_boot, seed=seed)
+        ax.plot(c["log p_L"], c["mean"], marker=".", color=shade, label=f"T = {T}")
+        ax.fill_between(c["log p_L"], c["low"], c["high"], color=shade, alpha=0.2)
+    ax.axhline(0, color=plots.REFERENCE_COLOR, lw=1)
+    ax.set(xlabel="log p_L(x) (bin mean)", ylabel="mean error (nats)")
+    ax.legend()
+    return fig
+
+
+def colder_text(colder: dict) -> str:
+    """The per-token differences of :func:`colder_minus_warmer`, for prose."""
+    return "; ".join(f"T = {a} − T = {b}, seed {s}: {ci(c)}"
+                     for (a, b, s), c in colder.items())
+
+
+def facts(colder: dict, temps: pd.DataFrame, temp_err: dict, temperatures) -> dict:
+    """What the chapter states about the per-token comparison, by name, in the order it glues
+    them: the differences, the largest seed spread, the largest difference and its ratio to
+    that spread, and the per-sequence sentence (``t_per_seq``, Markdown)."""
+    t_maxdiff = max(abs(c.value) for c in colder.values())
+    return {"colder": colder_text(colder),
+            "t_spread": num(temps["seed spread"].max(), 2),
+            "t_maxdiff": num(t_maxdiff, 2),
+            "t_ratio": f"{t_maxdiff / temps['seed spread'].max():.1f}",
+            "t_per_seq": Prose(per_sequence_text(temp_err, temperatures))}
+
+
+def bin_facts(t_cmp: pd.DataFrame, lo_t: float) -> dict:
+    """In how many common bins the coldest language is worse (of all) and better, and its T."""
+    return {"t_worse": f"{int((t_cmp['high'] < 0).sum())} of {len(t_cmp)}",
+            "t_better": int((t_cmp["low"] > 0).sum()), "lo_t": lo_t}

@@ -1,0 +1,131 @@
+"""Instance-level against corpus-level aggregation on the switch-LM (the paper's Table 1 and
+§3), and instances of growing size (sentences, blocks of sentences, articles): what chapter
+04 reads from the repeated runs of :func:`lmnotes.studies.importance.switch_runs.repeated`.
+
+By the Rao-Blackwell argument of the chapter, log p̂_I (Eq. 5) is never biased more than
+log p̂_C (Eq. 6) in expectation; these functions measure by how much, and how much of the
+corpus-level bias an instance of a given size removes,
+(log p̂_unit − log p̂_C) / (log p − log p̂_C) per run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from lmnotes.report import claims as lmclaims, plots
+from lmnotes.studies.importance.summaries import percent, runs_interval
+
+
+@dataclass
+class InstanceVsCorpus:
+    """Instance against corpus level over the pairs: ``ev`` the cases (instance level higher
+    in log-probability beyond the runs' interval), ``runs_share`` the share of single runs
+    where it is, ``min_gap``/``max_gap`` the range of PPL_C / PPL_I − 1 in %, and ``values``
+    the numbers the chapter's text quotes, by name."""
+
+    ev: lmclaims.Evidence
+    runs_share: float
+    min_gap: float
+    max_gap: float
+    values: dict
+
+
+def instance_vs_corpus(runs: Mapping, keys: Sequence, ppl_of: Callable, n_tokens: float) -> InstanceVsCorpus:
+    """Compare the instance- and corpus-level estimates of the runs ``runs[key]`` (columns
+    ``instance``, ``corpus``, ``corpus ESS``: errors in nats against the exact log p) for each
+    ``(model, proposal)`` of ``keys``; ``ppl_of(m, err, tokens)`` turns an error into a
+    perplexity."""
+    T = n_tokens
+    gaps_ic = {k: (runs[k]["instance"] - runs[k]["corpus"]) / T for k in keys}
+    ic_ev = lmclaims.Evidence.of(lmclaims.above(runs_interval(g)) for g in gaps_ic.values())
+    ic_runs = np.mean([np.mean(g > 0) for g in gaps_ic.values()])
+    ic_rel = {k: 100 * (ppl_of(k[0], runs[k]["corpus"].mean(), T)
+                        / ppl_of(k[0], runs[k]["instance"].mean(), T) - 1) for k in gaps_ic}
+    ppl_i = {k: ppl_of(k[0], runs[k]["instance"].mean(), T) for k in gaps_ic}
+    ppl_c = {k: ppl_of(k[0], runs[k]["corpus"].mean(), T) for k in gaps_ic}
+    worst = max(gaps_ic, key=lambda k: ppl_c[k] - ppl_i[k])
+    ess = np.concatenate([runs[k]["corpus ESS"].to_numpy() for k in gaps_ic])
+    values = {"n_ic_for": int(ic_ev.n_for), "n_ic_cases": ic_ev.n, "n_ic_unresolved": ic_ev.n_unresolved,
+              "ic_runs_pct": float(100 * ic_runs),
+              "ic_worst": f"{worst[1]} on the {worst[0]} model",
+              "ic_worst_c": float(ppl_c[worst]), "ic_worst_i": float(ppl_i[worst]),
+              "corpus_ess_median": float(np.median(ess))}
+    return InstanceVsCorpus(ic_ev, ic_runs, min(ic_rel.values()), max(ic_rel.values()), values)
+
+
+def grain_tokens(n_tokens: np.ndarray, T: float, article: np.ndarray, grains: Mapping) -> dict:
+    """Mean tokens per instance of each unit: sentences (``n_tokens`` each, ``T`` in all), the
+    blocks of ``grains`` (``{name: labels}``), articles and the whole corpus."""
+    return {"instance": n_tokens.mean(), "corpus": T,
+            "article": T / len(np.unique(article)),
+            **{g: T / len(np.unique(lab)) for g, lab in grains.items()}}
+
+
+def granularity_figure(models: Sequence[str], names: Sequence[str], runs: Mapping, cols: Sequence[str],
+                       tokens: Mapping, ppl_of: Callable, n_tokens: float, colors: Mapping, k_runs: int):
+    """PPL^/PPL − 1 of the mean run against the mean tokens per instance (both logarithmic),
+    a line per proposal of ``names``, a panel per model. The figure, open."""
+    T = n_tokens
+    fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.4), sharey=True)
+    for ax, m in zip(axes, models):
+        for name in names:
+            x = [tokens[c] for c in cols]
+            y = [ppl_of(m, runs[m, name][c].mean(), T) / ppl_of(m, 0.0, T) - 1
+                 for c in cols]
+            ax.plot(x, y, marker="o", ms=3, color=colors[name], label=name)
+        ax.set(title=f"{m} switch-LM", yscale="log")
+        plots.plain_log(ax, "x", [100, 1000, 10000])
+    plots.figure_legend(fig, axes, ncol=4)
+    fig.supxlabel("tokens per instance (sentences, blocks, articles, the corpus)")
+    fig.supylabel(f"PPL^ / PPL − 1, K = {k_runs}")
+    return fig
+
+
+def bias_removed(runs: Mapping, keys: Sequence, units: Sequence[str]) -> dict:
+    """Per ``(model, proposal)`` and unit: the share of the corpus-level bias that aggregating
+    per unit removes, per run (log p̂_unit − log p̂_C) / (log p − log p̂_C), as the mean over
+    the runs with its 95% interval."""
+    removed = {}
+    for k in keys:
+        r = runs[k]
+        removed[k] = {unit: runs_interval((r[unit] - r["corpus"]) / (0.0 - r["corpus"]))
+                      for unit in units}
+    return removed
+
+
+def removed_table(removed: Mapping) -> pd.DataFrame:
+    """:func:`bias_removed` in %, a row per (model, proposal), a column per unit named by its
+    sentences ("1", "2", …, "article")."""
+    t = pd.DataFrame({k: {
+        ("1" if u == "instance" else u.split()[0]): percent(e) for u, e in v.items()}
+        for k, v in removed.items()}).T
+    t.index.names = ["model", "proposal"]
+    return t
+
+
+def document_values(removed: Mapping, runs: Mapping, ppl_of: Callable, n_tokens: float, bias_removed: float,
+                    article_tokens: float, block_sizes: Sequence[int]) -> tuple[lmclaims.Evidence, dict]:
+    """Claim 6's cases (articles as instances remove more than ``bias_removed`` of the
+    corpus-level bias: for, beyond the interval) and the numbers the chapter quotes, by name:
+    an example's perplexity per unit and the range removed by the two longest blocks."""
+    T = n_tokens
+    doc_ev = lmclaims.Evidence.of([lmclaims.above(removed[k]["article"], bias_removed) for k in removed])
+    values = {"n_doc_against": doc_ev.n_against, "n_doc_cases": doc_ev.n,
+              "bias_removed_pct": 100 * bias_removed}
+    doc_example = ("sticky", "peek 1") if ("sticky", "peek 1") in removed else next(iter(removed))
+    values["doc_example"] = f"{doc_example[1]} on the {doc_example[0]} model"
+    for unit in ("instance", "article", "corpus"):
+        values[f"doc_{unit}_ppl"] = float(ppl_of(doc_example[0], runs[doc_example][unit].mean(), T))
+    values["doc_exact_ppl"] = float(ppl_of(doc_example[0], 0.0, T))
+    values["article_tokens"] = float(article_tokens)
+    long_blocks = [f"{b} sentences" for b in block_sizes[1:][-2:]]  # the two longest blocks
+    mid = [v[u].value for v in removed.values() for u in long_blocks]
+    values["block_removed_range"] = f"{100 * min(mid):.0f} to {100 * max(mid):.0f}" if mid else "–"
+    values["long_blocks"] = " to ".join(u.split()[0] for u in long_blocks) or "–"
+    return doc_ev, values
+

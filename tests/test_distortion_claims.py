@@ -1,0 +1,207 @@
+"""The distortion chapter's claims table (lmnotes.studies.distortion.claims) on constructed
+evidence: each verdict must follow from the intervals the way the chapter states it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from lmnotes.report import claims as lmclaims
+from lmnotes.stats import Estimate
+from lmnotes.studies.distortion import claims as C
+
+LEARNERS = ["tf-small", "tf-tiny", "lstm"]
+
+
+def E(value, low, high):
+    return Estimate(value, low, high)
+
+
+def above(x=1.0):
+    """An estimate of x > 0 whose interval lies above 0 (and above 0.5 when x ≥ 0.6)."""
+    return E(x, 0.9 * x, 1.1 * x)
+
+
+def below(x=-1.0):
+    """An estimate of x < 0 whose interval lies below 0."""
+    return E(x, 1.1 * x, 0.9 * x)
+
+
+def open_(x=0.0):
+    return E(x, x - 1.0, x + 1.0)
+
+
+def bin_row(mean, low, high):
+    return pd.Series({"mean": mean, "low": low, "high": high, "log p_L": -10.0})
+
+
+RULES = {"size_cut": 0.05, "size_margin": 0.0, "linear_margin": 0.2, "near_zero_nats": 1.0,
+         "level_margin": 0.1, "lnre_share": 0.01, "lnre_acceleration": 0.2}
+
+
+def results(**changes):
+    """Evidence that reproduces every claim the chapter can reproduce."""
+    r = dict(
+        main="tf-small", learners=LEARNERS, arch=["lstm"],
+        parameters={"tf-small": 2_000_000, "tf-tiny": 500_000, "lstm": 1_900_000},
+        n_models=3,
+        under={n: above(0.8) for n in LEARNERS},
+        # the rarest bin below the most probable one, which is itself below zero
+        ends={n: (bin_row(-30.0, -32.0, -28.0), bin_row(-2.0, -2.5, -1.5)) for n in LEARNERS},
+        law_miss=1.234,
+        tail={n: below() for n in LEARNERS}, s_coef={n: below() for n in LEARNERS},
+        bend={n: above(0.5) for n in LEARNERS},
+        size={"tiny": "tf-tiny", "pp_gain": E(0.01, 0.0, 0.02), "rel": E(0.1, 0.05, 0.15),
+              "n_overlap": 15, "n_bins": 20, "n_resolved": 3, "n_paired": 20},
+        paper_size_gain=0.0465,
+        final={"train": E(0.1, -0.2, 0.3), "test": below(-5.0)},
+        gaps={("train", 8): E(0.2, -0.3, 0.5), ("test", 8): above(3.0),
+              ("test", 1): above(5.0), ("test", 4): above(4.0)},
+        last=8, mid=4, n_best_last=2,
+        gap_beyond=below(-2.0), apart=above(2.5),
+        step_gain={(1500, 3000): above(2.0), (3000, 6000): E(0.05, 0.01, 0.09)},
+        rel_step={(1500, 3000): 0.3, (3000, 6000): 0.05},
+        steps={1500: 100, 3000: 200, 6000: 400}, sizes=[1500, 3000, 6000], n_train=6000,
+        same_n=[above(), above(), above()], ahead=[open_(), open_()],
+        head_mass={n: below(-0.05) for n in LEARNERS},
+        perturbed=pd.DataFrame({"model": ["tf-small", "lstm"], "ci": [above(), above()]}),
+        top_level=30,
+        random_bins=pd.DataFrame({"low": [0.5, 0.2, 0.1], "high": [2.0, 1.0, 0.9]}),
+        models_random=["tf-small", "lstm"],
+        t_cmp=pd.DataFrame({"low": [-3.0, -2.0, -1.0], "high": [-1.0, -0.5, -0.1]}),
+        colder={(0.7, 0.85, 0): below(), (0.85, 1.0, 0): below()}, lo_t=0.7,
+        t_share={(1.0, 0): above(0.7), (1.0, 1): above(0.7)},
+        temperatures=[0.7, 0.85, 1.0], temperature_seeds=[0, 1],
+        pretrained=None,
+        lnre={"real sentences": 0.9, "real words": 0.05, "fair die, 1,000 faces": 0.0},
+        rise={"real sentences": 0.01, "real words": 0.05, "fair die, 1,000 faces": float("inf")},
+        gap={n: above(0.1) for n in LEARNERS}, seq_rate={n: above(0.2) for n in LEARNERS})
+    return r | changes
+
+
+def table(**changes):
+    return C.claims(results(**changes), RULES).set_index("claim")
+
+
+def test_every_claim_has_a_row_whose_verdict_follows_its_evidence():
+    t = C.claims(results(), RULES)
+    lmclaims.check(t)
+    assert len(t) == 17 and t["claim"].is_unique
+    assert set(results()) == set(C.RESULTS) and set(RULES) == set(C.RULES)
+
+
+def test_constructed_evidence_reproduces_the_claims():
+    t = table()
+    for claim in ["M underestimates most test sequences",
+                  "The rarer the sequence, the worse the underestimation (binned)",
+                  "Rare sequences are underestimated beyond their length",
+                  "The error falls non-linearly with log p_L", "Model size matters little",
+                  "Training error converges to ≈ 0 in every stratum",
+                  "Test strata gaps persist while the training strata close",
+                  "More data helps but levels off",
+                  "The Transformer uses data more efficiently than the LSTM",
+                  "The mass does not go to the head", "Perturbed sequences end up overestimated",
+                  "Random Σ* sequences are overestimated whatever p_L",
+                  "Lower-entropy languages suffer more",
+                  "The underestimation holds at T = 1 (App. A.3)",
+                  "Natural language is in the LNRE zone, unlike dice",
+                  "M spreads its mass too uniformly (conclusion)"]:
+        assert t.loc[claim, "verdict"] == "reproduced", claim
+    assert t.loc["M underestimates most test sequences", "n_for"] == 3
+    assert t.loc["Rare sequences are underestimated beyond their length", "n_for"] == 6
+
+
+def test_opposite_evidence_contradicts():
+    t = table(under={n: below(0.3) for n in LEARNERS},
+              bend={n: E(0.0, -0.1, 0.1) for n in LEARNERS},  # a line shown: against
+              same_n=[below(), below(), below()],
+              random_bins=pd.DataFrame({"low": [-2.0], "high": [-1.0]}))
+    for claim in ["M underestimates most test sequences", "The error falls non-linearly with log p_L",
+                  "The Transformer uses data more efficiently than the LSTM",
+                  "Random Σ* sequences are overestimated whatever p_L"]:
+        assert t.loc[claim, "verdict"] == "contradicted", claim
+
+
+def test_mixed_evidence_differs_and_open_evidence_is_inconclusive():
+    t = table(under={"tf-small": above(0.8), "tf-tiny": below(0.3), "lstm": open_(0.5)},
+              tail={n: open_() for n in LEARNERS}, s_coef={n: open_() for n in LEARNERS})
+    row = t.loc["M underestimates most test sequences"]
+    assert row["verdict"] == "differs"
+    assert (row["n_for"], row["n_against"], row["n_unresolved"]) == (1, 1, 1)
+    assert t.loc["Rare sequences are underestimated beyond their length", "verdict"] == "inconclusive"
+
+
+def test_a_last_doubling_that_still_helps_leaves_levelling_off_open():
+    t = table(rel_step={(1500, 3000): 0.3, (3000, 6000): 0.2})
+    row = t.loc["More data helps but levels off"]
+    assert (row["verdict"], row["n_for"], row["n_unresolved"]) == ("inconclusive", 1, 1)
+    assert "the last still by 20%" in row["measured"]
+    assert "every N allowed 400 updates, the smaller stopped early at 100, 200" in row["measured"]
+
+
+def test_measured_text_counts_the_cases():
+    t = table(random_bins=pd.DataFrame({"low": [0.5, -0.1, -2.0], "high": [2.0, 0.3, -1.0]}),
+              t_cmp=pd.DataFrame({"low": [-3.0, 1.0, -1.0], "high": [-1.0, 2.0, 0.5]}))
+    row = t.loc["Random Σ* sequences are overestimated whatever p_L"]
+    assert row["measured"] == "bins above zero: 1 of 3 (tf-small, lstm)"
+    assert row["verdict"] == "differs"
+    cold = t.loc["Lower-entropy languages suffer more"]
+    assert "T = 0.7 worse in 1 of 3 bins" in cold["measured"]
+    assert (cold["n_for"], cold["n_unresolved"]) == (2, 1)  # no majority of bins either way
+    size = t.loc["Model size matters little", "measured"]
+    assert "overlap in 15 of 20 bins" in size and "resolved in 3 of 20" in size
+    assert "mean-PP gain 1.00 [0, 2.00] % against the paper's 4.65 %" in size
+
+
+def test_missing_runs_are_not_tested():
+    t = table(size=None, arch=[], same_n=[], ahead=[], temperatures=[0.7, 0.85])
+    for claim, text in [("Model size matters little", "one size trained"),
+                        ("The Transformer uses data more efficiently than the LSTM", "no LSTM trained"),
+                        ("The underestimation holds at T = 1 (App. A.3)",
+                         "T = 1 not among the language temperatures")]:
+        assert (t.loc[claim, "verdict"], t.loc[claim, "measured"]) == ("not tested", text)
+    pre = t.loc["The findings hold with a pretrained ground truth"]
+    assert (pre["verdict"], pre["basis"]) == ("not tested", "gpu profile only")
+
+
+def test_a_pretrained_run_counts_its_three_checks():
+    t = table(pretrained={"language": "smollm2", "checks": (2, 1), "share": above(0.8),
+                          "rand": below(), "rarest": -40.0, "top": -3.0})
+    row = t.loc["The findings hold with a pretrained ground truth"]
+    assert (row["verdict"], row["n_for"], row["n_against"], row["n_unresolved"]) == ("differs", 2, 1, 0)
+    assert row["measured"].startswith("smollm2 at T = 1: underestimated 0.800 [0.720, 0.880]; rarest bin −40.0")
+
+
+def test_lnre_zone_needs_both_a_high_unseen_mass_and_a_steady_decay():
+    assert C.in_lnre_zone(0.5, 0.1, RULES)
+    assert not C.in_lnre_zone(0.005, 0.1, RULES)  # little unseen mass
+    assert not C.in_lnre_zone(0.5, 0.5, RULES)  # a decay that accelerates, like a die's
+    t = table(lnre={"real sentences": 0.9, "fair die, 1,000 faces": 0.5},
+              rise={"real sentences": 0.01, "fair die, 1,000 faces": 0.01})
+    assert t.loc["Natural language is in the LNRE zone, unlike dice", "verdict"] == "differs"
+
+
+def test_training_strata_that_stay_apart_contradict_convergence():
+    t = table(final={"train": below(-5.0), "test": below(-5.0)},
+              gaps={("train", 8): above(3.0), ("test", 8): above(3.0),
+                    ("test", 1): above(5.0), ("test", 4): above(4.0)})
+    assert t.loc["Training error converges to ≈ 0 in every stratum", "verdict"] == "contradicted"
+    row = t.loc["Test strata gaps persist while the training strata close"]
+    assert (row["n_for"], row["n_against"]) == (2, 1)
+
+
+def test_thresholds_state_every_rule_with_its_value():
+    th = C.thresholds(RULES, 0.0465)
+    assert list(th)[0] == "size_margin = 0"
+    assert "4.65 %" in th["size_margin = 0"]
+    assert {k.split(" = ")[0] for k in th} == set(RULES) - {"size_cut"}
+
+
+@pytest.mark.parametrize("key", ["under", "tail", "gap"])
+def test_every_learner_is_a_case(key):
+    t = table(learners=LEARNERS[:2])
+    claim = {"under": "M underestimates most test sequences",
+             "tail": "Rare sequences are underestimated beyond their length",
+             "gap": "M spreads its mass too uniformly (conclusion)"}[key]
+    expected = {"under": 3, "tail": 4, "gap": 4}[key]  # under: every model, seeds included
+    assert t.loc[claim, "n_for"] == expected
