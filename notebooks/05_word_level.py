@@ -83,7 +83,6 @@ import pandas as pd
 import wordfreq
 from IPython.display import display
 from myst_nb import glue
-from scipy import stats as ss
 
 from lmnotes import models
 from lmnotes.models import budget
@@ -498,7 +497,7 @@ tables.show(t2, f"Paraphrase hits of {n_triples} rare and {n_triples} "
 e1, e2 = list(encoders)
 rare = trip[trip["kind"] == "rare"]  # the paper's comparison: rare words
 b01, b10, mcnemar, enc_diff = T2.encoder_difference(rare[e1], rare[e2])
-bert_roberta = ss.fisher_exact([[14, 36], [11, 39]]).pvalue
+bert_roberta = T2.paper_encoders_p()
 glue("mcnemar_p", tables.pvalue(mcnemar), display=False)
 glue("b01", b01, display=False)
 glue("b10", b10, display=False)

@@ -292,3 +292,11 @@ def test_size_comparison_orders_larger_and_smaller():
     assert case is False  # the larger is less diverse
     row, case = DV.size_comparison("bpe8000", this, other, LM(10), LM(100), this_is_larger=True)
     assert row["model"] == "BPE-8k" and case is True
+
+
+def test_the_papers_encoder_comparison_is_computed_from_its_counts():
+    from scipy.stats import fisher_exact
+
+    from lmnotes.studies.words import table2 as T2
+
+    assert T2.paper_encoders_p() == fisher_exact([[14, 36], [11, 39]]).pvalue  # Table 2: 14 and 11 of 50

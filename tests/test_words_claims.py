@@ -126,7 +126,7 @@ def test_the_measured_texts_report_the_counts():
     assert m["10"] == ("best of our models per bin: 20.0 % / 30.0 % / 40.0 %; below GPT-2's value "
                        f"beyond the interval in 3 of 9 model × bin cases; our {B0} bin holds 7 types "
                        "(a bin's coverage grows as the test holds fewer of its types)")
-    assert m["11"].startswith("T1 gain above chance as a share of T1: BPE−1k +5%; BPE−8k +5%; byte +5%; "
+    assert m["11"].startswith("T1 gain above chance as a share of T1: BPE-1k +5%; BPE-8k +5%; byte +5%; "
                               "read as points of T1, 3 of 3 cases against")
     assert m["12"] == ("Alg. 2 minus exact on the first 60 sentences: BPE-1k top-10 −1.0, T10 −10.0 points")
     assert m["13"] == "not run at this profile (size_compare is empty)"
@@ -166,8 +166,8 @@ def test_more_types_is_read_as_a_share_of_t1():
     gain = {(n, 100): (est(2), est(4)) for n in MODELS}  # 4 points of 20: 20 % more types
     df = table(results(soft_gain=gain))
     assert evidence(df, "11") == ("reproduced", (3, 0, 0))
-    # the whole text takes typographic minus signs, the models' names too (as the book prints it)
-    assert "BPE−1k +20%" in df.loc["11", "measured"]
+    # the numbers take typographic minus signs, the models' names keep their hyphen
+    assert "BPE-1k +20%" in df.loc["11", "measured"]
     assert "read as points of T1, 3 of 3 cases against" in df.loc["11", "measured"]
     # a model without a T1 gives no share: an open case
     t1 = {n: est(np.nan if n == "byte" else 20) for n in MODELS}

@@ -296,7 +296,7 @@ def more_types(results: Results, rules: Rules) -> dict:
         with np.errstate(invalid="ignore", divide="ignore"):
             rel = stats.interval(tg.value / t1.value, tg.replicates / t1.replicates)
         rel_cases.append(lmclaims.above(rel, share) if np.isfinite(rel.value) else None)
-        rel_text.append(f"{label(n)} {rel.value:+.0%}".replace("-", "−"))
+        rel_text.append(f"{label(n)} " + f"{rel.value:+.0%}".replace("-", "−"))
     return lmclaims.row(
         f"11. Soft match (k = {kk}) adds at least 11 % more types (§3.2: 11 and "
         "14 %; read as a share of T1, the weaker reading)", lmclaims.Evidence.of(rel_cases),

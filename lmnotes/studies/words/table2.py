@@ -112,6 +112,13 @@ PAPER = {"BERT": (14, 40), "RoBERTa": (11, 39)}
 PAPER_TRIPLES = 50
 
 
+def paper_encoders_p() -> float:
+    """Fisher's exact test of BERT's against RoBERTa's rare-word hits in the paper's Table 2
+    (hits and misses of :data:`PAPER_TRIPLES` triples each)."""
+    hits = [PAPER[name][0] for name in ("BERT", "RoBERTa")]
+    return ss.fisher_exact([[h, PAPER_TRIPLES - h] for h in hits]).pvalue
+
+
 def table2(trip: pd.DataFrame, encoders: Sequence[str], n_triples: int) -> pd.DataFrame:
     """The paper's Table 2 recomputed from its counts, then ours (``trip``: the triples, with
     ``kind`` and a hit column per encoder), with the tests of :func:`table2_stats`."""
