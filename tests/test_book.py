@@ -256,3 +256,17 @@ def test_every_table_a_cell_builds_is_shown():
             if cell.cell_type == "code":
                 assert not _unshown_tables(cell.source), f"{name}, cell {i}: a table never shown: " \
                                                         f"{_unshown_tables(cell.source)}"
+
+
+def test_the_kernels_own_stderr_stays_off_the_console(toy_book, capfd):
+    """What a kernel writes on its own standard error (libzmq or tornado as it shuts down) never
+    reaches the console, where it would come before the runner's error line; if the kernel dies,
+    its last words are in the error."""
+    quiet = TOY.replace('assert not fail, "asked to fail"', 'import os\nos.write(2, b"kernel noise\\n")\n'
+                        'if fail:\n    os.write(2, b"last words\\n")\n    os._exit(1)')
+    (toy_book / "notebooks" / "00_toy.py").write_text(quiet)
+    book.run(profile="default")
+    assert "kernel noise" not in capfd.readouterr().err
+    with pytest.raises(BookError, match="(?s)^00_toy: .*the kernel's last words:.*last words"):
+        book.run(profile="default", overrides={"fail": True})
+    assert "last words" not in capfd.readouterr().err

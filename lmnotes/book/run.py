@@ -37,6 +37,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -228,6 +229,22 @@ def _record_timing(name: str, seconds: float, built: set[Path]) -> None:
 # localhost), and logs an interrupt when it is shut down after a failed cell; its own log goes
 # to the runner's console, so it is kept to critical errors.
 _KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]
+
+
+def _kernel_manager(log):
+    """A kernel manager whose kernels write their own standard error to ``log`` (an open file),
+    not to the runner's console. A cell's output reaches the notebook by another way and
+    progress lines by :func:`lmnotes.core.progress.relay`; what is left on the kernel's own
+    stream is what libzmq or tornado print as a kernel shuts down (``Assertion failed:
+    pfd.revents & POLLIN``), which would otherwise come before the runner's one error line."""
+    from jupyter_client import AsyncKernelManager
+
+    class QuietKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            kw["stderr"] = log
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return QuietKernelManager
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -254,15 +271,22 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
     for stale in BOOK.glob(f".{name}.ipynb.*"):  # left by a run killed without notice (SIGKILL)
         stale.unlink()
     before, t0 = _entry_paths(), time.perf_counter()
-    with io.atomic_path(target, suffix=".ipynb") as tmp:
+    with io.atomic_path(target, suffix=".ipynb") as tmp, tempfile.TemporaryFile("w+") as kernel_log:
         try:
             papermill.execute_notebook(
                 source, str(tmp), parameters=None, kernel_name=kernel, language="python",
                 cwd=str(BOOK), progress_bar=sys.stderr.isatty(), report_mode=False,
-                extra_arguments=_KERNEL_ARGS,
+                extra_arguments=_KERNEL_ARGS, kernel_manager_class=_kernel_manager(kernel_log),
             )
         except PapermillExecutionError as exc:
             raise _failure(name, profile, exc) from None
+        except Exception as exc:  # the kernel died, or did not start: what it said is the clue
+            kernel_log.seek(0)
+            said = kernel_log.read().strip()
+            if not said:
+                raise
+            raise BookError(f"{name}: {type(exc).__name__}: {exc}\n  the kernel's last words:\n"
+                            + "\n".join(said.splitlines()[-20:])) from exc
         nb = nbformat.read(tmp, as_version=4)
         nb.metadata.setdefault("lmnotes", {})["profile"] = profile
         _scrub(nb)
