@@ -131,13 +131,17 @@ def test_listing_and_pruning(tmp_cache, monkeypatch):
     (tmp_cache / "gone").mkdir()
     (tmp_cache / "gone" / "x--k").mkdir()  # a kind the code no longer has
     (tmp_cache / "thing" / "half--k").mkdir()  # no meta.json
+    monkeypatch.setitem(cache.FILES, "kept.json", "a file its code registered")
+    (tmp_cache / "kept.json").write_text("{}")
+    (tmp_cache / "stray.json").write_text("{}")  # a file nobody registered
     status = {(e.kind, e.name): e.status for e in cache.entries()}
     assert status == {("thing", "old"): "stale", ("thing", "new"): "current",
                       ("thing", ".new--k2.abc.tmp"): "temporary", ("gone", "x"): "unknown kind",
-                      ("thing", "half"): "incomplete"}
+                      ("thing", "half"): "incomplete", ("-", "kept.json"): "kept", ("-", "stray.json"): "unknown kind"}
     removed = {(e.kind, e.name) for e in cache.prune()}
-    assert removed == set(status) - {("thing", "new")}
-    assert [(e.kind, e.name, e.status) for e in cache.entries()] == [("thing", "new", "current")]
+    assert removed == set(status) - {("thing", "new"), ("-", "kept.json")}
+    assert [(e.kind, e.name, e.status) for e in cache.entries()] == [("thing", "new", "current"),
+                                                                     ("-", "kept.json", "kept")]
     # a build in progress (its entry's lock held) keeps its temporary folder
     (tmp_cache / "thing" / ".busy--k.xyz.tmp").mkdir()
     with cache._lock(tmp_cache / "thing" / "busy--k"):

@@ -141,3 +141,19 @@ def test_the_runner_relays_progress_lines_to_its_console(tmp_path, monkeypatch, 
     err = capsys.readouterr().err
     assert err == "lmnotes: line 0\nlmnotes: line 1\nlmnotes: line 2\n"
     assert "LMNOTES_PROGRESS" not in os.environ
+
+
+def test_ctrl_c_is_one_line(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(book, "run", interrupted)
+    assert book.main(["run", "00_corpus"]) == 130
+    err = capsys.readouterr().err
+    assert err.startswith("interrupted (Ctrl-C): ") and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_the_runners_timings_survive_a_prune():
+    from lmnotes.core import cache
+
+    assert "timings.json" in cache.FILES  # registered by the runner, so prune keeps it

@@ -194,6 +194,9 @@ def _entry_paths() -> set[Path]:
     return {p for p in root.glob("*/*") if p.is_dir() and not p.name.startswith(".")}
 
 
+lmcache.register_file("timings.json", "each notebook's last wall times here (book timings)")
+
+
 def _timings_file() -> Path:
     """Where this machine's runs record their wall times: beside the cache they depend on, not
     in the committed notebooks (a notebook's bytes must not change with the clock)."""
@@ -396,7 +399,7 @@ def cache_report(prune: bool = False) -> str:
                         "age (days)": round(e.age_days, 1), "status": e.status} for e in listed])
     lines.append(df.to_string(index=False))
     lines.append(f"total {df['MB'].sum():,.1f} MB in {len(df)} entries; "
-                 f"{(df['status'] != 'current').sum()} not current (`cache --prune` removes them)")
+                 f"{(~df['status'].isin(['current', 'kept'])).sum()} not current (`cache --prune` removes them)")
     return "\n".join(lines)
 
 
@@ -478,6 +481,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(exc) if sys.stderr.isatty() else _ANSI.sub("", str(exc))
         print(f"error: {message}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, not the traceback
+        how = str(exc) or "Ctrl-C"
+        print(f"interrupted ({how}): the notebook being executed kept its last complete version in "
+              "book/, and the cache only complete entries", file=sys.stderr)
+        return 130
     return 0
 
 

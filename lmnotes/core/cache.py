@@ -44,6 +44,9 @@ T = TypeVar("T")
 META = "meta.json"
 #: kind -> a function giving the current version of the code that produces that kind
 KINDS: dict[str, Callable[[], str]] = {}
+#: Files kept at the cache's top level by the code that registered them (name -> what it is):
+#: listed as "kept", never pruned.
+FILES: dict[str, str] = {}
 _SEP = "--"
 
 
@@ -54,6 +57,12 @@ class CacheError(RuntimeError):
 def register_kind(kind: str, version: Callable[[], str]) -> None:
     """Declare a kind of entry and how to compute the version its producing code has now."""
     KINDS[kind] = version
+
+
+def register_file(name: str, what: str) -> None:
+    """Declare a file that lives at the cache's top level (not an entry), so that
+    :func:`prune` keeps it."""
+    FILES[name] = what
 
 
 def root() -> Path:
@@ -211,7 +220,7 @@ class Listed:
     path: Path
     bytes: int
     age_days: float
-    status: str  # "current", "stale" (made by other code), "unknown kind", "incomplete", "temporary"
+    status: str  # "current", "stale" (made by other code), "unknown kind", "incomplete", "temporary", "kept"
 
 
 def _size(path: Path) -> int:
@@ -251,8 +260,8 @@ def entries() -> list[Listed]:
             out.append(Listed(kind, name, path, _size(path), age, status))
     for path in sorted(root().iterdir()):  # files of the old flat layout
         if path.is_file():
-            out.append(Listed("-", path.name, path, path.stat().st_size,
-                              (now - path.stat().st_mtime) / 86400, "unknown kind"))
+            out.append(Listed("-", path.name, path, path.stat().st_size, (now - path.stat().st_mtime) / 86400,
+                              "kept" if path.name in FILES else "unknown kind"))
     return out
 
 
@@ -274,7 +283,7 @@ def prune() -> list[Listed]:
     return what was removed."""
     removed = []
     for e in entries():
-        if e.status == "current":
+        if e.status in ("current", "kept"):
             continue
         if e.status == "temporary" and not e.path.name.startswith(".trash-"):
             # ".<entry>.<random>.tmp": its builder holds the entry's lock while it runs. Other
