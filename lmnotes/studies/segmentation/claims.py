@@ -98,11 +98,6 @@ def agree_open(results: Results) -> bool:
     return all((ranks[c] == ranks["bits / byte"]).all() for c in INDEPENDENT)
 
 
-def _verdict(e: lmclaims.Evidence) -> str:
-    """The verdict of the default rule, every case."""
-    return e.verdict()
-
-
 def glued(results: Results, rules: Rules) -> dict:
     """The values the chapter quotes with the claims, by glue name, in the chapter's order:
     the thresholds (%), claim 4's verdicts at each, whether the independent measures give one
@@ -112,8 +107,8 @@ def glued(results: Results, rules: Rules) -> dict:
     causes = r.examples.loc[~r.examples["follows"], "cause"].value_counts()
     return {"negligible_pct": 100 * rules.negligible_share,
             "negligible_alt_pct": 100 * rules.negligible_share_alt,
-            "v4": _verdict(negligible(r, rules.negligible_share)[0]),
-            "v4_alt": _verdict(negligible(r, rules.negligible_share_alt)[0]),
+            "v4": negligible(r, rules.negligible_share)[0].verdict(),
+            "v4_alt": negligible(r, rules.negligible_share_alt)[0].verdict(),
             "independent_orders": "one order" if agree_open(r) else "different orders",
             "rest_share": float(100 * (r.advantage - r.unk - r.renorm) / r.advantage),
             "marginal_label": r.self_name,
@@ -124,7 +119,7 @@ def claims(results: Results, rules: Rules) -> pd.DataFrame:
     """The claims table of chapter 03 (:func:`lmnotes.report.claims.table`)."""
     r = results
     e4, why4 = negligible(r, rules.negligible_share)
-    v4_alt = _verdict(negligible(r, rules.negligible_share_alt)[0])
+    v4_alt = negligible(r, rules.negligible_share_alt)[0].verdict()
     agree = agree_open(r)
     word_beats = r.word_bpb.high < min(e.low for e in r.open_bpb.values())
     word_loses = r.word_bpb.low > max(e.high for e in r.open_bpb.values())

@@ -310,7 +310,6 @@ def claims(m: Measured, rules: Rules) -> pd.DataFrame:
     return lmclaims.table(rows)
 
 
-#: The thresholds' statements, shown under the claims table.
 def thresholds(rules: Rules) -> dict[str, str]:
     """What each threshold of :class:`Rules` means, for :func:`lmnotes.report.claims.show`."""
     return {
