@@ -47,7 +47,7 @@ import yaml
 
 from lmnotes.core import cache as lmcache
 from lmnotes.core import io, progress
-from lmnotes.book import params
+from lmnotes.book import editions, params
 
 NOTEBOOKS = io.ROOT / "notebooks"
 BOOK = io.ROOT / "book"
@@ -60,15 +60,20 @@ class BookError(RuntimeError):
     """A user error in running the book: the message says what to do."""
 
 
-#: The book's first page: it summarises the verdicts of the chapters, so it runs after them.
-INTRO = "intro"
+#: The pages that summarise what the chapters saved, so they run after them: the GPU part's
+#: first page (each claim's verdict in both editions) and the book's first page.
+SUMMARIES = ("at_scale", "intro")
 
 
 def notebook_names() -> list[str]:
     """Names of the sources in ``notebooks/``: the chapters (``NN_name``) in order, then the
-    intro, which reads what they saved."""
+    summaries, which read what they saved."""
     chapters = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
-    return chapters + ([INTRO] if (NOTEBOOKS / f"{INTRO}.py").is_file() else [])
+    return chapters + [s for s in SUMMARIES if (NOTEBOOKS / f"{s}.py").is_file()]
+
+
+def chapter_names() -> list[str]:
+    return [n for n in notebook_names() if n not in SUMMARIES]
 
 
 def profiles() -> list[str]:
@@ -158,13 +163,65 @@ def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, 
 
 
 def sync(names: Sequence[str] | None = None) -> None:
-    """Write each ``notebooks/NAME.py`` to its paired, output-free ``.ipynb``."""
+    """Write each ``notebooks/NAME.py`` to its paired, output-free ``.ipynb``; renew the GPU
+    edition's banners and the table of contents (:func:`refresh`)."""
     import jupytext
 
     for n in names or notebook_names():
         nb = jupytext.read(NOTEBOOKS / f"{n}.py")
         _stable_ids(nb)
         io.write_text(NOTEBOOKS / f"{n}.ipynb", jupytext.writes(nb, fmt="ipynb"))
+    refresh()
+
+
+def profile_values(name: str, profile: str) -> dict[str, Any] | None:
+    """A notebook's values at ``profile`` now (None if the profile or notebook is gone)."""
+    try:
+        return resolve_parameters([name], profile, {})[name]
+    except BookError:
+        return None
+
+
+def gpu_folder() -> Path:
+    return editions.folder("gpu", None, BOOK)
+
+
+def refresh(where: Path | None = None) -> list[Path]:
+    """Regenerate the banner of each page of the GPU edition (or of ``where``): a page whose
+    source or parameters changed since it ran is marked stale. Also write the book's
+    ``_toc.yml`` when the pages present changed. Returns the pages rewritten."""
+    import nbformat
+
+    changed = []
+    for path in editions.pages(where or gpu_folder()):
+        nb = nbformat.read(path, as_version=4)
+        meta = nb.metadata.get("lmnotes", {}).get("edition")
+        if not meta:
+            raise BookError(f"{path} has no edition record: execute it with `run --profile gpu`")
+        source = NOTEBOOKS / f"{path.stem}.py"
+        if editions.set_banner(nb, editions.banner(nb, source, profile_values(path.stem, meta["profile"]))):
+            io.write_text(path, nbformat.writes(nb))
+            changed.append(path)
+    toc = BOOK.parent / "_toc.yml"
+    if where is None and (not toc.is_file() or toc.read_text() != toc_text()):
+        io.write_text(toc, toc_text())
+    return changed
+
+
+def toc_text() -> str:
+    """The table of contents: the CPU edition's chapters, then the part "At scale (GPU
+    edition)" with its first page and whichever chapters ``book/gpu/`` holds."""
+    lines = ["# Table of contents: the only files the book builds (only_build_toc_files: true).",
+             "# Written by `python -m lmnotes.book sync` (and build) from the pages present: the GPU",
+             "# part lists the chapters that book/gpu/ holds.",
+             "format: jb-book", "root: book/intro", "parts:", "  - caption: The report", "    chapters:"]
+    lines += [f"      - file: book/{n}" for n in chapter_names()]
+    if "at_scale" in notebook_names():
+        lines += ["  - caption: At scale (GPU edition)", "    chapters:", "      - file: book/at_scale"]
+        gpu = editions.pages(gpu_folder())
+        if gpu:
+            lines += ["        sections:"] + [f"          - file: book/gpu/{p.stem}" for p in gpu]
+    return "\n".join(lines) + "\n"
 
 
 # Metadata that papermill writes and that changes from run to run (times, paths): dropped so
@@ -259,10 +316,13 @@ def _failure(name: str, profile: str, exc) -> BookError:
                      f"book/{name}.ipynb is unchanged; the traceback follows)\n{tb}")
 
 
-def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "python3") -> Path:
-    """Execute ``notebooks/NAME.ipynb`` into ``book/NAME.ipynb`` atomically, with ``values``
-    written into its parameters cell (so that the executed notebook shows the values used, once),
-    and record its wall time (see ``timings``)."""
+def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "python3",
+            folder: Path = BOOK) -> Path:
+    """Execute ``notebooks/NAME.ipynb`` into ``folder/NAME.ipynb`` (``book/`` by default)
+    atomically, with ``values`` written into its parameters cell (so that the executed notebook
+    shows the values used, once), and record its wall time (see ``timings``). A page of
+    another edition than the CPU one (``folder`` other than ``book/``) is stamped with its run
+    and gets its banner (:mod:`lmnotes.book.editions`); its claims go to ``folder/claims``."""
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -270,15 +330,17 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
     source = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     cell = _parameters_cell(source, name)
     cell.source = params.write_into(cell.source, values)
-    target = BOOK / f"{name}.ipynb"
-    for stale in BOOK.glob(f".{name}.ipynb.*"):  # left by a run killed without notice (SIGKILL)
+    target = folder / f"{name}.ipynb"
+    if folder != BOOK:
+        (folder / "claims").mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(f".{name}.ipynb.*"):  # left by a run killed without notice (SIGKILL)
         stale.unlink()
     before, t0 = _entry_paths(), time.perf_counter()
     with io.atomic_path(target, suffix=".ipynb") as tmp, tempfile.TemporaryFile("w+") as kernel_log:
         try:
             papermill.execute_notebook(
                 source, str(tmp), parameters=None, kernel_name=kernel, language="python",
-                cwd=str(BOOK), progress_bar=sys.stderr.isatty(), report_mode=False,
+                cwd=str(folder), progress_bar=sys.stderr.isatty(), report_mode=False,
                 extra_arguments=_KERNEL_ARGS, kernel_manager_class=_kernel_manager(kernel_log),
             )
         except PapermillExecutionError as exc:
@@ -293,36 +355,56 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
         nb = nbformat.read(tmp, as_version=4)
         nb.metadata.setdefault("lmnotes", {})["profile"] = profile
         _scrub(nb)
+        if folder != BOOK:
+            source = NOTEBOOKS / f"{name}.py"
+            editions.stamp(nb, source, profile, values, time.perf_counter() - t0)
+            # run with -p overrides, the page is stale from the start: not the profile's values
+            editions.set_banner(nb, editions.banner(nb, source, profile_values(name, profile)))
         nbformat.write(nb, tmp)
-    _record_timing(name, time.perf_counter() - t0, _entry_paths() - before)
+    _record_timing(name if profile == "default" else f"{name}@{profile}",
+                   time.perf_counter() - t0, _entry_paths() - before)
     return target
 
 
 def run(names: Sequence[str] | None = None, profile: str = "default",
-        overrides: dict[str, Any] | None = None) -> list[Path]:
+        overrides: dict[str, Any] | None = None, into: str | os.PathLike | None = None) -> list[Path]:
     """Execute the named notebooks (all by default), printing progress per notebook. Every
-    value is checked before the first notebook starts. The intro, which summarises the
-    chapters' verdicts, is run again after any chapter."""
+    value is checked before the first notebook starts. The CPU edition (profile ``default``)
+    goes to ``book/``, where the summaries (the intro and "At scale"), which read the chapters'
+    verdicts, run again after any chapter; the GPU edition goes to ``book/gpu/``, any other
+    profile only to a folder given as ``into`` (:func:`lmnotes.book.editions.folder`)."""
     known = notebook_names()
-    names = list(names or known)
+    load_profile(profile)  # an unknown profile is named as such, before where it would go
+    try:
+        folder = editions.folder(profile, into, BOOK)
+    except editions.EditionError as exc:
+        raise BookError(str(exc)) from None
+    main_book = folder == BOOK
+    names = list(names or (known if main_book else chapter_names()))
     unknown = [n for n in names if n not in known]
     if unknown:
         raise BookError(f"unknown notebook(s) {unknown}; the notebooks are {known}")
-    if INTRO in known and INTRO not in names:
-        names.append(INTRO)
+    if main_book:
+        names += [s for s in SUMMARIES if s in known and s not in names]
+    elif set(names) & set(SUMMARIES):
+        raise BookError(f"{sorted(set(names) & set(SUMMARIES))} summarise the CPU edition: run them "
+                        "with the default profile into book/")
     values = resolve_parameters(names, profile, overrides or {})
     sync(names)
     out, last = [], _read_timings()
     with progress.relay():  # the kernels' progress lines (training, sampling) reach this console
         for i, n in enumerate(names, 1):
-            seen = last.get(n, {})
+            seen = last.get(n if profile == "default" else f"{n}@{profile}", {})
             hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
                              for mode in ("warm", "cold") if mode in seen)
             print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
             t0 = time.perf_counter()
-            out.append(execute(n, values[n], profile))
+            out.append(execute(n, values[n], profile, folder=folder))
             print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)} -> "
                   f"{os.path.relpath(out[-1])}", flush=True)
+    if folder == gpu_folder():
+        print("the GPU edition's pages are in book/gpu/; `run at_scale` puts their verdicts beside the "
+              "CPU edition's, and `build` lists them in the book", flush=True)
     return out
 
 
@@ -404,7 +486,9 @@ def cache_report(prune: bool = False) -> str:
 
 
 def build() -> Path:
-    """Render the book with jupyter-book, warnings as errors; return ``index.html``'s path."""
+    """Render the book with jupyter-book, warnings as errors; return ``index.html``'s path. The
+    GPU edition's banners and the table of contents are renewed first (:func:`refresh`)."""
+    refresh()
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(io.ROOT),
            "--warningiserror", "--nitpick", "--keep-going", "--quiet"]
     print("building the book ...", flush=True)
@@ -441,6 +525,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--profile", default="default", help="params/PROFILE.yaml (default: default)")
         p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
                        metavar=("KEY", "VALUE"), help="override one parameter (YAML value)")
+        p.add_argument("--into", metavar="DIR", help="write the executed notebooks to DIR (needed for a "
+                       "profile that is not published; default: book/, or book/gpu/ for --profile gpu)")
     sub.add_parser("build", help="render _build/html with jupyter-book")
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
     sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
@@ -474,7 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "build":
             print(f"the book is at {build()}")
         else:
-            run(getattr(args, "names", None), args.profile, _overrides(args.parameter))
+            run(getattr(args, "names", None), args.profile, _overrides(args.parameter), args.into)
             if args.command == "all":
                 print(f"the book is at {build()}")
     except (BookError, lmcache.CacheError) as exc:

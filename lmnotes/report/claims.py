@@ -272,3 +272,23 @@ def title(chapter: str, folder: str | Path = ".") -> str:
             if cell.cell_type == "markdown" and cell.source.startswith("# "):
                 return cell.source.splitlines()[0][2:].strip()
     return chapter
+
+
+#: What the GPU columns of :func:`side_by_side` say for a chapter that has not run at that profile.
+NOT_RUN = "not run"
+
+
+def side_by_side(cpu: pd.DataFrame, gpu: pd.DataFrame, titles: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Each claim of the CPU edition (``cpu``, :func:`load_all` of ``book/claims``) beside the
+    same claim in the GPU edition (``gpu``, of ``book/gpu/claims``): chapter, claim, and the
+    verdict and measured text in each, with whether the verdict changed. A chapter with no GPU
+    table says :data:`NOT_RUN`; a claim its GPU table lacks says ``not in the table``."""
+    keep = ["chapter", "claim", "verdict", "measured"]
+    both = cpu[keep].merge(gpu[keep], on=["chapter", "claim"], how="left", suffixes=(" (CPU)", " (GPU)"))
+    ran = both["chapter"].isin(set(gpu["chapter"]))
+    for col in ("verdict (GPU)", "measured (GPU)"):
+        both[col] = both[col].where(both[col].notna(), np.where(ran, "not in the table", NOT_RUN))
+    both["changed"] = np.where(~ran, "", np.where(both["verdict (CPU)"] == both["verdict (GPU)"], "no", "yes"))
+    if titles:
+        both["chapter"] = [titles.get(c, c) for c in both["chapter"]]
+    return both[["chapter", "claim", "verdict (CPU)", "verdict (GPU)", "changed", "measured (CPU)", "measured (GPU)"]]

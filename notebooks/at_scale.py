@@ -1,0 +1,105 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # At scale: the GPU edition
+#
+# The chapters of this book run on two CPU cores: their self-trained models have a few
+# million parameters and train for minutes, and their samples number in the hundreds or
+# thousands. Some verdicts are *inconclusive* for that reason alone, and a reader should
+# know which verdicts survive larger models and more samples. The **GPU edition** executes
+# the same chapters, unchanged, at the `gpu` profile (`params/gpu.yaml`: larger models
+# trained longer, ten times the samples) on an accelerator, and publishes each executed
+# page beside the CPU one. Each of its pages opens with a banner that says where, on what
+# and at which commit it ran, and says *stale* when the chapter's source or the profile
+# changed since.
+#
+# {glue:md}`gpu_state`
+#
+# ## The pages
+
+# %% tags=["parameters", "remove-cell"]
+claims_folder = "claims"  # the CPU edition's claims tables (relative to book/)
+gpu_folder = "gpu"  # the GPU edition's pages; its claims in gpu/claims
+
+# %% tags=["remove-cell"]
+from pathlib import Path
+
+import pandas as pd
+from myst_nb import glue
+
+from lmnotes.book import editions, run as book
+from lmnotes.report import claims, tables
+from lmnotes.report.glue import glue_md
+
+# %% tags=["remove-input"]
+chapters = book.chapter_names()
+pages = editions.pages_table(chapters, book.profile_values, Path(gpu_folder),
+                            book.NOTEBOOKS)
+titles = {c: claims.title(c) for c in chapters}
+pages.insert(0, "title", [titles[c] for c in pages["chapter"]])
+tables.show(pages.drop(columns="chapter"), "The GPU edition's pages: a chapter not yet "
+            "executed at the gpu profile says *not run*", index=False)
+
+# %% [markdown]
+# ## The verdicts in both editions
+#
+# Each claim of the CPU edition's claims tables, beside its verdict at the `gpu` profile.
+# Until a chapter has run at `gpu`, its GPU column says *not run*. A verdict that changes
+# is the point of this page: a claim *inconclusive* on the CPU and *reproduced* at scale
+# was a question of resolution; one that flips between *reproduced* and *contradicted* is
+# a finding about scale itself, and the chapter's GPU page says which numbers moved.
+
+# %% tags=["remove-input"]
+cpu = claims.load_all(claims_folder)
+gpu = claims.load_all(Path(gpu_folder) / "claims")
+both = claims.side_by_side(cpu, gpu, titles)
+ran = both[both["verdict (GPU)"] != claims.NOT_RUN]
+glue_md("gpu_state", (
+    f"Of the {len(chapters)} chapters, **{int((pages['page'] != 'not run').sum())}** "
+    f"have run at `gpu` ({int((pages['page'] == 'stale').sum())} of them stale), and "
+    f"{len(ran)} of the {len(both)} claims have a verdict in both editions, "
+    f"{int((ran['changed'] == 'yes').sum())} of them a different one."))
+counts = pd.crosstab(ran["verdict (CPU)"], ran["verdict (GPU)"])
+tables.show(counts if len(ran) else pd.DataFrame({"claims": [0]}, index=["none yet"]),
+            "Verdicts on the CPU (rows) and at the gpu profile (columns), for the "
+            "chapters that have run at both")
+
+# %% tags=["remove-input"]
+tables.show(both.drop(columns=["measured (CPU)", "measured (GPU)"]),
+            "Each claim's verdict in both editions", index=False)
+
+# %% [markdown]
+# The measured numbers behind each verdict, in both editions:
+
+# %% tags=["remove-input"]
+tables.show(both[["chapter", "claim", "measured (CPU)", "measured (GPU)"]],
+            "What each edition measured for each claim", index=False)
+
+# %% [markdown]
+# ## How to reproduce it
+#
+# The GPU edition needs an accelerator with a CUDA build of PyTorch. On such a machine, with
+# the project set up as for the CPU edition:
+#
+# ```bash
+# python -m lmnotes.book run 01_models --profile gpu   # one chapter: book/gpu/01_models.ipynb
+# python -m lmnotes.book run --profile gpu             # every chapter, cheapest first
+# python -m lmnotes.book run at_scale                  # this page, with the new verdicts
+# python -m lmnotes.book build                         # the book, with the GPU part
+# ```
+#
+# Chapters 02–06 use the models chapter 01 trains, through the shared cache, so 01 runs
+# first. `bench/gpu_edition.py plan` prints the order, what each step costs, and what a
+# machine that allows only short commands must carry between them.
