@@ -11,8 +11,9 @@ bare, reaches no network, runs one command of at most 10 minutes at a time, take
 the chapters import travels as wheels (``wheels``). Its disk keeps what a command wrote (the
 installed wheels, the shared cache) only while the machine stays warm between commands, so
 the plan runs the steps that share trained models back to back; when it has gone cold, the
-next step retrains what it needs (the cache key of a trained model is deterministic, so this
-costs time, not correctness).
+next step retrains what it needs. That costs time, and on a GPU it gives other weights in the
+last bits (cuDNN's attention backward is not deterministic), so the chapters of one edition
+should come from one warm stretch where they can.
 
 On the machine, each step is one command: ``bench/gpu_chapter.sh NAME ...`` (it installs the
 wheels, executes the chapters at ``--profile gpu`` into ``book/gpu/`` and copies the pages and
@@ -35,7 +36,7 @@ WHEELS = ROOT / ".whl"
 #: only its glue, which needs none of them).
 NEEDED = ["papermill", "jupytext", "ipykernel", "nbformat", "nbclient", "gensim", "mwparserfromhell",
           "pysbd", "sacremoses"]
-NO_DEPS = ["myst-nb"]
+NO_DEPS = ["myst-nb", "docutils"]
 #: Packages the image already has (its package list, 2026-11): their wheels are not carried.
 IMAGE_HAS = {
     "attrs", "certifi", "charset-normalizer", "click", "cloudpickle", "filelock", "fsspec", "idna", "jinja2",
@@ -44,18 +45,26 @@ IMAGE_HAS = {
     "six", "tqdm", "typing-extensions", "urllib3", "wrapt", "torch", "transformers", "tokenizers",
     "safetensors", "accelerate", "huggingface-hub", "sentencepiece",
 }
-#: Minutes per step on an H100, for the whole step (a cold machine's start excluded): what
-#: was measured there (see the README's "GPU edition"), else an estimate that says so.
+#: The steps in order, what each does and what it costs on the accelerator: measured there
+#: (an H200, 2026-11-26, a cold machine's start of about a minute not included) or not yet.
 STEPS = [
-    ("00_corpus", "parse, split and tokenize the corpus (CPU work, as in the CPU edition)", 1),
-    ("01_models", "train the six wiki/ models at the gpu size (d = 512, 8 layers; LSTM d = 1024) "
-                  "and score the test split; needs the pretrained GGUF models, which do not fit "
-                  "one command's 64 MiB", None),
-    ("03_segmentation", "train the BPE sweep (char to BPE-32k, word) at the gpu size", None),
-    ("02_tendencies", "10,000 samples per model and strategy, 1,000 of each pretrained model", None),
-    ("05_word_level", "whole-word prediction by the family, exact top-10 on 300 sentences", None),
-    ("06_distortion", "N = 200,000 samples of L, four learners, three seeds", None),
-    ("04_importance_sampling", "200 runs per proposal, K to 10^5", None),
+    ("00_corpus", "parse, split and tokenize the corpus (CPU work, as in the CPU edition)",
+     "46 s, measured (cold cache; plus about 20 s to install the wheels once per machine)"),
+    ("01_models", "train the six wiki/ models at the gpu size (Transformers d = 512, 8 layers; LSTM "
+                  "d = 1024; at most 20 epochs) and score the whole test split",
+     "4 min 9 s measured for the six self-trained models (cold); the page also needs the two GGUF "
+     "models (94 and 245 MB), which exceed one command's 64 MiB: carry them in pieces of about 50 MB "
+     "over consecutive commands while the machine stays warm, then run the whole chapter"),
+    ("03_segmentation", "train the BPE sweep (char to BPE-32k, word) at the gpu size",
+     "not measured; training alone is about 20 s to 1 min a model (bench/gpu_probe.json)"),
+    ("02_tendencies", "10,000 samples per model and strategy, 1,000 of each pretrained model", "not measured"),
+    ("05_word_level", "whole-word prediction by the family, exact top-10 on 300 sentences; needs "
+                      "WordNet's data and `wheels --extra nltk wordfreq gguf`", "not measured"),
+    ("06_distortion", "N = 200,000 samples of L, four learners, three seeds, 10 epochs",
+     "not measured; by the probe's step time (about 0.03 s for 64 x 256 tokens) each learner's "
+     "10 epochs over 200,000 sequences take several minutes, so this chapter needs more than one "
+     "10-minute command and a split of its learners across commands"),
+    ("04_importance_sampling", "200 runs per proposal, K to 10^5", "not measured"),
 ]
 
 
@@ -85,9 +94,7 @@ def plan() -> None:
     probe = ROOT / "bench" / "gpu_probe.json"
     measured = json.loads(probe.read_text()) if probe.is_file() else {}
     print("Each step is one command on the accelerator machine: bench/gpu_chapter.sh NAME\n")
-    for i, (name, what, minutes) in enumerate(STEPS, 1):
-        cost = (f"{minutes} min, measured" if minutes is not None else
-                measured.get("estimates", {}).get(name, "not measured yet"))
+    for i, (name, what, cost) in enumerate(STEPS, 1):
         print(f"{i}. {name}: {what}\n   {cost}")
     if measured:
         print("\nThe training step times behind the estimates (bench/gpu_probe.py, "

@@ -134,15 +134,15 @@ def relabel(text: str, labels: Iterable[str], prefix: str) -> str:
 
     def ref(m):
         role, body = m.group(1), m.group(2)
+        # `target` or `text <target>`
+        text, target = (body[:-1].rsplit("<", 1) if body.endswith(">") else ("", body))
         if role == "doc":
-            target = body.rsplit("<", 1)[-1].rstrip(">") if body.endswith(">") else body
             new = target if target.startswith("../") else f"../{target}"
-            return f"{{doc}}`{body.replace(target, new)}`" if body.endswith(">") else f"{{doc}}`{new}`"
-        target = body.rsplit("<", 1)[-1].rstrip(">") if body.endswith(">") else body
-        if target not in labels:
+        elif target in labels:
+            new = prefix + target
+        else:
             return m.group(0)
-        return f"{{{role}}}`{body[: len(body) - len(target) - 1]}<{prefix}{target}>`" if body.endswith(">") \
-            else f"{{{role}}}`{prefix}{target}`"
+        return f"{{{role}}}`{text}<{new}>`" if body.endswith(">") else f"{{{role}}}`{new}`"
 
     text = re.sub(r"^(:name: *)(\S+)", lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in labels
                                                                    else m.group(2)), text, flags=re.M)
@@ -179,8 +179,8 @@ def banner(nb, source: Path, current_values: dict[str, Any] | None) -> str:
         return f":::{{admonition}} {edition}\n:class: note\n{ran}\n:::"
     return (f":::{{admonition}} {edition}: stale\n:class: warning\n{ran}\n\n**This page is stale:** "
             f"{'; '.join(why)}. Its numbers come from the code and parameters of that commit; re-run "
-            f"it with `python -m lmnotes.book run {name} --profile {meta['profile']}` on an "
-            f"accelerator.\n:::")
+            f"it with `python -m lmnotes.book run {name} --profile {meta['profile']}`"
+            f"{' on an accelerator' if meta['profile'] == 'gpu' else ''}.\n:::")
 
 
 def set_banner(nb, text: str) -> bool:
