@@ -50,7 +50,7 @@ pages = editions.pages_table(chapters, book.profile_values, Path(gpu_folder),
 titles = {c: claims.title(c) for c in chapters}
 pages.insert(0, "title", [titles[c] for c in pages["chapter"]])
 tables.show(pages.drop(columns="chapter"), "The GPU edition's pages: a chapter not yet "
-            "executed at the gpu profile says *not run*", index=False)
+            "executed at the gpu profile says not run", index=False)
 
 # %% [markdown]
 # ## The verdicts in both editions
@@ -68,7 +68,8 @@ both = claims.side_by_side(cpu, gpu, titles)
 ran = both[both["verdict (GPU)"] != claims.NOT_RUN]
 glue_md("gpu_state", (
     f"Of the {len(chapters)} chapters, **{int((pages['page'] != 'not run').sum())}** "
-    f"have run at `gpu` ({int((pages['page'] == 'stale').sum())} of them stale), and "
+    f"{'has' if (pages['page'] != 'not run').sum() == 1 else 'have'} run at `gpu` "
+    f"({int((pages['page'] == 'stale').sum())} of them stale), and "
     f"{len(ran)} of the {len(both)} claims have a verdict in both editions, "
     f"{int((ran['changed'] == 'yes').sum())} of them a different one."))
 counts = pd.crosstab(ran["verdict (CPU)"], ran["verdict (GPU)"])
@@ -94,10 +95,13 @@ tables.show(both[["chapter", "claim", "measured (CPU)", "measured (GPU)"]],
 # the project set up as for the CPU edition:
 #
 # ```bash
-# python -m lmnotes.book run 01_models --profile gpu   # one chapter: book/gpu/01_models.ipynb
-# python -m lmnotes.book run --profile gpu             # every chapter, cheapest first
-# python -m lmnotes.book run at_scale                  # this page, with the new verdicts
-# python -m lmnotes.book build                         # the book, with the GPU part
+# # one chapter, into book/gpu/01_models.ipynb
+# python -m lmnotes.book run 01_models --profile gpu
+# # every chapter, cheapest first
+# python -m lmnotes.book run --profile gpu
+# # this page, with the new verdicts; then the book
+# python -m lmnotes.book run at_scale
+# python -m lmnotes.book build
 # ```
 #
 # Chapters 02–06 use the models chapter 01 trains, through the shared cache, so 01 runs

@@ -127,4 +127,4 @@ def test_the_at_scale_page_counts_what_book_gpu_holds():
     nb = nbformat.read(book.BOOK / "at_scale.ipynb", as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells])
     held = len(editions.pages(book.gpu_folder()))
-    assert f"**{held}** have run at `gpu`" in text.replace("\\n", " ")
+    assert f"**{held}** {'has' if held == 1 else 'have'} run at `gpu`" in text.replace("\\n", " ")

@@ -105,8 +105,9 @@ def _driver():
 
 
 def pages(html: Path) -> list[Path]:
-    """The book's pages (``index.html`` only redirects to the first of them)."""
-    return sorted((html / "book").glob("*.html"))
+    """The book's pages, the GPU edition's among them (``index.html`` only redirects to the
+    first of them)."""
+    return sorted((html / "book").glob("*.html")) + sorted((html / "book" / "gpu").glob("*.html"))
 
 
 def check(html: str | Path, out: str | Path | None = None) -> dict[str, list[dict]]:
@@ -123,7 +124,7 @@ def check(html: str | Path, out: str | Path | None = None) -> dict[str, list[dic
         for page in pages(html):
             driver.get(page.as_uri())
             result = driver.execute_async_script(_CHECKS)
-            name = page.stem
+            name = "-".join(page.relative_to(html / "book").with_suffix("").parts)  # gpu-00_corpus
             report[name] = result["found"]
             if out is not None:
                 for i, top in enumerate(range(0, result["height"], HEIGHT)):
