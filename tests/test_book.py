@@ -270,3 +270,24 @@ def test_the_kernels_own_stderr_stays_off_the_console(toy_book, capfd):
     with pytest.raises(BookError, match="(?s)^00_toy: .*the kernel's last words:.*last words"):
         book.run(profile="default", overrides={"fail": True})
     assert "last words" not in capfd.readouterr().err
+
+
+def test_a_corrupt_cache_entry_is_rebuilt_without_a_word_in_the_notebook(toy_book, monkeypatch, capfd):
+    """The warning about a corrupt entry reaches the console, and the executed notebook is
+    byte-identical to the one of the run that built the entry."""
+    monkeypatch.delenv("LMNOTES_PROGRESS", raising=False)  # the runner relays to its stderr
+    (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
+# %%
+from lmnotes.core import cache
+cache.register_kind("toy", lambda: "1")
+print(cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("hello"), lambda f: (f / "x").read_text()))
+""")
+    book.run(profile="default")
+    first = (toy_book / "book" / "00_toy.ipynb").read_bytes()
+    entry = next(e for e in cache.entries() if e.name == "t")
+    (entry.path / "x").write_text("jello")  # one byte changed
+    capfd.readouterr()
+    book.run(profile="default")
+    assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first
+    err = capfd.readouterr().err
+    assert "warning: cache entry" in err and "is corrupt" in err

@@ -33,12 +33,13 @@ import os
 import shutil
 import tempfile
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from filelock import FileLock, Timeout
+
+from lmnotes.core.progress import note
 
 T = TypeVar("T")
 META = "meta.json"
@@ -143,8 +144,9 @@ def _try_load(path: Path, load: Callable[[Path], T]) -> Any:
         _verify(path)
         return load(path)
     except Exception as exc:  # a corrupt entry, or one the loader cannot read: rebuild it
-        warnings.warn(f"cache entry {path} is corrupt ({exc}); removing it and building it again",
-                      stacklevel=3)
+        # a line for the user through lmnotes.core.progress (the console), never a Python
+        # warning: in a notebook that would land in its outputs, with a local path
+        note(f"warning: cache entry {path} is corrupt ({exc}); removing it and building it again")
         _remove(path)
         return _MISSING
 
