@@ -291,3 +291,16 @@ print(cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("hello"), lamb
     assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first
     err = capfd.readouterr().err
     assert "warning: cache entry" in err and "is corrupt" in err
+
+
+def test_a_value_only_some_chapters_declare_is_named_and_timings_keep_corpora_apart(toy_book, capsys):
+    (toy_book / "notebooks" / "01_other.py").write_text(TOY.replace("x = 1  # a number", "y = 2  # a number")
+                                                         .replace("print(x * 2)", "print(y)"))
+    (toy_book / "params" / "default.yaml").write_text("notebooks:\n  00_toy:\n    x: 5\n")
+    book.run(["00_toy", "01_other"], overrides={"x": 3})
+    out = capsys.readouterr().out
+    assert "note: -p x applies to ['00_toy'] only; ['01_other'] do not declare it" in out
+    # the time of a run on another corpus or profile is kept under its own name
+    assert book._timing_key("00_toy", "default", {"x": 3}) == "00_toy"
+    assert book._timing_key("00_toy", "default", {"corpus": "/my/texts"}) == "00_toy [corpus=/my/texts]"
+    assert book._timing_key("00_toy", "gpu", {"corpus": "enwiki"}) == "00_toy [profile=gpu]"

@@ -47,6 +47,23 @@ def test_check_rejects_wrong_types_and_ranges(values, message):
         params.check("00_x", params.parse(CELL), values)
 
 
+def test_counts_and_shown_rows_have_upper_bounds():
+    """A sample count of 10^8 was accepted and made a 34 MB notebook: counts have a ceiling,
+    and the rows a page shows a tighter one, in the notebooks where the name means that."""
+    declared = params.parse(CELL + "seed = 0  # a seed\nsizes = [1, 2]  # sizes\n")
+    with pytest.raises(ParameterError, match=r"n_samples=100000000 is larger than any count"):
+        params.check("02_x", declared, {"n_samples": 100_000_000})
+    with pytest.raises(ParameterError, match=r"sizes=\[1, 100000000\] is larger than any count"):
+        params.check("02_x", declared, {"sizes": [1, 100_000_000]})
+    params.check("02_x", declared, {"n_samples": 10_000, "seed": 2**40})  # seeds are exempt
+    with pytest.raises(ParameterError, match=r"n_samples=201 must lie in \[0, 200\]"):
+        params.check("00_corpus", declared, {"n_samples": 201})
+    with pytest.raises(ParameterError, match=r"n_samples=51 must lie in \[0, 50\]"):
+        params.check("01_models", declared, {"n_samples": 51})
+    params.check("00_corpus", declared, {"n_samples": 200})
+    assert params.rule_of(declared["n_samples"], "00_corpus")[1] == "0 to 200 (rows shown)"
+
+
 def test_check_accepts_good_values_and_reports_all_types_first():
     declared = params.parse(CELL)
     params.check("00_x", declared, {"n_samples": 3, "top_p": 1, "fractions": [0.6, 0.2, 0.2]})

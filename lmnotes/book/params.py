@@ -179,10 +179,32 @@ def _type_problem(p: Parameter, value: Any) -> str | None:
            f"got {value!r} ({type(value).__name__})"
 
 
-def rule_of(p: Parameter) -> checks.Rule | None:
-    """The range check of a parameter and what it allows: its rule in :data:`RULES`, else, for
-    an integer, at least 0."""
+#: Rules that hold in one notebook only, where a name counts rows a page shows (a table of
+#: 14,000 sample sentences makes a 34 MB notebook) rather than what the name counts elsewhere.
+NOTEBOOK_RULES: dict[tuple[str, str], checks.Rule] = {
+    ("00_corpus", "n_samples"): (checks.between(0, 200), "0 to 200 (rows shown)"),
+    ("01_models", "n_samples"): (checks.between(0, 50), "0 to 50 (samples shown per model)"),
+}
+#: No count in this book needs more: larger values run for days or make notebooks of
+#: gigabytes. Seeds are exempt.
+MAX_COUNT = 10_000_000
+
+
+def rule_of(p: Parameter, notebook: str | None = None) -> checks.Rule | None:
+    """The range check of a parameter and what it allows: its rule in ``notebook``
+    (:data:`NOTEBOOK_RULES`), else in :data:`RULES`, else, for an integer, at least 0."""
+    if (notebook, p.name) in NOTEBOOK_RULES:
+        return NOTEBOOK_RULES[notebook, p.name]
     return RULES.get(p.name, (checks.at_least(0), "≥ 0") if p.kind == "int" else None)
+
+
+def _too_large(name: str, value: Any) -> str | None:
+    """A count beyond :data:`MAX_COUNT`, alone or in a list (seeds are exempt)."""
+    if "seed" in name:
+        return None
+    counts = value if isinstance(value, list) else [value]
+    big = [v for v in counts if isinstance(v, int) and not isinstance(v, bool) and v > MAX_COUNT]
+    return f"is larger than any count this book needs (at most {MAX_COUNT:,})" if big else None
 
 
 def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any]) -> None:
@@ -195,8 +217,8 @@ def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any])
                 if (problem := _type_problem(declared[name], value))]
     if not problems:
         for name, value in values.items():
-            rule = rule_of(declared[name])
-            if rule and (problem := rule[0](value)):
+            rule = rule_of(declared[name], notebook)
+            if rule and (problem := rule[0](value)) or (problem := _too_large(name, value)):
                 problems.append(f"{name}={value!r} {problem}")
     if problems:
         raise ParameterError(f"{notebook}: " + "; ".join(problems))

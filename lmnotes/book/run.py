@@ -267,6 +267,16 @@ def _read_timings() -> dict[str, dict]:
         return {}
 
 
+def _timing_key(name: str, profile: str, values: dict[str, Any]) -> str:
+    """Under which name a run's time is kept: the notebook's for the default profile on the
+    embedded corpus (the times ``timings`` shows), else with the profile and corpus added, so
+    that a run on another corpus does not stand for the next one on this one."""
+    corpus = values.get("corpus", "enwiki")
+    extra = ([f"profile={profile}"] if profile != "default" else []) + \
+        ([f"corpus={corpus}"] if corpus != "enwiki" else [])
+    return name + (f" [{', '.join(extra)}]" if extra else "")
+
+
 def _record_timing(name: str, seconds: float, built: set[Path]) -> None:
     """Record this run's wall time under "cold", "warm" or "partial" for ``name``, keeping the
     others."""
@@ -361,8 +371,7 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
             # run with -p overrides, the page is stale from the start: not the profile's values
             editions.set_banner(nb, editions.banner(nb, source, profile_values(name, profile)))
         nbformat.write(nb, tmp)
-    _record_timing(name if profile == "default" else f"{name}@{profile}",
-                   time.perf_counter() - t0, _entry_paths() - before)
+    _record_timing(_timing_key(name, profile, values), time.perf_counter() - t0, _entry_paths() - before)
     return target
 
 
@@ -390,11 +399,16 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
         raise BookError(f"{sorted(set(names) & set(SUMMARIES))} summarise the CPU edition: run them "
                         "with the default profile into book/")
     values = resolve_parameters(names, profile, overrides or {})
+    for key in overrides or {}:  # a value meant for every chapter named reaches only some
+        skip = [n for n in names if n not in SUMMARIES and key not in values[n]]
+        if skip:
+            print(f"note: -p {key} applies to {[n for n in names if key in values[n]]} only; "
+                  f"{skip} do not declare it", flush=True)
     sync(names)
     out, last = [], _read_timings()
     with progress.relay():  # the kernels' progress lines (training, sampling) reach this console
         for i, n in enumerate(names, 1):
-            seen = last.get(n if profile == "default" else f"{n}@{profile}", {})
+            seen = last.get(_timing_key(n, profile, values[n]), {})
             hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
                              for mode in ("warm", "cold") if mode in seen)
             print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
@@ -447,7 +461,7 @@ def parameter_table(width: int = 60) -> "pd.DataFrame":
             for prof, data in profs.items():
                 v = {**data["common"], **(data["notebooks"].get(n) or {})}.get(name, p.default)
                 row[f"{prof} profile"] = "" if v == p.default else short(v)
-            rule = params.rule_of(p)
+            rule = params.rule_of(p, n)
             row["allowed"] = rule[1] if rule else ""
             row["what"] = p.comment if len(p.comment) <= width else p.comment[: width - 1] + "…"
             rows.append(row)
