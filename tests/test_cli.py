@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -157,3 +158,28 @@ def test_the_runners_timings_survive_a_prune():
     from lmnotes.core import cache
 
     assert "timings.json" in cache.FILES  # registered by the runner, so prune keeps it
+
+
+def test_a_model_the_chapter_cannot_use_is_refused_at_once(book_unchanged):
+    """Each model parameter takes the kinds of model its chapter can use (self-trained wiki/
+    models, pretrained ones), and the check comes before anything runs: chapter 02 with
+    SmolLM2 alone sampled for 12 minutes before it failed."""
+    t0 = time.perf_counter()
+    first = _error_line(cli("run", "02_tendencies", "-p", "model_names", "[smollm2-135m]"))
+    assert "must include a self-trained model" in first
+    assert "is a self-trained model; this parameter takes pretrained models" in \
+        _error_line(cli("run", "03_segmentation", "-p", "pretrained", "[wiki/kn3-word]"))
+    assert "is a pretrained model; this parameter takes self-trained models" in \
+        _error_line(cli("run", "05_word_level", "-p", "others", "[smollm2-135m]"))
+    assert time.perf_counter() - t0 < 60
+
+
+def test_a_gpu_that_is_not_there_is_refused_at_once(book_unchanged):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    t0 = time.perf_counter()
+    first = _error_line(cli("run", "01_models", "-p", "device", "cuda"))
+    assert "device='cuda' asks for a GPU, and this machine has none" in first
+    assert time.perf_counter() - t0 < 30

@@ -108,8 +108,20 @@ def _sizes():
 
 
 def _device(v):
-    return None if v in ("cpu", "auto") or re.fullmatch(r"cuda(:\d+)?", v) else \
-        "must be 'cpu', 'cuda' (or 'cuda:N') or 'auto'"
+    """cpu, auto, or a CUDA device that this machine has (asked before anything runs: a chapter
+    that found out after converting a model failed only after minutes)."""
+    m = re.fullmatch(r"cuda(?::(\d+))?", v)
+    if v in ("cpu", "auto"):
+        return None
+    if not m:
+        return "must be 'cpu', 'cuda' (or 'cuda:N') or 'auto'"
+    import torch
+
+    if not torch.cuda.is_available():
+        return "asks for a GPU, and this machine has none that PyTorch can use; use 'cpu' or 'auto'"
+    if m.group(1) is not None and int(m.group(1)) >= torch.cuda.device_count():
+        return f"names a GPU this machine lacks (it has {torch.cuda.device_count()})"
+    return None
 
 
 def _corpus(v):
@@ -128,7 +140,7 @@ COMMON: dict[str, checks.Rule] = {
     "size": (checks.one_of(_sizes), "a size of lmnotes.models.trained.SIZES"),
     "device": (_device, "cpu, cuda, cuda:N or auto"),
     "model_names": (checks.each(checks.model), "registered models, model folders or .gguf files"),
-    "pretrained": (checks.each(checks.model), "registered models, model folders or .gguf files"),
+    "pretrained": (checks.each(checks.model_of("pretrained")), "pretrained models: registered, model folders or .gguf files"),
     "corpus": (_corpus, "enwiki, an HF dataset id, or a .txt file or folder"),
     "n_boot": (checks.at_least(2), "≥ 2"),
     "n_permutations": (checks.at_least(1), "≥ 1"),
@@ -184,6 +196,11 @@ def _type_problem(p: Parameter, value: Any) -> str | None:
 NOTEBOOK_RULES: dict[tuple[str, str], checks.Rule] = {
     ("00_corpus", "n_samples"): (checks.between(0, 200), "0 to 200 (rows shown)"),
     ("01_models", "n_samples"): (checks.between(0, 50), "0 to 50 (samples shown per model)"),
+    ("02_tendencies", "model_names"): (
+        checks.all_of(checks.each(checks.model), checks.including(
+            "self-trained", "the chapter measures every model against the models trained on "
+            "its corpus (their bias and the human floor use them)")),
+        "registered models, model folders or .gguf files; at least one self-trained wiki/ model"),
 }
 #: No count in this book needs more: larger values run for days or make notebooks of
 #: gigabytes. Seeds are exempt.

@@ -90,6 +90,26 @@ def deferred(target: str) -> Check:
 model = deferred("lmnotes.models.zoo:check_name")
 
 
+def model_of(*kinds: str) -> Check:
+    """A model of one of ``kinds`` (``self-trained``, ``pretrained``:
+    :func:`lmnotes.models.zoo.kind_of`)."""
+    def check(v):
+        import importlib
+
+        return importlib.import_module("lmnotes.models.zoo").check_kind(kinds)(v)
+    return check
+
+
+def including(kind: str, why: str) -> Check:
+    """A list of models with at least one of ``kind``; ``why`` says what the chapter needs it for."""
+    def check(v):
+        import importlib
+
+        kind_of = importlib.import_module("lmnotes.models.zoo").kind_of
+        return None if any(kind_of(x) == kind for x in v) else f"must include a {kind} model: {why}"
+    return check
+
+
 def segmentation(v):
     """A segmentation of the self-trained family (:mod:`lmnotes.text.segment`)."""
     m = re.fullmatch(r"bpe(\d+)", v)

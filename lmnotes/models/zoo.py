@@ -213,3 +213,27 @@ def check_name(v: str) -> str | None:
         return None  # an HF hub id: the chapter says what is wrong if there is no network
     return (f"is neither a registered model ({names()}) nor a local model folder or .gguf file "
             f"(looked for {Path(v).resolve()})")
+
+
+#: The kinds of model a chapter's model parameter may take (:func:`kind_of`).
+KINDS = ("self-trained", "pretrained")
+
+
+def kind_of(v: str) -> str:
+    """``self-trained`` for a ``wiki/`` model (trained here, on the chapter's corpus, with a
+    segmentation the chapter knows); ``pretrained`` for anything else: a registered pretrained
+    model, a model folder, a .gguf file or an HF hub id."""
+    return "self-trained" if v.startswith("wiki/") else "pretrained"
+
+
+def check_kind(kinds: tuple[str, ...]):
+    """A parameter check: each name is a model (:func:`check_name`) of one of ``kinds``."""
+    def check(v: str) -> str | None:
+        if problem := check_name(v):
+            return problem
+        if kind_of(v) not in kinds:
+            return (f"is a {kind_of(v)} model; this parameter takes {' or '.join(kinds)} models"
+                    + (" (a registered pretrained model, a model folder or a .gguf file)" if kinds == ("pretrained",)
+                       else f" ({[n for n in names() if n.startswith('wiki/')]})"))
+        return None
+    return check

@@ -29,7 +29,7 @@ from lmnotes.core import checks
 PARAMETERS: dict[str, checks.Rule] = {
     "family": (checks.all_of(checks.each(checks.segmentation), checks.nonempty("segmentation")),
                "char, byte, word or bpe<types>, at least one"),
-    "others": (checks.each(checks.model), "registered models"),
+    "others": (checks.each(checks.model_of("self-trained")), "self-trained wiki/ models"),
     "exact_models": (checks.each(checks.segmentation), "segmentations of the family"),
     "encoder_model": (checks.model, "a pretrained transformers model (smollm2-135m, gemma3-270m)"),
     "max_word_tokens": (checks.at_least(1), "≥ 1"),
