@@ -1,5 +1,6 @@
 # Two commands do everything on a fresh clone (Python 3.11 and pip; no GPU; the network only for
-# PyPI, once the npm registry for MathJax, and Debian's wordnet-base if it is missing):
+# PyPI, once the npm registry for MathJax, and Debian's wordnet-base if it is missing,
+# installed as root or unpacked for the user otherwise):
 #   make book   set up .venv, execute every notebook (papermill, default profile), build the HTML book
 #   make test   set up .venv, run the unit tests and nbval over the executed notebooks in book/
 #   make test-cold   make test with an empty, temporary cache: every model trained, every
@@ -15,7 +16,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 MATHJAX := _vendor/mathjax/tex-mml-chtml.js
-WORDNET := /usr/share/wordnet/data.noun
+WORDNET := $(VENV)/.wordnet
 MATHJAX_VERSION := 3.2.2
 
 .PHONY: book test test-cold setup html screenshots clean clean-cache
@@ -35,7 +36,7 @@ setup: $(STAMP) $(MATHJAX) $(WORDNET)
 html: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m lmnotes.book build
 
-# Every page of the built book at 1280 px in headless Chromium (Debian's chromium and
+# Every page of the built book at 1280 px and at a phone's 390 px in headless Chromium (Debian's chromium and
 # chromium-driver, installed here if missing), into _build/screenshots, with a check of what a
 # reader must never see: a table or code line cut off, NaN, raw TeX, plumbing code.
 screenshots: $(STAMP) $(MATHJAX)
@@ -43,6 +44,7 @@ screenshots: $(STAMP) $(MATHJAX)
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
 	$(BIN)/python -m lmnotes.book build
 	$(BIN)/python -m lmnotes.book.screens _build/html _build/screenshots
+	$(BIN)/python -m lmnotes.book.screens _build/html _build/screenshots/phone --width 390
 
 # MathJax, served with the book so that its formulas render without a network: the npm
 # registry's package (only its es5 bundle), unpacked in a temporary folder and moved into place.
@@ -52,15 +54,11 @@ $(MATHJAX):
 	  mkdir -p _vendor && rm -rf _vendor/.mathjax.tmp && mv $$tmp/package/es5 _vendor/.mathjax.tmp && rm -rf _vendor/mathjax && \
 	  mv _vendor/.mathjax.tmp _vendor/mathjax && rm -rf $$tmp && echo "MathJax $(MATHJAX_VERSION) in _vendor/mathjax"
 
-# WordNet 3.0 for the word-level chapter: Debian's wordnet-base, read with nltk. Installed
-# here when missing and we are root (CI is); otherwise set-up stops with the command to run,
-# since a chapter run without it would give different outputs.
-$(WORDNET):
-	@if [ "$$(id -u)" = 0 ]; then \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base >/dev/null 2>&1 || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base); \
-	else echo "WordNet is needed (Debian's wordnet-base); run: sudo apt-get install -y wordnet-base" && exit 1; fi
-	@test -f $(WORDNET) || (echo "wordnet-base did not install $(WORDNET)" && exit 1)
+# WordNet 3.0 for the word-level chapter (Debian's wordnet-base, read with nltk): installed as
+# root, else downloaded and unpacked into .venv/wordnet for this user (setup/wordnet.sh).
+$(WORDNET): $(STAMP)
+	@sh setup/wordnet.sh $(VENV)/wordnet
+	@touch $@
 
 # The environment is rebuilt when the pins change. requirements.lock pins every package
 # (transitive ones too) and is applied as pip constraints.

@@ -47,6 +47,14 @@
 # chapter is as much about inference as about the statistics: which differences can a
 # sample of this size, against a reference of this kind, tell apart from noise?
 
+# %% [markdown]
+# :::{admonition} What this chapter found
+# :class: tip
+# ```{glue:md} findings
+# :format: myst
+# ```
+# :::
+
 # %% tags=["parameters"]
 # the models to sample
 model_names = ["wiki/transformer-bpe8k", "wiki/transformer-word",
@@ -854,6 +862,7 @@ glue("power_repeats_used", power_repeats, display=False)
 glue("long_length_used", long_length, display=False)
 
 # %% [markdown]
+# (claims-02_tendencies)=
 # ## The claims
 #
 # Each claim of the source against our measurement. The source's models were trained on the
@@ -877,7 +886,7 @@ measured = TC.Measured(results, sets, tt_fit, tt_mean, matched, unk_effect,
 rules = TC.Rules(small_unigram_tvd, close_length_ks, long_length, max_tokens)
 glue_all(TC.unk_artefact(measured, reference, articles, compare))
 claims = TC.claims(measured, rules)
-lmclaims.save(claims, "02_tendencies")  # for the summary on the first page
+lmclaims.publish(claims, "02_tendencies")  # for the summary on the first page
 lmclaims.show(claims, "The claims of the source and the verdicts",
               thresholds=TC.thresholds(rules))
 
@@ -928,3 +937,8 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 # way: on this test split they have the lowest bits per byte of all our models
 # ({doc}`01_models`). The two measures answer different questions: how well a model predicts
 # this text, and whether the text it writes on its own is like it.
+
+# %% [markdown]
+# ## Summary
+#
+# {glue:md}`summary`

@@ -35,6 +35,14 @@
 # segmentations, and two pretrained models whose tokenizers differ fivefold in size. It goes
 # past the post where the post stops: it *estimates* the marginal over segmentations.
 
+# %% [markdown]
+# :::{admonition} What this chapter found
+# :class: tip
+# ```{glue:md} findings
+# :format: myst
+# ```
+# :::
+
 # %% tags=["parameters"]
 # the Transformer family: char, byte, bpe<types>, word
 segmentations = ["byte", "bpe1000", "bpe4000", "bpe8000", "word"]
@@ -653,6 +661,7 @@ tables.show(largest, "The sentence with the largest gap: where its "
 # prefer another one: BPE's merges are fixed by frequencies in the training text, not by
 # what the model later finds probable.
 #
+# (claims-03_segmentation)=
 # ## The claims
 
 # %% tags=["hide-input"]
@@ -672,7 +681,7 @@ rules = segmentation_claims.Rules(negligible_share, negligible_share_alt)
 glue_all(segmentation_claims.glued(results, rules))
 claims = segmentation_claims.claims(results, rules)
 # saved for the summary of every verdict on the first page
-lmclaims.save(claims, "03_segmentation")
+lmclaims.publish(claims, "03_segmentation")
 lmclaims.show(claims, "The claims of the post and the verdicts",
               thresholds=segmentation_claims.thresholds(rules))
 
@@ -717,3 +726,8 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 # training on canonical segmentations teaches it to avoid: a better-trained model may well
 # give them less, and the pretrained model, trained far longer, gives them less than the
 # self-trained one here.
+
+# %% [markdown]
+# ## Summary
+#
+# {glue:md}`summary`

@@ -47,6 +47,14 @@
 # latent variable of real subword models, where the exact marginal is a sum over
 # segmentations.
 
+# %% [markdown]
+# :::{admonition} What this chapter found
+# :class: tip
+# ```{glue:md} findings
+# :format: myst
+# ```
+# :::
+
 # %% tags=["parameters"]
 corpus = "enwiki"  # the corpus whose test split is evaluated
 size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
@@ -1164,6 +1172,7 @@ glue_all(PA.table1_values(t1, kglm_factor))
 # The branch written for this paper (`acl-2020-updates`) aggregates per instance, with the
 # normaliser bug above.
 #
+# (claims-04_importance_sampling)=
 # ## The claims
 #
 # Each claim is tested in cases (models, proposals, settings), each decided by its 95%
@@ -1200,12 +1209,14 @@ results = IC.Measured(
     paper_lower=(t1["n_lower"], t1["n_pairs"]), peek_vs=t1["peek_vs"],
     kglm_c=t1["kglm_c"], kglm_i=t1["kglm_i"])
 claims = IC.claims(results, rules)
-lmclaims.save(claims, "04_importance_sampling")
+lmclaims.publish(claims, "04_importance_sampling")
 lmclaims.show(claims, "The claims of the paper and the verdicts",
               thresholds=IC.thresholds(rules))
 
 # %% [markdown]
 # ## Summary
+#
+# {glue:md}`summary`
 #
 # - Importance-sampled perplexity is a stochastic upper bound and consistent, as the paper
 #   proves; whether an estimate with $K$ draws has converged is decided by the proposal's

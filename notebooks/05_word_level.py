@@ -43,6 +43,14 @@
 # segmentations, once for the same number of tokens and once for the same number of
 # epochs.
 
+# %% [markdown]
+# :::{admonition} What this chapter found
+# :class: tip
+# ```{glue:md} findings
+# :format: myst
+# ```
+# :::
+
 # %% tags=["parameters"]
 # the Transformer family of chapter 03: byte, bpe<types>, char or word
 family = ["byte", "bpe1000", "bpe4000", "bpe8000", "word"]
@@ -784,6 +792,7 @@ glue_md("size_sentence", "The comparison ran at this profile (table above)."
 # %% [markdown]
 # {glue:md}`size_sentence`
 #
+# (claims-05_word_level)=
 # ## Claims
 #
 # Each verdict follows from intervals: a case shows a claim when its 95% interval excludes
@@ -805,6 +814,11 @@ results = word_claims.Results(
     encoders=list(encoders), enc_diff=enc_diff, mcnemar=mcnemar,
     robust=robust, size_rows=size_rows, size_cases=size_cases)
 claims = word_claims.claims(results, rules)
-lmclaims.save(claims, word_claims.CHAPTER)
+lmclaims.publish(claims, word_claims.CHAPTER)
 lmclaims.show(claims, word_claims.CAPTION,
               thresholds=word_claims.thresholds(rules))
+
+# %% [markdown]
+# ## Summary
+#
+# {glue:md}`summary`

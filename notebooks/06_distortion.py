@@ -19,11 +19,11 @@
 # *rare* sequences that, taken together, make up much of a language. To see that, one needs
 # the true probability of every sequence, which no natural language offers.
 # {cite:t}`lebrun-etal-2022-evaluating` make one: a trained Transformer L, sampled at
-# softmax temperature T, *is* a language p_L whose probabilities are known exactly. They
-# train models M from scratch on samples of it and compare p_M(x) with p_L(x), sequence by
+# softmax temperature T, *is* a language $p_L$ whose probabilities are known exactly. They
+# train models M from scratch on samples of it and compare $p_M(x)$ with $p_L(x)$, sequence by
 # sequence. Their claims:
 #
-# 1. M underestimates most test sequences of p_L (their Fig. 1);
+# 1. M underestimates most test sequences of $p_L$ (their Fig. 1);
 # 2. the rarer the sequence, the worse the underestimation, and the error grows
 #    *non-linearly* as the sequence's probability falls (Fig. 1, right; §4.1);
 # 3. model size matters little (GPT2-medium is only slightly better than GPT2-small);
@@ -49,6 +49,14 @@
 # law, error ≈ −k·|x| with k the learner's deficit per token, separates what length
 # explains from the tail distortion the paper is about, and a learner's calibration (its
 # entropy against its cross-entropy) tests "too uniform" in a way that can fail.
+
+# %% [markdown]
+# :::{admonition} What this chapter found
+# :class: tip
+# ```{glue:md} findings
+# :format: myst
+# ```
+# :::
 
 # %% tags=["parameters"]
 language = "bpe1000"  # L: chapter 03's Transformer over this segmentation
@@ -171,10 +179,10 @@ tables.show(paper_t, "The paper's Tables 6 and 7 (GPT2-medium by temperature)",
 #
 # exactly, EOS included (the paper's §3.2; the tempered softmax is its footnote 5).
 # Samples stop at {glue:text}`cap` tokens
-# with EOS; the language is that of *finished* samples, p_L′(x) = p_L(x)/(1 − P_trunc), a
+# with EOS; the language is that of *finished* samples, $p_{L'}(x) = p_L(x)/(1 - P_\text{trunc})$, a
 # constant shift that we estimate from the unfinished share. Sequences stay **token ids** throughout:
 # decoding a sample to text and encoding it again gives back a different token sequence
-# surprisingly often (below), and that sequence has a different p_L.
+# surprisingly often (below), and that sequence has a different $p_L$.
 
 # %% tags=["hide-input"]
 rng = np.random.default_rng(seed)
@@ -191,7 +199,7 @@ tables.show(OV.examples(L, test), f"Samples of p_L at T = {temperature}",
 # %% [markdown]
 # We drew {glue:text}`n_drawn` sequences; {glue:text}`n_unfinished` of them
 # ({glue:text}`p_trunc`) reached the cap without EOS and are left out, which shifts every
-# log p_L′ by −log(1 − P_trunc). Decoding and re-encoding changes
+# $\log p_{L'}$ by $-\log(1 - P_\text{trunc})$. Decoding and re-encoding changes
 # {glue:text}`roundtrip` of the finished samples. Most of them,
 # {glue:text}`trip_same` of all samples, keep their text: L sampled a segmentation of it
 # that its tokenizer would never produce. The other {glue:text}`trip_text` do not even keep
@@ -265,10 +273,10 @@ tables.show(overview, f"L and the learners on the {len(test):,} test sequences",
 # $$\mathbb E_{p_L}[\operatorname{error}] = -\operatorname{KL}(p_L\,\|\,p_M) \le 0$$
 #
 # for every M (Gibbs' inequality), with equality only if M = L. What can be learned is the
-# *median* (is the majority underestimated, claim 1) and the *shape* against log p_L
+# *median* (is the majority underestimated, claim 1) and the *shape* against $\log p_L$
 # (claim 2). The paper bins in two ways: "equally sized bins (by probability range)"
 # keeping those with more than 10 sequences (its footnote 3), which we read as equal
-# widths of log p_L (equal widths of p_L itself would put almost every sequence in the
+# widths of $\log p_L$ (equal widths of $p_L$ itself would put almost every sequence in the
 # lowest bin), and equal-count bins (§4.2); each bin's mean comes
 # with a percentile bootstrap interval of {glue:text}`n_boot_txt` resamples of its own
 # sequences, which are independent draws.
@@ -307,25 +315,25 @@ tables.show(fig1, "Underestimation on the test sequences (95 % intervals)",
 # %% [markdown]
 # ```{glue:figure} fig_error
 # :name: distortion-fig-error
-# Left: the joint histogram of log p_L and the main learner's log p_M on the test
-# sequences; the dashed line is p_M = p_L, and mass below it is underestimated. Right: the
-# mean error per bin of log p_L, equal-width bins with more than 10 sequences (solid) and
+# Left: the joint histogram of $\log p_L$ and the main learner's $\log p_M$ on the test
+# sequences; the dashed line is $p_M = p_L$, and mass below it is underestimated. Right: the
+# mean error per bin of $\log p_L$, equal-width bins with more than 10 sequences (solid) and
 # equal-count bins (dotted), with 95 % bootstrap bands; the thin dashed lines are each
-# learner's length law (k/h)·log p_L, two numbers fitted to the whole test set. A lone dip
+# learner's length law $(k/h) \log p_L$, two numbers fitted to the whole test set. A lone dip
 # in an equal-width bin can be a single sequence (see below the figure).
 # ```
 #
 # {glue:md}`outlier`
 #
 # The main learner underestimates a share {glue:text}`share_main` of the test sequences
-# (median error {glue:text}`median_main` nats). The error falls as log p_L falls: the
+# (median error {glue:text}`median_main` nats). The error falls as $\log p_L$ falls: the
 # rarer the sequence, the larger the deficit. Across bins, the mean error rises with
-# log p_L for every learner and both binnings (Spearman's ρ between the bins' log p_L and
+# $\log p_L$ for every learner and both binnings (Spearman's ρ between the bins' $\log p_L$ and
 # their mean error is at least {glue:text}`rho_min`), and the rarest bin is worse than the
 # most probable beyond both intervals. Two numbers per learner already predict both ends:
 # its deficit per token k (the mean error over the mean length) and the language's entropy
 # rate h. If every token cost k nats whatever its surprisal, a sequence of n tokens would
-# lose k·n ≈ (k/h)·|log p_L| nats, a straight line through the origin. It misses the two
+# lose k·n ≈ $(k/h)\,|\log p_L|$ nats, a straight line through the origin. It misses the two
 # end bins of every learner by at most {glue:text}`law_miss` nats, and falls inside the
 # bin's interval in {glue:text}`law_inside` cases:
 
@@ -374,7 +382,7 @@ else:
 # ```{glue:figure} fig_size
 # :name: distortion-fig-size
 # The paired difference of the two Transformer sizes' errors per equal-count bin of
-# log p_L, with 95 % bootstrap intervals; above zero the larger model is closer to L.
+# $\log p_L$, with 95 % bootstrap intervals; above zero the larger model is closer to L.
 # ```
 #
 # {glue:md}`size_text`
@@ -382,7 +390,7 @@ else:
 # ## What is guaranteed, and two end-to-end checks
 #
 # Two identities hold for any M and test the whole pipeline (tempering, truncation, ids)
-# at once. L′ can produce every sequence shorter than the cap n_max (a tempered softmax is
+# at once. L′ can produce every sequence shorter than the cap $n_\text{max}$ (a tempered softmax is
 # positive everywhere) and no longer one, while M's probabilities sum to 1 over all of Σ*,
 # so
 #
@@ -429,7 +437,7 @@ tables.show(where, "Where M's mass goes: the share of M's own samples and of "
             "fifths cut at L's test quantiles (95 % intervals)", index=False)
 
 # %% [markdown]
-# E_L[e^error] equals the mass M puts on sequences shorter than the cap, P_M(finished),
+# $\mathbb{E}_L[e^{\text{error}}]$ equals the mass M puts on sequences shorter than the cap, $P_M(\text{finished})$,
 # which M's own samples estimate ({glue:text}`expected_main` for the main learner, whose
 # estimate is {glue:text}`ratio_main`). It is an importance-sampling estimate, and a weak
 # check for an M far from L: the {glue:text}`ess_n` weights e^error of the main learner are
@@ -442,9 +450,9 @@ tables.show(where, "Where M's mass goes: the share of M's own samples and of "
 # {glue:md}`tv_note`
 #
 # Let A be the set of sequences that M overestimates. M's own samples fall in A with
-# probability P_M(A) = {glue:text}`over_main` (an unfinished sample, longer than the cap,
-# counts as in A: L′ gives it probability 0), and L's with P_L(A) = {glue:text}`over_l_main`.
-# The mass M moved onto A is P_M(A) − P_L(A) = {glue:text}`moved_main`. That is the total
+# probability $P_M(A)$ = {glue:text}`over_main` (an unfinished sample, longer than the cap,
+# counts as in A: L′ gives it probability 0), and L's with $P_L(A)$ = {glue:text}`over_l_main`.
+# The mass M moved onto A is $P_M(A) - P_L(A)$ = {glue:text}`moved_main`. That is the total
 # variation again, by an identity, so it says *how much* mass moved, not where; and for
 # whole sequences TV tends to 1 with length for any fixed per-token KL above zero, so its
 # size is no finding either. *Where* it went is the last table, which puts M's samples and
@@ -456,7 +464,7 @@ tables.show(where, "Where M's mass goes: the share of M's own samples and of "
 # ## Over training (Fig. 2)
 #
 # After each epoch the main learner scored {glue:text}`n_watch_txt` training and as many
-# test sequences. Sorted by log p_L into {glue:text}`n_strata_txt` equal-count strata,
+# test sequences. Sorted by $\log p_L$ into {glue:text}`n_strata_txt` equal-count strata,
 # each stratum's mean error traces a curve; darker curves are rarer sequences.
 
 # %% tags=["hide-input"]
@@ -481,7 +489,7 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # %% [markdown]
 # ```{glue:figure} fig_training
 # :name: distortion-fig-training
-# Mean error per epoch for each of the equal-count strata of log p_L (darker: rarer), on
+# Mean error per epoch for each of the equal-count strata of $\log p_L$ (darker: rarer), on
 # training sequences (left) and test sequences (right). The dotted line marks the epoch
 # with the best validation loss, whose weights the other sections use.
 # ```
@@ -514,7 +522,7 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # The paper trains in the online "ideal world" (a fresh sample every epoch, up to 30 M
 # sequences), where more data also means more updates. We train the main learner on nested
 # subsets of the training set, each for as many updates as the full set gets, and report
-# the relative change r_N = (ē_N − ē_{N′})/|ē_{N′}| between successive sizes N′ < N, per
+# the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
 # stratum (its inset). The LSTM, trained on the same data, shows how efficiently each
 # architecture turns data into lower error.
 
@@ -571,9 +579,9 @@ glue_all(DS.facts(size_patience, err_n[main, n_train][2] == epochs,
 # %% [markdown]
 # ```{glue:figure} fig_data
 # :name: distortion-fig-data
-# Left: the main learner's mean test error per equal-count stratum of log p_L (darker:
+# Left: the main learner's mean test error per equal-count stratum of $\log p_L$ (darker:
 # rarer) against the number of training sequences, nested subsets of one sample; the
-# inset shows the relative change r_N per stratum. Right: the mean test error of the
+# inset shows the relative change $r_N$ per stratum. Right: the mean test error of the
 # Transformer and the LSTM trained on the same nested sets, with 95 % intervals.
 # ```
 #
@@ -598,7 +606,7 @@ glue_all(DS.facts(size_patience, err_n[main, n_train][2] == epochs,
 # one of four edits drawn at random (its Table 3): swap two tokens, delete one, insert one
 # or substitute one, new tokens uniform over the non-special vocabulary. Each edit must
 # change the sequence. Perturbed sequences are scored by L and M; a sequence pushed past
-# the length cap is outside p_L′'s support, and is counted, not averaged. Random sequences
+# the length cap is outside $p_{L'}$'s support, and is counted, not averaged. Random sequences
 # from Σ* (Poisson(10) lengths, uniform tokens) are the far end of the same question.
 
 # %% tags=["hide-input"]
@@ -633,14 +641,14 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 # ```{glue:figure} fig_perturb
 # :name: distortion-fig-perturb
 # The main learner's mean error over the number of recursive perturbations (rows) and the
-# sequence's own log p_L (columns, equal-width bins; blank: 10 sequences or fewer). Brown:
+# sequence's own $\log p_L$ (columns, equal-width bins; blank: 10 sequences or fewer). Brown:
 # underestimated; blue-green: overestimated (the paper's colours).
 # ```
 #
 # After {glue:text}`top_level` perturbations the main learner's mean error is
 # {glue:text}`pert_top` nats. On random sequences from Σ* it overestimates a share
 # {glue:text}`rand_over`, and the mean error lies above zero beyond its interval in
-# {glue:text}`rand_bins_over` bins of log p_L.
+# {glue:text}`rand_bins_over` bins of $\log p_L$.
 #
 # ## The temperature of the language (Fig. 5)
 #
@@ -649,7 +657,7 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 # training tokens, and so more updates. We train the main learner on the coldest language's
 # first {glue:text}`n_t_txt` training sequences and on as many tokens
 # ({glue:text}`t_budget`) of every other language, once per seed, and compare the error
-# curves where their ranges of log p_L overlap. The error of each bin is compared between
+# curves where their ranges of $\log p_L$ overlap. The error of each bin is compared between
 # the coldest and the warmest language with a bootstrap of the difference of the two
 # (independent) means.
 
@@ -694,14 +702,14 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # ```{glue:figure} fig_temperature
 # :name: distortion-fig-temperature
 # The mean error of the main learner (averaged over its seeds) by equal-width bin of
-# log p_L, one curve per language temperature, with 95 % bootstrap bands.
+# $\log p_L$, one curve per language temperature, with 95 % bootstrap bands.
 # ```
 #
 # Where the two languages' probabilities overlap, the model of the coldest language
 # (T = {glue:text}`lo_t`) has the larger deficit in {glue:text}`t_worse` bins, and the
-# smaller in {glue:text}`t_better`. The comparison is at equal log p_L, as the paper's:
+# smaller in {glue:text}`t_better`. The comparison is at equal $\log p_L$, as the paper's:
 # a sequence of a given probability is *typical* in a hot language and rare in a cold one.
-# But at equal log p_L the cold language's sequences are longer (the token columns), and
+# But at equal $\log p_L$ the cold language's sequences are longer (the token columns), and
 # length alone carries more per-token deficits (see the length section below). Per token,
 # which removes length, the colder language's error minus the warmer's is
 # {glue:text}`colder` nats (negative: the colder language suffers more). The two seeds of
@@ -709,7 +717,7 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # spread), variation that the intervals, which resample test sequences for one trained
 # model, do not include; the largest difference between neighbouring temperatures,
 # {glue:text}`t_maxdiff` nats, is {glue:text}`t_ratio` times that spread. Per *sequence*, the
-# paper's unit, without conditioning on log p_L: {glue:md}`t_per_seq` The curves and the binned
+# paper's unit, without conditioning on $\log p_L$: {glue:md}`t_per_seq` The curves and the binned
 # comparison use each test sequence's error averaged over the seeds.
 
 # %% [markdown]
@@ -752,7 +760,7 @@ else:
 # from it, and a rare continuation may never be drawn at all. The control trains the main
 # learner on the same sequences for as long, with L's *full* next-token distribution as the
 # target at every position instead of the sampled token (word-level knowledge
-# distillation; the loss is KL(p_L(· | x_<t) ‖ p_M(· | x_<t)) up to L's entropy). If the
+# distillation; the loss is $\mathrm{KL}(p_L(\cdot \mid x_{<t}) \,\|\, p_M(\cdot \mid x_{<t}))$ up to L's entropy). If the
 # tail's underestimation shrinks, it comes from learning from samples; if it stays, from
 # the learner.
 
@@ -790,7 +798,7 @@ plt.close(fig)
 # %% [markdown]
 # ```{glue:figure} fig_distill
 # :name: distortion-fig-distill
-# The main learner's mean error by equal-count bin of log p_L, trained on the sampled
+# The main learner's mean error by equal-count bin of $\log p_L$, trained on the sampled
 # tokens (solid) or on L's full next-token distributions (dashed), with 95 % bootstrap
 # bands.
 # ```
@@ -800,20 +808,20 @@ plt.close(fig)
 # ## Beyond the paper: is "rare" just "long"?
 #
 # A sequence's error is a sum over its tokens, error(x) = Σ_t δ_t with
-# δ_t = log p_M(x_t | x_<t) − log p_L(x_t | x_<t) and E[δ_t | x_<t] = −KL_t ≤ 0. Long
+# $\delta_t = \log p_M(x_t \mid x_{<t}) - \log p_L(x_t \mid x_{<t})$ and $\mathbb{E}[\delta_t \mid x_{<t}] = -\mathrm{KL}_t \le 0$. Long
 # sequences are rare and sum more per-token deficits, so "rarer ⇒ more underestimated"
 # could be "longer ⇒ more terms". Fig. 1 already drew the simplest such law, a constant
-# deficit k per token: error ≈ −k·n ≈ (k/h)·log p_L, a straight line. Three tests ask what
+# deficit k per token: error ≈ −k·n ≈ $(k/h) \log p_L$, a straight line. Three tests ask what
 # it leaves out, for every learner and every setting of this chapter:
 #
 # - **the tail beyond length**: the mean residual error + k·n in the rarest equal-count bin
 #   minus that in the most probable one (k refitted in every resample); below zero, the
 #   rarest sequences lose more than their length explains, the tail distortion the paper
 #   is about;
-# - **non-linearity**: a quadratic fit of the error in log p_L and the relative change of
-#   its slope across the central 95 % of log p_L (zero for a line);
+# - **non-linearity**: a quadratic fit of the error in $\log p_L$ and the relative change of
+#   its slope across the central 95 % of $\log p_L$ (zero for a line);
 # - **a regression** of the error on the length n and the mean per-token surprisal
-#   s̄ = −log p_L(x)/n, which splits log p_L = −n·s̄ exactly into the two.
+#   s̄ = −$\log p_L(x)$/n, which splits $\log p_L$ = −n·s̄ exactly into the two.
 
 # %% tags=["hide-input"]
 settings = {n: (err[n], test.logp, test.lengths) for n in learners}
@@ -866,14 +874,14 @@ tables.show(quart, "The deficit per token k within each length quartile "
 # the shortest length quartile to the longest.
 #
 # The main learner's slope changes by {glue:text}`bend_main` of itself across the central
-# range of log p_L, and {glue:text}`n_set_bent` settings bend beyond `linear_margin` by
+# range of $\log p_L$, and {glue:text}`n_set_bent` settings bend beyond `linear_margin` by
 # their interval. The other side, a line shown, cannot be reached here: the intervals are
 # about {glue:text}`bend_width` wide, more than the ±`linear_margin` band they would have
 # to fit in, so the non-linearity claim can at best stay open at this sample size.
 #
-# Binning by the *truth* is the right conditioning here: log p_L is exact, so noise in
-# log p_M that does not depend on log p_L averages out within each bin and biases none of
-# them. Binned by M's own log p_M instead, the same errors give {glue:text}`pm_low` nats
+# Binning by the *truth* is the right conditioning here: $\log p_L$ is exact, so noise in
+# $\log p_M$ that does not depend on $\log p_L$ averages out within each bin and biases none of
+# them. Binned by M's own $\log p_M$ instead, the same errors give {glue:text}`pm_low` nats
 # in the least probable bin and {glue:text}`pm_high` in the most probable one, and
 # there independent noise alone would produce that pattern, as regression to the mean
 # does.
@@ -899,7 +907,7 @@ tables.show(positions, "The mean per-token error δ_t by position in the test "
 # ## Beyond the paper: too uniform?
 #
 # The paper concludes that M spreads its mass *too uniformly*. The natural measure, the
-# entropy gap ΔH = H(p_M(· | x_<t)) − H(p_L(· | x_<t)) per token, cannot test it: for a
+# entropy gap ΔH = H($p_M(\cdot \mid x_{<t})$) − H($p_L(\cdot \mid x_{<t})$) per token, cannot test it: for a
 # *calibrated* M, whose entropy equals its cross-entropy on L's tokens in expectation,
 #
 # $$\mathbb E[H_M] - \mathbb E[H_L] = \underbrace{\mathbb E[-\log p_M(x_t \mid
@@ -907,7 +915,7 @@ tables.show(positions, "The mean per-token error δ_t by position in the test "
 #
 # for any M ≠ L: for a calibrated M, a positive ΔH follows from M being imperfect, not
 # from it being flat (and a miscalibrated M can have either sign). What
-# can fail is the **calibration gap** ΔH − KL = H_M − CE_M per token: above zero, M's
+# can fail is the **calibration gap** $\Delta H - \mathrm{KL} = H_M - \mathrm{CE}_M$ per token: above zero, M's
 # distributions are flatter than its own log-loss warrants (too uniform); below zero,
 # sharper (overconfident). A second measure asks the same of the logits: the temperature
 # τ* that minimises M's cross-entropy on L's samples when M's logits are divided by it
@@ -948,7 +956,7 @@ tables.show(ladder_tab, f"From samples to distillation: {main} trained on "
 # uniform in the paper's sense; one with a gap below zero and τ* above 1 is too sharp.
 #
 # The paper's conclusion is about whole sequences, and a second test works at that level:
-# M's entropy rate, −log p_M per token over M's own samples (the finished ones), against
+# M's entropy rate, $-\log p_M$ per token over M's own samples (the finished ones), against
 # L's, h = {glue:text}`h_rate` nats per token. A model that spreads its mass over more
 # sequences than L has the higher rate; a gap of zero is possible for any M ≠ L, so this
 # test can fail. M's rate minus h: {glue:text}`seq_rate_all`. The conclusion's row of
@@ -969,7 +977,7 @@ tables.show(ladder_tab, f"From samples to distillation: {main} trained on "
 # dice. Whole sequences are almost all unique, so we also use *prefixes*: the first k
 # tokens of a sequence (EOS included), whose exact probability is the product of the
 # first k conditionals. For them the true missing mass
-# M₀ = 1 − Σ_{x seen} p_L(x) is known at every N, and Good–Turing can be checked against it.
+# $M_0 = 1 - \sum_{x \text{ seen}} p_L(x)$ is known at every N, and Good–Turing can be checked against it.
 
 # %% tags=["hide-input"]
 sentences = list(data["train"].sentences)
@@ -1012,10 +1020,11 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # draws (10⁸ faces at N = 10⁶) still decays slowly and would pass, so it tells a power law
 # from a die only once N reaches the die's size. Where the truth is known, Good–Turing is within
 # {glue:text}`gt_bias_max` of the exact missing mass at all {glue:text}`gt_points` points
-# with N ≥ 1,000; its expected bias, Σ_x p_x²(1 − p_x)^{N−1}, lies in [0, 1/N] (a unit
+# with N ≥ 1,000; its expected bias, $\sum_x p_x^2 (1 - p_x)^{N-1}$, lies in [0, 1/N] (a unit
 # test checks this on a toy).
 
 # %% [markdown]
+# (claims-06_distortion)=
 # ## Claims and verdicts
 #
 # Each verdict follows from the intervals above by the rule stated under the table: each
@@ -1051,7 +1060,12 @@ rules = dict(size_cut=size_margin or paper_size_gain,
              near_zero_nats=near_zero_nats, level_margin=level_margin,
              lnre_share=lnre_share, lnre_acceleration=lnre_acceleration)
 claims = study_claims.claims(results, rules)
-lmclaims.save(claims, "06_distortion")
+lmclaims.publish(claims, "06_distortion")
 lmclaims.show(claims, "Claims of LeBrun, Sordoni & O'Donnell (2022) and our "
               "verdicts",
               thresholds=study_claims.thresholds(rules, paper_size_gain))
+
+# %% [markdown]
+# ## Summary
+#
+# {glue:md}`summary`

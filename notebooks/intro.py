@@ -22,11 +22,13 @@
 #
 # ## What the report found
 #
-# Each study chapter ends with a **claims table**: every claim of its source, the number
-# this report measured for it with its uncertainty, and a verdict that follows from the
-# intervals. The table below counts the verdicts of the chapters written so far
-# ({glue:text}`n_chapters` of the five studies, {glue:text}`n_claims` claims); the list
-# after it gives every claim, linked to the chapter that tests it.
+# Each study chapter opens with its findings and ends with a **claims table**: every claim
+# of its source, the number this report measured for it with its uncertainty, and a verdict
+# that follows from the intervals. The table below counts the verdicts of the chapters
+# written so far ({glue:text}`n_chapters` of the five studies, {glue:text}`n_claims`
+# claims); the tables after it give every claim with its verdict (green: reproduced,
+# orange: differs, grey: inconclusive, red: contradicted, white: not tested), linked to the
+# chapter and to its claims table.
 
 # %% tags=["parameters", "remove-cell"]
 claims_folder = "claims"  # the chapters' claims tables (relative to book/)
@@ -53,13 +55,7 @@ bases.index = [titles.get(c, c) for c in bases.index]
 tables.show(bases, "What the verdicts rest on, per chapter")
 
 # %% tags=["remove-input"]
-lines = []
-for chapter, group in found.groupby("chapter", sort=True):
-    lines.append(f"**{{doc}}`{chapter}`**\n")
-    lines += [f"- *{row.verdict}*" + ("" if row.basis == "measured" else f" ({row.basis})")
-              + f": {row.claim.split('. ', 1)[-1]}" for row in group.itertuples()]
-    lines.append("")
-Markdown("\n".join(lines))
+Markdown(claims.overview(found))
 
 # %% [markdown]
 # Every verdict is computed by one rule from the cases the chapter tested (models,

@@ -304,3 +304,51 @@ def test_a_value_only_some_chapters_declare_is_named_and_timings_keep_corpora_ap
     assert book._timing_key("00_toy", "default", {"x": 3}) == "00_toy"
     assert book._timing_key("00_toy", "default", {"corpus": "/my/texts"}) == "00_toy [corpus=/my/texts]"
     assert book._timing_key("00_toy", "gpu", {"corpus": "enwiki"}) == "00_toy [profile=gpu]"
+
+
+def _glued(nb, name):
+    """The data a notebook glued under ``name`` (myst-nb's record), as text."""
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("metadata", {}).get("scrapbook", {}).get("name") == name:
+                return next(iter(out["data"].values()))
+    raise AssertionError(f"nothing glued as {name!r}")
+
+
+def test_each_study_chapter_opens_with_its_findings_and_ends_with_a_summary():
+    from lmnotes.report import claims as lmclaims
+
+    for path in sorted((book.BOOK / "claims").glob("*.csv")):
+        name = path.stem
+        table = lmclaims.load_all(book.BOOK / "claims").query("chapter == @name")
+        nb = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
+        md = [c.source for c in nb.cells if c.cell_type == "markdown"]
+        assert md[1].startswith(":::{admonition} What this chapter found\n") and "{glue:md} findings" in md[1], name
+        findings = _glued(nb, "findings")
+        assert findings.count("\n- {bdg-") + findings.startswith("- {bdg-") == len(table), name
+        for verdict in table["verdict"]:
+            assert f"{{bdg-{lmclaims.BADGES[verdict]}}}`{verdict}`" in findings
+        assert f"<{lmclaims.label(name)}>" in findings and f"({lmclaims.label(name)})=" in "\n".join(md)
+        assert "## Summary" in "\n".join(md[-3:]) and "{glue:md}`summary`" in "\n".join(md[-3:]), name
+        assert f"Of the {len(table)} claims this chapter tests" in _glued(nb, "summary")
+
+
+def test_the_status_page_and_list_show_the_committed_times(capsys):
+    record = book.status_record()
+    for name in book.chapter_names():
+        assert {"cold", "warm"} <= set(record["notebooks"][name]), name
+    nb = nbformat.read(book.BOOK / "status.ipynb", as_version=4)
+    text = json.dumps([c.get("outputs", []) for c in nb.cells])
+    warm01 = book.progress.duration(record["notebooks"]["01_models"]["warm"]["seconds"])
+    assert warm01 in text and "02_tendencies" not in text.split("The models")[0][-200:]
+    assert book.main(["list"]) == 0
+    assert f"01_models: cold {book.progress.duration(record['notebooks']['01_models']['cold']['seconds'])}, " \
+           f"warm {warm01} (book/status.json)" in capsys.readouterr().out
+
+
+def test_the_own_model_page_lists_every_model_parameter():
+    nb = nbformat.read(book.BOOK / "own_model.ipynb", as_version=4)
+    text = json.dumps([c.get("outputs", []) for c in nb.cells])
+    for name in ("model_names", "pretrained", "others", "tokenization_models", "sentence_models"):
+        assert name in text
+    assert "at least one self-trained wiki/ model" in text

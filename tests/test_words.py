@@ -238,10 +238,40 @@ def test_wordnet_reader_and_missing_wordnet(monkeypatch, tmp_path):
     dog = wn.synset("dog.n.01")
     assert "canine" in {l for s in dog.hypernyms() for l in s.lemma_names()}
     P.wordnet.cache_clear()
-    monkeypatch.setattr(P, "WORDNET_DIR", tmp_path)
-    with pytest.raises(ModelError, match="apt-get install -y wordnet-base"):
+    monkeypatch.setattr(P, "WORDNET_DIRS", [tmp_path])
+    with pytest.raises(ModelError, match="run: make setup"):
         P.wordnet()
     P.wordnet.cache_clear()
+
+
+def test_wordnet_installs_for_a_user_without_root():
+    """setup/wordnet.sh, run as a user who is not root and where Debian's package is not
+    installed, unpacks WordNet 3.0 into a folder of that user's, where the chapter finds it."""
+    import os
+    import shutil
+    import subprocess
+
+    from lmnotes.core import io
+
+    if os.getuid() != 0 or shutil.which("su") is None or shutil.which("apt-get") is None:
+        pytest.skip("needs root (to become another user), su and apt-get")
+    import tempfile
+    from pathlib import Path
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="lmnotes-wordnet-"))  # pytest's own folders are root's alone
+    os.chmod(tmp_path, 0o777)
+    script = tmp_path / "wordnet.sh"
+    # a copy of the script that behaves as if /usr/share/wordnet were absent
+    script.write_text((io.ROOT / "setup" / "wordnet.sh").read_text()
+                      .replace("/usr/share/wordnet/data.noun ]", "/nonexistent/data.noun ]")
+                      .replace("test -f /usr/share/wordnet/data.noun ||", "test -f /nonexistent ||"))
+    dest = tmp_path / "wn"
+    result = subprocess.run(["su", "nobody", "-s", "/bin/sh", "-c", f"cd {tmp_path} && sh {script} {dest}"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (dest / "usr/share/wordnet/data.noun").is_file() and "unpacked for this user" in result.stdout
+    assert (dest / "usr/share/wordnet/data.noun").stat().st_uid != 0
+    shutil.rmtree(tmp_path)
 
 
 def test_triples_are_hypernyms_and_siblings():

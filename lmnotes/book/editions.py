@@ -106,12 +106,11 @@ def stamp(nb, source: Path, profile: str, values: dict[str, Any], seconds: float
     prefix = f"{profile}-"
     labels = set()
     for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            labels |= set(re.findall(r"^:name: *(\S+)", cell.source, re.M))
-        for out in cell.get("outputs", []):
-            md = out.get("data", {}).get("text/markdown")
-            if md:
-                labels |= set(re.findall(r"^:name: *(\S+)", md, re.M))
+        texts = [cell.source] if cell.cell_type == "markdown" else []
+        texts += [out["data"]["text/markdown"] for out in cell.get("outputs", [])
+                  if "text/markdown" in out.get("data", {})]
+        for text in texts:
+            labels |= {a or b for a, b in re.findall(_TARGETS, text, re.M)}
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = relabel(cell.source, labels, prefix)
@@ -124,6 +123,10 @@ def stamp(nb, source: Path, profile: str, values: dict[str, Any], seconds: float
         first, _, rest = title.source.partition("\n")
         edition = TITLES.get(profile, f"profile {profile}")
         title.source = f"{first} ({edition})" + ("\n" + rest if rest else "")
+
+
+#: Where a page defines a label: a figure's ``:name: x`` or a target ``(x)=`` above a heading.
+_TARGETS = r"^:name: *(\S+)|^\((\S+)\)=[ \t]*$"
 
 
 def relabel(text: str, labels: Iterable[str], prefix: str) -> str:
@@ -146,6 +149,8 @@ def relabel(text: str, labels: Iterable[str], prefix: str) -> str:
 
     text = re.sub(r"^(:name: *)(\S+)", lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in labels
                                                                    else m.group(2)), text, flags=re.M)
+    text = re.sub(r"^\((\S+)\)=[ \t]*$", lambda m: f"({prefix + m.group(1) if m.group(1) in labels else m.group(1)})=",
+                  text, flags=re.M)
     return re.sub(r"\{(numref|ref|doc)\}`([^`]+)`", ref, text)
 
 

@@ -61,8 +61,9 @@ class BookError(RuntimeError):
 
 
 #: The pages that summarise what the chapters saved, so they run after them: the GPU part's
-#: first page (each claim's verdict in both editions) and the book's first page.
-SUMMARIES = ("at_scale", "intro")
+#: first page (each claim's verdict in both editions), the status page (what a re-run costs),
+#: the page on running a chapter with one's own model, and the book's first page.
+SUMMARIES = ("at_scale", "status", "own_model", "intro")
 
 
 def notebook_names() -> list[str]:
@@ -216,6 +217,9 @@ def toc_text() -> str:
              "# part lists the chapters that book/gpu/ holds.",
              "format: jb-book", "root: book/intro", "parts:", "  - caption: The report", "    chapters:"]
     lines += [f"      - file: book/{n}" for n in chapter_names()]
+    if "status" in notebook_names():
+        lines += ["  - caption: Using the book", "    chapters:", "      - file: book/status",
+                  "      - file: book/own_model"]
     if "at_scale" in notebook_names():
         lines += ["  - caption: At scale (GPU edition)", "    chapters:", "      - file: book/at_scale"]
         gpu = editions.pages(gpu_folder())
@@ -422,6 +426,41 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
     return out
 
 
+#: The committed record of the last full measurement of every notebook's wall time (cold and
+#: warm, with the machine and the dates): what the status page and ``list`` show, whatever
+#: the reader's own cache holds. ``timings --record`` renews it from this machine's records.
+STATUS = "status.json"
+
+
+def status_record() -> dict:
+    """The committed timing record (:data:`STATUS` in ``book/``); empty if there is none."""
+    try:
+        return json.loads((BOOK / STATUS).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def record_timings(modes: Sequence[str] = ("warm",)) -> Path:
+    """Write this machine's last ``modes`` times (default profile, embedded corpus) into the
+    committed record, keeping the other mode's entries; return its path."""
+    import platform
+
+    record = status_record()
+    notebooks = record.setdefault("notebooks", {})
+    mine = _read_timings()
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.machine()) if Path("/proc/cpuinfo").is_file() \
+        else platform.machine()
+    for n in notebook_names():
+        for mode in modes:
+            if mode in mine.get(n, {}):
+                t = mine[n][mode]
+                notebooks.setdefault(n, {})[mode] = {"seconds": t["seconds"], "date": t["date"],
+                                                     "machine": f"{cpu}, {os.cpu_count()} cores"}
+    io.write_text(BOOK / STATUS, json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    return BOOK / STATUS
+
+
 def timings() -> "pd.DataFrame":
     """One row per notebook: its last cold and warm wall times on this machine."""
     import pandas as pd
@@ -544,7 +583,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("build", help="render _build/html with jupyter-book")
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
     sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
-    sub.add_parser("timings", help="wall time of each notebook's last runs here, cold and warm cache")
+    t = sub.add_parser("timings", help="wall time of each notebook's last runs here, cold and warm cache")
+    t.add_argument("--record", nargs="*", choices=["cold", "warm"], metavar="MODE",
+                   help="write this machine's last times (warm, or the modes named) into book/status.json")
     c = sub.add_parser("cache", help="list the shared cache's entries")
     c.add_argument("--prune", action="store_true", help="remove entries the current code no longer produces")
     args = parser.parse_args(argv)
@@ -555,12 +596,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             sync()
         elif args.command == "list":
             table = parameter_table()
+            record = status_record().get("notebooks", {})
             for n, group in table.groupby("notebook", sort=False):
                 group = group.drop(columns="notebook")
+                times = ", ".join(f"{mode} {progress.duration(record[n][mode]['seconds'])}" for mode in
+                                  ("cold", "warm") if mode in record.get(n, {}))
+                if times:
+                    print(f"\n{n}: {times} (book/{STATUS})", end="")
                 left = {c: (lambda w: lambda x: f"{x:<{w}}")(max(map(len, group[c].astype(str))))
                         for c in group.columns}
-                print(f"\n{n}\n" + group.to_string(index=False, formatters=left, justify="left"))
+                print(("\n" if times else f"\n{n}\n") + group.to_string(index=False, formatters=left,
+                                                                        justify="left"))
             print(f"\nprofiles: params/{{{','.join(profiles())}}}.yaml (a blank: the notebook's default)")
+        elif args.command == "timings" and args.record is not None:
+            print(f"recorded in {record_timings(args.record or ['warm'])}")
         elif args.command == "timings":
             import pandas as pd
 

@@ -1,14 +1,18 @@
-"""Every page of the built book as a reader at 1280 px sees it, in headless Chromium, with a
-check of what a reader must never see. ``make screenshots`` runs it; so does a test, where
-Chromium is installed. Used for the whole book.
+"""Every page of the built book as a reader sees it at 1280 px, or on a 390 px phone, in
+headless Chromium, with a check of what a reader must never see. ``make screenshots`` runs
+it at both widths; so does a test, where Chromium is installed. Used for the whole book.
 
-``python -m lmnotes.book.screens _build/html OUT`` writes, for each page, screenshots of the page
-from top to bottom (``OUT/<page>-NN.png``) and ``OUT/report.json``, and exits with 1 if a page
-shows any of:
+``python -m lmnotes.book.screens _build/html OUT [--width PX]`` writes, for each page,
+screenshots of the page from top to bottom (``OUT/<page>-NN.png``) and ``OUT/report.json``,
+and exits with 1 if a page shows any of:
 
 - a *cut-off table*: a table wider than the column that holds it (some of its columns are
-  out of view until the reader scrolls it sideways);
+  out of view until the reader scrolls it sideways); on a phone, a wide table may scroll
+  within its own box;
 - a *cut-off code line*: a code block whose lines run past the column;
+- *cut-off inline code*: inline code (a file name) that runs past the column;
+- a *page wider than the screen*, which scrolls sideways as a whole;
+- a *stretched figure*: one shown at an aspect more than 3 % from its own;
 - *NaN* in the text of the page;
 - *raw TeX*: a formula that MathJax did not typeset (it ships with the book, so this is
   checked with the network off), or a *cut-off formula* wider than the column;
@@ -34,6 +38,7 @@ WIDTH, HEIGHT = 1280, 1600
 # the browser knows where things are laid out).
 _CHECKS = r"""
 const done = arguments[arguments.length - 1];
+const phone = arguments[0] < 600;  // a phone's width: a wide table may scroll in its own box
 const visible = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
   getComputedStyle(el).visibility !== 'hidden' && !el.closest('details:not([open])'); };
 const found = [];
@@ -50,7 +55,9 @@ ready.then(() => {
     // nothing may reach past the article either: the page's contents panel floats beside it
     const right = t.getBoundingClientRect().right,
           limit = Math.min(box.getBoundingClientRect().right, article.getBoundingClientRect().right);
-    if (right > limit + 1) {
+    const scrolls = ['auto', 'scroll'].includes(getComputedStyle(box).overflowX) &&
+                    box.getBoundingClientRect().right <= article.getBoundingClientRect().right + 1;
+    if (right > limit + 1 && !(phone && scrolls && box !== article)) {
       const head = Array.from(t.querySelectorAll('th')).slice(0, 4).map(h => h.innerText.trim()).join(' | ');
       found.push({check: 'cut-off table', what: (t.caption ? t.caption.innerText + ': ' : '') + head,
                   width: Math.round(t.getBoundingClientRect().width), room: Math.round(box.getBoundingClientRect().width)});
@@ -79,6 +86,24 @@ ready.then(() => {
     if (/\bglue\(|^\s*(import|from)\s|\.style\b|tables\.show\(/m.test(code))
       found.push({check: 'plumbing', what: code.split('\n').find(l => /glue\(|import|\.style|tables\.show/.test(l)).slice(0, 100)});
   }
+  // a page wider than the screen scrolls sideways as a whole
+  if (document.documentElement.scrollWidth > window.innerWidth + 1)
+    found.push({check: 'page wider than the screen', what: document.documentElement.scrollWidth + ' px',
+                width: document.documentElement.scrollWidth, room: window.innerWidth});
+  // a figure shown with another aspect than its own (a fixed height in a narrower column)
+  for (const img of article.querySelectorAll('img')) {
+    if (!visible(img) || !img.naturalWidth || !img.naturalHeight) continue;
+    const r = img.getBoundingClientRect();
+    const ratio = (r.width / r.height) / (img.naturalWidth / img.naturalHeight);
+    if (Math.abs(ratio - 1) > 0.03)
+      found.push({check: 'stretched figure', what: (img.alt || img.src.split('/').pop()).slice(0, 60) +
+                  ': shown at ' + ratio.toFixed(2) + ' of its aspect'});
+  }
+  // inline code that runs past the column (a long file name that cannot wrap)
+  for (const code of article.querySelectorAll('p code, li code, td code')) {
+    if (visible(code) && code.getBoundingClientRect().right > article.getBoundingClientRect().right + 1)
+      found.push({check: 'cut-off inline code', what: code.innerText.slice(0, 80)});
+  }
   const searches = Array.from(document.querySelectorAll('input[type=search], .search-button-field')).filter(visible);
   if (searches.length > 1) found.push({check: 'more than one search box', what: searches.length + ' visible'});
   done({found: found, height: document.documentElement.scrollHeight});
@@ -86,7 +111,7 @@ ready.then(() => {
 """
 
 
-def _driver():
+def _driver(width: int = WIDTH):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -98,7 +123,7 @@ def _driver():
                  # no network: MathJax and every other asset must come with the book
                  "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"):
         options.add_argument(flag)
-    options.add_argument(f"--window-size={WIDTH},{HEIGHT}")
+    options.add_argument(f"--window-size={width},{HEIGHT}")
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(60)
     return driver
@@ -110,20 +135,21 @@ def pages(html: Path) -> list[Path]:
     return sorted((html / "book").glob("*.html")) + sorted((html / "book" / "gpu").glob("*.html"))
 
 
-def check(html: str | Path, out: str | Path | None = None) -> dict[str, list[dict]]:
-    """The findings on each page (see the module's docstring); with ``out``, its screenshots."""
+def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH) -> dict[str, list[dict]]:
+    """The findings on each page (see the module's docstring) at ``width`` px; with ``out``,
+    its screenshots."""
     html = Path(html).resolve()
     if out is not None:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         for old in out.glob("*.png"):
             old.unlink()
-    driver = _driver()
+    driver = _driver(width)
     report = {}
     try:
         for page in pages(html):
             driver.get(page.as_uri())
-            result = driver.execute_async_script(_CHECKS)
+            result = driver.execute_async_script(_CHECKS, width)
             name = "-".join(page.relative_to(html / "book").with_suffix("").parts)  # gpu-00_corpus
             report[name] = result["found"]
             if out is not None:
@@ -138,10 +164,13 @@ def check(html: str | Path, out: str | Path | None = None) -> dict[str, list[dic
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    width = WIDTH
+    if len(argv) == 4 and argv[2] == "--width" and argv[3].isdigit():
+        width, argv = int(argv[3]), argv[:2]
     if len(argv) != 2:
-        print("usage: python -m lmnotes.book.screens BUILT_HTML_FOLDER OUT_FOLDER", file=sys.stderr)
+        print("usage: python -m lmnotes.book.screens BUILT_HTML_FOLDER OUT_FOLDER [--width PX]", file=sys.stderr)
         return 2
-    report = check(argv[0], argv[1])
+    report = check(argv[0], argv[1], width)
     Path(argv[1], "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False))
     bad = {page: found for page, found in report.items() if found}
     for page, found in report.items():
@@ -150,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             what = re.sub(r"\s+", " ", f["what"])
             print(f"  {f['check']}: {what}" +
                   (f" ({f['width']} px in {f['room']} px)" if "width" in f else ""))
-    print(f"screenshots in {argv[1]}")
+    print(f"screenshots at {width} px in {argv[1]}")
     return 1 if bad else 0
 
 

@@ -292,3 +292,65 @@ def side_by_side(cpu: pd.DataFrame, gpu: pd.DataFrame, titles: Mapping[str, str]
     if titles:
         both["chapter"] = [titles.get(c, c) for c in both["chapter"]]
     return both[["chapter", "claim", "verdict (CPU)", "verdict (GPU)", "changed", "measured (CPU)", "measured (GPU)"]]
+
+
+#: The colour of each verdict's badge (sphinx-design's badge roles).
+BADGES = {"reproduced": "success", "differs": "warning", "inconclusive": "secondary",
+          "contradicted": "danger", "not tested": "light"}
+
+
+def label(chapter: str) -> str:
+    """The target of a chapter's claims section: ``(claims-02_tendencies)=`` above its heading."""
+    return f"claims-{chapter}"
+
+
+def badge(verdict: str) -> str:
+    """A verdict as a colour-coded badge (MyST)."""
+    return f"{{bdg-{BADGES[verdict]}}}`{verdict}`"
+
+
+def findings(df: pd.DataFrame, chapter: str) -> str:
+    """The findings box of a chapter (Markdown, glued at its top): one line per claim with its
+    verdict as a badge, and a link to the claims table that holds the evidence."""
+    check(df)
+    lines = [f"- {badge(row.verdict)} {row.claim}" for row in df.itertuples()]
+    return "\n".join(lines) + (f"\n\nThe evidence for each verdict, with the rule that decides it, is in "
+                               f"{{ref}}`the claims table <{label(chapter)}>`.")
+
+
+def in_words(df: pd.DataFrame) -> str:
+    """The verdicts of a claims table counted in one sentence (a chapter's summary)."""
+    check(df)
+    counts = df["verdict"].value_counts()
+    parts = [f"{int(counts[v])} {v}" for v in VERDICTS if counts.get(v, 0)]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    return (f"Of the {len(df)} claims this chapter tests, the verdicts are {listed}. A verdict is "
+            f"about the models and the corpus of this report at its scale; the GPU edition "
+            f"({{doc}}`at_scale`) says which survive larger models and more samples.")
+
+
+def publish(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
+    """What a chapter does with its claims table besides showing it: save it for the book's
+    first page (:func:`save`), and glue its findings box (``findings``, shown at the top of
+    the chapter) and its summary sentence (``summary``, at the end)."""
+    from lmnotes.report.glue import glue_md
+
+    glue_md("findings", findings(df, chapter))
+    glue_md("summary", in_words(df))
+    return save(df, chapter, folder)
+
+
+def overview(found: pd.DataFrame) -> str:
+    """Every claim of every chapter as Markdown tables, one per chapter, each claim's verdict a
+    colour-coded badge, each chapter linked to its page and to its claims section (the
+    book's first page)."""
+    parts = []
+    for chapter, group in found.groupby("chapter", sort=True):
+        parts.append(f"**{{doc}}`{chapter}`** ({{ref}}`its claims table <{label(chapter)}>`)\n")
+        parts.append("| | claim | verdict |\n| --- | --- | --- |")
+        for row in group.itertuples():
+            number, _, text = row.claim.partition(". ")
+            basis = "" if row.basis == "measured" else f" ({row.basis})"
+            parts.append(f"| {number} | {text.replace('|', '∣')} | {badge(row.verdict)}{basis} |")
+        parts.append("")
+    return "\n".join(parts)

@@ -63,7 +63,8 @@ PARAMETERS: dict[str, checks.Rule] = {
     "near_zero_nats": (checks.positive, "> 0"),
     "lnre_share": (checks.between(0, 1, open_low=True), "(0, 1]"),
     "level_margin": (checks.between(0, 1, open_low=True), "(0, 1]"),
-    "pretrained_language": (lambda v: None if v == "" else checks.model(v), "a pretrained model, or empty to skip"),
+    "pretrained_language": (lambda v: None if v == "" else checks.model_of("pretrained")(v),
+                            "a pretrained model, or empty to skip"),
     "n_train_pretrained": (checks.at_least(1), "≥ 1"),
     "n_test_pretrained": (checks.at_least(22), "≥ 22"),
 }

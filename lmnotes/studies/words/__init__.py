@@ -31,7 +31,7 @@ PARAMETERS: dict[str, checks.Rule] = {
                "char, byte, word or bpe<types>, at least one"),
     "others": (checks.each(checks.model_of("self-trained")), "self-trained wiki/ models"),
     "exact_models": (checks.each(checks.segmentation), "segmentations of the family"),
-    "encoder_model": (checks.model, "a pretrained transformers model (smollm2-135m, gemma3-270m)"),
+    "encoder_model": (checks.model_of("pretrained"), "a pretrained transformers model (smollm2-135m, gemma3-270m)"),
     "max_word_tokens": (checks.at_least(1), "≥ 1"),
     "dfs_depth": (checks.at_least(1), "≥ 1"),
     "soft_k": (checks.increasing, "increasing, ≥ 1"),

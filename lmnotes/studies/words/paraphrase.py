@@ -18,6 +18,7 @@ word-level chapter.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from functools import lru_cache
@@ -29,10 +30,19 @@ import pandas as pd
 import torch
 
 from lmnotes.core import cache as lmcache
+from lmnotes.core import io
 from lmnotes.models.base import ModelError
 
-WORDNET_DIR = Path("/usr/share/wordnet")
-INSTALL = "sudo apt-get install -y wordnet-base   (or: make setup, as root)"
+#: Where WordNet's files are looked for, in order: ``LMNOTES_WORDNET``, Debian's package, and
+#: the per-user copy that ``make setup`` unpacks without root (setup/wordnet.sh).
+WORDNET_DIRS = [Path(p) for p in (os.environ.get("LMNOTES_WORDNET", ""), "/usr/share/wordnet",
+                                  str(io.ROOT / ".venv" / "wordnet" / "usr" / "share" / "wordnet")) if p]
+INSTALL = "make setup (or: sh setup/wordnet.sh, or sudo apt-get install -y wordnet-base)"
+
+
+def wordnet_dir() -> Path | None:
+    """The first of :data:`WORDNET_DIRS` that holds WordNet 3.0 (``data.noun``), or None."""
+    return next((d for d in WORDNET_DIRS if (d / "data.noun").is_file()), None)
 
 # lexnames(5WN): WordNet 3.0's lexicographer files, numbered 00-44 (the file the Debian
 # package does not ship; nltk maps each synset's file number to its name with it)
@@ -51,8 +61,10 @@ lmcache.register_kind("wordnet", lambda: "1")
 @lru_cache(maxsize=None)
 def wordnet():
     """nltk's WordNet reader over Debian's wordnet-base; a clear error if it is missing."""
-    if not (WORDNET_DIR / "data.noun").is_file():
-        raise ModelError(f"WordNet is not installed ({WORDNET_DIR}/data.noun is missing); run: {INSTALL}")
+    source = wordnet_dir()
+    if source is None:
+        raise ModelError(f"WordNet is not installed (no data.noun in {[str(d) for d in WORDNET_DIRS]}); "
+                         f"run: {INSTALL}")
     try:
         import nltk
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
@@ -60,7 +72,7 @@ def wordnet():
         raise ModelError("nltk is missing; run: make setup") from exc
 
     def build(folder: Path):
-        for f in WORDNET_DIR.iterdir():
+        for f in source.iterdir():
             if f.is_file():
                 shutil.copyfile(f, folder / f.name)  # nltk refuses links that leave its root
         lines = [f"{i:02d}\t{n}\t{_POS[n.split('.')[0]]}" for i, n in enumerate(LEXNAMES)]

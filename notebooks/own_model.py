@@ -1,0 +1,83 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Bring your own model
+#
+# Every chapter takes its models as parameters, so a reader can run it on a model of their
+# own: a registered name, a local folder in the Hugging Face layout (`config.json`, the
+# weights and the tokenizer), or a single `.gguf` file, which transformers dequantises to
+# PyTorch weights. From the environment of a clone (`source .venv/bin/activate`):
+#
+# ```bash
+# # chapter 01's table with your model beside ours
+# python -m lmnotes.book run 01_models \
+#   -p model_names '[wiki/transformer-bpe8k, ~/models/my-model.gguf]'
+# # chapter 05's pretrained rows with your model
+# python -m lmnotes.book run 05_word_level -p pretrained '[~/models/my-hf-folder]'
+# ```
+#
+# The runner checks every model before anything runs: a name that is neither registered nor
+# a folder or `.gguf` file, or a model of a kind the parameter does not take, stops the run
+# at once with the reason, and `book/` is left as it was. The executed page replaces the
+# chapter in `book/`; `git checkout book/` brings the published one back.
+#
+# ## Which parameter takes which model
+#
+# Two kinds of model meet in this book. *Self-trained* models (`wiki/...`) are trained by
+# chapter 01 on the chapter's corpus, with segmentations the chapters know (words,
+# characters, bytes, BPE), and some measurements need them: a chapter that compares a
+# model's samples with the text it was trained on can only do so for a model whose
+# training text it has. *Pretrained* models are anything else. The table lists every model
+# parameter of every chapter and what it takes.
+
+# %% tags=["remove-cell"]
+import pandas as pd
+
+from lmnotes.book import params, run as book
+from lmnotes.report import claims, tables
+
+# %% tags=["remove-input"]
+MODEL_PARAMETERS = ("model_names", "pretrained", "others", "tokenization_models",
+                    "sentence_models", "pretrained_language", "encoder_model")
+rows = []
+for name in book.chapter_names():
+    for p in book.parameters(name).values():
+        if p.name in MODEL_PARAMETERS:
+            rule = params.rule_of(p, name)
+            rows.append({"page": claims.title(name), "parameter": p.name,
+                         "default": ", ".join(p.default) if isinstance(p.default, list)
+                         else p.default or "(none)", "takes": rule[1], "what": p.comment})
+tables.show(pd.DataFrame(rows), "Every model parameter, its default, and the models it "
+            "takes", index=False)
+
+# %% [markdown]
+# ## What it costs, and what changes on the page
+#
+# - **Loading.** A `.gguf` file is dequantised once (tens of seconds on two cores for
+#   SmolLM2-135M and Gemma-3-270M) and kept in the shared cache; later runs load the
+#   converted weights. A model folder loads directly.
+# - **Running.** A pretrained model costs what its size costs: every score and sample is a
+#   forward pass, and the chapters' `device` parameter (`cuda` on a machine with a GPU)
+#   moves the work off the CPU. The status page ({doc}`status`) gives each chapter's time
+#   with the default models; a larger model takes proportionally longer in the steps that
+#   use it.
+# - **The page.** Tables and figures gain a row or a curve for the model; claims that
+#   compare self-trained models with each other keep their cases, and claims about
+#   pretrained models gain one. A verdict may change: the claims table says why, with the
+#   evidence counted for and against.
+# - **What is refused.** Chapter 02 needs at least one self-trained model (its bias and its
+#   human floor are measured against them); chapter 05's `others` and chapter 06's learners
+#   are trained here; the pretrained parameters take no `wiki/` model. Such a value stops
+#   the run before it starts, with the reason.
