@@ -157,3 +157,38 @@ def test_listing_and_pruning(tmp_cache, monkeypatch):
     assert (tmp_cache / "thing" / ".busy--k.xyz.tmp").is_dir()
     assert [e.name for e in cache.prune()] == [".busy--k.xyz.tmp"]  # once the builder is gone
     assert not list((tmp_cache / "thing").glob("old*.lock"))
+
+
+def test_export_and_import_share_entries_and_refuse_bad_ones(tmp_cache, tmp_path, monkeypatch):
+    """A lecturer's cache goes to a student's machine as a tarball; an entry whose file was
+    altered, or that other code made, is refused, and the rest arrive intact."""
+    import tarfile
+
+    calls = []
+    cache.fetch("thing", "a", "k1", writer("hello", calls), read)
+    cache.fetch("thing", "b", "k2", writer("world", calls), read)
+    monkeypatch.setitem(cache.KINDS, "other", lambda: "v1")
+    cache.fetch("other", "c", "k3", writer("not shared", calls), read)
+    tarball = tmp_path / "class.tar.gz"
+    assert {e.name for e in cache.export(tarball, kinds=("thing",))} == {"a", "b"}
+
+    # a student's empty cache
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "student"))
+    added, refused = cache.import_(tarball)
+    assert sorted(added) == ["thing/a--k1", "thing/b--k2"] and refused == []
+    assert cache.fetch("thing", "a", "k1", writer("rebuilt", calls), read) == "hello" and len(calls) == 3
+    assert cache.import_(tarball) == ([], [])  # already there: kept
+
+    # altered bytes and other code's version are refused
+    bad = tmp_path / "bad.tar.gz"
+    with tarfile.open(tarball) as tar:
+        tar.extractall(tmp_path / "x", filter="data")
+    (tmp_path / "x" / "thing" / "a--k1" / "data.txt").write_text("jello")
+    with tarfile.open(bad, "w:gz") as tar:
+        tar.add(tmp_path / "x" / "thing", arcname="thing")
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "other-student"))
+    monkeypatch.setitem(cache.KINDS, "thing", lambda: "v2")
+    added, refused = cache.import_(bad)
+    assert added == [] and len(refused) == 2
+    assert any("data.txt does not match its SHA-256" in r for r in refused)
+    assert any("made by other code" in r for r in refused)

@@ -183,3 +183,12 @@ def test_a_gpu_that_is_not_there_is_refused_at_once(book_unchanged):
     first = _error_line(cli("run", "01_models", "-p", "device", "cuda"))
     assert "device='cuda' asks for a GPU, and this machine has none" in first
     assert time.perf_counter() - t0 < 30
+
+
+def test_cache_export_and_import_from_the_command_line(tmp_path):
+    env = {"LMNOTES_CACHE": str(tmp_path / "empty")}
+    result = cli("cache", "--export", str(tmp_path / "c.tar.gz"), env=env)
+    assert result.returncode == 0 and "exported 0 entries" in result.stdout
+    result = cli("cache", "--import", str(tmp_path / "c.tar.gz"), env={"LMNOTES_CACHE": str(tmp_path / "b")})
+    assert result.returncode == 0 and "imported 0 entries" in result.stdout and "refused 0" in result.stdout
+    assert "--import nope.tar.gz: no such file" in _error_line(cli("cache", "--import", "nope.tar.gz", env=env))

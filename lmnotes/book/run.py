@@ -18,9 +18,11 @@
   entry (models, scores, samples...) the notebook's last cold run built, at least as many, and
   *partial* in between; the runner records the time under that name in ``timings.json``
   beside the cache's entries, not in the committed notebook.
-- ``cache [--prune]``: the entries of the shared cache (:mod:`lmnotes.core.cache`): kind, name,
-  size, age, and whether the current code still produces them; ``--prune`` removes those it
-  does not and the temporaries of killed runs.
+- ``cache [--prune] [--export FILE] [--import FILE]``: the entries of the shared cache
+  (:mod:`lmnotes.core.cache`): kind, name, size, age, and whether the current code still
+  produces them; ``--prune`` removes those it does not and the temporaries of killed runs;
+  ``--export`` writes the prepared corpus and the trained models to a tarball, which
+  ``--import`` adds to another machine's cache after checking each entry.
 
 A profile is a YAML file with two sections: ``common`` (parameters applied to every notebook
 that declares them) and ``notebooks`` (a mapping from notebook name to its parameters).
@@ -507,12 +509,9 @@ def parameter_table(width: int = 60) -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
-def cache_report(prune: bool = False) -> str:
-    """The listing of the shared cache (and what ``prune`` removed) as text."""
-    import pandas as pd
-
-    # Every module, so that every kind of entry is registered: an entry of a kind that no
-    # imported module registers counts as unknown and would be pruned.
+def _register_every_kind() -> None:
+    """Import every module, so that every kind of entry is registered: an entry of a kind that
+    no imported module registers counts as unknown (and would be pruned or refused)."""
     import importlib
     import pkgutil
 
@@ -521,6 +520,31 @@ def cache_report(prune: bool = False) -> str:
     for module in pkgutil.walk_packages(lmnotes.__path__, "lmnotes."):
         if not module.name.endswith("__main__"):
             importlib.import_module(module.name)
+
+
+def share_cache(export: str | None = None, import_: str | None = None) -> str:
+    """``cache --export FILE`` and ``--import FILE``: a lecturer builds the cache once and the
+    students' machines skip the training (:func:`lmnotes.core.cache.export`)."""
+    _register_every_kind()
+    lines = []
+    if export:
+        done = lmcache.export(export)
+        lines.append(f"exported {len(done)} entries ({', '.join(sorted({e.kind for e in done}))}), "
+                     f"{Path(export).stat().st_size / 1e6:,.1f} MB, to {export}")
+    if import_:
+        if not Path(import_).is_file():
+            raise BookError(f"--import {import_}: no such file")
+        added, refused = lmcache.import_(import_)
+        lines.append(f"imported {len(added)} entries into {lmcache.root()}; refused {len(refused)}"
+                     + "".join(f"\n  {r}" for r in refused))
+    return "\n".join(lines)
+
+
+def cache_report(prune: bool = False) -> str:
+    """The listing of the shared cache (and what ``prune`` removed) as text."""
+    import pandas as pd
+
+    _register_every_kind()
 
     lines = [f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"]
     if prune:
@@ -588,6 +612,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="write this machine's last times (warm, or the modes named) into book/status.json")
     c = sub.add_parser("cache", help="list the shared cache's entries")
     c.add_argument("--prune", action="store_true", help="remove entries the current code no longer produces")
+    c.add_argument("--export", metavar="FILE", help="write the prepared corpus and the trained models to a "
+                   "tarball that another machine can --import (a class's shared cache)")
+    c.add_argument("--import", dest="import_", metavar="FILE", help="add the entries of such a tarball, "
+                   "each checked against its key, this code's version and its files' SHA-256")
     args = parser.parse_args(argv)
     # SIGTERM (a CI time-out, `kill`) ends the run like Ctrl-C, so temporary files are removed
     signal.signal(signal.SIGTERM, _interrupt)
@@ -618,6 +646,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             with pd.option_context("display.width", 200, "display.max_columns", None):
                 print(dash_missing(timings()))
             print(f"(recorded in {_timings_file()})")
+        elif args.command == "cache" and (args.export or args.import_):
+            print(share_cache(args.export, args.import_))
         elif args.command == "cache":
             print(cache_report(args.prune))
         elif args.command == "build":

@@ -304,3 +304,70 @@ def prune() -> list[Listed]:
         if not lock_file.with_suffix("").exists():
             _unless_held(FileLock(str(lock_file)), lambda: lock_file.unlink(missing_ok=True))
     return removed
+
+
+# --------------------------------------------------------------------------------------------
+# export and import: a cache that a class can share
+
+#: The kinds a shared cache carries by default: what a student's machine would otherwise spend
+#: the longest building (the prepared corpus, the trained models).
+SHARED_KINDS = ("corpus", "trained")
+
+
+def export(path: str | os.PathLike, kinds: tuple[str, ...] = SHARED_KINDS) -> list[Listed]:
+    """Write the current entries of ``kinds`` to the tarball ``path`` (gzip), atomically;
+    return them. Each entry goes as its folder, ``<kind>/<name>--<key>/``, with the file
+    hashes of its ``meta.json``."""
+    import tarfile
+
+    chosen = [e for e in entries() if e.kind in kinds and e.status == "current"]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        with tarfile.open(tmp, "w:gz") as tar:
+            for e in chosen:
+                tar.add(e.path, arcname=f"{e.kind}/{e.path.name}")
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return chosen
+
+
+def import_(path: str | os.PathLike) -> tuple[list[str], list[str]]:
+    """Add the entries of a tarball made by :func:`export` to this cache; return (added,
+    refused with why). An entry is added only if its kind is known here, its key is the
+    folder's name, it was made by the code this machine runs (its version), and every file
+    matches its size and SHA-256; an entry already here is kept. Nothing outside the cache's
+    own folders is written."""
+    import tarfile
+
+    added, refused = [], []
+    with tempfile.TemporaryDirectory(prefix=".import-", dir=root()) as scratch, tarfile.open(path, "r:*") as tar:
+        tar.extractall(scratch, filter="data")  # no links or paths that leave the folder
+        for folder in sorted(Path(scratch).glob("*/*")):
+            label = f"{folder.parent.name}/{folder.name}"
+            try:
+                meta = _verify(folder)
+            except _Corrupt as exc:
+                refused.append(f"{label}: {exc}")
+                continue
+            kind, key = meta.get("kind"), meta.get("key")
+            if kind != folder.parent.name or kind not in KINDS:
+                refused.append(f"{label}: kind {kind!r} is not one this code knows")
+            elif folder.name != f"{_safe(meta.get('name', ''))}{_SEP}{key}":
+                refused.append(f"{label}: its name and key do not match its folder")
+            elif meta.get("version") != KINDS[kind]():
+                refused.append(f"{label}: made by other code (version {meta.get('version')!r}, this "
+                               f"machine's is {KINDS[kind]()!r})")
+            else:
+                target = entry_path(kind, meta["name"], key)
+                if target.is_dir():
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with _lock(target):
+                    if not target.is_dir():
+                        os.rename(folder, target)
+                        added.append(label)
+    return added, refused
