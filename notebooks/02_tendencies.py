@@ -942,3 +942,62 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 # ## Summary
 #
 # {glue:md}`summary`
+
+# %% [markdown]
+# ## Exercises
+#
+# Make a prediction first, then run the code of the solution (it runs on the
+# results of this page, in seconds).
+#
+# ```{exercise}
+# :label: ex-02-length
+# Nucleus sampling cuts the tail of every next-token distribution, and the end-of-sequence
+# token is rarely in the tail. Predict whether the Transformer's nucleus documents are
+# longer or shorter than its ancestral ones, and where beam sampling falls. Then compare the
+# mean lengths with the test split's.
+# ```
+#
+# ```{solution-start} ex-02-length
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+tf = label["wiki/transformer-bpe8k"]
+for strategy in strategies:
+    print(f"{strategy:10} {sets[tf, strategy].lengths.mean():6.1f} tokens")
+print(f"{'test':10} {reference.lengths.mean():6.1f} tokens")
+
+# %% [markdown]
+# Here ancestral documents are as long as the test split's, as a model's own distribution
+# should make them; nucleus documents are a little shorter, and beam documents much
+# shorter: beam sampling returns the finished hypothesis with the best log-probability per
+# token, and hypotheses that end early tend to win.
+#
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise}
+# :label: ex-02-zipf
+# Which strategy gives the Transformer's text the steepest rank–frequency law (the largest
+# Zipf exponent $s$, the source's Eq. 4)? Predict the order of the strategies, then fit
+# $s$ to each set of documents with the chapter's estimator.
+# ```
+#
+# ```{solution-start} ex-02-zipf
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+for strategy in strategies:
+    s = laws.fit_zipf(sets[tf, strategy].type_totals(), max_rank)
+    print(f"{strategy:10} s = {s:.3f}")
+print(f"{'test':10} s = {test_fit_s:.3f}")
+
+# %% [markdown]
+# Truncating the tail of each distribution removes rare types, so the counts fall faster
+# with rank: a larger $s$ than ancestral sampling's. Compare both with the test split's
+# exponent, which the source's claim 1 is about.
+#
+# ```{solution-end}
+# ```

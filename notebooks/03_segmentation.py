@@ -731,3 +731,63 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 # ## Summary
 #
 # {glue:md}`summary`
+
+# %% [markdown]
+# ## Exercises
+#
+# Make a prediction first, then run the code of the solution (it runs on the
+# results of this page, in seconds).
+#
+# ```{exercise}
+# :label: ex-03-units
+# Perplexity per token and bits per byte are one number in two units:
+# $\mathrm{PPL}_\text{token} = 2^{\text{bits/byte} \cdot \text{bytes/token}}$. Predict
+# which member of the family has the lowest perplexity per token, then check the identity
+# on each member's scores of the test split.
+# ```
+#
+# ```{solution-start} ex-03-units
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+for spec, s in scores.items():
+    bpb = -s.logprob.sum() / s.n_bytes.sum() / np.log(2)
+    per_token = s.n_bytes.sum() / s.n_tokens.sum()
+    ppl = np.exp(-s.logprob.sum() / s.n_tokens.sum())
+    print(f"{label(spec):13} bits/byte {bpb:.3f}  ppl/token {ppl:7.2f}"
+          f"  2^(bpb x bytes/token) {2 ** (bpb * per_token):7.2f}")
+
+# %% [markdown]
+# The two last columns agree for every model: a model that cuts text into more tokens
+# spreads the same bits over more of them. The smallest units (bytes, characters) have the
+# lowest perplexity per token whatever their bits per byte, which is the post's point.
+#
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise}
+# :label: ex-03-pooled
+# The chapter pools the test split: total bits over total bytes. Predict whether the mean
+# of the per-sentence bits per byte is larger or smaller, and whether it reorders the
+# models.
+# ```
+#
+# ```{solution-start} ex-03-pooled
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+for spec, s in scores.items():
+    pooled = -s.logprob.sum() / s.n_bytes.sum() / np.log(2)
+    mean = np.mean(-s.logprob / s.n_bytes) / np.log(2)
+    print(f"{label(spec):13} pooled {pooled:.3f}  sentence mean {mean:.3f}")
+
+# %% [markdown]
+# Short sentences cost more bits per byte (the first tokens of a sentence are the hardest
+# to predict), and the sentence mean weighs them as much as long ones, so it is the larger.
+# Whether the order of the models changes is the question to check above.
+#
+# ```{solution-end}
+# ```

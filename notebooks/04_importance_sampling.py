@@ -1238,3 +1238,59 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 #   {glue:text}`n_smc_better` of {glue:text}`n_smc_cases` model–proposal pairs; a law for the
 #   best temperature; and intervals over ten test articles that cover
 #   {glue:text}`coverage_pct:.0f` % of the time where they claim 95 %.
+
+# %% [markdown]
+# ## Exercises
+#
+# Make a prediction first, then run the code of the solution (it runs on the
+# results of this page, in seconds).
+#
+# ```{exercise}
+# :label: ex-04-levels
+# The paper reports corpus-level perplexity; some latent-LM papers average per-sentence
+# perplexities. Predict which is larger for the fitted switch-LM, then compute both from
+# its exact log-marginals.
+# ```
+#
+# ```{solution-start} ex-04-levels
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+lp = logp["fitted"]
+corpus_level = np.exp(-lp.sum() / n_tokens.sum())
+sentence_mean = np.mean(np.exp(-lp / n_tokens))
+print(f"corpus level {corpus_level:.2f}, mean over sentences {sentence_mean:.2f}")
+
+# %% [markdown]
+# The exponential is convex, and short sentences have high per-token perplexities that
+# the sentence mean weighs as much as long ones: the mean over sentences is the larger,
+# and the two are not comparable across papers.
+#
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise}
+# :label: ex-04-sticky
+# The sticky switch-LM keeps its state with a higher probability than the fitted one.
+# Predict whether its exact perplexity is higher or lower, and by how much, before you
+# compare the two.
+# ```
+#
+# ```{solution-start} ex-04-sticky
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+for name, lp in logp.items():
+    print(f"{name:7} {np.exp(-lp.sum() / n_tokens.sum()):.3f}")
+
+# %% [markdown]
+# Here the sticky switch-LM has the higher perplexity: its stickiness was not fitted to
+# the data, and it moves the model away from the EM fit. The chapter keeps it because its
+# posterior, with states that persist, is harder to sample, not because it is a better
+# model.
+#
+# ```{solution-end}
+# ```

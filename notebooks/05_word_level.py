@@ -822,3 +822,61 @@ lmclaims.show(claims, word_claims.CAPTION,
 # ## Summary
 #
 # {glue:md}`summary`
+
+# %% [markdown]
+# ## Exercises
+#
+# Make a prediction first, then run the code of the solution (it runs on the
+# results of this page, in seconds).
+#
+# ```{exercise}
+# :label: ex-05-frequent
+# Predict how much more often each self-trained model's first guess is the right word
+# when that word is frequent in the training split (50 times or more) than when it is
+# rare. Then compute both accuracies per model.
+# ```
+#
+# ```{solution-start} ex-05-frequent
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+for name in self_trained:
+    t = evaluated[name]
+    seen = t["word"].map(counts).fillna(0)
+    rare, common = t[seen < 50], t[seen >= 50]
+    print(f"{label(name):22} rare {rare['hit1'].mean():6.1%} of {len(rare):5}"
+          f"   common {common['hit1'].mean():6.1%} of {len(common):5}")
+
+# %% [markdown]
+# Every model guesses frequent words far more often. On the rare ones almost no first
+# guess is right, whatever the segmentation, so the models differ on the frequent words, and
+# an average over all words is mostly an average over those.
+#
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise}
+# :label: ex-05-oov
+# A closed vocabulary cannot write a word it never saw. Predict the share of the target
+# words each self-trained model cannot produce at all, then count it.
+# ```
+#
+# ```{solution-start} ex-05-oov
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+for name in self_trained:
+    t = pos[pos["model"] == name]  # every target word, not only the shared ones
+    print(f"{label(name):22} out of vocabulary: {t['oov'].mean():6.1%}")
+
+# %% [markdown]
+# Only the word-level models (the word Transformer and the Kneser–Ney trigram) have a
+# closed vocabulary; the subword and byte models can spell every word, so their share is
+# zero by construction, and their rare-word accuracy is a question of probability, not of
+# reach.
+#
+# ```{solution-end}
+# ```

@@ -1069,3 +1069,57 @@ lmclaims.show(claims, "Claims of LeBrun, Sordoni & O'Donnell (2022) and our "
 # ## Summary
 #
 # {glue:md}`summary`
+
+# %% [markdown]
+# ## Exercises
+#
+# Make a prediction first, then run the code of the solution (it runs on the
+# results of this page, in seconds).
+#
+# ```{exercise}
+# :label: ex-06-tails
+# Claim 2 says the rarest sequences are underestimated most. Predict the share of
+# underestimated sequences among the tenth of the test sequences with the lowest
+# $\log p_L$, and among the tenth with the highest, for the main learner.
+# ```
+#
+# ```{solution-start} ex-06-tails
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+e, lp = np.asarray(err[main]), np.asarray(test.logp)
+rare, head = lp <= np.quantile(lp, 0.1), lp >= np.quantile(lp, 0.9)
+print(f"underestimated: rarest tenth {np.mean(e[rare] < 0):.0%}, "
+      f"most probable tenth {np.mean(e[head] < 0):.0%}")
+
+# %% [markdown]
+# Nearly every rare sequence is underestimated; among the most probable ones the share is
+# lower, which is where the missing mass does not go (claim 8).
+#
+# ```{solution-end}
+# ```
+
+# %% [markdown]
+# ```{exercise}
+# :label: ex-06-length
+# The chapter finds that at this scale "rarer is worse" is mostly "longer is worse".
+# Predict the sign and rough size of Spearman's correlation between a test sequence's
+# length in tokens and the main learner's error, then compute it.
+# ```
+#
+# ```{solution-start} ex-06-length
+# :class: dropdown
+# ```
+
+# %% tags=["solution"]
+lengths = pd.Series([len(x) for x in test.ids])
+rho = lengths.corr(pd.Series(np.asarray(err[main])), method="spearman")
+print(f"Spearman's rho between length and error: {rho:.2f}")
+
+# %% [markdown]
+# Each token adds a small expected deficit (the per-token KL), so the error falls with
+# length: a strong negative correlation, the length confound of the section on it.
+#
+# ```{solution-end}
+# ```

@@ -46,13 +46,14 @@ counts = claims.summary(found)
 glue("n_chapters", len(counts) - 1, display=False)
 glue("n_claims", int(counts.loc["all chapters", "claims"]), display=False)
 titles = {c: claims.title(c) for c in set(found["chapter"])}
-counts.index = [titles.get(c, c) for c in counts.index]
-tables.show(counts, "Verdicts per chapter (the chapters are linked below)")
+# chapters as columns, by number, so that the table fits a phone's screen
+short = {c: c.split("_")[0] if c in titles else "all" for c in counts.index}
+tables.show(counts.rename(index=short).T, "Verdicts per chapter (02–06: the chapters, "
+            "linked below)")
 
 # %% tags=["remove-input"]
 bases = claims.summary(found, by="basis")
-bases.index = [titles.get(c, c) for c in bases.index]
-tables.show(bases, "What the verdicts rest on, per chapter")
+tables.show(bases.rename(index=short).T, "What the verdicts rest on, per chapter")
 
 # %% tags=["remove-input"]
 Markdown(claims.overview(found))

@@ -25,7 +25,8 @@
 # python -m lmnotes.book run 01_models \
 #   -p model_names '[wiki/transformer-bpe8k, ~/models/my-model.gguf]'
 # # chapter 05's pretrained rows with your model
-# python -m lmnotes.book run 05_word_level -p pretrained '[~/models/my-hf-folder]'
+# python -m lmnotes.book run 05_word_level \
+#   -p pretrained '[~/models/my-hf-folder]'
 # ```
 #
 # The runner checks every model before anything runs: a name that is neither registered nor
@@ -41,6 +42,9 @@
 # model's samples with the text it was trained on can only do so for a model whose
 # training text it has. *Pretrained* models are anything else. The table lists every model
 # parameter of every chapter and what it takes.
+
+# %% tags=["parameters", "remove-cell"]
+width = 70  # characters of each parameter's description shown
 
 # %% tags=["remove-cell"]
 import pandas as pd
@@ -58,7 +62,8 @@ for name in book.chapter_names():
             rule = params.rule_of(p, name)
             rows.append({"page": claims.title(name), "parameter": p.name,
                          "default": ", ".join(p.default) if isinstance(p.default, list)
-                         else p.default or "(none)", "takes": rule[1], "what": p.comment})
+                         else p.default or "(none)", "takes": rule[1],
+                         "what": p.comment[:width]})
 tables.show(pd.DataFrame(rows), "Every model parameter, its default, and the models it "
             "takes", index=False)
 

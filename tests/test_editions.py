@@ -107,6 +107,8 @@ def test_labels_get_the_editions_prefix_and_links_point_at_the_cpu_pages():
     assert "{numref}`Figure %s <gpu-fig-zipf>`" in out and "{ref}`other`" in out
     assert "{doc}`../01_models`" in out and "{doc}`the models <../01_models>`" in out
     assert editions.relabel(out, {"fig-zipf"}, "gpu-").count("../") == 2  # links are not nested twice
+    exercise = "```{exercise}\n:label: ex-1\nDo it.\n```\n```{solution-start} ex-1\n:class: dropdown\n```"
+    assert editions.relabel(exercise, {"ex-1"}, "gpu-") == exercise.replace("ex-1", "gpu-ex-1")
     target = "(claims-02_x)=\n## The claims\nSee {ref}`the table <claims-02_x>`."
     assert editions.relabel(target, {"claims-02_x"}, "gpu-") == \
         "(gpu-claims-02_x)=\n## The claims\nSee {ref}`the table <gpu-claims-02_x>`."

@@ -125,8 +125,9 @@ def stamp(nb, source: Path, profile: str, values: dict[str, Any], seconds: float
         title.source = f"{first} ({edition})" + ("\n" + rest if rest else "")
 
 
-#: Where a page defines a label: a figure's ``:name: x`` or a target ``(x)=`` above a heading.
-_TARGETS = r"^:name: *(\S+)|^\((\S+)\)=[ \t]*$"
+#: Where a page defines a label: a figure's ``:name: x``, an exercise's ``:label: x`` (its
+#: solution names it too) or a target ``(x)=`` above a heading.
+_TARGETS = r"^:(?:name|label): *(\S+)|^\((\S+)\)=[ \t]*$"
 
 
 def relabel(text: str, labels: Iterable[str], prefix: str) -> str:
@@ -147,7 +148,9 @@ def relabel(text: str, labels: Iterable[str], prefix: str) -> str:
             return m.group(0)
         return f"{{{role}}}`{text}<{new}>`" if body.endswith(">") else f"{{{role}}}`{new}`"
 
-    text = re.sub(r"^(:name: *)(\S+)", lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in labels
+    text = re.sub(r"^(```\{solution(?:-start)?\} *)(\S+)", lambda m: m.group(1) + (
+        prefix + m.group(2) if m.group(2) in labels else m.group(2)), text, flags=re.M)
+    text = re.sub(r"^(:(?:name|label): *)(\S+)", lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in labels
                                                                    else m.group(2)), text, flags=re.M)
     text = re.sub(r"^\((\S+)\)=[ \t]*$", lambda m: f"({prefix + m.group(1) if m.group(1) in labels else m.group(1)})=",
                   text, flags=re.M)
@@ -163,7 +166,8 @@ def status(nb, source: Path, current_values: dict[str, Any] | None) -> tuple[boo
     if not source.is_file() or meta.get("source_sha256") != source_hash(source):
         why.append(f"notebooks/{source.name} changed since")
     if current_values is None:
-        why.append(f"the profile {meta.get('profile')!r} no longer exists")
+        why.append(f"its parameters at params/{meta.get('profile')}.yaml cannot be resolved now (the "
+                   f"profile or a value in it is gone or refused)")
     elif meta.get("parameters_sha256") != values_hash(current_values):
         why.append(f"its parameters differ from params/{meta.get('profile')}.yaml's")
     return not why, why

@@ -196,6 +196,11 @@ def _type_problem(p: Parameter, value: Any) -> str | None:
 NOTEBOOK_RULES: dict[tuple[str, str], checks.Rule] = {
     ("00_corpus", "n_samples"): (checks.between(0, 200), "0 to 200 (rows shown)"),
     ("01_models", "n_samples"): (checks.between(0, 50), "0 to 50 (samples shown per model)"),
+    ("01_models", "model_names"): (
+        checks.all_of(checks.each(checks.model), lambda v: None if not v else checks.including(
+            "self-trained", "the chapter ranks the models trained here against the others "
+            "([] takes every registered model)")(v)),
+        "registered models, model folders or .gguf files; [] or at least one self-trained wiki/ model"),
     ("02_tendencies", "model_names"): (
         checks.all_of(checks.each(checks.model), checks.including(
             "self-trained", "the chapter measures every model against the models trained on "

@@ -203,7 +203,7 @@ def refresh(where: Path | None = None) -> list[Path]:
             raise BookError(f"{path} has no edition record: execute it with `run --profile gpu`")
         source = NOTEBOOKS / f"{path.stem}.py"
         if editions.set_banner(nb, editions.banner(nb, source, profile_values(path.stem, meta["profile"]))):
-            io.write_text(path, nbformat.writes(nb))
+            io.write_text(path, nbformat.writes(nb) + "\n")  # as nbformat.write ends a file
             changed.append(path)
     toc = BOOK.parent / "_toc.yml"
     if where is None and (not toc.is_file() or toc.read_text() != toc_text()):

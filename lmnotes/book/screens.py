@@ -8,7 +8,8 @@ and exits with 1 if a page shows any of:
 
 - a *cut-off table*: a table wider than the column that holds it (some of its columns are
   out of view until the reader scrolls it sideways); on a phone, a wide table may scroll
-  within its own box;
+  within its own box, and so may a wide formula, except on the first page, whose tables of
+  verdicts must fit the screen whole;
 - a *cut-off code line*: a code block whose lines run past the column;
 - *cut-off inline code*: inline code (a file name) that runs past the column;
 - a *page wider than the screen*, which scrolls sideways as a whole;
@@ -38,7 +39,9 @@ WIDTH, HEIGHT = 1280, 1600
 # the browser knows where things are laid out).
 _CHECKS = r"""
 const done = arguments[arguments.length - 1];
-const phone = arguments[0] < 600;  // a phone's width: a wide table may scroll in its own box
+// a phone's width: a wide table may scroll in its own box, except on the first page, whose
+// tables of verdicts must fit whole
+const phone = arguments[0] < 600 && !location.pathname.endsWith('/intro.html');
 const visible = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
   getComputedStyle(el).visibility !== 'hidden' && !el.closest('details:not([open])'); };
 const found = [];
@@ -72,7 +75,8 @@ ready.then(() => {
   for (const m of article.querySelectorAll('mjx-container[display="true"]')) {
     const box = m.closest('.math') || m.parentElement;
     const math = m.querySelector('mjx-math') || m;  // the container is the column's width
-    if (visible(m) && math.getBoundingClientRect().right > article.getBoundingClientRect().right + 1)
+    const scrolls = phone && ['auto', 'scroll'].includes(getComputedStyle(m).overflowX);
+    if (visible(m) && !scrolls && math.getBoundingClientRect().right > article.getBoundingClientRect().right + 1)
       found.push({check: 'cut-off formula', what: (box.textContent || '').slice(0, 80)});
   }
   if (/\bNaN\b/.test(article.innerText)) found.push({check: 'NaN', what: article.innerText.match(/.{0,60}\bNaN\b.{0,20}/)[0]});
@@ -126,6 +130,9 @@ def _driver(width: int = WIDTH):
     options.add_argument(f"--window-size={width},{HEIGHT}")
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(60)
+    if width < 600:  # a window is at least 500 px wide: a phone's screen is emulated instead
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": True})
     return driver
 
 
@@ -149,6 +156,9 @@ def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH) -
     try:
         for page in pages(html):
             driver.get(page.as_uri())
+            shown = driver.execute_script("return window.innerWidth")
+            if shown != width:
+                raise RuntimeError(f"the page is {shown} px wide, not {width}")
             result = driver.execute_async_script(_CHECKS, width)
             name = "-".join(page.relative_to(html / "book").with_suffix("").parts)  # gpu-00_corpus
             report[name] = result["found"]

@@ -295,7 +295,7 @@ def side_by_side(cpu: pd.DataFrame, gpu: pd.DataFrame, titles: Mapping[str, str]
 
 
 #: The colour of each verdict's badge (sphinx-design's badge roles).
-BADGES = {"reproduced": "success", "differs": "warning", "inconclusive": "secondary",
+BADGES = {"reproduced": "success", "differs": "warning", "inconclusive": "muted",
           "contradicted": "danger", "not tested": "light"}
 
 
