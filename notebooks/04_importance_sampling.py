@@ -1260,7 +1260,8 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 lp = logp["fitted"]
 corpus_level = np.exp(-lp.sum() / n_tokens.sum())
 sentence_mean = np.mean(np.exp(-lp / n_tokens))
-print(f"corpus level {corpus_level:.2f}, mean over sentences {sentence_mean:.2f}")
+print(f"corpus level {corpus_level:.2f}, "
+      f"mean over sentences {sentence_mean:.2f}")
 
 # %% [markdown]
 # The exponential is convex, and short sentences have high per-token perplexities that

@@ -845,8 +845,9 @@ for name in self_trained:
     t = evaluated[name]
     seen = t["word"].map(counts).fillna(0)
     rare, common = t[seen < 50], t[seen >= 50]
-    print(f"{label(name):22} rare {rare['hit1'].mean():6.1%} of {len(rare):5}"
-          f"   common {common['hit1'].mean():6.1%} of {len(common):5}")
+    r, c = rare["hit1"].mean(), common["hit1"].mean()
+    print(f"{label(name):22} rare {r:6.1%} of {len(rare):5}"
+          f"   common {c:6.1%} of {len(common):5}")
 
 # %% [markdown]
 # Every model guesses frequent words far more often. On the rare ones almost no first
@@ -869,7 +870,7 @@ for name in self_trained:
 
 # %% tags=["solution"]
 for name in self_trained:
-    t = pos[pos["model"] == name]  # every target word, not only the shared ones
+    t = pos[pos["model"] == name]  # every target, not only the shared ones
     print(f"{label(name):22} out of vocabulary: {t['oov'].mean():6.1%}")
 
 # %% [markdown]

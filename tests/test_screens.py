@@ -28,14 +28,43 @@ def test_every_page_reads_cleanly(html):
     assert not problems, problems
 
 
+def test_every_page_reads_cleanly_on_a_phone(html):
+    """At 390 px: the page never scrolls sideways, figures keep their aspect, inline code and
+    code wrap, a wide table scrolls in its own box, and the first page's tables fit whole."""
+    report = screens.check(html, width=390)
+    problems = {page: found for page, found in report.items() if found}
+    assert not problems, problems
+
+
 def test_the_check_sees_what_it_must(tmp_path):
     """A page with each fault is reported for each (the check is not blind)."""
     page = tmp_path / "book" / "bad.html"
     page.parent.mkdir()
-    page.write_text("""<html><body style="width:1280px"><article class="bd-article" style="width:600px">
+    page.write_text("""<html><body style="width:1280px; margin:0"><article class="bd-article" style="width:600px">
       <table><tr><td style="min-width:900px">wide</td></tr></table>
       <div class="cell_input"><pre style="overflow:auto">glue("x", 1, display=False) """ + "x" * 200 + """</pre></div>
       <p>NaN</p><span class="math">\\(x^2\\)</span>
       </article></body></html>""")
     found = {f["check"] for f in screens.check(tmp_path)["bad"]}
     assert found == {"cut-off table", "cut-off code line", "NaN", "raw TeX", "plumbing"}
+
+
+def test_the_phone_check_sees_what_it_must(tmp_path):
+    """At 390 px: a page wider than the screen, a stretched figure and inline code past the
+    column are reported; a wide table in a scrolling box is not, except on the first page."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "fig.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect width="200" height="100"/></svg>')
+    body = """<article class="bd-article" style="width:370px">
+      <img src="fig.svg" style="width:100px; height:100px">
+      <p><code>""" + "a_long_file_name_" * 8 + """</code></p>
+      <div style="overflow-x:auto"><table><tr><td style="min-width:900px">wide</td></tr></table></div>
+      </article><div style="width:800px">wider than the screen</div>"""
+    for name in ("bad", "intro"):
+        (tmp_path / "book" / f"{name}.html").write_text(
+            '<html><head><meta name="viewport" content="width=device-width, initial-scale=1"></head>'
+            f'<body style="margin:0">{body}</body></html>')
+    report = screens.check(tmp_path, width=390)
+    assert {f["check"] for f in report["bad"]} == {"page wider than the screen", "stretched figure",
+                                                     "cut-off inline code"}
+    assert "cut-off table" in {f["check"] for f in report["intro"]}

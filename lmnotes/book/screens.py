@@ -130,9 +130,10 @@ def _driver(width: int = WIDTH):
     options.add_argument(f"--window-size={width},{HEIGHT}")
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(60)
-    if width < 600:  # a window is at least 500 px wide: a phone's screen is emulated instead
+    if width < 600:  # a window is at least 500 px wide: a screen this narrow is emulated (not
+        # as a mobile browser, which would widen its layout to fit a page that overflows)
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": True})
+            "width": width, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
     return driver
 
 
