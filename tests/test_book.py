@@ -8,7 +8,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from lmnotes.book import run as book
+from lmnotes.book import run as book, timing
 from lmnotes.core import cache
 from lmnotes.book.run import BookError
 
@@ -164,7 +164,7 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps([c.metadata for c in nb.cells])
     assert "timings" not in nb.metadata["lmnotes"] and "parameters" not in nb.metadata["papermill"]
     assert "[1/1] 00_toy" in capsys.readouterr().out
-    timings = book._read_timings()["00_toy"]  # beside the cache, not in the notebook
+    timings = timing.read()["00_toy"]  # beside the cache, not in the notebook
     assert list(timings) == ["warm"] and timings["warm"]["seconds"] > 0  # it built no cache entry
 
     first = (toy_book / "book" / "00_toy.ipynb").read_bytes()
@@ -173,7 +173,7 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     # same parameters, same file, byte for byte
     assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first
     assert (toy_book / "notebooks" / "00_toy.ipynb").read_bytes() == paired
-    table = book.timings()
+    table = timing.table(book.notebook_names())
     assert table.loc["00_toy", "warm (s)"] > 0 and pd.isna(table.loc["00_toy", "cold measured"])
 
 
@@ -187,7 +187,7 @@ cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 """)
     book.run(profile="default")
-    timings = book._read_timings()["00_toy"]
+    timings = timing.read()["00_toy"]
     assert set(timings) == {"cold", "warm"} and timings["cold"]["built"] == {"toy": 2}
     cold = timings["cold"]
     # one of the two entries gone: the run builds one and finds the other, which is not cold
@@ -195,7 +195,7 @@ cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
         if e.name == "u":
             shutil.rmtree(e.path)
     book.run(profile="default")
-    timings = book._read_timings()["00_toy"]
+    timings = timing.read()["00_toy"]
     assert timings["cold"] == cold and timings["partial"]["built"] == {"toy": 1}
     # more entries of another kind than the cold run built in all is still not cold
     (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
@@ -209,7 +209,7 @@ for name in "abc":
     cache.fetch("other", name, "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 """)
     book.run(profile="default")
-    timings = book._read_timings()["00_toy"]
+    timings = timing.read()["00_toy"]
     assert timings["cold"] == cold and timings["partial"]["built"] == {"other": 3}
 
 
@@ -301,9 +301,9 @@ def test_a_value_only_some_chapters_declare_is_named_and_timings_keep_corpora_ap
     out = capsys.readouterr().out
     assert "note: -p x applies to ['00_toy'] only; ['01_other'] do not declare it" in out
     # the time of a run on another corpus or profile is kept under its own name
-    assert book._timing_key("00_toy", "default", {"x": 3}) == "00_toy"
-    assert book._timing_key("00_toy", "default", {"corpus": "/my/texts"}) == "00_toy [corpus=/my/texts]"
-    assert book._timing_key("00_toy", "gpu", {"corpus": "enwiki"}) == "00_toy [profile=gpu]"
+    assert timing.key("00_toy", "default", {"x": 3}) == "00_toy"
+    assert timing.key("00_toy", "default", {"corpus": "/my/texts"}) == "00_toy [corpus=/my/texts]"
+    assert timing.key("00_toy", "gpu", {"corpus": "enwiki"}) == "00_toy [profile=gpu]"
 
 
 def _glued(nb, name):
@@ -335,7 +335,7 @@ def test_each_study_chapter_opens_with_its_findings_and_ends_with_a_summary():
 
 
 def test_the_status_page_and_list_show_the_committed_times(capsys):
-    record = book.status_record()
+    record = timing.status_record(book.BOOK)
     for name in book.chapter_names():
         assert {"cold", "warm"} <= set(record["notebooks"][name]), name
     nb = nbformat.read(book.BOOK / "status.ipynb", as_version=4)

@@ -41,7 +41,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -49,7 +48,7 @@ import yaml
 
 from lmnotes.core import cache as lmcache
 from lmnotes.core import io, progress
-from lmnotes.book import editions, params
+from lmnotes.book import editions, params, timing
 
 NOTEBOOKS = io.ROOT / "notebooks"
 BOOK = io.ROOT / "book"
@@ -257,50 +256,6 @@ def _entry_paths() -> set[Path]:
     return {p for p in root.glob("*/*") if p.is_dir() and not p.name.startswith(".")}
 
 
-lmcache.register_file("timings.json", "each notebook's last wall times here (book timings)")
-
-
-def _timings_file() -> Path:
-    """Where this machine's runs record their wall times: beside the cache they depend on, not
-    in the committed notebooks (a notebook's bytes must not change with the clock)."""
-    return lmcache.root() / "timings.json"
-
-
-def _read_timings() -> dict[str, dict]:
-    try:
-        return json.loads(_timings_file().read_text())
-    except (OSError, ValueError):  # none yet, or unreadable: no record worth keeping
-        return {}
-
-
-def _timing_key(name: str, profile: str, values: dict[str, Any]) -> str:
-    """Under which name a run's time is kept: the notebook's for the default profile on the
-    embedded corpus (the times ``timings`` shows), else with the profile and corpus added, so
-    that a run on another corpus does not stand for the next one on this one."""
-    corpus = values.get("corpus", "enwiki")
-    extra = ([f"profile={profile}"] if profile != "default" else []) + \
-        ([f"corpus={corpus}"] if corpus != "enwiki" else [])
-    return name + (f" [{', '.join(extra)}]" if extra else "")
-
-
-def _record_timing(name: str, seconds: float, built: set[Path]) -> None:
-    """Record this run's wall time under "cold", "warm" or "partial" for ``name``, keeping the
-    others."""
-    records = _read_timings()
-    old = records.get(name, {})
-    kinds = Counter(path.parent.name for path in built)
-    # warm: nothing built. cold: of every kind the last cold run built, at least as many entries
-    # (the cache held none of the chapter's own work). In between, "partial": kept apart, so
-    # that a run that found most of its work cached (or rebuilt only entries of one kind, after
-    # an edit of their code) does not pass for a cold one.
-    last_cold = old.get("cold", {}).get("built", {})
-    mode = ("warm" if not built else
-            "cold" if all(kinds.get(kind, 0) >= n for kind, n in last_cold.items()) else "partial")
-    records[name] = {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
-                                   "built": dict(sorted(kinds.items()))}}
-    io.write_text(_timings_file(), json.dumps(records, indent=1, sort_keys=True))
-
-
 # ipykernel warns on every start that its TCP sockets are not encrypted (they listen on
 # localhost), and logs an interrupt when it is shut down after a failed cell; its own log goes
 # to the runner's console, so it is kept to critical errors.
@@ -377,7 +332,7 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
             # run with -p overrides, the page is stale from the start: not the profile's values
             editions.set_banner(nb, editions.banner(nb, source, profile_values(name, profile)))
         nbformat.write(nb, tmp)
-    _record_timing(_timing_key(name, profile, values), time.perf_counter() - t0, _entry_paths() - before)
+    timing.record(timing.key(name, profile, values), time.perf_counter() - t0, _entry_paths() - before)
     return target
 
 
@@ -411,10 +366,10 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
             print(f"note: -p {key} applies to {[n for n in names if key in values[n]]} only; "
                   f"{skip} do not declare it", flush=True)
     sync(names)
-    out, last = [], _read_timings()
+    out, last = [], timing.read()
     with progress.relay():  # the kernels' progress lines (training, sampling) reach this console
         for i, n in enumerate(names, 1):
-            seen = last.get(_timing_key(n, profile, values[n]), {})
+            seen = last.get(timing.key(n, profile, values[n]), {})
             hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
                              for mode in ("warm", "cold") if mode in seen)
             print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
@@ -426,62 +381,6 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
         print("the GPU edition's pages are in book/gpu/; `run at_scale` puts their verdicts beside the "
               "CPU edition's, and `build` lists them in the book", flush=True)
     return out
-
-
-#: The committed record of the last full measurement of every notebook's wall time (cold and
-#: warm, with the machine and the dates): what the status page and ``list`` show, whatever
-#: the reader's own cache holds. ``timings --record`` renews it from this machine's records.
-STATUS = "status.json"
-
-
-def status_record() -> dict:
-    """The committed timing record (:data:`STATUS` in ``book/``); empty if there is none."""
-    try:
-        return json.loads((BOOK / STATUS).read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def record_timings(modes: Sequence[str] = ("warm",)) -> Path:
-    """Write this machine's last ``modes`` times (default profile, embedded corpus) into the
-    committed record, keeping the other mode's entries; return its path."""
-    import platform
-
-    record = status_record()
-    notebooks = record.setdefault("notebooks", {})
-    mine = _read_timings()
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.machine()) if Path("/proc/cpuinfo").is_file() \
-        else platform.machine()
-    for n in notebook_names():
-        for mode in modes:
-            if mode in mine.get(n, {}):
-                t = mine[n][mode]
-                notebooks.setdefault(n, {})[mode] = {"seconds": t["seconds"], "date": t["date"],
-                                                     "machine": f"{cpu}, {os.cpu_count()} cores"}
-    io.write_text(BOOK / STATUS, json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    return BOOK / STATUS
-
-
-def timings() -> "pd.DataFrame":
-    """One row per notebook: its last cold and warm wall times on this machine."""
-    import pandas as pd
-
-    records = _read_timings()
-    rows = []
-    for n in notebook_names():
-        row = {"notebook": n}
-        for mode in ("cold", "warm"):
-            t = records.get(n, {}).get(mode)
-            row[f"{mode} (s)"] = t["seconds"] if t else None
-            row[f"{mode} measured"] = t["date"] if t else None
-        row["cold run built"] = ", ".join(f"{v} {k}" for k, v in
-                                          records.get(n, {}).get("cold", {}).get("built", {}).items()) or None
-        rows.append(row)
-    df = pd.DataFrame(rows).set_index("notebook")
-    df.loc["total"] = {"cold (s)": df["cold (s)"].sum(min_count=1), "warm (s)": df["warm (s)"].sum(min_count=1),
-                       "cold measured": "", "warm measured": "", "cold run built": ""}
-    return df
 
 
 def parameter_table(width: int = 60) -> "pd.DataFrame":
@@ -624,28 +523,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             sync()
         elif args.command == "list":
             table = parameter_table()
-            record = status_record().get("notebooks", {})
+            record = timing.status_record(BOOK).get("notebooks", {})
             for n, group in table.groupby("notebook", sort=False):
                 group = group.drop(columns="notebook")
                 times = ", ".join(f"{mode} {progress.duration(record[n][mode]['seconds'])}" for mode in
                                   ("cold", "warm") if mode in record.get(n, {}))
                 if times:
-                    print(f"\n{n}: {times} (book/{STATUS})", end="")
+                    print(f"\n{n}: {times} (book/{timing.STATUS})", end="")
                 left = {c: (lambda w: lambda x: f"{x:<{w}}")(max(map(len, group[c].astype(str))))
                         for c in group.columns}
                 print(("\n" if times else f"\n{n}\n") + group.to_string(index=False, formatters=left,
                                                                         justify="left"))
             print(f"\nprofiles: params/{{{','.join(profiles())}}}.yaml (a blank: the notebook's default)")
         elif args.command == "timings" and args.record is not None:
-            print(f"recorded in {record_timings(args.record or ['warm'])}")
+            print(f"recorded in {timing.record_status(BOOK, notebook_names(), args.record or ['warm'])}")
         elif args.command == "timings":
             import pandas as pd
 
             from lmnotes.report.tables import dash_missing
 
             with pd.option_context("display.width", 200, "display.max_columns", None):
-                print(dash_missing(timings()))
-            print(f"(recorded in {_timings_file()})")
+                print(dash_missing(timing.table(notebook_names())))
+            print(f"(recorded in {timing.timings_file()})")
         elif args.command == "cache" and (args.export or args.import_):
             print(share_cache(args.export, args.import_))
         elif args.command == "cache":
