@@ -45,9 +45,8 @@ found = claims.load_all(claims_folder)
 counts = claims.summary(found)
 glue("n_chapters", len(counts) - 1, display=False)
 glue("n_claims", int(counts.loc["all chapters", "claims"]), display=False)
-titles = {c: claims.title(c) for c in set(found["chapter"])}
 # chapters as columns, by number, so that the table fits a phone's screen
-short = {c: c.split("_")[0] if c in titles else "all" for c in counts.index}
+short = {c: c.split("_")[0] if c in set(found["chapter"]) else "all" for c in counts.index}
 tables.show(counts.rename(index=short).T, "Verdicts per chapter (02–06: the chapters, "
             "linked below)")
 

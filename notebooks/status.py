@@ -57,7 +57,7 @@ tables.show(table, "Each page's wall time, cold and warm, and the chapters whose
             "cached results it needs", index=False)
 
 # %% tags=["remove-input"]
-chapters = [n for n in book.chapter_names()]
+chapters = book.chapter_names()
 total = {m: sum(record["notebooks"].get(n, {}).get(m, {}).get("seconds", 0) for n in chapters)
          for m in ("cold", "warm")}
 glue_md("status_total", f"about {duration(total['cold'])} cold and {duration(total['warm'])} "
