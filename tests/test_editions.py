@@ -133,3 +133,16 @@ def test_the_at_scale_page_counts_what_book_gpu_holds():
     text = json.dumps([c.get("outputs", []) for c in nb.cells])
     held = len(editions.pages(book.gpu_folder()))
     assert f"**{held}** {'has' if held == 1 else 'have'} run at `gpu`" in text.replace("\\n", " ")
+
+
+def test_stamping_relabels_what_the_prose_glues():
+    """A chapter's findings are glued Markdown (papermill's record mime type) that refer to its
+    claims section: on a GPU page both the target and the reference get the prefix."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\n(claims-02_x)=\n## Claims"),
+                nbformat.v4.new_code_cell("glue", outputs=[nbformat.v4.new_output(
+                    "display_data", data={"application/papermill.record/text/markdown":
+                                          "- see {ref}`the table <claims-02_x>`"})])]
+    editions.stamp(nb, book.NOTEBOOKS / "00_corpus.py", "gpu", {}, 1.0)
+    assert "(gpu-claims-02_x)=" in nb.cells[0].source
+    assert "<gpu-claims-02_x>" in nb.cells[1].outputs[0]["data"]["application/papermill.record/text/markdown"]

@@ -107,17 +107,17 @@ def stamp(nb, source: Path, profile: str, values: dict[str, Any], seconds: float
     labels = set()
     for cell in nb.cells:
         texts = [cell.source] if cell.cell_type == "markdown" else []
-        texts += [out["data"]["text/markdown"] for out in cell.get("outputs", [])
-                  if "text/markdown" in out.get("data", {})]
+        texts += [v for out in cell.get("outputs", []) for k, v in out.get("data", {}).items()
+                  if k.endswith("text/markdown")]
         for text in texts:
             labels |= {a or b for a, b in re.findall(_TARGETS, text, re.M)}
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = relabel(cell.source, labels, prefix)
-        for out in cell.get("outputs", []):
+        for out in cell.get("outputs", []):  # shown Markdown, and Markdown glued for the prose
             data = out.get("data", {})
-            if "text/markdown" in data:
-                data["text/markdown"] = relabel(data["text/markdown"], labels, prefix)
+            for k in [k for k in data if k.endswith("text/markdown")]:
+                data[k] = relabel(data[k], labels, prefix)
     title = next((c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# ")), None)
     if title is not None:
         first, _, rest = title.source.partition("\n")
