@@ -211,6 +211,7 @@ tables.show(summary.set_index(["model", "strategy"]), "The sample sets and the r
 # sentence) rather than at the limit of {glue:text}`max_tokens_used` tokens
 # ({glue:text}`max_tokens_pretrained_used` for the pretrained models).
 #
+# (fold-02-unit)=
 # ## The unit of inference is the article
 #
 # The reference is not a sample of independent sentences. Sentences of one article share
@@ -590,12 +591,14 @@ plt.close(fig)
 # set (black), log–log, first 10,000 ranks; the dotted line marks the ranks the distances use.
 # ```
 #
+# (fold-02-tab3)=
 # ## Length, stopwords and symbols (the source's Tab. 3)
 
 # %% tags=["hide-input"]
 show_distances(["length KS", "stopwords KS", "symbols KS"], "Tab. 3")
 
 # %% [markdown]
+# (fold-02-appd)=
 # ## Exponents and mean differences (the source's App. D)
 #
 # Zipf's $s$ (with its interval) and Heaps' $\beta$ of each set; the test set's own values
@@ -667,6 +670,7 @@ glue("n_sig_bh", int((tests["p (BH)"] < 0.05).sum()), display=False)
 # floor row compares two samples of training sentences; its tests treat both as independent
 # documents.
 #
+# (fold-02-types)=
 # ## Type–token (the source's Fig. 3 and Fig. 4)
 #
 # The test set's Heaps fit: $K$ = {glue:text}`test_heaps_K:.3f`, $\beta$ =
@@ -817,6 +821,7 @@ tables.show(ks_len_summary.join(nhpp), "Type–token distances, over the length 
             formats={c: 3 for c in to_nhpp})
 
 # %% [markdown]
+# (fold-02-samples)=
 # ## Samples
 #
 # The first three documents of each set, as the study sees them (Moses tokens, lower-cased).
@@ -827,6 +832,7 @@ shown = pd.DataFrame([{"model": m, "strategy": s, "document": " ".join(d)[:240]}
 tables.show(shown, "The first three documents of each set", index=False)
 
 # %% [markdown]
+# (fold-02-power)=
 # ## Beyond the source: how many samples does a difference need?
 #
 # The source draws a million samples, so that (its footnote 8) nearly every difference is

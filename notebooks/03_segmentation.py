@@ -471,6 +471,7 @@ tables.show(strides.set_index(["model", "stride"]),
 # a long-document benchmark is therefore incomplete without its window and stride, and how
 # much they matter depends on the model.
 #
+# (fold-03-marginal)=
 # ## Beyond the post: the marginal over segmentations
 #
 # A subword model assigns probability to token sequences, and many of them spell the same

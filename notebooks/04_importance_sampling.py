@@ -470,6 +470,7 @@ glue_all(ic.values)
 # Transformer alone every weight equals $p(x)$ and the two aggregations agree to the last
 # bit, as the paper says.
 #
+# (fold-04-instance)=
 # ### What counts as an instance
 #
 # RNNG's instances are sentences; EntityNLM's and KGLM's are documents, so their
@@ -528,6 +529,7 @@ glue_all(doc_values)
 # {glue:text}`block_removed_range` % of the bias: in between. The remedy is a proposal
 # closer to the posterior.
 #
+# (fold-04-densities)=
 # ## Densities of repeated estimates (the paper's Fig. 4)
 
 # %% tags=["hide-input"]
@@ -568,6 +570,7 @@ glue_md("straddle_sentence",
 # ($p < 0.05$). The figure shows the exact perplexity as well, which the paper could not
 # draw: {glue:md}`straddle_sentence`.
 #
+# (fold-04-temperature)=
 # ## Temperature
 #
 # Which temperature is best, and why? The paper tempered its peeking proposals; here three
@@ -622,6 +625,7 @@ glue_all(TP.temperature_values(tau_grid, tau_rows, runs, switch,
 # proposal is from the posterior, which the exact divergence measures and, below, a law
 # predicts.
 #
+# (fold-04-ranking)=
 # ## Does the ranking of proposals hold as K grows?
 #
 # The paper suggests choosing the temperature with few samples. The seven proposals of the
@@ -661,6 +665,7 @@ glue_all(RK.ranking_values(rank_rows, kendall, top_pick, single_pick,
 # cheapest experiment, picks the χ²-best proposal in {glue:md}`single_pick_sentence`.
 
 # %% [markdown]
+# (fold-04-beams)=
 # ## Beam marginalisation (the paper's Table 2)
 #
 # Instead of sampling, sum $p(x, z)$ over the $k$ most probable paths that a beam search
@@ -734,6 +739,7 @@ glue_all(beam_values)
 # beam, and a sentence-level one with a diffuse posterior would not.
 
 # %% [markdown]
+# (fold-04-bias)=
 # ## Beyond the paper: the bias, bounded, predicted and corrected
 #
 # **An exact floor, and the delta method.** Eq. 4 says the log-estimate is too low on
@@ -857,6 +863,7 @@ glue("coverage_pct", 100 * cov.cover, display=False)
 # gain above) resample articles, and this coverage says how much to discount them.
 #
 # %% [markdown]
+# (fold-04-smc)=
 # ## Beyond the paper: sequential Monte Carlo at equal cost
 #
 # The paper closes by asking for tighter estimates. Importance sampling draws whole paths
@@ -894,6 +901,7 @@ glue_all(SMC.smc_values(smc_rows))
 # ruled out. At equal cost, then, a better *estimator* can buy what the paper sought from
 # more samples.
 #
+# (fold-04-law)=
 # ## Beyond the paper: a law for the best temperature
 #
 # Why was the paper's best temperature above 1, and by how much should a proposal be
@@ -939,6 +947,7 @@ glue_all(TP.law_values(law, len(law_sub)))
 # is confident about the wrong states; the distance, not the temperature, is what to
 # report.
 #
+# (fold-04-bug)=
 # ## Beyond the paper: a normaliser bug in the public code
 #
 # In the public KGLM code (`kglm-model`, branch
@@ -988,6 +997,7 @@ glue_all(bug_values)
 # corpus with the right normaliser (the claims below). A unit test of this report
 # (`test_normaliser_uses_the_total_sample_count`) guards against the bug.
 #
+# (fold-04-tokenization)=
 # ## Tokenization as the latent variable
 #
 # A subword model gives probability to token sequences, and many sequences spell the same
@@ -1133,6 +1143,7 @@ glue("best_sentence_proposal", TK.best_sentence_proposal(sent_table),
 # the stricter test.
 
 # %% [markdown]
+# (fold-04-source)=
 # ## The source's own numbers
 #
 # The paper's Table 1 and Table 2, as printed, and what follows from them:

@@ -145,6 +145,7 @@ glue("non_ascii", f"{sum(ord(c) > 127 for c in test_text) / len(test_text):.2%}"
      display=False)
 
 # %% [markdown]
+# (fold-05-paper)=
 # ## The paper's numbers
 #
 # The paper's Table 1, as printed, and the differences its §3.1 reads from it. Its four
@@ -461,6 +462,7 @@ tables.show(named(soft_df)[soft_df["k"].isin([str(soft_k[-1]), "WordNet"])],
 # accuracy (left) and type coverage T1 (right), with 95% cluster-bootstrap intervals.
 # ```
 #
+# (fold-05-paraphrase)=
 # ## The paraphrase case study (the paper's Table 2)
 #
 # A triple (x, x_h, x_a) holds a noun x, its WordNet hypernym x_h and a sibling x_a of the
@@ -559,6 +561,7 @@ tables.show(split_df, "Paraphrase hits by whether the encoder's tokenizer "
 # {glue:md}`split_sentence`
 
 # %% [markdown]
+# (fold-05-code)=
 # ## How much the paper's algorithms and code change the numbers
 #
 # Algorithm 1 has no end-of-word check; Algorithm 2's "top-10" is any path of top-10
@@ -630,6 +633,7 @@ tables.show(named(bugs), "The paper's algorithms and the authors' code on our "
 # {glue:md}`robust_sentence`
 
 # %% [markdown]
+# (fold-05-calibration)=
 # ## Are whole-word probabilities calibrated?
 #
 # The confidence of a greedy prediction is its whole-word probability $p(\hat w \mid h)$.
@@ -694,6 +698,7 @@ glue_md("cal_bins_sentence", CG.bins_sentence(
 # %% [markdown]
 # {glue:md}`cal_bins_sentence`
 #
+# (fold-05-tokenization)=
 # ## Does tokenization cause diversity?
 #
 # The paper's open question. Our family shares the architecture, the data and the seed;
@@ -762,6 +767,7 @@ tables.show(tok, "Diversity against tokenization: the Transformer family at "
 #
 # {glue:md}`tok_sentence`
 #
+# (fold-05-size)=
 # ## Does size cause diversity?
 #
 # The paper's other open question (§5): "the bigger the model … the more diverse it is

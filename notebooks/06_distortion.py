@@ -131,6 +131,7 @@ def color(name):
 
 
 # %% [markdown]
+# (fold-06-paper)=
 # ## The paper's numbers
 #
 # The paper's models (GPT2-small and -medium and an LSTM trained on up to 30 M sequences
@@ -348,6 +349,7 @@ tables.show(ends_df, "Mean error in the rarest and the most probable of the "
             index=False)
 
 # %% [markdown]
+# (fold-06-size)=
 # ### Model size
 #
 # The paper found GPT2-medium only slightly better than GPT2-small, mostly within the
@@ -387,6 +389,7 @@ else:
 #
 # {glue:md}`size_text`
 #
+# (fold-06-checks)=
 # ## What is guaranteed, and two end-to-end checks
 #
 # Two identities hold for any M and test the whole pipeline (tempering, truncation, ids)
@@ -517,6 +520,7 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # the last one: our learners never reach that point, and claims 4 and 5 are tested on
 # learners still improving.
 #
+# (fold-06-data)=
 # ## Over data and architecture (Fig. 3)
 #
 # The paper trains in the online "ideal world" (a fresh sample every epoch, up to 30 M
@@ -754,6 +758,7 @@ else:
     glue_md("pretrained_text", "`pretrained_language` is empty here.")
 
 # %% [markdown]
+# (fold-06-samples)=
 # ## Beyond the paper: is the distortion learned from samples?
 #
 # A model trained on samples meets each of L's conditionals only through the tokens drawn
@@ -805,6 +810,7 @@ plt.close(fig)
 #
 # {glue:md}`distill_text`
 #
+# (fold-06-length)=
 # ## Beyond the paper: is "rare" just "long"?
 #
 # A sequence's error is a sum over its tokens, error(x) = Σ_t δ_t with
@@ -904,6 +910,7 @@ tables.show(positions, "The mean per-token error δ_t by position in the test "
 # %% [markdown]
 # {glue:md}`packing_text`
 #
+# (fold-06-uniform)=
 # ## Beyond the paper: too uniform?
 #
 # The paper concludes that M spreads its mass *too uniformly*. The natural measure, the
@@ -968,6 +975,7 @@ tables.show(ladder_tab, f"From samples to distillation: {main} trained on "
 # context one sampled token, k tokens drawn from L there (the `teacher_draws` parameter;
 # {glue:text}`ladder_note`), or L's whole distribution.
 #
+# (fold-06-lnre)=
 # ## The LNRE zone (App. A.5)
 #
 # Good–Turing estimates the probability of an unseen event after N draws as the share of

@@ -68,3 +68,19 @@ def test_the_phone_check_sees_what_it_must(tmp_path):
     assert {f["check"] for f in report["bad"]} == {"page wider than the screen", "stretched figure",
                                                      "cut-off inline code"}
     assert "cut-off table" in {f["check"] for f in report["intro"]}
+
+
+def test_a_long_page_is_reported_with_its_sections_folded_and_checked_open(tmp_path):
+    """A page longer than MAX_SCREENS screens is reported; the same page with its long
+    section folded is not, and a fault inside the fold is still found (the check opens it)."""
+    (tmp_path / "book").mkdir()
+    tall = f'<div style="height:{screens.MAX_SCREENS * screens.SCREEN + 500}px">long</div>'
+    article = '<html><body style="margin:0"><article class="bd-article" style="width:600px">{}</article></body></html>'
+    (tmp_path / "book" / "long.html").write_text(article.format(tall))
+    (tmp_path / "book" / "folded.html").write_text(article.format(
+        f'<details class="lmnotes-fold"><summary>Show this section</summary>{tall}<p>NaN</p></details>'))
+    lengths = {}
+    report = screens.check(tmp_path, lengths=lengths)
+    assert [f["check"] for f in report["long"]] == ["long page"]
+    assert [f["check"] for f in report["folded"]] == ["NaN"]
+    assert lengths["folded"] < 2 < screens.MAX_SCREENS < lengths["long"]  # a window is 1,600 px

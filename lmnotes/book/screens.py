@@ -19,7 +19,11 @@ and exits with 1 if a page shows any of:
   checked with the network off), or a *cut-off formula* wider than the column;
 - *plumbing*: visible code (not folded away) that only glues numbers into the prose,
   imports, or styles a table;
-- more than one search box.
+- more than one search box;
+- a *long page*: at 1280 px, a page longer than :data:`MAX_SCREENS` screens of
+  :data:`SCREEN` px with its folded sections closed (:mod:`lmnotes.book.fold`), as a reader
+  first sees it. The other checks look inside the folds too: they are opened first, and
+  the screenshots show them open.
 
 Overlapping labels inside a figure are not something the page's HTML can show: the
 screenshots are for looking at them.
@@ -34,19 +38,30 @@ import time
 from pathlib import Path
 
 WIDTH, HEIGHT = 1280, 1600
+#: A screen, as a reader at 1280 px counts them: what a browser window on a laptop shows
+#: (the measure of the issue that asked for shorter pages: chapter 02 was 35,452 px, "32
+#: screens"). A chapter should read in about 15; longer than this fails the check.
+SCREEN, MAX_SCREENS = 1100, 18
 
 # Run in the page: the findings of every check but the screenshots (JavaScript, since only
 # the browser knows where things are laid out).
 _CHECKS = r"""
 const done = arguments[arguments.length - 1];
+const [width, screen, maxScreens] = arguments;
 // a phone's width: a wide table may scroll in its own box, except on the first page, whose
 // tables of verdicts must fit whole
-const phone = arguments[0] < 600 && !location.pathname.endsWith('/intro.html');
+const phone = width < 600 && !location.pathname.endsWith('/intro.html');
 const visible = el => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 &&
   getComputedStyle(el).visibility !== 'hidden' && !el.closest('details:not([open])'); };
 const found = [];
 const ready = (window.MathJax && MathJax.startup && MathJax.startup.promise) || Promise.resolve();
 ready.then(() => {
+  // the page's length as a reader first sees it; then every fold is opened for the checks
+  const folded = document.documentElement.scrollHeight;
+  for (const d of document.querySelectorAll('details.lmnotes-fold')) d.open = true;
+  if (width >= 1000 && folded > maxScreens * screen)
+    found.push({check: 'long page', what: (folded / screen).toFixed(1) + ' screens of ' + screen +
+                ' px with its sections folded (at most ' + maxScreens + ')'});
   const article = document.querySelector('article.bd-article') || document.body;
   for (const t of article.querySelectorAll('table')) {
     if (!visible(t)) continue;
@@ -110,7 +125,7 @@ ready.then(() => {
   }
   const searches = Array.from(document.querySelectorAll('input[type=search], .search-button-field')).filter(visible);
   if (searches.length > 1) found.push({check: 'more than one search box', what: searches.length + ' visible'});
-  done({found: found, height: document.documentElement.scrollHeight});
+  done({found: found, height: document.documentElement.scrollHeight, folded: folded});
 }).catch(e => done({found: [{check: 'script error', what: String(e)}], height: 0}));
 """
 
@@ -143,9 +158,10 @@ def pages(html: Path) -> list[Path]:
     return sorted((html / "book").glob("*.html")) + sorted((html / "book" / "gpu").glob("*.html"))
 
 
-def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH) -> dict[str, list[dict]]:
+def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH,
+          lengths: dict[str, float] | None = None) -> dict[str, list[dict]]:
     """The findings on each page (see the module's docstring) at ``width`` px; with ``out``,
-    its screenshots."""
+    its screenshots; with ``lengths``, each page's length in screens, its sections folded."""
     html = Path(html).resolve()
     if out is not None:
         out = Path(out)
@@ -160,9 +176,11 @@ def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH) -
             shown = driver.execute_script("return window.innerWidth")
             if shown != width:
                 raise RuntimeError(f"the page is {shown} px wide, not {width}")
-            result = driver.execute_async_script(_CHECKS, width)
+            result = driver.execute_async_script(_CHECKS, width, SCREEN, MAX_SCREENS)
             name = "-".join(page.relative_to(html / "book").with_suffix("").parts)  # gpu-00_corpus
             report[name] = result["found"]
+            if lengths is not None:
+                lengths[name] = result["folded"] / SCREEN
             if out is not None:
                 for i, top in enumerate(range(0, result["height"], HEIGHT)):
                     driver.execute_script(f"window.scrollTo(0, {top});")
@@ -181,11 +199,13 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 2:
         print("usage: python -m lmnotes.book.screens BUILT_HTML_FOLDER OUT_FOLDER [--width PX]", file=sys.stderr)
         return 2
-    report = check(argv[0], argv[1], width)
+    lengths: dict[str, float] = {}
+    report = check(argv[0], argv[1], width, lengths)
     Path(argv[1], "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False))
     bad = {page: found for page, found in report.items() if found}
     for page, found in report.items():
-        print(f"{page}: " + ("ok" if not found else f"{len(found)} problem(s)"))
+        print(f"{page}: " + ("ok" if not found else f"{len(found)} problem(s)") +
+              (f", {lengths[page]:.1f} screens folded" if width >= 1000 else ""))
         for f in found:
             what = re.sub(r"\s+", " ", f["what"])
             print(f"  {f['check']}: {what}" +
