@@ -88,6 +88,7 @@ from lmnotes.models import budget, memo, recipes
 from lmnotes.models.trained import on_corpus
 from lmnotes.report import claims as lmclaims, plots, tables
 from lmnotes.report.glue import glue_all
+from lmnotes.stats import units
 from lmnotes.studies.segmentation import comparability as C
 from lmnotes.studies.segmentation import claims as segmentation_claims
 from lmnotes.studies.segmentation import closed, estimates, family as F
@@ -741,10 +742,12 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 #
 # ```{exercise}
 # :label: ex-03-units
-# Perplexity per token and bits per byte are one number in two units:
-# $\mathrm{PPL}_\text{token} = 2^{\text{bits/byte} \cdot \text{bytes/token}}$. Predict
-# which member of the family has the lowest perplexity per token, then check the identity
-# on each member's scores of the test split.
+# By the identity of the section on measures, perplexity per token and bits per byte are
+# one number in two units, $\mathrm{ppl}_\text{token} = 2^{\text{bits/byte} \cdot
+# n_\text{byte}/n_\text{token}}$ (it holds by construction: checking it tests the
+# arithmetic, not the models). What differs between the members is how many bytes a token
+# holds. Predict it for each member, then count it and see which member it gives the
+# lowest perplexity per token.
 # ```
 #
 # ```{solution-start} ex-03-units
@@ -753,16 +756,14 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 
 # %% tags=["solution"]
 for spec, s in scores.items():
-    bpb = -s.logprob.sum() / s.n_bytes.sum() / np.log(2)
-    per_token = s.n_bytes.sum() / s.n_tokens.sum()
-    ppl = np.exp(-s.logprob.sum() / s.n_tokens.sum())
-    print(f"{label(spec):13} bits/byte {bpb:.3f}  ppl/token {ppl:7.2f}"
-          f"  2^(bpb x bytes/token) {2 ** (bpb * per_token):7.2f}")
+    bpb = units.corpus_rate(s, "byte", "bits")
+    per_token = (units.counts(s, "byte").sum()
+                 / units.counts(s, "token").sum())
+    print(f"{label(spec):13} bytes/token {per_token:5.2f}  bits/byte "
+          f"{bpb:.3f}  ppl/token {2 ** (bpb * per_token):8.2f}")
 
 # %% [markdown]
-# The two last columns agree for every model: a model that cuts text into more tokens
-# spreads the same bits over more of them. The smallest units (bytes, characters) have the
-# lowest perplexity per token whatever their bits per byte, which is the post's point.
+# SOLUTION-03-UNITS
 #
 # ```{solution-end}
 # ```
@@ -781,14 +782,13 @@ for spec, s in scores.items():
 
 # %% tags=["solution"]
 for spec, s in scores.items():
-    pooled = -s.logprob.sum() / s.n_bytes.sum() / np.log(2)
-    mean = np.mean(-s.logprob / s.n_bytes) / np.log(2)
-    print(f"{label(spec):13} pooled {pooled:.3f}  sentence mean {mean:.3f}")
+    pooled = units.corpus_rate(s, "byte", "bits")
+    per_sentence = -s.logprob / units.counts(s, "byte") / np.log(2)
+    print(f"{label(spec):13} pooled {pooled:.3f}  "
+          f"sentence mean {per_sentence.mean():.3f}")
 
 # %% [markdown]
-# Short sentences cost more bits per byte (the first tokens of a sentence are the hardest
-# to predict), and the sentence mean weighs them as much as long ones, so it is the larger.
-# Whether the order of the models changes is the question to check above.
+# SOLUTION-03-POOLED
 #
 # ```{solution-end}
 # ```

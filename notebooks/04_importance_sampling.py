@@ -1258,9 +1258,10 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 #
 # ```{exercise}
 # :label: ex-04-levels
-# The paper reports corpus-level perplexity; some latent-LM papers average per-sentence
-# perplexities. Predict which is larger for the fitted switch-LM, then compute both from
-# its exact log-marginals.
+# The paper's perplexities pool the test set, total log-probability over total tokens
+# (Eq. 1), at either of its aggregation levels; some papers average per-sentence
+# perplexities instead. Predict which is larger for the fitted switch-LM, then compute both
+# from its exact log-marginals.
 # ```
 #
 # ```{solution-start} ex-04-levels
@@ -1269,10 +1270,9 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 
 # %% tags=["solution"]
 lp = logp["fitted"]
-corpus_level = np.exp(-lp.sum() / n_tokens.sum())
+pooled = np.exp(-lp.sum() / n_tokens.sum())
 sentence_mean = np.mean(np.exp(-lp / n_tokens))
-print(f"corpus level {corpus_level:.2f}, "
-      f"mean over sentences {sentence_mean:.2f}")
+print(f"pooled {pooled:.2f}, mean over sentences {sentence_mean:.2f}")
 
 # %% [markdown]
 # The exponential is convex, and short sentences have high per-token perplexities that
@@ -1285,9 +1285,10 @@ print(f"corpus level {corpus_level:.2f}, "
 # %% [markdown]
 # ```{exercise}
 # :label: ex-04-sticky
-# The sticky switch-LM keeps its state with a higher probability than the fitted one.
-# Predict whether its exact perplexity is higher or lower, and by how much, before you
-# compare the two.
+# The sticky variant keeps the fitted chain's state with probability $\rho$ and moves as
+# the fitted chain does otherwise, $\rho I + (1 - \rho) A$ ($\rho$ = {glue:text}`rho` on
+# this page). Predict how its exact perplexity moves as $\rho$ runs from 0 (the fitted
+# chain) to 0.99, then compute it.
 # ```
 #
 # ```{solution-start} ex-04-sticky
@@ -1295,14 +1296,12 @@ print(f"corpus level {corpus_level:.2f}, "
 # ```
 
 # %% tags=["solution"]
-for name, lp in logp.items():
-    print(f"{name:7} {np.exp(-lp.sum() / n_tokens.sum()):.3f}")
+for r in [0.0, 0.3, 0.6, 0.9, 0.99]:
+    lp = fitted.sticky(r).logprob(test)
+    print(f"rho {r:4.2f}  perplexity {np.exp(-lp.sum() / n_tokens.sum()):7.2f}")
 
 # %% [markdown]
-# Here the sticky switch-LM has the higher perplexity: its stickiness was not fitted to
-# the data, and it moves the model away from the EM fit. The chapter keeps it because its
-# posterior, with states that persist, is harder to sample, not because it is a better
-# model.
+# SOLUTION-04-STICKY
 #
 # ```{solution-end}
 # ```

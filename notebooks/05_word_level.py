@@ -107,11 +107,6 @@ from lmnotes.studies.words.cached import word_predictions
 from lmnotes.text import corpus as lmcorpus, tokenize as text
 
 plots.use_style()
-for _name, _value in (("exact_models", exact_models),
-                      ("size_compare", size_compare)):
-    if not set(_value) <= set(family):
-        raise ValueError(f"{_name} {sorted(set(_value) - set(family))} are not "
-                         f"in the family {family}")
 
 
 def color(name):
@@ -837,9 +832,9 @@ lmclaims.show(claims, word_claims.CAPTION,
 #
 # ```{exercise}
 # :label: ex-05-frequent
-# Predict how much more often each self-trained model's first guess is the right word
-# when that word is frequent in the training split (50 times or more) than when it is
-# rare. Then compute both accuracies per model.
+# Predict each self-trained model's first-guess accuracy on the target words that are
+# frequent in the training split (seen 50 times or more) and on the rare ones. Then
+# compute both accuracies per model.
 # ```
 #
 # ```{solution-start} ex-05-frequent
@@ -856,9 +851,9 @@ for name in self_trained:
           f"   common {c:6.1%} of {len(common):5}")
 
 # %% [markdown]
-# Every model guesses frequent words far more often. On the rare ones almost no first
-# guess is right, whatever the segmentation, so the models differ on the frequent words, and
-# an average over all words is mostly an average over those.
+# Every model's first guess is right far more often on frequent words than on rare ones,
+# where almost none is right, whatever the segmentation: the models differ on the frequent
+# words, and an average over all words is mostly an average over those.
 #
 # ```{solution-end}
 # ```
@@ -866,8 +861,10 @@ for name in self_trained:
 # %% [markdown]
 # ```{exercise}
 # :label: ex-05-oov
-# A closed vocabulary cannot write a word it never saw. Predict the share of the target
-# words each self-trained model cannot produce at all, then count it.
+# A closed vocabulary cannot write a word it never saw, and the table of targets gives each
+# model's out-of-vocabulary share over all targets. Predict how that share is spread over
+# the frequency bins of Figs. 1 and 2 (how often a word occurs in the training split),
+# then compute it per bin.
 # ```
 #
 # ```{solution-start} ex-05-oov
@@ -877,13 +874,12 @@ for name in self_trained:
 # %% tags=["solution"]
 for name in self_trained:
     t = pos[pos["model"] == name]  # every target, not only the shared ones
-    print(f"{label(name):22} out of vocabulary: {t['oov'].mean():6.1%}")
+    share = t.groupby("bin", observed=True)["oov"].mean()
+    if share.any():
+        print(label(name), "  ".join(f"{b}: {s:.1%}" for b, s in share.items()))
 
 # %% [markdown]
-# Only the word-level models (the word Transformer and the Kneser–Ney trigram) have a
-# closed vocabulary; the subword and byte models can spell every word, so their share is
-# zero by construction, and their rare-word accuracy is a question of probability, not of
-# reach.
+# SOLUTION-05-OOV
 #
 # ```{solution-end}
 # ```

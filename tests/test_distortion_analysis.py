@@ -346,3 +346,40 @@ def test_the_recipe_of_the_language():
     r = transformer("bpe1000")
     assert (r.arch, r.segmentation, r.vocab_size) == ("transformer", "bpe", 1000)
     assert (transformer("word").segmentation, transformer("word").vocab_size) == ("word", None)
+
+
+def test_the_heat_map_says_so_when_no_bin_holds_enough_sequences():
+    """A small n_perturb leaves every bin of log p_L under the heat map's 11 sequences: the
+    figure says so instead of failing on an empty colour scale."""
+    import matplotlib.pyplot as plt
+
+    from lmnotes.studies.distortion import perturbation as PT
+    pert = pd.DataFrame({"model": "m", "level": [0, 0, 1], "bin": [0, 1, 0],
+                         "log p_L": [-5.0, -3.0, -5.0], "error": np.nan})
+    fig = PT.plot_heat(pert, "m")
+    assert "no bin of log p_L" in fig.axes[0].texts[0].get_text()
+    plt.close(fig)
+
+
+def test_a_pretrained_language_whose_samples_rarely_end_is_skipped_with_the_reason():
+    """App. A.2's split: too few draws that end within max_tokens gives the sentence that
+    says so (the section and its claim are skipped), enough gives three sets in order."""
+    from lmnotes.models.base import ModelError
+    from lmnotes.studies.distortion import pretrained as PR
+    from lmnotes.studies.distortion.language import SampleSet
+
+    class Lang:
+        max_tokens = 64
+
+        def __init__(self, ended):
+            self.ended = ended
+
+        def sample(self, n, seed=0):
+            if not self.ended:
+                raise ModelError("none ended")
+            return SampleSet([[i] for i in range(self.ended)], np.zeros(self.ended), n, n - self.ended, 0)
+
+    assert PR.draw(Lang(0), 10, 5, 10).startswith("only 0 of 25 draws ended within 64 tokens")
+    assert PR.draw(Lang(19), 10, 5, 10).startswith("only 19 of 25")
+    train, valid, test = PR.draw(Lang(20), 10, 5, 10)
+    assert (len(train), len(valid), len(test)) == (10, 5, 5) and test.ids[0] == [15]

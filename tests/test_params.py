@@ -6,6 +6,8 @@ import pytest
 
 from lmnotes.book import params
 from lmnotes.book.params import ParameterError
+from lmnotes.book import run as book
+from lmnotes.book.run import BookError
 
 CELL = '''corpus = "enwiki"  # where the text comes from
 fractions = [0.8, 0.1, 0.1]  # shares of articles
@@ -225,3 +227,17 @@ def test_distortion_chapter_rules(values, message):
         params.check("06_x", params.parse(DISTORTION_CELL), values)
     params.check("06_x", params.parse(DISTORTION_CELL), {"learners": ["tf-tiny"], "perturb_levels": [0, 30],
                                                                    "size_margin": 0.0, "teacher_draws": 4})
+
+
+def test_a_value_outside_the_list_it_must_lie_in_is_refused_at_once():
+    """Chapter 03's members (open, stride, marginal) are members of its segmentations, one of
+    them the word model; chapter 05's searched and resized members are in its family."""
+    with pytest.raises(BookError, match="segmentations=\\['byte'\\] must include word"):
+        book.resolve_parameters(["03_segmentation"], "default", {"segmentations": ["byte"]})
+    with pytest.raises(BookError, match="open_model='bpe8000' names \\['bpe8000'\\], not in segmentations"):
+        book.resolve_parameters(["03_segmentation"], "default", {"segmentations": ["byte", "word"]})
+    with pytest.raises(BookError, match="exact_models=\\['char'\\] names \\['char'\\], not in family"):
+        book.resolve_parameters(["05_word_level"], "default", {"exact_models": ["char"]})
+    assert book.resolve_parameters(["03_segmentation"], "default", {
+        "segmentations": ["byte", "word"], "open_model": "byte", "stride_model": "word",
+        "marginal_model": "byte"})

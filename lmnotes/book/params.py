@@ -201,11 +201,22 @@ NOTEBOOK_RULES: dict[tuple[str, str], checks.Rule] = {
             "self-trained", "the chapter ranks the models trained here against the others "
             "([] takes every registered model)")(v)),
         "registered models, model folders or .gguf files; [] or at least one self-trained wiki/ model"),
+    ("03_segmentation", "segmentations"): (
+        checks.all_of(checks.each(checks.segmentation), lambda v: None if "word" in v else
+                      "must include word (the closed vocabulary is measured on the word model)"),
+        "char, byte, word or bpe<types>; word among them"),
     ("02_tendencies", "model_names"): (
         checks.all_of(checks.each(checks.model), checks.including(
             "self-trained", "the chapter measures every model against the models trained on "
             "its corpus (their bias and the human floor use them)")),
         "registered models, model folders or .gguf files; at least one self-trained wiki/ model"),
+}
+#: Rules between two parameters of one notebook: the value of the first (a name, or a list
+#: of names) must lie in the list that the second holds.
+WITHIN: dict[str, tuple[tuple[str, str], ...]] = {
+    "03_segmentation": (("open_model", "segmentations"), ("stride_model", "segmentations"),
+                        ("marginal_model", "segmentations")),
+    "05_word_level": (("exact_models", "family"), ("size_compare", "family")),
 }
 #: No count in this book needs more: larger values run for days or make notebooks of
 #: gigabytes. Seeds are exempt.
@@ -242,8 +253,21 @@ def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any])
             rule = rule_of(declared[name], notebook)
             if rule and (problem := rule[0](value)) or (problem := _too_large(name, value)):
                 problems.append(f"{name}={value!r} {problem}")
+    if not problems:
+        problems += _outside(notebook, declared, values)
     if problems:
         raise ParameterError(f"{notebook}: " + "; ".join(problems))
+
+
+def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, Any]) -> list[str]:
+    """The :data:`WITHIN` rules of ``notebook`` that its values (over the defaults) break."""
+    now = {name: p.default for name, p in declared.items()} | values
+    problems = []
+    for name, pool in WITHIN.get(notebook, ()):
+        chosen = now[name] if isinstance(now[name], list) else [now[name]]
+        if missing := [v for v in chosen if v not in now[pool]]:
+            problems.append(f"{name}={now[name]!r} names {missing}, not in {pool}={now[pool]!r}")
+    return problems
 
 
 def resolve_paths(values: dict[str, Any], cwd: str | os.PathLike) -> dict[str, Any]:

@@ -164,7 +164,7 @@ def bin_means(values, bins, n_boot: int = 10_000, seed: int = 0, level: float = 
         boots = v[rng.integers(len(v), size=(n_boot, len(v)))].mean(1)
         lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2])
         rows.append({"bin": int(b), "n": len(v), "mean": v.mean(), "low": lo, "high": hi})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["bin", "n", "mean", "low", "high"])  # no bin: no rows
 
 
 def good_turing(sample: Sequence) -> float:

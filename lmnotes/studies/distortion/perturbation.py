@@ -60,6 +60,11 @@ def plot_heat(pert: pd.DataFrame, main: str):
     heat = pert[(pert["model"] == main) & (pert["bin"] >= 0)].pivot(
         index="level", columns="log p_L", values="error").dropna(axis=1, how="all")
     fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.4))
+    if heat.empty:  # a small n_perturb: no bin holds more than 10 sequences
+        ax.text(0.5, 0.5, "no bin of log p_L holds more than 10 perturbed sequences",
+                ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
     lim = np.nanmax(np.abs(heat.to_numpy()))
     sns.heatmap(heat.iloc[::-1], cmap="BrBG", center=0, vmin=-lim, vmax=lim,
                 ax=ax, cbar_kws={"label": "mean error (nats)"},

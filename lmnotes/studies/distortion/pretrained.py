@@ -8,7 +8,28 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lmnotes.models.base import ModelError
 from lmnotes.studies.distortion.resample import ci, num
+
+
+def draw(lang, n_train: int, n_valid: int, n_test: int, seed: int = 0):
+    """``n_train + n_valid + n_test`` draws of the pretrained ``lang``, split in order into
+    training, validation and test sequences (only draws that end within its ``max_tokens``
+    count); or, where too few end for a training and validation set and at least half of the
+    test set, the sentence that says so, and the section is skipped. A pretrained model
+    sampled from its document token may rarely end a text within a few hundred tokens."""
+    n = n_train + n_valid + n_test
+    try:
+        draws = lang.sample(n, seed=seed)
+    except ModelError:  # none ended
+        draws = None
+    ended = len(draws) if draws is not None else 0
+    if ended < n_train + n_valid + max(1, n_test // 2):
+        return (f"only {ended:,} of {n:,} draws ended within {lang.max_tokens} tokens, too few "
+                f"for {n_train:,} training, {n_valid:,} validation and about {n_test:,} test "
+                "sequences (raise max_tokens, or the counts)")
+    return (draws.take(0, n_train), draws.take(n_train, n_train + n_valid),
+            draws.take(n_train + n_valid, ended))
 
 
 def summary(language: str, share, rand, curve: pd.DataFrame) -> dict:

@@ -127,7 +127,9 @@ def compare_bins(boot, temp_err: dict, lo_t: float, hi_t: float, n_boot: int) ->
                           "difference": parts[0].mean() - parts[1].mean(),
                           "low": np.quantile(boots, 0.025),
                           "high": np.quantile(boots, 0.975)})
-    return pd.DataFrame(t_cmp)
+    columns = ["log p_L from", "to", f"n (T={lo_t})", f"n (T={hi_t})", f"tokens (T={lo_t})",
+               f"tokens (T={hi_t})", "difference", "low", "high"]
+    return pd.DataFrame(t_cmp, columns=columns)  # no common bin with enough sequences: no rows
 
 
 def plot(temp_err: dict, temperatures, n_bins: int, n_boot: int, seed: int = 0):
