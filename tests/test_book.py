@@ -353,3 +353,14 @@ def test_the_own_model_page_lists_every_model_parameter():
     for name in ("model_names", "pretrained", "others", "tokenization_models", "sentence_models"):
         assert name in text
     assert "at least one self-trained wiki/ model" in text
+
+
+def test_a_run_with_another_model_keeps_its_time_apart():
+    """A chapter's time with a value that differs from the profile's (another model) is kept
+    under its own key, so that it never stands for the next plain run's."""
+    plain = book.profile_values("05_word_level", "default")
+    assert book.timing.key("05_word_level", "default", plain, plain) == "05_word_level"
+    mine = plain | {"pretrained": ["/m/x.gguf"]}
+    assert book.timing.key("05_word_level", "default", mine, plain) == "05_word_level [pretrained=['/m/x.gguf']]"
+    assert book.timing.key("05_word_level", "default", plain | {"corpus": "t.txt"}, plain) == \
+        "05_word_level [corpus=t.txt]"

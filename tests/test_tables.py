@@ -99,3 +99,10 @@ def test_significant_digits_per_value_with_infinities():
     assert f(-1234.5678) == "−1,230" and f(0.000123456) == "0.000123"
     assert f(float("-inf")) == "−∞" and f(float("inf")) == "∞"
     assert f(Estimate(1.0, 0.5, 2.25)) == "1.00 [0.500, 2.25]"
+
+
+def test_a_model_given_by_path_is_labelled_by_its_file_name():
+    from lmnotes.report import plots
+    assert plots.label("/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf") == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert plots.label("~/models/my-model") == "my-model" and plots.label("my.gguf") == "my.gguf"
+    assert plots.label("smollm2-135m") == "SmolLM2-135M" and plots.label("org/name") == "org/name"

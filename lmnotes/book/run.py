@@ -332,7 +332,8 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
             # run with -p overrides, the page is stale from the start: not the profile's values
             editions.set_banner(nb, editions.banner(nb, source, profile_values(name, profile)))
         nbformat.write(nb, tmp)
-    timing.record(timing.key(name, profile, values), time.perf_counter() - t0, _entry_paths() - before)
+    timing.record(timing.key(name, profile, values, profile_values(name, profile)),
+                  time.perf_counter() - t0, _entry_paths() - before)
     return target
 
 
@@ -369,7 +370,7 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
     out, last = [], timing.read()
     with progress.relay():  # the kernels' progress lines (training, sampling) reach this console
         for i, n in enumerate(names, 1):
-            seen = last.get(timing.key(n, profile, values[n]), {})
+            seen = last.get(timing.key(n, profile, values[n], profile_values(n, profile)), {})
             hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
                              for mode in ("warm", "cold") if mode in seen)
             print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)

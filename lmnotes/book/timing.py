@@ -32,13 +32,17 @@ def read() -> dict[str, dict]:
         return {}
 
 
-def key(name: str, profile: str, values: dict[str, Any]) -> str:
+def key(name: str, profile: str, values: dict[str, Any], profiled: dict[str, Any] | None = None) -> str:
     """Under which name a run's time is kept: the notebook's for the default profile on the
-    embedded corpus (the times ``timings`` shows), else with the profile and corpus added, so
-    that a run on another corpus does not stand for the next one on this one."""
+    embedded corpus (the times ``timings`` shows), else with the profile, the corpus and every
+    value that differs from the profile's own (``profiled``) added, so that a run on another
+    corpus, or with another model (``-p``), does not stand for the next plain one."""
     corpus = values.get("corpus", "enwiki")
+    changed = [] if profiled is None else [
+        f"{k}={v!r}" for k, v in sorted(values.items())
+        if k != "corpus" and (k not in profiled or profiled[k] != v)]
     extra = ([f"profile={profile}"] if profile != "default" else []) + \
-        ([f"corpus={corpus}"] if corpus != "enwiki" else [])
+        ([f"corpus={corpus}"] if corpus != "enwiki" else []) + changed
     return name + (f" [{', '.join(extra)}]" if extra else "")
 
 

@@ -105,8 +105,12 @@ def including(kind: str, why: str) -> Check:
     def check(v):
         import importlib
 
-        kind_of = importlib.import_module("lmnotes.models.zoo").kind_of
-        return None if any(kind_of(x) == kind for x in v) else f"must include a {kind} model: {why}"
+        zoo = importlib.import_module("lmnotes.models.zoo")
+        if any(zoo.kind_of(x) == kind for x in v):
+            return None
+        them = [n for n in zoo.names() if zoo.kind_of(n) == kind]
+        return (f"must include a {kind} model: {why}; add one of {them}, e.g. "
+                f"[{', '.join([them[0], *v]) if them else ''}]")
     return check
 
 

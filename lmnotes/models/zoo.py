@@ -58,7 +58,9 @@ def load(name: str, device: str | None = "cpu", dtype: str = "float32", **kw) ->
     if name in REGISTRY:
         return REGISTRY[name].factory(device=device, dtype=dtype, **kw)
     path = Path(name).expanduser()
-    if path.is_dir() or (path.is_file() and path.suffix == ".gguf"):
+    if path.is_file() and path.suffix == ".gguf":
+        return _gguf_file(path, device, dtype, **kw)
+    if path.is_dir():
         return _from_hf(str(path), name=path.name, device=device, dtype=dtype, **kw)
     if "/" in name and not path.exists() and not name.startswith((".", "/", "~")):
         return _from_hub(name, device=device, dtype=dtype, **kw)
@@ -130,9 +132,10 @@ def _conversion_version() -> str:
 lmcache.register_kind("pretrained", _conversion_version)
 
 
-def _dequantised(name: str, package: str, gguf: Callable[[Path], Path]) -> Path:
+def _dequantised(name: str, package: str, gguf: Callable[[Path], Path], source: str | None = None) -> Path:
     """A folder holding the dequantised float32 model and tokenizer of the GGUF file that
-    ``gguf(scratch)`` returns (it may write it into the scratch folder), from the shared cache."""
+    ``gguf(scratch)`` returns (it may write it into the scratch folder), from the shared cache;
+    keyed by the package's version, or by ``source`` (a file's digest) where there is none."""
     def build(folder: Path) -> None:
         import transformers.modeling_gguf_pytorch_utils as gguf_utils
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -156,7 +159,7 @@ def _dequantised(name: str, package: str, gguf: Callable[[Path], Path]) -> Path:
         model.save_pretrained(folder)
         tokenizer.save_pretrained(folder)
 
-    key = io.digest(name, package, _version(package), _conversion_version())
+    key = io.digest(name, package, source or _version(package), _conversion_version())
     folder = lmcache.fetch("pretrained", name, key, build, lambda folder: folder)
     return folder
 
@@ -182,6 +185,16 @@ def smollm2_135m(device="cpu", dtype="float32", **kw) -> LanguageModel:
     # Plain text, not chat: <|endoftext|> separates documents in SmolLM2's pretraining data.
     kw = {"bos": "<|endoftext|>", "eos": "<|endoftext|>", **kw}
     return _pretrained("smollm2-135m", folder, device, dtype, **kw)
+
+
+def _gguf_file(path: Path, device, dtype, **kw) -> LanguageModel:
+    """A local ``.gguf`` file, dequantised once into the shared cache (keyed by the file's
+    SHA-256), its scores and samples cached like a registered model's. Its own BOS and EOS
+    tokens are used unless ``bos``/``eos`` say otherwise (a registered model may choose
+    others: smollm2-135m, the same file, uses <|endoftext|> rather than its chat tokens)."""
+    path = path.resolve()
+    folder = _dequantised(path.stem, "local file", lambda scratch: path, source=io.file_digest(path))
+    return _pretrained(path.name, folder, device, dtype, **kw)
 
 
 def _gemma3_gguf(scratch: Path) -> Path:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import matplotlib as mpl
 import seaborn as sns
@@ -54,8 +55,11 @@ _SPARE = ["#b15928", "#1f78b4", "#33a02c", "#e31a1c", "#ff7f00", "#cab2d6"]
 
 
 def label(model: str) -> str:
-    """The short name of a model (its registered name if it has none)."""
-    return LABELS.get(model, model)
+    """The short name of a model: its registered name if it has none, a file's or folder's
+    own name for a path (a table's row is not 90 characters of the reader's folders)."""
+    if model in LABELS:
+        return LABELS[model]
+    return Path(model).name if model.startswith(("/", "~", ".")) or model.endswith(".gguf") else model
 
 
 def model_color(model: str) -> str:
