@@ -172,6 +172,13 @@ def test_a_pretrained_run_counts_its_three_checks():
     assert row["measured"].startswith("smollm2 at T = 1: underestimated 0.800 [0.720, 0.880]; rarest bin −40.0")
 
 
+def test_a_pretrained_run_skipped_for_too_few_samples_says_why():
+    t = table(pretrained="only 3 of 190 draws ended within 128 tokens")
+    row = t.loc["The findings hold with a pretrained ground truth"]
+    assert (row["verdict"], row["basis"]) == ("not tested", "measured")
+    assert row["measured"] == "skipped: only 3 of 190 draws ended within 128 tokens"
+
+
 def test_lnre_zone_needs_both_a_high_unseen_mass_and_a_steady_decay():
     assert C.in_lnre_zone(0.5, 0.1, RULES)
     assert not C.in_lnre_zone(0.005, 0.1, RULES)  # little unseen mass
