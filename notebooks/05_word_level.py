@@ -879,7 +879,12 @@ for name in self_trained:
         print(label(name), "  ".join(f"{b}: {s:.1%}" for b, s in share.items()))
 
 # %% [markdown]
-# SOLUTION-05-OOV
+# Only the word-level models (the word Transformer and the Kneser–Ney trigram, which share
+# a vocabulary) print a line: they cannot write a word the training split never showed
+# them, by definition, nor the rarest of the words it showed fewer than ten times, which
+# the vocabulary leaves out; every more frequent word is in it. The subword and byte models
+# can spell every word: their rare-word accuracy is a question of probability, not of
+# reach.
 #
 # ```{solution-end}
 # ```

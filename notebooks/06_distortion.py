@@ -1105,7 +1105,9 @@ print(f"underestimated: rarest tenth {np.mean(e[rare] < 0):.0%}, "
       f"most probable tenth {np.mean(e[head] < 0):.0%}")
 
 # %% [markdown]
-# SOLUTION-06-TAILS
+# Nearly every sequence of the rarest tenth is underestimated, but so are most of the most
+# probable tenth: the head loses mass too, and only a minority of it is overestimated, so
+# the missing mass does not go to the most probable sequences (claim 8).
 #
 # ```{solution-end}
 # ```
