@@ -263,6 +263,9 @@ glue_all(SW.model_values(test.lengths, article, switch, static, stickiness,
 # approximately. Peek 1 stands in for the paper's peeking proposal in the temperature sweep
 # (the weakest peeker, so that the temperature has something to correct).
 #
+# (fold-04-divergences)=
+# ### How far each proposal is from the posterior
+#
 # For Markov proposals both divergences from the posterior are exact: KL sums over the
 # steps, and $1 + \chi^2 = \sum_z p(z \mid x)^2 / q(z)$ is a forward recursion.
 
