@@ -988,8 +988,8 @@ for name, lengths in [*((s, sets[tf, s].lengths) for s in strategies),
 # ```{exercise}
 # :label: ex-02-zipf
 # App. D fits the Zipf exponent $s$ (the source's Eq. 4) to each set's ranks up to
-# `max_rank`. Fit it to the head alone, the first 100 ranks: predict whether the order of the Transformer's strategies stays the same, and
-# whether the head is steeper or flatter than the whole.
+# `max_rank`. Fit it to the head alone, the first 100 ranks: predict whether the order of the BPE-8k Transformer's strategies stays the same,
+# and whether the head is steeper or flatter than the whole.
 # ```
 #
 # ```{solution-start} ex-02-zipf
@@ -1004,10 +1004,10 @@ for name, text_set in [*((s, sets[tf, s]) for s in strategies),
           f"ranks: {laws.fit_zipf(totals, 100):.3f}")
 
 # %% [markdown]
-# On the head alone the exponents of the Transformer's sets are larger than on all the
-# ranks, while the test split's is a little smaller: the model's most frequent words fall
-# off faster than the test split's. The order changes too (ancestral and nucleus swap),
-# and beam-k2, with its few types, stays by far the steepest. An exponent fitted on one
+# On the head alone the exponents of the ancestral, nucleus and beam sets are larger than on
+# all the ranks, while beam-k2's and the test split's are smaller: on the head every one of
+# the Transformer's sets falls off faster than the test split. The order changes too
+# (ancestral and nucleus swap), and beam-k2, with its few types, stays by far the steepest. An exponent fitted on one
 # range of ranks does not stand for another, which is why the source fixes the range.
 #
 # ```{solution-end}

@@ -742,12 +742,12 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 #
 # ```{exercise}
 # :label: ex-03-units
-# By the identity of the section on measures, perplexity per token and bits per byte are
-# one number in two units, $\mathrm{ppl}_\text{token} = 2^{\text{bits/byte} \cdot
-# n_\text{byte}/n_\text{token}}$ (it holds by construction: checking it tests the
-# arithmetic, not the models). What differs between the members is how many bytes a token
-# holds. Predict it for each member, then count it and see which member it gives the
-# lowest perplexity per token.
+# Perplexity per token mixes how well a member predicts text (its bits per byte) with how
+# much text a token holds, $\mathrm{ppl}_\text{token} = 2^{\text{bits/byte} \cdot
+# n_\text{byte}/n_\text{token}}$ (the identity of the section on measures). Separate the
+# two: predict each member's perplexity per token if all had the word model's bits per
+# byte, and whether the members then come in the order of their printed perplexities per
+# token. Then compute it.
 # ```
 #
 # ```{solution-start} ex-03-units
@@ -755,20 +755,15 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 # ```
 
 # %% tags=["solution"]
+word_bpb = units.corpus_rate(scores["word"], "byte", "bits")
 for spec, s in scores.items():
-    bpb = units.corpus_rate(s, "byte", "bits")
     per_token = (units.counts(s, "byte").sum()
                  / units.counts(s, "token").sum())
-    print(f"{label(spec):13} bytes/token {per_token:5.2f}  bits/byte "
-          f"{bpb:.3f}  ppl/token {2 ** (bpb * per_token):8.2f}")
+    print(f"{label(spec):13} bytes/token {per_token:5.2f}  ppl/token at "
+          f"the word model's bits/byte {2 ** (word_bpb * per_token):7.2f}")
 
 # %% [markdown]
-# A byte token holds one byte, a BPE token from about two and a half (BPE-1k) to nearly
-# four (BPE-8k), a word token about five. The byte model has the worst bits per byte and
-# by far the lowest perplexity per token. The word model's tokens are the longest, yet its
-# perplexity per token is below BPE-8k's, because its bits per byte are much lower (the
-# closed vocabulary's advantage, measured above). Perplexity per token ranks the
-# segmentations as much as the models, which is the post's point.
+# SOLUTION-03-UNITS
 #
 # ```{solution-end}
 # ```

@@ -1278,9 +1278,9 @@ sentence_mean = np.mean(np.exp(-lp / n_tokens))
 print(f"pooled {pooled:.2f}, mean over sentences {sentence_mean:.2f}")
 
 # %% [markdown]
-# The exponential is convex, and short sentences have high per-token perplexities that
-# the sentence mean weighs as much as long ones: the mean over sentences is the larger,
-# and the two are not comparable across papers.
+# The mean over sentences is the larger: the exponential is convex (Jensen's inequality),
+# and the mean weighs a short sentence as much as a long one. The two are not comparable
+# across papers.
 #
 # ```{solution-end}
 # ```

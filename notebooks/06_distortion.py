@@ -1088,8 +1088,8 @@ lmclaims.show(claims, "Claims of LeBrun, Sordoni & O'Donnell (2022) and our "
 #
 # ```{exercise}
 # :label: ex-06-tails
-# Claim 2 says the rarest sequences lose the most probability. Predict how many of them are
-# underestimated at all: the share of underestimated sequences among the tenth of the test
+# Claim 2 says the rarer the sequence, the worse the underestimation (the largest error in
+# nats). Predict how many of the rarest are underestimated at all: the share of underestimated sequences among the tenth of the test
 # sequences with the lowest $\log p_L$, and among the tenth with the highest, for the main
 # learner.
 # ```
@@ -1106,8 +1106,8 @@ print(f"underestimated: rarest tenth {np.mean(e[rare] < 0):.0%}, "
 
 # %% [markdown]
 # Nearly every sequence of the rarest tenth is underestimated, but so are most of the most
-# probable tenth: the head loses mass too, and only a minority of it is overestimated, so
-# the missing mass does not go to the most probable sequences (claim 8).
+# probable tenth: only a minority of the head is overestimated, so the missing mass does
+# not go to the most probable sequences (claim 8).
 #
 # ```{solution-end}
 # ```
@@ -1115,9 +1115,9 @@ print(f"underestimated: rarest tenth {np.mean(e[rare] < 0):.0%}, "
 # %% [markdown]
 # ```{exercise}
 # :label: ex-06-length
-# Before you read the section on length: predict the sign and rough size of Spearman's
-# correlation between a test sequence's length in tokens and the main learner's error,
-# then compute it.
+# Do two learners err on the same sequences? Predict Spearman's correlation between the
+# main learner's errors and another learner's on the same test sequences, then between
+# their errors per token (the error divided by the length). Then compute both.
 # ```
 #
 # ```{solution-start} ex-06-length
@@ -1125,13 +1125,15 @@ print(f"underestimated: rarest tenth {np.mean(e[rare] < 0):.0%}, "
 # ```
 
 # %% tags=["solution"]
-lengths = pd.Series([len(x) for x in test.ids])
-rho = lengths.corr(pd.Series(np.asarray(err[main])), method="spearman")
-print(f"Spearman's rho between length and error: {rho:.2f}")
+other = [n for n in learners if n != main][0]  # needs two learners
+e_main, e_other = (pd.Series(np.asarray(err[n])) for n in (main, other))
+n = pd.Series(np.asarray(test.lengths))
+print(f"{main} and {other}: errors, rho = "
+      f"{e_main.corr(e_other, method='spearman'):.2f}; per token, rho = "
+      f"{(e_main / n).corr(e_other / n, method='spearman'):.2f}")
 
 # %% [markdown]
-# Each token adds a small expected deficit (the per-token KL), so the error falls with
-# length: a strong negative correlation, the length confound of the section on it.
+# SOLUTION-06-LENGTH
 #
 # ```{solution-end}
 # ```

@@ -376,7 +376,7 @@ def test_a_pretrained_language_whose_samples_rarely_end_is_skipped_with_the_reas
 
         def sample(self, n, seed=0):
             if not self.ended:
-                raise ModelError("none ended")
+                raise ModelError("none of 25 samples ended within 64 tokens; raise max_tokens")
             return SampleSet([[i] for i in range(self.ended)], np.zeros(self.ended), n, n - self.ended, 0)
 
     assert PR.draw(Lang(0), 10, 5, 10).startswith("only 0 of 25 draws ended within 64 tokens")

@@ -21,13 +21,16 @@ def draw(lang, n_train: int, n_valid: int, n_test: int, seed: int = 0):
     n = n_train + n_valid + n_test
     try:
         draws = lang.sample(n, seed=seed)
-    except ModelError:  # none ended
+    except ModelError as exc:
+        if "none of" not in str(exc):  # anything but "none of n samples ended"
+            raise
         draws = None
     ended = len(draws) if draws is not None else 0
     if ended < n_train + n_valid + max(1, n_test // 2):
         return (f"only {ended:,} of {n:,} draws ended within {lang.max_tokens} tokens, too few "
                 f"for {n_train:,} training, {n_valid:,} validation and about {n_test:,} test "
-                "sequences (raise max_tokens, or the counts)")
+                "sequences: a model that so rarely ends a text within the learners' window "
+                "cannot serve as L here")
     return (draws.take(0, n_train), draws.take(n_train, n_train + n_valid),
             draws.take(n_train + n_valid, ended))
 
