@@ -988,8 +988,9 @@ for name, lengths in [*((s, sets[tf, s].lengths) for s in strategies),
 # ```{exercise}
 # :label: ex-02-zipf
 # App. D fits the Zipf exponent $s$ (the source's Eq. 4) to each set's ranks up to
-# `max_rank`. Fit it to the head alone, the first 100 ranks: predict whether the order of the BPE-8k Transformer's strategies stays the same,
-# and whether the head is steeper or flatter than the whole.
+# `max_rank`. Fit it to the head alone, the first 100 ranks: predict whether the order of
+# the BPE-8k Transformer's strategies stays the same, and whether the head is steeper or
+# flatter than the whole.
 # ```
 #
 # ```{solution-start} ex-02-zipf

@@ -1301,7 +1301,8 @@ print(f"pooled {pooled:.2f}, mean over sentences {sentence_mean:.2f}")
 # %% tags=["solution"]
 for r in [0.0, 0.3, 0.6, 0.9, 0.99]:
     lp = fitted.sticky(r).logprob(test)
-    print(f"rho {r:4.2f}  perplexity {np.exp(-lp.sum() / n_tokens.sum()):7.2f}")
+    ppl = np.exp(-lp.sum() / n_tokens.sum())
+    print(f"rho {r:4.2f}  perplexity {ppl:7.2f}")
 
 # %% [markdown]
 # At $\rho$ = 0 the chain is the fitted one, the EM optimum on the validation split, and

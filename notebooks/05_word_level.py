@@ -873,7 +873,8 @@ for name in self_trained:
     t = pos[pos["model"] == name]  # every target, not only the shared ones
     share = t.groupby("bin", observed=True)["oov"].mean()
     if share.any():
-        print(label(name), "  ".join(f"{b}: {s:.1%}" for b, s in share.items()))
+        shares = "  ".join(f"{b}: {s:.1%}" for b, s in share.items())
+        print(label(name), shares)
 
 # %% [markdown]
 # Only the word-level models (the word Transformer and the Kneser–Ney trigram, which share

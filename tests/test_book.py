@@ -164,7 +164,8 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps([c.metadata for c in nb.cells])
     assert "timings" not in nb.metadata["lmnotes"] and "parameters" not in nb.metadata["papermill"]
     assert "[1/1] 00_toy" in capsys.readouterr().out
-    timings = timing.read()["00_toy"]  # beside the cache, not in the notebook
+    timings = timing.read()["00_toy [x=21]"]  # beside the cache, not in the notebook; a value
+    # that differs from the profile's is timed apart
     assert list(timings) == ["warm"] and timings["warm"]["seconds"] > 0  # it built no cache entry
 
     first = (toy_book / "book" / "00_toy.ipynb").read_bytes()
