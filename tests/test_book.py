@@ -174,6 +174,8 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     # same parameters, same file, byte for byte
     assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first
     assert (toy_book / "notebooks" / "00_toy.ipynb").read_bytes() == paired
+    assert pd.isna(timing.table(book.notebook_names()).loc["00_toy", "warm (s)"])  # not a plain run
+    book.run(profile="default")
     table = timing.table(book.notebook_names())
     assert table.loc["00_toy", "warm (s)"] > 0 and pd.isna(table.loc["00_toy", "cold measured"])
 
