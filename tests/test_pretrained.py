@@ -216,3 +216,15 @@ def test_a_gguf_file_is_cached_and_scores_as_its_registered_model(smollm2, sente
     np.testing.assert_array_equal(lm.score(sentences).logprob, smollm2.score(sentences).logprob)
     own = models.load(str(path))
     assert own.cache_key != lm.cache_key and own.bos_id != lm.bos_id
+
+
+def test_a_pretrained_language_ends_at_the_token_chosen(smollm2):
+    """Chapter 06's pretrained L ends its samples at a full stop, one token of the model's
+    vocabulary; a string that is not one token is refused with the reason."""
+    from lmnotes.studies.distortion import pretrained as PR
+
+    lm = PR.load("smollm2-135m", ".")
+    assert lm.decode([lm.eos_id]) == "." and lm.eos_id != smollm2.eos_id and lm.bos_id == smollm2.bos_id
+    assert PR.load("smollm2-135m", "").eos_id == smollm2.eos_id
+    with pytest.raises(ValueError, match="is not one token of smollm2-135m"):
+        PR.load("smollm2-135m", "not one token")
