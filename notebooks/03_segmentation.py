@@ -763,7 +763,12 @@ for spec, s in scores.items():
           f"the word model's bits/byte {2 ** (word_bpb * per_token):7.2f}")
 
 # %% [markdown]
-# SOLUTION-03-UNITS
+# At equal bits per byte the members come in the order of their tokens' lengths, byte
+# first and word last, and the perplexity per token grows exponentially with the bytes a
+# token holds. The printed order differs only in the word model, which its much lower bits
+# per byte (partly the closed vocabulary's `<unk>`, measured above) put below BPE-4k and
+# BPE-8k. Token length alone nearly decides a ranking by perplexity per token: such a
+# ranking ranks segmentations, the post's point.
 #
 # ```{solution-end}
 # ```

@@ -1137,7 +1137,10 @@ print(f"{main} and {other}: errors, rho = "
       f"{(e_main / n).corr(e_other / n, method='spearman'):.2f}")
 
 # %% [markdown]
-# SOLUTION-06-LENGTH
+# The two learners err on largely the same sequences (a strong rank correlation), much of
+# it because both lose more on longer ones; per token, with the length divided out, the
+# correlation is weaker but still clear: some sequences are hard for both, beyond their
+# length.
 #
 # ```{solution-end}
 # ```
