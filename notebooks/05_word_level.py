@@ -846,7 +846,7 @@ lmclaims.show(claims, word_claims.CAPTION,
 rare = ["[1,10)", "[10,100)"]
 for name in self_trained:
     t = evaluated[name]
-    known = t["pred"].map(counts).fillna(0) > 0  # a word of the training split
+    known = t["pred"].map(counts).fillna(0) > 0  # a training word
     guesses = known & t["pred_bin"].isin(rare)
     print(f"{label(name):13} rare targets {t['bin'].isin(rare).mean():5.1%}"
           f"  rare guesses {guesses.mean():5.1%}"

@@ -89,7 +89,6 @@ n_reverse = 1000  # samples of M scored under L
 distill = True  # the control: the main learner on L's full conditionals
 teacher_draws = 0  # … and on k tokens drawn per context (0: skip)
 pretrained_language = ""  # a pretrained L at T = 1 (App. A.2); "": skip
-pretrained_end = "."  # the token that ends its samples ("": its own EOS)
 n_train_pretrained = 2000  # its training sequences
 n_test_pretrained = 500  # its test sequences
 prefix_lengths = [1, 2, 3, 4, 6]  # Good–Turing on first-k-token prefixes
@@ -732,7 +731,7 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # T = 1, and finds the same underestimation, worse for rarer sequences, and random
 # sequences overestimated. Here a pretrained L (SmolLM2-135M in the gpu profile) is sampled
 # at T = 1 and the main learner trained on its ids with its own tokenizer. Its samples end
-# at their first full stop (`pretrained_end`): sampled from its document separator,
+# at their first full stop: sampled from its document separator,
 # SmolLM2 seldom ends a text within the learners' window, so L is the model with the full
 # stop as its end, a proper language over sentences. Sampling a 135 M
 # model and training a learner with its 49k-type head do not fit the default profile's CPU
@@ -741,7 +740,7 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # %% tags=["hide-input"]
 pretrained, pdraw = None, None
 if pretrained_language:
-    PL = PR.load(pretrained_language, pretrained_end, device=device)
+    PL = PR.load(pretrained_language, device=device)
     plang = LG.Language(PL, 1.0, max_tokens=min(max_tokens, PL.max_length))
     pdraw = PR.draw(plang, n_train_pretrained, n_valid, n_test_pretrained,
                     seed=seed)

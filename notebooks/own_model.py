@@ -91,8 +91,9 @@ tables.show(pd.DataFrame(rows), "Every model parameter, its default, and the mod
 #   file; claims that compare self-trained models with each other keep their cases, and
 #   claims about pretrained models gain one. A verdict may change: the claims table says
 #   why, with the evidence counted for and against. Chapter 06 samples its pretrained
-#   language (`pretrained_language`) and keeps the samples that end within `max_tokens`;
-#   where too few end, its section says how many did and its claim is not tested.
+#   language (`pretrained_language`) until the first full stop, which must be one token of
+#   it, and keeps the samples that end within `max_tokens`; where too few end, its section
+#   says how many did and its claim is not tested.
 # - **What is refused.** Chapter 02 needs at least one self-trained model (its bias and its
 #   human floor are measured against them); chapter 05's `others` and chapter 06's learners
 #   are trained here; the pretrained parameters take no `wiki/` model. Such a value stops

@@ -223,8 +223,8 @@ def test_a_pretrained_language_ends_at_the_token_chosen(smollm2):
     vocabulary; a string that is not one token is refused with the reason."""
     from lmnotes.studies.distortion import pretrained as PR
 
-    lm = PR.load("smollm2-135m", ".")
+    lm = PR.load("smollm2-135m")
     assert lm.decode([lm.eos_id]) == "." and lm.eos_id != smollm2.eos_id and lm.bos_id == smollm2.bos_id
-    assert PR.load("smollm2-135m", "").eos_id == smollm2.eos_id
+    assert PR.load("smollm2-135m", end="").eos_id == smollm2.eos_id
     with pytest.raises(ValueError, match="is not one token of smollm2-135m"):
-        PR.load("smollm2-135m", "not one token")
+        PR.load("smollm2-135m", end="not one token")

@@ -13,7 +13,11 @@ from lmnotes.models.base import ModelError
 from lmnotes.studies.distortion.resample import ci, num
 
 
-def load(name: str, end: str, device: str | None = "cpu"):
+#: The token at which a pretrained L's samples end (see :func:`load`).
+END = "."
+
+
+def load(name: str, device: str | None = "cpu", end: str = END):
     """The pretrained L: the model ``name`` whose samples end at the token ``end`` (its own
     EOS where ``end`` is empty). A model pretrained on web documents seldom writes its
     end-of-text token within a learner's window (SmolLM2 ended none of 190 samples within
@@ -22,8 +26,8 @@ def load(name: str, end: str, device: str | None = "cpu"):
     over the texts that hold no other."""
     lm = models.load(name, device=device, **({"eos": end} if end else {}))
     if end and lm.decode([lm.eos_id]) != end:
-        raise ValueError(f"pretrained_end={end!r} is not one token of {name}: it reads "
-                         f"{lm.decode([lm.eos_id])!r} (choose a token of its vocabulary)")
+        raise ValueError(f"{end!r}, where a pretrained L's samples end, is not one token of "
+                         f"{name}: it reads {lm.decode([lm.eos_id])!r}")
     return lm
 
 
