@@ -793,8 +793,8 @@ for spec, s in scores.items():
           f"sentence mean {per_sentence.mean():.3f}")
 
 # %% [markdown]
-# The sentence mean is larger for every member, by one or two hundredths of a bit, far less
-# than the gaps between the members: the order does not change. The mean weighs a short
+# The sentence mean is larger for every member, by far less than the gaps between the
+# members: the order does not change. The mean weighs a short
 # sentence as much as a long one, and short sentences cost more bits per byte: the first
 # tokens of a sentence, with no context, are the hardest to predict.
 #

@@ -1306,8 +1306,8 @@ for r in [0.0, 0.3, 0.6, 0.9, 0.99]:
 
 # %% [markdown]
 # At $\rho$ = 0 the chain is the fitted one, the EM optimum on the validation split, and
-# the perplexity rises with $\rho$: slowly at first, faster near 1, about a fifth higher at
-# 0.99. Staying put is not what the text asks of the chain. The chapter keeps the sticky
+# the perplexity rises with $\rho$: slowly at first, faster near 1, and most at the
+# stickiest chain. Staying put is not what the text asks of the chain. The chapter keeps the sticky
 # variant because its posterior, with states that persist, is harder to sample, not
 # because it is a better model.
 #

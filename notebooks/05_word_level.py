@@ -853,8 +853,8 @@ for name in self_trained:
           f"  no training word {(~known).mean():5.1%}")
 
 # %% [markdown]
-# More than a third of the targets are rare words, but hardly any first guess is: a few
-# percent at most, and almost none for the byte model and the word Transformer. The word
+# Many of the targets are rare words, but few of any model's first guesses are, and almost
+# none of the byte model's and the word Transformer's. The word
 # models often guess `<unk>` instead, where their rare words' mass went; the subword
 # models' guesses that are no training word are words they spelt anew. A first guess goes
 # to what is likely, and a rare word seldom is: the diversity of predictions shows beyond

@@ -26,6 +26,18 @@ def test_every_notebook_is_paired_executed_and_in_the_toc():
         assert f"book/{name}" in toc
 
 
+def test_every_executed_notebook_was_executed_from_its_source():
+    """Each page of book/ holds its source's cells (the parameters cell aside, which holds
+    the values used): a source edited after its page ran, prose included, fails here."""
+    def cells(nb):
+        return [(c.cell_type, c.source) for c in nb.cells if "parameters" not in c.metadata.get("tags", [])]
+
+    for name in book.notebook_names():
+        py = jupytext.read(book.NOTEBOOKS / f"{name}.py")
+        executed = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
+        assert cells(executed) == cells(py), f"{name}: book/{name}.ipynb is older than notebooks/{name}.py; run it"
+
+
 def test_no_executed_notebook_shows_nan():
     # empty cells are shown as tables.MISSING: a table that skips tables.show shows NaN
     import re

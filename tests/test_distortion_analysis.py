@@ -364,9 +364,8 @@ def test_the_heat_map_says_so_when_no_bin_holds_enough_sequences():
 def test_a_pretrained_language_whose_samples_rarely_end_is_skipped_with_the_reason():
     """App. A.2's split: too few draws that end within max_tokens gives the sentence that
     says so (the section and its claim are skipped), enough gives three sets in order."""
-    from lmnotes.models.base import ModelError
     from lmnotes.studies.distortion import pretrained as PR
-    from lmnotes.studies.distortion.language import SampleSet
+    from lmnotes.studies.distortion.language import NoneEnded, SampleSet
 
     class Lang:
         max_tokens = 64
@@ -376,7 +375,7 @@ def test_a_pretrained_language_whose_samples_rarely_end_is_skipped_with_the_reas
 
         def sample(self, n, seed=0):
             if not self.ended:
-                raise ModelError("none of 25 samples ended within 64 tokens; raise max_tokens")
+                raise NoneEnded("none of 25 samples ended within 64 tokens; raise max_tokens")
             return SampleSet([[i] for i in range(self.ended)], np.zeros(self.ended), n, n - self.ended, 0)
 
     assert PR.draw(Lang(0), 10, 5, 10).startswith("only 0 of 25 draws ended within 64 tokens")

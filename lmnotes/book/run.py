@@ -326,14 +326,14 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
         nb = nbformat.read(tmp, as_version=4)
         nb.metadata.setdefault("lmnotes", {})["profile"] = profile
         _scrub(nb)
+        plain = profile_values(name, profile)  # the profile's own values, without -p
         if folder != BOOK:
             source = NOTEBOOKS / f"{name}.py"
             editions.stamp(nb, source, profile, values, time.perf_counter() - t0)
             # run with -p overrides, the page is stale from the start: not the profile's values
-            editions.set_banner(nb, editions.banner(nb, source, profile_values(name, profile)))
+            editions.set_banner(nb, editions.banner(nb, source, plain))
         nbformat.write(nb, tmp)
-    timing.record(timing.key(name, profile, values, profile_values(name, profile)),
-                  time.perf_counter() - t0, _entry_paths() - before)
+    timing.record(timing.key(name, profile, values, plain), time.perf_counter() - t0, _entry_paths() - before)
     return target
 
 

@@ -45,6 +45,10 @@ TRAINING = {
 }
 
 
+class NoneEnded(ModelError):
+    """No sample of a language ended within its ``max_tokens``."""
+
+
 @dataclass
 class SampleSet:
     """Finished samples of a language, as ids (without BOS and EOS), with their log p_L′."""
@@ -105,7 +109,7 @@ class Language:
                         seed=seed, batch_size=batch_size)
         done = np.asarray(s.finished, dtype=bool)
         if not done.any():
-            raise ModelError(f"none of {n} samples ended within {self.max_tokens} tokens; raise max_tokens")
+            raise NoneEnded(f"none of {n} samples ended within {self.max_tokens} tokens; raise max_tokens")
         self.log_finished = float(np.log(done.mean()))
         ids = [list(t) for t, d in zip(s.token_ids, done) if d]
         changed = sum(self.lm.encode(self.lm.decode(t)) != t for t in ids)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lmnotes import models
-from lmnotes.models.base import ModelError
+from lmnotes.studies.distortion import language as LG
 from lmnotes.studies.distortion.resample import ci, num
 
 
@@ -40,9 +40,7 @@ def draw(lang, n_train: int, n_valid: int, n_test: int, seed: int = 0):
     n = n_train + n_valid + n_test
     try:
         draws = lang.sample(n, seed=seed)
-    except ModelError as exc:
-        if "none of" not in str(exc):  # anything but "none of n samples ended"
-            raise
+    except LG.NoneEnded:
         draws = None
     ended = len(draws) if draws is not None else 0
     if ended < n_train + n_valid + max(1, n_test // 2):
