@@ -1,58 +1,107 @@
 """Sampling speed of ``LanguageModel.sample`` against transformers' ``generate``, measured in one run.
 
 Run by hand (not in CI):
-    .venv/bin/python bench/sample_speed.py --model random --batch 256 1024
-    .venv/bin/python bench/sample_speed.py --model wiki/transformer-bpe8k --batch 256 1024
-    .venv/bin/python bench/sample_speed.py --model smollm2-135m --batch 64 --max-tokens 64
+    .venv/bin/python bench/sample_speed.py --device cpu --model random --batch 256 1024
+    .venv/bin/python bench/sample_speed.py --device cpu --model smollm2-135m --batch 64 --max-tokens 64
+    python3 bench/sample_speed.py --device cuda --model random random-gpu --batch 256 1024 --compile 256
+    python3 bench/sample_speed.py --device cuda --model random-smollm2 --batch 64 256 --max-tokens 64 --compile 256
 
-``--model random`` is a GPT-2 of the `cpu` size (d = 192, 4 layers, 8,000 types) with random
-weights, as in the issue that set the targets: it almost never ends a sample, so every row
-runs to ``--max-tokens`` and the comparison is of the cost per step. A trained model ends its
-samples at different lengths, where ``generate`` keeps computing the ended rows until the
-last one ends and ``sample`` drops them.
+Models: ``random`` is a GPT-2 of the `cpu` size (d = 192, 4 layers, 8,000 types) and
+``random-gpu`` one of the `gpu` size (d = 512, 8 layers), both with random weights, as in the
+issues that set the targets; ``random-smollm2`` is SmolLM2-135M's architecture (Llama, 30
+layers, 49,152 types) with random weights; any other name is loaded (a registered model or a
+``.gguf`` file). Random weights almost never end a sample, so every row runs to
+``--max-tokens`` and the comparison is of the cost per step.
 
-For each batch size it prints generated tokens per second (up to and including EOS) of both,
-with the same strategy, batch and length, their ratio, and the fraction of the output-matmul
-bound reached: the speed sampling would have if a step cost only the output layer
-(B x d x V), timed alone on the same machine. It also times the token draw alone against
-``torch.multinomial``, and the ceiling: ``generate``'s time per step divided by that of our
-forward pass alone (layers and output layer, no draw, full batch), the ratio a sampler with a
-free draw would reach if no row ended.
+For each model and batch it prints generated tokens per second (up to and including EOS) of
+
+- ``sample``: the sampler as the chapters run it on this device (on CUDA the graph path of
+  :mod:`lmnotes.models.graphsample`, layers in bfloat16; on the CPU the step-by-step path);
+- ``sample, step by step``: the step-by-step path in the model's float32 (on CUDA, the
+  sampler before the graph path);
+- ``generate``: transformers' ``generate`` with its dynamic cache, in float32 and (CUDA) in
+  bfloat16;
+- ``generate, static + compile`` (``--compile [BATCH ...]``, CUDA): ``generate`` with
+  ``cache_implementation="static"``, which compiles the forward with ``torch.compile``; its
+  first call (compilation included) is timed apart from the second;
+
+their ratios to ``sample``, and the share of the memory-bandwidth bound that ``sample``
+reaches: the speed if a step cost only reading the layers' weights (in the sampling dtype),
+the output layer (float32) and the filled part of the cache once, at the copy bandwidth
+measured in the same run. ``--json FILE`` also writes the rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import json
+import platform
 import time
+import traceback
 
 import torch
 
 from lmnotes import models
+from lmnotes.models import base, graphsample
 from lmnotes.models.neural import NeuralLM
 from lmnotes.models.trained import SIZES
-from lmnotes.models.sampling import Strategy, draw
 
 
 class _Types:
-    """A stand-in segmentation of 8,000 types for the random-weight model."""
+    """A stand-in segmentation (or tokenizer) of ``vocab_size`` types for random-weight models."""
 
-    kind, vocab_size = "bpe", 8000
+    kind = "bpe"
+    eos_token_id, bos_token_id, pad_token_id = 0, 0, 2
 
-    def encode(self, text):
+    def __init__(self, vocab_size: int = 8000):
+        self.vocab_size = vocab_size
+
+    def encode(self, text, add_special_tokens=False):
         return []
 
-    def decode(self, ids):
+    def decode(self, ids, **kwargs):
         return ""
 
 
-def load(name: str):
-    if name == "random":
-        torch.manual_seed(0)
-        lm = NeuralLM(_Types(), "transformer", name="random-cpu-transformer", **SIZES["cpu"]["transformer"])
-        return lm, lm.net.lm
-    lm = models.load(name)
-    hf = lm.hf if hasattr(lm, "hf") else lm.net.lm
-    return lm, hf
+#: SmolLM2-135M's architecture (its GGUF file's configuration, as transformers reads it).
+SMOLLM2 = dict(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30,
+               num_attention_heads=9, num_key_value_heads=3, head_dim=64, max_position_embeddings=8192,
+               rms_norm_eps=1e-5, tie_word_embeddings=True, bos_token_id=0, eos_token_id=0, pad_token_id=2,
+               rope_parameters={"rope_theta": 100000.0, "rope_type": "default"})
+
+
+def load(name: str, device: str):
+    torch.manual_seed(0)
+    if name in ("random", "random-gpu"):
+        size = SIZES["cpu" if name == "random" else "gpu"]["transformer"]
+        return NeuralLM(_Types(), "transformer", name=f"{name} transformer", device=device, **size)
+    if name == "random-smollm2":
+        from transformers import LlamaConfig, LlamaForCausalLM
+        from lmnotes.models.hf import HFModel
+
+        return HFModel(LlamaForCausalLM(LlamaConfig(**SMOLLM2)), _Types(), "random-smollm2", device=device)
+    return models.load(name, device=device)
+
+
+def causal_lm(lm):
+    return lm.hf if hasattr(lm, "hf") else lm.net.lm
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def timed(fn, device, reps: int = 1):
+    best, out = float("inf"), None
+    for _ in range(reps):
+        sync(device)
+        t = time.perf_counter()
+        out = fn()
+        sync(device)
+        best = min(best, time.perf_counter() - t)
+    return best, out
 
 
 def useful_tokens(rows, eos: int) -> int:
@@ -60,67 +109,119 @@ def useful_tokens(rows, eos: int) -> int:
     return sum(r.index(eos) + 1 if eos in r else len(r) for r in rows)
 
 
-def best(fn, reps: int):
-    out, t = None, float("inf")
-    for _ in range(reps):
-        s = time.perf_counter()
-        out = fn()
-        t = min(t, time.perf_counter() - s)
-    return t, out
+def copy_bandwidth(device) -> float:
+    """Bytes per second read and written by a device-to-device copy of 1 GiB (256 MiB on the CPU)."""
+    n = (1 << 28) if device.type == "cuda" else (1 << 26)
+    a = torch.empty(n, dtype=torch.float32, device=device)
+    b = torch.empty_like(a)
+    b.copy_(a)
+    t, _ = timed(lambda: b.copy_(a), device, reps=5)
+    return 2 * a.numel() * 4 / t
 
 
-@torch.inference_mode()
-def forward_step(lm, B: int, T: int) -> float:
-    """Seconds per step of the model alone (its layers and output layer, with our key-value
-    cache, no draw) at batch ``B``, fed ``T`` random tokens one at a time."""
-    toks = torch.randint(0, lm.vocab_size, (B, T), generator=torch.Generator().manual_seed(0))
-    states, past = lm._hidden(torch.full((B, 1), lm.bos_id), lm._new_cache(T + 1), use_cache=True)
-    t = time.perf_counter()
-    for i in range(T):
-        lm._head(states[:, -1])
-        states, past = lm._hidden(toks[:, i:i + 1], past, use_cache=True)
-    return (time.perf_counter() - t) / T
+def step_bytes(lm, B: int, positions: float, dtype: torch.dtype) -> float:
+    """Bytes a step must read at least: the layers' weights in ``dtype``, the output layer in
+    float32 and the keys and values of ``positions`` filled positions for ``B`` rows."""
+    net = causal_lm(lm)
+    cfg = net.config
+    head = net.get_output_embeddings().weight
+    body = sum(p.numel() for p in net.base_model.parameters()) - net.get_input_embeddings().weight.numel()
+    heads = getattr(cfg, "num_key_value_heads", None) or cfg.num_attention_heads
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+    kv = cfg.num_hidden_layers * 2 * B * heads * head_dim * positions
+    size = torch.finfo(dtype).bits // 8
+    return body * size + head.numel() * 4 + kv * size
 
 
-def main():
+def generate_rate(net, lm, B: int, T: int, device, **kwargs) -> tuple[float, float]:
+    """Tokens per second of ``net.generate`` (ancestral, no top-k), and its seconds."""
+    ids = torch.full((B, 1), lm.bos_id, device=device)
+    torch.manual_seed(0)
+    with torch.inference_mode():
+        t, g = timed(lambda: net.generate(ids, attention_mask=torch.ones_like(ids), do_sample=True, top_k=0,
+                                          max_new_tokens=T, eos_token_id=lm.eos_id, pad_token_id=lm.pad_id,
+                                          **kwargs), device)
+    return useful_tokens(g[:, 1:].tolist(), lm.eos_id) / t, t
+
+
+def sample_rate(lm, B: int, T: int, device, graphs: bool) -> tuple[float, float, object]:
+    lm.graph_sampling = graphs
+    lm.sample(min(B, 8), "ancestral", max_tokens=4, batch_size=B)  # warm-up
+    t, s = timed(lambda: lm.sample(B, "ancestral", max_tokens=T, seed=0, batch_size=B), device)
+    return sum(len(ids) + int(f) for ids, f in zip(s.token_ids, s.finished)) / t, t, s
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="random")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--model", nargs="+", default=["random"])
     ap.add_argument("--batch", type=int, nargs="+", default=[256, 1024])
     ap.add_argument("--max-tokens", type=int, default=128)
-    ap.add_argument("--strategy", default="ancestral", choices=["ancestral", "nucleus"])
-    ap.add_argument("--reps", type=int, default=1)
-    args = ap.parse_args()
-    lm, hf = load(args.model)
-    strategy = Strategy(args.strategy, top_p=0.9 if args.strategy == "nucleus" else None)
-    extra = {"top_p": 0.9} if args.strategy == "nucleus" else {}
-    print(f"model {lm.name} (V = {lm.vocab_size}), {torch.get_num_threads()} threads, {args.strategy}, "
-          f"up to {args.max_tokens} tokens")
-    for B in args.batch:
-        d = hf.config.hidden_size if hasattr(hf.config, "hidden_size") else hf.config.n_embd
-        states = torch.randn(B, d)
-        with torch.inference_mode():
-            t_head, logits = best(lambda: lm._head(states), 5)
-            t_multi, _ = best(lambda: torch.multinomial(torch.softmax(logits.float(), -1), 1), 3)
-            t_draw, _ = best(lambda: draw(logits, strategy), 3)
-        lm.sample(min(B, 8), strategy, max_tokens=4, batch_size=B)  # warm-up
-        t_ours, s = best(lambda: lm.sample(B, strategy, max_tokens=args.max_tokens, seed=0, batch_size=B), args.reps)
-        ours = sum(len(ids) + int(f) for ids, f in zip(s.token_ids, s.finished)) / t_ours
-        ids = torch.full((B, 1), lm.bos_id)
-        with torch.inference_mode():
-            t_gen, g = best(lambda: hf.generate(ids, attention_mask=torch.ones_like(ids), do_sample=True, top_k=0,
-                                                max_new_tokens=args.max_tokens, eos_token_id=lm.eos_id,
-                                                pad_token_id=lm.pad_id, **extra), args.reps)
-        gen = useful_tokens(g[:, 1:].tolist(), lm.eos_id) / t_gen
-        t_fwd = min(forward_step(lm, B, args.max_tokens) for _ in range(args.reps))
-        gen_step = t_gen / (g.shape[1] - 1)  # generate computes every row at every step
-        ceiling = gen_step / t_fwd  # a sampler with a free draw over our forward pass, at full batch
-        bound = B / t_head
-        print(f"batch {B}: sample {ours:,.0f} tok/s, generate {gen:,.0f} tok/s, ratio {ours / gen:.2f}x; "
-              f"output-matmul bound {bound:,.0f} tok/s, reached {ours / bound:.0%}; per step: output layer "
-              f"{t_head * 1e3:.1f} ms, draw {t_draw * 1e3:.1f} ms, multinomial {t_multi * 1e3:.1f} ms; "
-              f"{sum(map(len, s.token_ids)) / B:.1f} tokens per sample, {s.finished.mean():.0%} ended; "
-              f"generate's step {gen_step * 1e3:.1f} ms, our forward pass alone {t_fwd * 1e3:.1f} ms: "
-              f"full-batch ceiling with a free draw {ceiling:.2f}x, reached {ours / gen / ceiling:.0%}", flush=True)
+    ap.add_argument("--compile", type=int, nargs="*", metavar="BATCH",
+                    help="also generate with a static cache and torch.compile (CUDA), at these batches (all if none)")
+    ap.add_argument("--json", help="write the rows to this file")
+    args = ap.parse_args(argv)
+    device = base.resolve_device(args.device)
+    cuda = device.type == "cuda"
+    card = torch.cuda.get_device_name(0) if cuda else platform.processor() or "cpu"
+    import transformers
+
+    print(f"device {card}; torch {torch.__version__}, transformers {transformers.__version__}; "
+          f"{torch.get_num_threads()} threads; ancestral sampling, up to {args.max_tokens} tokens", flush=True)
+    bandwidth = copy_bandwidth(device)
+    print(f"copy bandwidth {bandwidth / 1e9:,.0f} GB/s (read + written)", flush=True)
+    rows = []
+    for name in args.model:
+        lm = load(name, args.device)
+        net = causal_lm(lm)
+        nets = {"float32": net}
+        if cuda:
+            nets["bfloat16"] = copy.deepcopy(net).to(torch.bfloat16)
+        T = args.max_tokens
+        for B in args.batch:
+            row = {"model": lm.name, "batch": B, "max_tokens": T, "device": card}
+            try:
+                ours, t_ours, s = sample_rate(lm, B, T, device, graphs=True)
+            except Exception:  # noqa: BLE001 - report why, then time the same steps without graphs
+                traceback.print_exc()
+                graphsample.USE_GRAPHS = False
+                row["graphs_failed"] = True
+                ours, t_ours, s = sample_rate(lm, B, T, device, graphs=True)
+            row["sample"] = ours
+            row["ended"] = float(s.finished.mean())
+            if cuda:
+                row["sample_step_by_step"] = sample_rate(lm, B, T, device, graphs=False)[0]
+            for dtype, n in nets.items():
+                generate_rate(n, lm, min(B, 8), 4, device)  # warm-up
+                row[f"generate_{dtype}"] = generate_rate(n, lm, B, T, device)[0]
+            if cuda and args.compile is not None and (not args.compile or B in args.compile):
+                try:
+                    row["static_compile_first_s"] = generate_rate(nets["bfloat16"], lm, B, T, device,
+                                                                  cache_implementation="static")[1]
+                    row["generate_static_compile"] = generate_rate(nets["bfloat16"], lm, B, T, device,
+                                                                   cache_implementation="static")[0]
+                except Exception as exc:  # noqa: BLE001 - a benchmark reports what did not run
+                    row["generate_static_compile"] = None
+                    row["static_compile_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            dtype = base.CUDA_LAYER_DTYPE if cuda else torch.float32
+            mean_len = sum(len(i) for i in s.token_ids) / B
+            bound = B / (step_bytes(lm, B, 1 + mean_len / 2, dtype) / bandwidth)
+            row["bandwidth_bound"] = bound
+            rows.append(row)
+            others = [k for k in row if k.startswith(("sample_", "generate_")) and isinstance(row[k], float)]
+            print(f"{lm.name}, batch {B}: sample {ours:,.0f} tok/s ({row['ended']:.0%} ended); "
+                  + "; ".join(f"{k} {row[k]:,.0f} tok/s ({ours / row[k]:.2f}x)" for k in others)
+                  + (f"; compile's first call {row['static_compile_first_s']:.1f} s"
+                     if "static_compile_first_s" in row else "")
+                  + (f"; static + compile failed: {row['static_compile_error']}" if "static_compile_error" in row else "")
+                  + f"; bandwidth bound {bound:,.0f} tok/s, reached {ours / bound:.1%}", flush=True)
+        del lm, net, nets
+        if cuda:
+            torch.cuda.empty_cache()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": card, "torch": torch.__version__, "transformers": transformers.__version__,
+                       "bandwidth": bandwidth, "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

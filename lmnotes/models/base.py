@@ -22,6 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from lmnotes.models import graphsample
 from lmnotes.models.outputs import Samples, Scores
 from lmnotes.models.sampling import Strategy, draw
 
@@ -32,6 +33,11 @@ HEAD_CHUNK_ELEMENTS = 1 << 25
 #: on the 2-core CPU 1,024 stays in cache (4,096 is 30% slower); on an H100 16,384 is 2.7x
 #: faster than 1,024 for SmolLM2 and 65,536 slower again.
 BATCH_TOKENS = {"cpu": 1024, "cuda": 16384}
+
+#: The precision of a model's layers on CUDA: sampling runs a copy of them in it
+#: (:mod:`lmnotes.models.graphsample`), scoring runs them under autocast to it; the output layer,
+#: the log-probabilities and the draw stay in float32. The CPU runs the model's own dtype.
+CUDA_LAYER_DTYPE = torch.bfloat16
 
 # _RIGHT_PADDING: batches are padded on the right and every model is causal, so a real
 # position never attends to a padding position (all lie in its future). The states of real
@@ -92,6 +98,9 @@ class LanguageModel(ABC):
     #: what decides this model's outputs, as a hash (weights, dtype, device), for the shared
     #: cache of its scores and samples (:mod:`lmnotes.models.memo`); None: not cached
     cache_key: str | None = None
+    #: on CUDA, sample through captured graphs where the architecture allows it
+    #: (:mod:`lmnotes.models.graphsample`); False keeps the step-by-step path everywhere
+    graph_sampling: bool = True
 
     # --- what a model supplies --------------------------------------------------------------
     @abstractmethod
@@ -140,7 +149,15 @@ class LanguageModel(ABC):
         ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
         for r, row in enumerate(rows):
             ids[r, : len(row)] = torch.tensor(row)
-        return self._hidden(ids.to(self.device))[0]
+        if self.device.type != "cuda" or CUDA_LAYER_DTYPE == torch.float32:
+            return self._hidden(ids.to(self.device))[0]
+        with torch.autocast("cuda", dtype=CUDA_LAYER_DTYPE):  # the layers only
+            states = self._hidden(ids.to(self.device))[0]
+        return states.to(self._weights_dtype())  # the output layer's own precision
+
+    def _weights_dtype(self) -> torch.dtype:
+        """The dtype of the model's weights (its output layer reads states of this dtype)."""
+        return torch.float32
 
     def windows(self, length: int, stride: int | None = None) -> list[tuple[int, int, int]]:
         """The windows (begin, end, first) in which :meth:`score` scores a BOS…EOS sequence of
@@ -340,9 +357,13 @@ class LanguageModel(ABC):
         """``n`` samples drawn token by token from ``strategy``'s distribution (ancestral,
         top-k, nucleus), in batches of ``batch_size``."""
         gen = torch.Generator(device=self.device).manual_seed(seed)
+        sample_batch = self._sample_batch
+        if self.device.type == "cuda" and self.graph_sampling and graphsample.available(self, strategy):
+            sampler = graphsample.GraphSampler(self, strategy, context, max_tokens, CUDA_LAYER_DTYPE)
+            sample_batch = lambda B, *_: sampler.batch(B, gen)  # noqa: E731
         ids_out, lp_model, lp_samp, finished = [], [], [], []
         for a in range(0, n, batch_size):
-            toks, lm, ls, done = self._sample_batch(min(batch_size, n - a), strategy, context, max_tokens, gen)
+            toks, lm, ls, done = sample_batch(min(batch_size, n - a), strategy, context, max_tokens, gen)
             for row, d in zip(toks.tolist(), done.tolist()):
                 cut = row.index(self.eos_id) if d else len(row)
                 ids_out.append(row[:cut])

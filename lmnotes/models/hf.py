@@ -53,6 +53,9 @@ class HFModel(LanguageModel):
         self._softcap = getattr(cfg, "final_logit_softcapping", None)
         self._token_bytes = None
 
+    def _weights_dtype(self) -> torch.dtype:
+        return next(self.hf.parameters()).dtype
+
     @property
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.hf.parameters())

@@ -95,6 +95,9 @@ class NeuralLM(LanguageModel):
         self.pad_id = getattr(seg, "pad_id", seglib.PAD)
         self.max_length = self.net.context or (1 << 30)
 
+    def _weights_dtype(self) -> torch.dtype:
+        return next(self.net.parameters()).dtype
+
     @property
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.net.parameters())

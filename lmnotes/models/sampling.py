@@ -194,25 +194,39 @@ def _nucleus(probs: torch.Tensor, p: float, first_k: int = 256) -> tuple[torch.T
         k = min(V, k * 8)
 
 
+def _nucleus_sorted(probs: torch.Tensor, p: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`_nucleus` by one full sort of every row, without a host synchronisation (for
+    a CUDA graph: :mod:`lmnotes.models.graphsample`); the same tokens kept, ``V`` columns."""
+    vals, ids = torch.sort(probs, dim=-1, descending=True)
+    vals = vals.double()
+    return ids, torch.where(vals.cumsum(-1) - vals < p, vals, 0.0)
+
+
 def draw(logits: torch.Tensor, strategy: Strategy, n: int = 1,
-         generator: torch.Generator | None = None) -> Draw:
+         generator: torch.Generator | None = None, u: torch.Tensor | None = None,
+         sync_free: bool = False) -> Draw:
     """Draw ``n`` tokens per row of ``logits`` [B, V] from ``strategy``'s distribution
     (independently, with replacement), with their log-probabilities under it and under the
     model. Equivalent to ``torch.multinomial(strategy.warp(logits).exp(), n, True)`` in
     distribution, without a full-vocabulary multinomial or sort (see the module docstring).
+
+    ``u`` [B, n], uniforms in [0, 1) drawn in advance, replaces drawing them from
+    ``generator``; ``sync_free`` finds the nucleus by a full sort instead of growing top-k
+    searches, so that nothing waits for the host (a CUDA graph's step).
     """
     x = logits if logits.dtype == torch.float64 else logits.float()
     B, V = x.shape
     T = strategy.temperature
     probs = torch.softmax(x / T if T != 1.0 else x, -1)  # one fused pass over the vocabulary
-    u = _uniform((B, n), generator, x.device)
+    if u is None:
+        u = _uniform((B, n), generator, x.device)
     if strategy.kind == "top-k":
         vals, idx = torch.topk(probs, min(strategy.top_k, V))
         j, mass = inverse_cdf(vals, u)
         tokens = idx.gather(1, j)
         lp_sampling = vals.gather(1, j).double().log() - mass.log()[:, None]
     elif strategy.kind == "nucleus":
-        ids, kept = _nucleus(probs, strategy.top_p)
+        ids, kept = (_nucleus_sorted if sync_free else _nucleus)(probs, strategy.top_p)
         j, mass = inverse_cdf(kept, u)
         tokens = ids.gather(1, j)
         lp_sampling = kept.gather(1, j).log() - mass.log()[:, None]

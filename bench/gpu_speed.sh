@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The speed benchmarks of sampling and scoring on the accelerator machine (bench/README.md),
+# run there in a copy of the working tree; logs and JSON go to $OUT, the folder that comes back.
+#   WHEELS=.whl bench/gpu_speed.sh random            # random-weight models: no files needed
+#   WHEELS=.whl bench/gpu_speed.sh FILE.gguf         # a GGUF model (SmolLM2), e.g. joined from pieces
+# WHEELS holds the wheels the machine's image lacks for these scripts: pysbd and sacremoses
+# (imported by lmnotes.text), and gguf for a .gguf model. Each script runs under a time limit,
+# so that one that hangs (torch.compile) leaves the others' results.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+: "${OUT:?set OUT to the folder whose files come back}"
+if [ ! -f /tmp/site/.lmnotes-bench ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "${WHEELS:-.whl}"/*.whl &&
+    touch /tmp/site/.lmnotes-bench
+fi
+export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1 LMNOTES_CACHE="${LMNOTES_CACHE:-/tmp/lmnotes-cache}"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee -a "$OUT/card.txt"
+run() {  # run LOG SECONDS SCRIPT ARGS...
+  local log=$1 limit=$2
+  shift 2
+  timeout "$limit" python3 "$@" 2>&1 | tee -a "$OUT/$log.log"
+}
+what=${1:-random}
+if [ "$what" = random ]; then
+  run sample 180 bench/sample_speed.py --device cuda --model random-gpu random --batch 256 1024 --json "$OUT/sample_random.json"
+  run sample 120 bench/sample_speed.py --device cuda --model random-smollm2 --batch 64 256 --max-tokens 64 \
+    --json "$OUT/sample_random_smollm2.json"
+  run score 120 bench/score_speed.py --device cuda --model random-gpu random-smollm2 --json "$OUT/score_random.json"
+  run compile 240 bench/sample_speed.py --device cuda --model random-gpu --batch 256 --compile 256 \
+    --json "$OUT/compile_random.json"
+else
+  run sample 240 bench/sample_speed.py --device cuda --model "$what" --batch 64 256 --max-tokens 64 --compile 256 \
+    --json "$OUT/sample_gguf.json"
+  run score 120 bench/score_speed.py --device cuda --model "$what" --n 2048 --json "$OUT/score_gguf.json"
+fi

@@ -1,0 +1,225 @@
+"""Sampling on an accelerator without the host: a static cache, a draw from uniforms drawn
+in advance, ended rows tracked on the device, and each decoding step captured once as a CUDA
+graph and replayed. Used by :meth:`LanguageModel.sample` on CUDA (every chapter that samples,
+in the GPU edition); the CPU edition keeps the step-by-step path of :mod:`lmnotes.models.base`.
+
+Measured on an H100 before this module (``bench/README.md``), the step-by-step sampler spent
+six times as long on the host as the GPU spent computing: about 276 kernel launches a step,
+each waited for by Python, and a host synchronisation per step to drop the rows that had
+ended. Here a step is one graph launch:
+
+1. the token fed is written at the position held in a device tensor (:mod:`lmnotes.models.static`);
+2. the draw (:func:`lmnotes.models.sampling.draw`) reads this step's row of uniforms, drawn
+   for every step before the first (``torch.rand`` of [steps, B] from the sample's generator,
+   the same stream of numbers the step-by-step path draws while no row has ended);
+3. the token, its log-probabilities and the ended flags are written on the device.
+
+The host looks at the ended flags only every ``check_every`` steps, to stop when every row
+has ended. Rows that have ended keep being computed (fixed shapes); when at most a quarter of
+the rows are live at a check, the live ones move to a smaller batch and its graph is captured
+(the step-by-step path's rule, at checks only).
+
+In float32 on the CPU (no graph), the tokens are those of the step-by-step path for the same
+seed while no row has ended: ``tests/test_graphsample.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import torch
+
+from lmnotes.models.sampling import Strategy, draw
+from lmnotes.models.static import Decoder, StaticKV, unsupported
+
+#: Steps between two looks of the host at the ended flags.
+CHECK_EVERY = 8
+#: Capture steps as CUDA graphs on CUDA (False: the same steps launched one kernel at a time).
+USE_GRAPHS = True
+
+
+def sync_free(strategy: Strategy) -> bool:
+    """Whether ``strategy`` draws token by token (beam sampling reorders hypotheses on the host)."""
+    return strategy.kind in ("ancestral", "top-k", "nucleus")
+
+
+def available(lm, strategy: Strategy) -> bool:
+    """Whether ``lm`` can sample under ``strategy`` here: a GPT-2 or Llama model
+    (:func:`lmnotes.models.static.unsupported`) and a token-by-token strategy."""
+    return sync_free(strategy) and unsupported(lm) is None
+
+
+def decoder(lm, dtype: torch.dtype, capacity: int) -> Decoder:
+    """``lm``'s :class:`~lmnotes.models.static.Decoder`, kept on the model while its weights
+    stay as they are (a copy in another dtype costs a pass over the weights)."""
+    params = tuple(p._version for p in _parameters(lm))
+    key = (dtype, capacity)
+    kept = lm.__dict__.setdefault("_decoders", {})
+    if key not in kept or kept[key][0] != params:
+        kept.clear()  # one at a time: each may hold a copy of the weights
+        kept[key] = (params, Decoder(lm, dtype, capacity))
+    return kept[key][1]
+
+
+def _parameters(lm):
+    net = getattr(lm, "hf", None) or getattr(lm, "net", None)
+    return list(net.parameters()) if net is not None else []
+
+
+@dataclass
+class _State:
+    """The device tensors one step reads and writes, for a batch of ``B`` rows."""
+
+    kv: StaticKV
+    rows: torch.Tensor  # [B] the sample each computed row belongs to
+    tok: torch.Tensor  # [B, 1] the token fed at this step
+    pos: torch.Tensor  # [1] its position
+    step: torch.Tensor  # [1] the index of the token drawn at this step
+    live: torch.Tensor  # [B] rows that have not ended
+    lp_model: torch.Tensor  # [B] log-probabilities so far (float64), under the model
+    lp_samp: torch.Tensor  # [B] and under the sampling distribution
+
+    def small(self) -> tuple[torch.Tensor, ...]:
+        """The tensors a step writes besides the cache and the token record."""
+        return self.tok, self.pos, self.step, self.live, self.lp_model, self.lp_samp
+
+
+@contextlib.contextmanager
+def _nondeterministic_writes(device: torch.device):
+    """PyTorch's deterministic mode (:mod:`lmnotes.core.numerics`) off on CUDA while sampling.
+
+    Its CUDA versions of ``index_copy_`` sort their indices to order writes to the same place;
+    a step's writes all go to distinct places, so they are deterministic without it, and the
+    sorting versions are not what a CUDA graph should capture."""
+    if device.type != "cuda" or not torch.are_deterministic_algorithms_enabled():
+        yield
+        return
+    warn = torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(False)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(True, warn_only=warn)
+
+
+class GraphSampler:
+    """Draws batches of samples from ``lm`` under ``strategy`` (see the module docstring).
+
+    ``dtype`` is the precision of the layers (the output layer and the draw are float32);
+    ``graphs`` captures each step as a CUDA graph (CUDA only).
+    """
+
+    def __init__(self, lm, strategy: Strategy, context: list[int], max_tokens: int,
+                 dtype: torch.dtype = torch.float32, graphs: bool | None = None):
+        if not sync_free(strategy):
+            raise ValueError(f"{strategy.kind} sampling has no graph path")
+        self.lm, self.strategy, self.context, self.max_tokens = lm, strategy, list(context), max_tokens
+        self.device = lm.device
+        self.graphs = USE_GRAPHS and self.device.type == "cuda" if graphs is None else graphs
+        if self.graphs and self.device.type != "cuda":
+            raise ValueError("CUDA graphs need a CUDA device")
+        self.decoder = decoder(lm, dtype, len(context) + max_tokens)
+        self.eos = lm.eos_id
+        self.sizes: list[int] = []  # the batch sizes run, a smaller one after each compaction
+
+    # --- one step ---------------------------------------------------------------------------
+    def _record(self, logits: torch.Tensor, s: _State, u: torch.Tensor, out: dict) -> None:
+        """Draw this step's tokens from ``logits`` [B, V] with the uniforms ``u`` [steps, N] of
+        every sample, and record them in ``out`` (the whole batch's buffers)."""
+        step_u = u.index_select(0, s.step)[0].index_select(0, s.rows)[:, None]  # [B, 1]
+        d = draw(logits, self.strategy, 1, u=step_u, sync_free=True)
+        tok = d.tokens[:, 0]
+        live = s.live
+        row_tok = torch.where(live, tok, self.eos)
+        N = out["tokens"].shape[1]  # out["tokens"] [steps, N]: rows s.rows of step s.step
+        out["tokens"].view(-1).index_copy_(0, s.step * N + s.rows, row_tok)
+        s.lp_model.add_(torch.where(live, d.logprob_model[:, 0], 0.0))
+        s.lp_samp.add_(torch.where(live, d.logprob_sampling[:, 0], 0.0))
+        s.live.copy_(live & (tok != self.eos))
+        s.tok.copy_(tok[:, None])
+
+    def _step(self, s: _State, u: torch.Tensor, out: dict) -> None:
+        """Feed ``s.tok`` at ``s.pos``, draw the next token, advance."""
+        logits = self.decoder.logits(s.tok, s.pos, s.kv)
+        s.step.add_(1)
+        self._record(logits, s, u, out)
+        s.pos.add_(1)
+
+    def _capture(self, s: _State, u: torch.Tensor, out: dict):
+        """A CUDA graph of :meth:`_step` on ``s``. Capturing runs the step on a side stream
+        first (CUDA's rule for graph capture); what that writes is restored afterwards."""
+        saved = {k: v.clone() for k, v in out.items()}
+        small = [t.clone() for t in s.small()]
+        stream = torch.cuda.Stream(device=self.device)
+        stream.wait_stream(torch.cuda.current_stream(self.device))
+        with torch.cuda.stream(stream):
+            self._step(s, u, out)
+        torch.cuda.current_stream(self.device).wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            self._step(s, u, out)
+        for k, v in saved.items():
+            out[k].copy_(v)
+        for t, v in zip(s.small(), small):
+            t.copy_(v)
+        # the cache rows written at later positions are overwritten before they are attended
+        return graph
+
+    # --- a batch ------------------------------------------------------------------------------
+    def batch(self, B: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``B`` samples: tokens [B, steps] (EOS after the end), log-probabilities under the
+        model and under the sampling distribution [B] (float64), ended flags [B]; on the CPU,
+        as :meth:`LanguageModel._sample_batch` returns them."""
+        dev, T = self.device, self.max_tokens
+        u = torch.rand((T, B), generator=gen, dtype=torch.float64, device=dev)
+        out = {"tokens": torch.full((T, B), self.eos, dtype=torch.long, device=dev),
+               "lp_model": torch.zeros(B, dtype=torch.float64, device=dev),
+               "lp_samp": torch.zeros(B, dtype=torch.float64, device=dev)}
+        C = len(self.context)
+        s = _State(kv=self.decoder.new_kv(B), rows=torch.arange(B, device=dev),
+                   tok=torch.zeros((B, 1), dtype=torch.long, device=dev),
+                   pos=torch.full((1,), C, dtype=torch.long, device=dev),  # where step 1 feeds
+                   step=torch.zeros(1, dtype=torch.long, device=dev),
+                   live=torch.ones(B, dtype=torch.bool, device=dev),
+                   lp_model=torch.zeros(B, dtype=torch.float64, device=dev),
+                   lp_samp=torch.zeros(B, dtype=torch.float64, device=dev))
+        with _nondeterministic_writes(dev):
+            done = self._run(s, u, out)
+        tokens = out["tokens"][:done].T.cpu()
+        return tokens, out["lp_model"].cpu(), out["lp_samp"].cpu(), (tokens == self.eos).any(1)
+
+    def _run(self, s: _State, u: torch.Tensor, out: dict) -> int:
+        """Steps until every row has ended or ``max_tokens`` are drawn; their number."""
+        T = self.max_tokens
+        ctx = torch.tensor([self.context] * len(s.rows), device=self.device)
+        self._record(self.decoder.logits(ctx, 0, s.kv), s, u, out)  # step 0 from the prefill
+        graph = self._capture(s, u, out) if self.graphs and T > 1 else None
+        self.sizes.append(len(s.rows))
+        done = 1
+        while done < T:
+            n = min(CHECK_EVERY, T - done)
+            for _ in range(n):
+                graph.replay() if graph is not None else self._step(s, u, out)
+            done += n
+            if done >= T:
+                break
+            n_live = int(s.live.sum())
+            if n_live == 0:
+                break
+            if n_live <= len(s.rows) // 4:  # a smaller batch: keep the live rows
+                self._settle(s, out)
+                keep = s.live.nonzero()[:, 0]
+                s.kv.select(keep)
+                s = _State(kv=s.kv, rows=s.rows[keep], tok=s.tok[keep], pos=s.pos, step=s.step,
+                           live=s.live[keep], lp_model=s.lp_model[keep], lp_samp=s.lp_samp[keep])
+                graph = self._capture(s, u, out) if graph is not None else None
+                self.sizes.append(len(s.rows))
+        self._settle(s, out)
+        return done
+
+    @staticmethod
+    def _settle(s: _State, out: dict) -> None:
+        """Copy the rows' log-probabilities so far into the whole batch's."""
+        out["lp_model"][s.rows] = s.lp_model
+        out["lp_samp"][s.rows] = s.lp_samp
