@@ -22,14 +22,13 @@ run() {  # run LOG SECONDS SCRIPT ARGS...
 }
 what=${1:-random}
 if [ "$what" = random ]; then
-  run sample 150 bench/sample_speed.py --device cuda --model random-gpu random --batch 256 1024 --json "$OUT/sample_random.json"
-  run sample 90 bench/sample_speed.py --device cuda --model random-smollm2 --batch 64 256 --max-tokens 64 \
+  run sample 240 bench/sample_speed.py --device cuda --model random-gpu random --batch 256 1024 --compile 256 \
+    --json "$OUT/sample_random.json"
+  run sample 150 bench/sample_speed.py --device cuda --model random-smollm2 --batch 64 256 --max-tokens 64 --compile 256 \
     --json "$OUT/sample_random_smollm2.json"
   run score 90 bench/score_speed.py --device cuda --model random-gpu random-smollm2 --json "$OUT/score_random.json"
-  run compile 180 bench/sample_speed.py --device cuda --model random-gpu --batch 256 --compile 256 \
-    --json "$OUT/compile_random.json"
 else
-  run sample 240 bench/sample_speed.py --device cuda --model "$what" --batch 64 256 --max-tokens 64 --compile 256 \
+  run sample 180 bench/sample_speed.py --device cuda --model "$what" --batch 64 256 --max-tokens 64 \
     --json "$OUT/sample_gguf.json"
-  run score 120 bench/score_speed.py --device cuda --model "$what" --n 2048 --json "$OUT/score_gguf.json"
+  run score 90 bench/score_speed.py --device cuda --model "$what" --n 2048 --json "$OUT/score_gguf.json"
 fi

@@ -45,6 +45,7 @@ import torch
 from lmnotes import models
 from lmnotes.models import base, graphsample
 from lmnotes.models.neural import NeuralLM
+from lmnotes.models.sampling import Strategy
 from lmnotes.models.trained import SIZES
 
 
@@ -144,11 +145,41 @@ def generate_rate(net, lm, B: int, T: int, device, **kwargs) -> tuple[float, flo
     return useful_tokens(g[:, 1:].tolist(), lm.eos_id) / t, t
 
 
-def sample_rate(lm, B: int, T: int, device, graphs: bool) -> tuple[float, float, object]:
+def sample_rate(lm, B: int, T: int, device, graphs: bool, reps: int) -> tuple[float, float, object]:
+    """Tokens per second of ``lm.sample`` (best of ``reps`` calls after one of the same shape),
+    and the seconds of that first call (on CUDA it copies the weights and captures the graph)."""
     lm.graph_sampling = graphs
-    lm.sample(min(B, 8), "ancestral", max_tokens=4, batch_size=B)  # warm-up
-    t, s = timed(lambda: lm.sample(B, "ancestral", max_tokens=T, seed=0, batch_size=B), device)
-    return sum(len(ids) + int(f) for ids, f in zip(s.token_ids, s.finished)) / t, t, s
+    first, _ = timed(lambda: lm.sample(B, "ancestral", max_tokens=T, seed=1, batch_size=B), device)
+    t, s = timed(lambda: lm.sample(B, "ancestral", max_tokens=T, seed=0, batch_size=B), device, reps)
+    return sum(len(ids) + int(f) for ids, f in zip(s.token_ids, s.finished)) / t, first, s
+
+
+@torch.inference_mode()
+def step_times(lm, B: int, T: int, n: int = 50) -> tuple[float, float]:
+    """Seconds per step of the graph sampler's step: replayed as a captured graph, and launched
+    kernel by kernel (the launch overhead that the graph removes)."""
+    fast = graphsample.sampler(lm, Strategy("ancestral"), [lm.bos_id], T, base.CUDA_LAYER_DTYPE)
+    with graphsample._nondeterministic_writes(lm.device):
+        return _step_times(fast, lm, B, n)
+
+
+def _step_times(fast, lm, B: int, n: int) -> tuple[float, float]:
+    s, u, out, graph = fast._fresh(B)
+    out_times = []
+    for step in (graph.replay if graph is not None else None, lambda: fast._step(s, u, out)):
+        if step is None:
+            out_times.append(float("nan"))
+            continue
+        step()
+        sync(lm.device)
+        t = time.perf_counter()
+        for _ in range(n):
+            s.pos.fill_(1)  # stay inside the cache
+            s.step.zero_()
+            step()
+        sync(lm.device)
+        out_times.append((time.perf_counter() - t) / n)
+    return out_times[0], out_times[1]
 
 
 def main(argv=None):
@@ -159,6 +190,7 @@ def main(argv=None):
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--compile", type=int, nargs="*", metavar="BATCH",
                     help="also generate with a static cache and torch.compile (CUDA), at these batches (all if none)")
+    ap.add_argument("--reps", type=int, default=2, help="timed calls of each, the best kept")
     ap.add_argument("--json", help="write the rows to this file")
     args = ap.parse_args(argv)
     device = base.resolve_device(args.device)
@@ -181,19 +213,21 @@ def main(argv=None):
         for B in args.batch:
             row = {"model": lm.name, "batch": B, "max_tokens": T, "device": card}
             try:
-                ours, t_ours, s = sample_rate(lm, B, T, device, graphs=True)
+                ours, row["sample_first_call_s"], s = sample_rate(lm, B, T, device, True, args.reps)
             except Exception:  # noqa: BLE001 - report why, then time the same steps without graphs
                 traceback.print_exc()
                 graphsample.USE_GRAPHS = False
                 row["graphs_failed"] = True
-                ours, t_ours, s = sample_rate(lm, B, T, device, graphs=True)
+                ours, row["sample_first_call_s"], s = sample_rate(lm, B, T, device, True, args.reps)
             row["sample"] = ours
             row["ended"] = float(s.finished.mean())
+            if cuda and graphsample.USE_GRAPHS:
+                row["graph_step_ms"], row["eager_step_ms"] = (1e3 * x for x in step_times(lm, B, T))
             if cuda:
-                row["sample_step_by_step"] = sample_rate(lm, B, T, device, graphs=False)[0]
+                row["sample_step_by_step"] = sample_rate(lm, B, T, device, False, 1)[0]
             for dtype, n in nets.items():
                 generate_rate(n, lm, min(B, 8), 4, device)  # warm-up
-                row[f"generate_{dtype}"] = generate_rate(n, lm, B, T, device)[0]
+                row[f"generate_{dtype}"] = max(generate_rate(n, lm, B, T, device)[0] for _ in range(args.reps))
             if cuda and args.compile is not None and (not args.compile or B in args.compile):
                 try:
                     row["static_compile_first_s"] = generate_rate(nets["bfloat16"], lm, B, T, device,
@@ -208,8 +242,12 @@ def main(argv=None):
             bound = B / (step_bytes(lm, B, 1 + mean_len / 2, dtype) / bandwidth)
             row["bandwidth_bound"] = bound
             rows.append(row)
-            others = [k for k in row if k.startswith(("sample_", "generate_")) and isinstance(row[k], float)]
-            print(f"{lm.name}, batch {B}: sample {ours:,.0f} tok/s ({row['ended']:.0%} ended); "
+            others = [k for k in row if k.startswith(("sample_", "generate_")) and not k.endswith("_s")
+                      and isinstance(row[k], float)]
+            print(f"{lm.name}, batch {B}: sample {ours:,.0f} tok/s ({row['ended']:.0%} ended; first call "
+                  f"{row['sample_first_call_s']:.2f} s"
+                  + (f"; a step {row['graph_step_ms']:.3f} ms as a graph, {row['eager_step_ms']:.3f} ms launched "
+                     f"kernel by kernel" if "graph_step_ms" in row else "") + "); "
                   + "; ".join(f"{k} {row[k]:,.0f} tok/s ({ours / row[k]:.2f}x)" for k in others)
                   + (f"; compile's first call {row['static_compile_first_s']:.1f} s"
                      if "static_compile_first_s" in row else "")

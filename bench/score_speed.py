@@ -1,5 +1,7 @@
-"""Scoring speed of ``LanguageModel.score_ids`` in float32 and with the layers in bfloat16, and
+"""Scoring speed of ``LanguageModel.score_ids`` in each precision the device offers, and
 the share of the device's matrix-product peak it reaches (model FLOPs utilisation), in one run.
+
+On CUDA the precisions are those of ``base.CUDA_SCORING``: float32, TF32 and bfloat16 autocast.
 
 Run by hand (not in CI):
     python3 bench/score_speed.py --device cuda --model random-gpu random-smollm2
@@ -10,7 +12,7 @@ lengths are drawn uniformly from 8 to 120 tokens (seeded), scored with EOS the w
 score sentences: sorted by length and batched (``BATCH_TOKENS`` of the device). Each precision
 reports tokens per second, its MFU (2 x the parameters a token passes through in matrix
 products, plus attention, per token, against the best matrix product of that precision timed
-in the same run), and for bfloat16 the change of the per-token log-probability against float32.
+in the same run), and the change of the per-token log-probability against float32.
 """
 
 from __future__ import annotations
@@ -70,7 +72,9 @@ def main(argv=None):
     device = base.resolve_device(args.device)
     rng = np.random.default_rng(0)
     peaks = {"float32": matmul_peak(device, torch.float32)}
-    if device.type == "cuda":
+    if device.type == "cuda":  # scoring's precisions there (base.CUDA_SCORING), each with its own peak
+        with base._tf32():
+            peaks["tf32"] = matmul_peak(device, torch.float32)
         peaks["bfloat16"] = matmul_peak(device, torch.bfloat16)
     print("matrix-product peak: " + ", ".join(f"{k} {v / 1e12:,.1f} TFLOP/s" for k, v in peaks.items()), flush=True)
     rows = []
@@ -81,7 +85,7 @@ def main(argv=None):
         fpt = flops_per_token(lm, np.mean([len(s) for s in seqs]) / 2)
         out = {}
         for dtype in peaks:
-            base.CUDA_LAYER_DTYPE = getattr(torch, dtype)
+            base.CUDA_SCORING = dtype
             lm.score_ids(seqs[:64])  # warm-up
             sync(device)
             t = time.perf_counter()
@@ -99,7 +103,7 @@ def main(argv=None):
             print(f"{lm.name}, {dtype}: {rate:,.0f} tok/s, MFU {row['mfu']:.1%} of the {dtype} peak"
                   + (f"; log-prob change per token vs float32: mean {row['mean_change']:+.5f}, "
                      f"max |.| {row['max_abs_change']:.4f} nats" if "mean_change" in row else ""), flush=True)
-        base.CUDA_LAYER_DTYPE = torch.bfloat16
+        base.CUDA_SCORING = "tf32"
         del lm
     if args.json:
         with open(args.json, "w") as f:

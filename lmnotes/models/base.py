@@ -16,6 +16,7 @@ Log-probabilities are natural logarithms (nats) throughout.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
@@ -34,15 +35,31 @@ HEAD_CHUNK_ELEMENTS = 1 << 25
 #: faster than 1,024 for SmolLM2 and 65,536 slower again.
 BATCH_TOKENS = {"cpu": 1024, "cuda": 16384}
 
-#: The precision of a model's layers on CUDA: sampling runs a copy of them in it
-#: (:mod:`lmnotes.models.graphsample`), scoring runs them under autocast to it; the output layer,
-#: the log-probabilities and the draw stay in float32. The CPU runs the model's own dtype.
+#: The precision of a model's layers when it samples on CUDA: a copy of them in this dtype
+#: (:mod:`lmnotes.models.graphsample`); the output layer, the log-probabilities and the draw
+#: stay in float32. The CPU runs the model's own dtype.
 CUDA_LAYER_DTYPE = torch.bfloat16
+#: How scoring runs a model's layers on CUDA: ``"tf32"`` (float32 values, matrix products on
+#: TF32 tensor cores), ``"bfloat16"`` (autocast) or ``"float32"``; the output layer and the
+#: log-probabilities are float32 in each. Scores are the chapters' numbers, so the default
+#: keeps float32 values (bench/README.md measures the three).
+CUDA_SCORING = "tf32"
 
 # _RIGHT_PADDING: batches are padded on the right and every model is causal, so a real
 # position never attends to a padding position (all lie in its future). The states of real
 # positions are therefore exact without an attention mask, and skipping the mask lets
 # PyTorch's scaled-dot-product attention take its fast causal path (about 10% faster here).
+
+
+@contextlib.contextmanager
+def _tf32():
+    """Matrix products and cuDNN on TF32 tensor cores inside, as they were after."""
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
 
 
 class ModelError(RuntimeError):
@@ -149,9 +166,12 @@ class LanguageModel(ABC):
         ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
         for r, row in enumerate(rows):
             ids[r, : len(row)] = torch.tensor(row)
-        if self.device.type != "cuda" or CUDA_LAYER_DTYPE == torch.float32:
+        if self.device.type != "cuda" or CUDA_SCORING == "float32":
             return self._hidden(ids.to(self.device))[0]
-        with torch.autocast("cuda", dtype=CUDA_LAYER_DTYPE):  # the layers only
+        if CUDA_SCORING == "tf32":
+            with _tf32():
+                return self._hidden(ids.to(self.device))[0]
+        with torch.autocast("cuda", dtype=torch.bfloat16):  # the layers only
             states = self._hidden(ids.to(self.device))[0]
         return states.to(self._weights_dtype())  # the output layer's own precision
 
@@ -359,8 +379,8 @@ class LanguageModel(ABC):
         gen = torch.Generator(device=self.device).manual_seed(seed)
         sample_batch = self._sample_batch
         if self.device.type == "cuda" and self.graph_sampling and graphsample.available(self, strategy):
-            sampler = graphsample.GraphSampler(self, strategy, context, max_tokens, CUDA_LAYER_DTYPE)
-            sample_batch = lambda B, *_: sampler.batch(B, gen)  # noqa: E731
+            fast = graphsample.sampler(self, strategy, context, max_tokens, CUDA_LAYER_DTYPE)
+            sample_batch = lambda B, *_: fast.batch(B, gen)  # noqa: E731
         ids_out, lp_model, lp_samp, finished = [], [], [], []
         for a in range(0, n, batch_size):
             toks, lm, ls, done = sample_batch(min(batch_size, n - a), strategy, context, max_tokens, gen)

@@ -50,19 +50,21 @@ def available(lm, strategy: Strategy) -> bool:
     return sync_free(strategy) and unsupported(lm) is None
 
 
-def decoder(lm, dtype: torch.dtype, capacity: int) -> Decoder:
-    """``lm``'s :class:`~lmnotes.models.static.Decoder`, kept on the model while its weights
-    stay as they are (a copy in another dtype costs a pass over the weights)."""
-    params = tuple(p._version for p in _parameters(lm))
-    key = (dtype, capacity)
-    kept = lm.__dict__.setdefault("_decoders", {})
-    if key not in kept or kept[key][0] != params:
-        kept.clear()  # one at a time: each may hold a copy of the weights
-        kept[key] = (params, Decoder(lm, dtype, capacity))
-    return kept[key][1]
+def sampler(lm, strategy: Strategy, context: list[int], max_tokens: int, dtype: torch.dtype) -> "GraphSampler":
+    """``lm``'s :class:`GraphSampler` for these settings, kept on the model while its weights
+    stay as they are: the copy of the weights in ``dtype`` and the captured graph of a full
+    batch serve the next call with the same settings (one sampler is kept per model)."""
+    versions = tuple(p._version for p in _parameters(lm))  # an optimiser step bumps them
+    key = (strategy, tuple(context), max_tokens, dtype, versions)
+    kept = lm.__dict__.get("_graph_sampler")
+    if kept is None or kept[0] != key:
+        body = kept[1].decoder.body if kept is not None and kept[0][3:] == key[3:] else None
+        kept = (key, GraphSampler(lm, strategy, context, max_tokens, dtype, body=body))
+        lm.__dict__["_graph_sampler"] = kept
+    return kept[1]
 
 
-def _parameters(lm):
+def _parameters(lm) -> list[torch.Tensor]:
     net = getattr(lm, "hf", None) or getattr(lm, "net", None)
     return list(net.parameters()) if net is not None else []
 
@@ -111,7 +113,7 @@ class GraphSampler:
     """
 
     def __init__(self, lm, strategy: Strategy, context: list[int], max_tokens: int,
-                 dtype: torch.dtype = torch.float32, graphs: bool | None = None):
+                 dtype: torch.dtype = torch.float32, graphs: bool | None = None, body=None):
         if not sync_free(strategy):
             raise ValueError(f"{strategy.kind} sampling has no graph path")
         self.lm, self.strategy, self.context, self.max_tokens = lm, strategy, list(context), max_tokens
@@ -119,9 +121,10 @@ class GraphSampler:
         self.graphs = USE_GRAPHS and self.device.type == "cuda" if graphs is None else graphs
         if self.graphs and self.device.type != "cuda":
             raise ValueError("CUDA graphs need a CUDA device")
-        self.decoder = decoder(lm, dtype, len(context) + max_tokens)
+        self.decoder = Decoder(lm, dtype, len(context) + max_tokens, body=body)
         self.eos = lm.eos_id
         self.sizes: list[int] = []  # the batch sizes run, a smaller one after each compaction
+        self._full: dict[int, tuple] = {}  # B -> (state, uniforms, record, graph) of a full batch
 
     # --- one step ---------------------------------------------------------------------------
     def _record(self, logits: torch.Tensor, s: _State, u: torch.Tensor, out: dict) -> None:
@@ -171,30 +174,47 @@ class GraphSampler:
         """``B`` samples: tokens [B, steps] (EOS after the end), log-probabilities under the
         model and under the sampling distribution [B] (float64), ended flags [B]; on the CPU,
         as :meth:`LanguageModel._sample_batch` returns them."""
-        dev, T = self.device, self.max_tokens
-        u = torch.rand((T, B), generator=gen, dtype=torch.float64, device=dev)
-        out = {"tokens": torch.full((T, B), self.eos, dtype=torch.long, device=dev),
-               "lp_model": torch.zeros(B, dtype=torch.float64, device=dev),
-               "lp_samp": torch.zeros(B, dtype=torch.float64, device=dev)}
-        C = len(self.context)
-        s = _State(kv=self.decoder.new_kv(B), rows=torch.arange(B, device=dev),
-                   tok=torch.zeros((B, 1), dtype=torch.long, device=dev),
-                   pos=torch.full((1,), C, dtype=torch.long, device=dev),  # where step 1 feeds
-                   step=torch.zeros(1, dtype=torch.long, device=dev),
-                   live=torch.ones(B, dtype=torch.bool, device=dev),
-                   lp_model=torch.zeros(B, dtype=torch.float64, device=dev),
-                   lp_samp=torch.zeros(B, dtype=torch.float64, device=dev))
-        with _nondeterministic_writes(dev):
-            done = self._run(s, u, out)
+        with _nondeterministic_writes(self.device):
+            s, u, out, graph = self._fresh(B)
+            u.copy_(torch.rand(u.shape, generator=gen, dtype=torch.float64, device=self.device))
+            done = self._run(s, u, out, graph)
         tokens = out["tokens"][:done].T.cpu()
         return tokens, out["lp_model"].cpu(), out["lp_samp"].cpu(), (tokens == self.eos).any(1)
 
-    def _run(self, s: _State, u: torch.Tensor, out: dict) -> int:
+    def _fresh(self, B: int):
+        """The buffers of a full batch of ``B`` rows, set to their start, and its graph: made
+        and captured at the first batch of this size, reset at the next (the graph reads the
+        same tensors, so they are refilled in place)."""
+        dev, T, C = self.device, self.max_tokens, len(self.context)
+        if B not in self._full:
+            s = _State(kv=self.decoder.new_kv(B), rows=torch.arange(B, device=dev),
+                       tok=torch.zeros((B, 1), dtype=torch.long, device=dev),
+                       pos=torch.zeros(1, dtype=torch.long, device=dev),
+                       step=torch.zeros(1, dtype=torch.long, device=dev),
+                       live=torch.ones(B, dtype=torch.bool, device=dev),
+                       lp_model=torch.zeros(B, dtype=torch.float64, device=dev),
+                       lp_samp=torch.zeros(B, dtype=torch.float64, device=dev))
+            u = torch.zeros((T, B), dtype=torch.float64, device=dev)
+            out = {"tokens": torch.full((T, B), self.eos, dtype=torch.long, device=dev),
+                   "lp_model": torch.zeros(B, dtype=torch.float64, device=dev),
+                   "lp_samp": torch.zeros(B, dtype=torch.float64, device=dev)}
+            s.pos.fill_(C)
+            graph = self._capture(s, u, out) if self.graphs and T > 1 else None
+            self._full = {B: (s, u, out, graph)}  # one size kept: each holds a cache
+        s, u, out, graph = self._full[B]
+        s.pos.fill_(C)  # where step 1 feeds the first token drawn
+        s.step.zero_()
+        s.live.fill_(True)
+        for t in (s.lp_model, s.lp_samp, out["lp_model"], out["lp_samp"]):
+            t.zero_()
+        out["tokens"].fill_(self.eos)
+        return s, u, out, graph
+
+    def _run(self, s: _State, u: torch.Tensor, out: dict, graph) -> int:
         """Steps until every row has ended or ``max_tokens`` are drawn; their number."""
         T = self.max_tokens
         ctx = torch.tensor([self.context] * len(s.rows), device=self.device)
         self._record(self.decoder.logits(ctx, 0, s.kv), s, u, out)  # step 0 from the prefill
-        graph = self._capture(s, u, out) if self.graphs and T > 1 else None
         self.sizes.append(len(s.rows))
         done = 1
         while done < T:
@@ -210,8 +230,7 @@ class GraphSampler:
             if n_live <= len(s.rows) // 4:  # a smaller batch: keep the live rows
                 self._settle(s, out)
                 keep = s.live.nonzero()[:, 0]
-                s.kv.select(keep)
-                s = _State(kv=s.kv, rows=s.rows[keep], tok=s.tok[keep], pos=s.pos, step=s.step,
+                s = _State(kv=s.kv.select(keep), rows=s.rows[keep], tok=s.tok[keep], pos=s.pos, step=s.step,
                            live=s.live[keep], lp_model=s.lp_model[keep], lp_samp=s.lp_samp[keep])
                 graph = self._capture(s, u, out) if graph is not None else None
                 self.sizes.append(len(s.rows))

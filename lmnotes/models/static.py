@@ -45,25 +45,43 @@ class StaticKV:
 
         ``pos`` is either 0 (a prefill: the T tokens at positions 0..T-1, causal attention
         among them) or a device tensor [1] holding the position of a single new token, which
-        attends to every filled position up to it.
+        attends to every filled position up to it (:meth:`_decode`).
         """
-        gqa = q.shape[1] != k.shape[1]
         if isinstance(pos, int):
             if pos != 0:
                 raise ValueError("a prefill starts at position 0")
             T = k.shape[2]
             self.k[i, :, :, :T] = k
             self.v[i, :, :, :T] = v
-            return F.scaled_dot_product_attention(q, k, v, is_causal=T > 1, enable_gqa=gqa)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=T > 1, enable_gqa=q.shape[1] != k.shape[1])
         self.k[i].index_copy_(2, pos, k)
         self.v[i].index_copy_(2, pos, v)
-        mask = (self.positions <= pos)[None]  # [1, capacity]: the filled positions
-        return F.scaled_dot_product_attention(q, self.k[i], self.v[i], attn_mask=mask, enable_gqa=gqa)
+        return self._decode(q, self.k[i], self.v[i], pos)
 
-    def select(self, rows: torch.Tensor) -> None:
-        """Keep rows ``rows`` (a shorter batch), in place of the cache."""
-        self.k = self.k.index_select(1, rows)
-        self.v = self.v.index_select(1, rows)
+    def _decode(self, q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        """softmax(q K^T / sqrt(D)) V for one query per row over the positions <= ``pos``.
+
+        Written out because ``scaled_dot_product_attention`` with a mask over the cache falls
+        back to its reference kernel for a single query, which (on CUDA) copies the keys and
+        values to float32 at every step: more memory traffic than the attention itself. Here
+        the two products read the cache once in its dtype and only the scores [B, Hq, cap]
+        are float32. The queries of a key-value head are grouped (grouped-query attention,
+        as Llama's ``repeat_kv`` pairs them).
+        """
+        B, Hq, _, D = q.shape
+        H = K.shape[1]
+        g = q.view(B, H, Hq // H, D)  # [B, H, group, D]
+        scores = torch.matmul(g, K.transpose(-1, -2)).float() * D**-0.5  # [B, H, group, cap]
+        scores = scores.masked_fill(self.positions > pos, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).to(V.dtype)
+        return torch.matmul(weights, V).view(B, Hq, 1, D)
+
+    def select(self, rows: torch.Tensor) -> "StaticKV":
+        """A cache of rows ``rows`` only (a shorter batch); this one is left as it is (a
+        captured graph may still write into it)."""
+        new = copy.copy(self)
+        new.k, new.v = self.k.index_select(1, rows), self.v.index_select(1, rows)
+        return new
 
 
 def _heads(x: torch.Tensor, n: int) -> torch.Tensor:
@@ -174,14 +192,16 @@ class Decoder:
     of the weights when it differs from the model's), the output layer in float32 so that the
     logits the draw reads keep their precision."""
 
-    def __init__(self, lm, dtype: torch.dtype, capacity: int):
+    def __init__(self, lm, dtype: torch.dtype, capacity: int, body=None):
         why = unsupported(lm)
         if why:
             raise ValueError(why)
         net = _causal_lm(lm)
-        body = net.base_model
-        if next(body.parameters()).dtype != dtype:
-            body = copy.deepcopy(body).to(dtype)
+        if body is None:  # else: the copy in ``dtype`` of an earlier Decoder of the same weights
+            body = net.base_model
+            if next(body.parameters()).dtype != dtype:
+                body = copy.deepcopy(body).to(dtype)
+        self.body = body
         head = net.get_output_embeddings()
         self.head_weight = head.weight.detach().float()
         self.head_bias = None if head.bias is None else head.bias.detach().float()
