@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The speed benchmarks of sampling and scoring on the accelerator machine (bench/README.md),
 # run there in a copy of the working tree; logs and JSON go to $OUT, the folder that comes back.
-#   WHEELS=.whl bench/gpu_speed.sh random            # random-weight models: no files needed
+#   WHEELS=.whl bench/gpu_speed.sh random            # random-weight models, sampler in bfloat16: no files needed
+#   WHEELS=.whl bench/gpu_speed.sh float32           # the sampler's layers in float32 (the chapters' default)
 #   WHEELS=.whl bench/gpu_speed.sh FILE.gguf         # a GGUF model (SmolLM2), e.g. joined from pieces
 # WHEELS holds the wheels the machine's image lacks for these scripts: pysbd and sacremoses
 # (imported by lmnotes.text), and gguf for a .gguf model. Each script runs under a time limit,
@@ -23,12 +24,18 @@ run() {  # run LOG SECONDS SCRIPT ARGS...
 what=${1:-random}
 if [ "$what" = random ]; then
   run sample 240 bench/sample_speed.py --device cuda --model random-gpu random --batch 256 1024 --compile 256 \
-    --json "$OUT/sample_random.json"
-  run sample 150 bench/sample_speed.py --device cuda --model random-smollm2 --batch 64 256 --max-tokens 64 --compile 256 \
+    --layers bfloat16 --json "$OUT/sample_random.json"
+  run sample 150 bench/sample_speed.py --device cuda --model random-smollm2 --batch 64 256 --max-tokens 64 --compile 256 --layers bfloat16 \
     --json "$OUT/sample_random_smollm2.json"
   run score 90 bench/score_speed.py --device cuda --model random-gpu random-smollm2 --json "$OUT/score_random.json"
+elif [ "$what" = float32 ]; then  # the sampler's layers in float32 (the chapters' default) beside bfloat16
+  run sample 150 bench/sample_speed.py --device cuda --model random-gpu --batch 256 1024 --json "$OUT/sample_f32.json"
+  run sample 90 bench/sample_speed.py --device cuda --model random-smollm2 --batch 256 --max-tokens 64 \
+    --json "$OUT/sample_f32_smollm2.json"
+  run sample 90 bench/sample_speed.py --device cuda --model random-gpu --batch 256 --layers bfloat16 \
+    --json "$OUT/sample_bf16.json"
 else
-  run sample 180 bench/sample_speed.py --device cuda --model "$what" --batch 64 256 --max-tokens 64 \
+  run sample 180 bench/sample_speed.py --device cuda --model "$what" --batch 64 256 --max-tokens 64 --layers bfloat16 \
     --json "$OUT/sample_gguf.json"
   run score 90 bench/score_speed.py --device cuda --model "$what" --n 2048 --json "$OUT/score_gguf.json"
 fi

@@ -16,7 +16,8 @@ layers, 49,152 types) with random weights; any other name is loaded (a registere
 For each model and batch it prints generated tokens per second (up to and including EOS) of
 
 - ``sample``: the sampler as the chapters run it on this device (on CUDA the graph path of
-  :mod:`lmnotes.models.graphsample`, layers in bfloat16; on the CPU the step-by-step path);
+  :mod:`lmnotes.models.graphsample`, its layers in the model's dtype or, with
+  ``--layers bfloat16``, in a bfloat16 copy; on the CPU the step-by-step path);
 - ``sample, step by step``: the step-by-step path in the model's float32 (on CUDA, the
   sampler before the graph path);
 - ``generate``: transformers' ``generate`` with its dynamic cache, in float32 and (CUDA) in
@@ -158,7 +159,8 @@ def sample_rate(lm, B: int, T: int, device, graphs: bool, reps: int) -> tuple[fl
 def step_times(lm, B: int, T: int, n: int = 50) -> tuple[float, float]:
     """Seconds per step of the graph sampler's step: replayed as a captured graph, and launched
     kernel by kernel (the launch overhead that the graph removes)."""
-    fast = graphsample.sampler(lm, Strategy("ancestral"), [lm.bos_id], T, base.CUDA_LAYER_DTYPE)
+    fast = graphsample.sampler(lm, Strategy("ancestral"), [lm.bos_id], T,
+                               base.CUDA_LAYER_DTYPE or lm._weights_dtype())
     with graphsample._nondeterministic_writes(lm.device):
         return _step_times(fast, lm, B, n)
 
@@ -190,16 +192,20 @@ def main(argv=None):
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--compile", type=int, nargs="*", metavar="BATCH",
                     help="also generate with a static cache and torch.compile (CUDA), at these batches (all if none)")
+    ap.add_argument("--layers", default="model", choices=["model", "bfloat16"],
+                    help="the sampler's layers on CUDA: the model's dtype, or a bfloat16 copy")
     ap.add_argument("--reps", type=int, default=2, help="timed calls of each, the best kept")
     ap.add_argument("--json", help="write the rows to this file")
     args = ap.parse_args(argv)
     device = base.resolve_device(args.device)
     cuda = device.type == "cuda"
+    base.CUDA_LAYER_DTYPE = torch.bfloat16 if args.layers == "bfloat16" else None
     card = torch.cuda.get_device_name(0) if cuda else platform.processor() or "cpu"
     import transformers
 
     print(f"device {card}; torch {torch.__version__}, transformers {transformers.__version__}; "
-          f"{torch.get_num_threads()} threads; ancestral sampling, up to {args.max_tokens} tokens", flush=True)
+          f"{torch.get_num_threads()} threads; ancestral sampling, up to {args.max_tokens} tokens; "
+          f"the sampler's layers in {args.layers if cuda else 'the model dtype'}", flush=True)
     bandwidth = copy_bandwidth(device)
     print(f"copy bandwidth {bandwidth / 1e9:,.0f} GB/s (read + written)", flush=True)
     rows = []
@@ -211,7 +217,7 @@ def main(argv=None):
             nets["bfloat16"] = copy.deepcopy(net).to(torch.bfloat16)
         T = args.max_tokens
         for B in args.batch:
-            row = {"model": lm.name, "batch": B, "max_tokens": T, "device": card}
+            row = {"model": lm.name, "batch": B, "max_tokens": T, "device": card, "layers": args.layers}
             try:
                 ours, row["sample_first_call_s"], s = sample_rate(lm, B, T, device, True, args.reps)
             except Exception:  # noqa: BLE001 - report why, then time the same steps without graphs
@@ -237,7 +243,7 @@ def main(argv=None):
                 except Exception as exc:  # noqa: BLE001 - a benchmark reports what did not run
                     row["generate_static_compile"] = None
                     row["static_compile_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-            dtype = base.CUDA_LAYER_DTYPE if cuda else torch.float32
+            dtype = (base.CUDA_LAYER_DTYPE or lm._weights_dtype()) if cuda else torch.float32
             mean_len = sum(len(i) for i in s.token_ids) / B
             bound = B / (step_bytes(lm, B, 1 + mean_len / 2, dtype) / bandwidth)
             row["bandwidth_bound"] = bound

@@ -35,15 +35,17 @@ HEAD_CHUNK_ELEMENTS = 1 << 25
 #: faster than 1,024 for SmolLM2 and 65,536 slower again.
 BATCH_TOKENS = {"cpu": 1024, "cuda": 16384}
 
-#: The precision of a model's layers when it samples on CUDA: a copy of them in this dtype
-#: (:mod:`lmnotes.models.graphsample`); the output layer, the log-probabilities and the draw
+#: The precision of a model's layers when it samples on CUDA (:mod:`lmnotes.models.graphsample`):
+#: None runs them in the model's own dtype, so that a sample's log-probabilities are those its
+#: scores give (the distortion chapter compares the two); ``torch.bfloat16`` runs a copy of them
+#: in bfloat16 (faster, bench/README.md). The output layer, the log-probabilities and the draw
 #: stay in float32. The CPU runs the model's own dtype.
-CUDA_LAYER_DTYPE = torch.bfloat16
+CUDA_LAYER_DTYPE: torch.dtype | None = None
 #: How scoring runs a model's layers on CUDA: ``"tf32"`` (float32 values, matrix products on
 #: TF32 tensor cores), ``"bfloat16"`` (autocast) or ``"float32"``; the output layer and the
-#: log-probabilities are float32 in each. Scores are the chapters' numbers, so the default
-#: keeps float32 values (bench/README.md measures the three).
-CUDA_SCORING = "tf32"
+#: log-probabilities are float32 in each. Scores are the chapters' numbers: TF32 moved a
+#: token's log-probability by up to 1.6 nats on SmolLM2 (bench/README.md), so float32 it is.
+CUDA_SCORING = "float32"
 
 # _RIGHT_PADDING: batches are padded on the right and every model is causal, so a real
 # position never attends to a padding position (all lie in its future). The states of real
@@ -379,7 +381,8 @@ class LanguageModel(ABC):
         gen = torch.Generator(device=self.device).manual_seed(seed)
         sample_batch = self._sample_batch
         if self.device.type == "cuda" and self.graph_sampling and graphsample.available(self, strategy):
-            fast = graphsample.sampler(self, strategy, context, max_tokens, CUDA_LAYER_DTYPE)
+            fast = graphsample.sampler(self, strategy, context, max_tokens,
+                                       CUDA_LAYER_DTYPE or self._weights_dtype())
             sample_batch = lambda B, *_: fast.batch(B, gen)  # noqa: E731
         ids_out, lp_model, lp_samp, finished = [], [], [], []
         for a in range(0, n, batch_size):
