@@ -100,3 +100,40 @@ def test_bad_settings():
         NGramModel(_seg(), 3, "witten-bell")
     with pytest.raises(ValueError, match="order"):
         NGramModel(_seg(), 7)
+
+
+@pytest.mark.parametrize("estimator", ["mle", "kn"])
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_scoring_by_lookup_gives_the_rows_log_probabilities(enwiki, estimator, order):
+    """NGramModel scores by looking up p(w | h) alone (probability): the same float64 values
+    as the dense rows of conditional, bit for bit, and the float32 path of every other model
+    (LanguageModel._score_sequences over the rows) within its rounding; -inf in the same places."""
+    from lmnotes.models.base import LanguageModel
+
+    train = enwiki["train"].sentences[:2000]
+    seg = segment.train("word", train, min_count=2)
+    m = NGramModel(seg, order, estimator).fit(train)
+    encoded = [seg.encode(t) for t in enwiki["test"].sentences[:60]] + [[]]
+    new = m._score_sequences(encoded, 1.0, None, None)
+    old = LanguageModel._score_sequences(m, encoded, 1.0, None, None)
+    assert [len(a) for a in new] == [len(ids) + 1 for ids in encoded]
+    for a, b, ids in zip(new, old, encoded):
+        assert a.dtype == np.float64 and np.array_equal(np.isneginf(a), np.isneginf(b))
+        fin = np.isfinite(b)
+        assert np.allclose(a[fin], b[fin], rtol=0, atol=2e-6)
+        seq = np.array([segment.BOS] * (order - 1) + ids + [segment.EOS])
+        hist = np.lib.stride_tricks.sliding_window_view(seq[:-1], order - 1) if order > 1 else np.zeros((len(seq), 0), int)
+        rows = m.conditional(hist)[np.arange(len(hist)), seq[order - 1:]]
+        with np.errstate(divide="ignore"):
+            assert np.array_equal(a, np.log(rows))
+    if estimator == "mle" and order > 1:  # unseen continuations of seen histories
+        assert any(np.isneginf(a).any() for a in new)
+
+
+def test_scoring_at_a_temperature_renormalises_the_rows():
+    seg = _seg()
+    m = NGramModel(seg, 3, "kn").fit(TRAIN)
+    hot = m.score(["a b c", "b a"], temperature=2.0)
+    lp = np.log(m.conditional(np.array([[segment.BOS, segment.BOS]]))[0]) / 2.0
+    first = lp[seg.index["a"]] - np.logaddexp.reduce(lp[1:])  # PAD has probability 0
+    assert hot.token_logprobs[0][0] == pytest.approx(first, abs=1e-5)

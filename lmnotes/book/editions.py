@@ -92,8 +92,12 @@ def machine() -> dict[str, str]:
         pass
     import torch
 
-    device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "the CPU (no GPU)"
-    return {"machine": f"{cpu}, {os.cpu_count()} cores", "device": device}
+    if not torch.cuda.is_available():
+        return {"machine": f"{cpu}, {os.cpu_count()} cores", "device": "the CPU (no GPU)"}
+    from lmnotes.models.base import cuda_precision
+
+    return {"machine": f"{cpu}, {os.cpu_count()} cores", "device": torch.cuda.get_device_name(0),
+            "precision": cuda_precision()}
 
 
 def stamp(nb, source: Path, profile: str, values: dict[str, Any], seconds: float) -> None:
@@ -181,8 +185,9 @@ def banner(nb, source: Path, current_values: dict[str, Any] | None) -> str:
     name = source.stem
     fresh, why = status(nb, source, current_values)
     edition = TITLES.get(meta["profile"], f"profile {meta['profile']}")
+    precision = f" Precision: {meta['precision']}." if meta.get("precision") else ""
     ran = (f"Executed at the `{meta['profile']}` profile on {meta['device']} ({meta['machine']}) in "
-           f"{duration(meta['seconds'])}, on {meta['date']}, at commit `{meta['commit']}`. "
+           f"{duration(meta['seconds'])}, on {meta['date']}, at commit `{meta['commit']}`.{precision} "
            f"The CPU edition of this page: {{doc}}`../{name}`.")
     if fresh:
         return f":::{{admonition}} {edition}\n:class: note\n{ran}\n:::"

@@ -53,6 +53,13 @@ CUDA_SCORING = "float32"
 # PyTorch's scaled-dot-product attention take its fast causal path (about 10% faster here).
 
 
+def cuda_precision() -> str:
+    """How models run on CUDA here, in words (the GPU edition's record of a page's run)."""
+    layers = "the model's own dtype" if CUDA_LAYER_DTYPE is None else str(CUDA_LAYER_DTYPE).split(".")[-1]
+    return (f"sampling through captured CUDA graphs with the layers in {layers} (GPT-2 and Llama models), "
+            f"scoring in {CUDA_SCORING}; output layers, log-probabilities and draws in float32")
+
+
 @contextlib.contextmanager
 def _tf32():
     """Matrix products and cuDNN on TF32 tensor cores inside, as they were after."""

@@ -54,7 +54,7 @@ def sampler(lm, strategy: Strategy, context: list[int], max_tokens: int, dtype: 
     """``lm``'s :class:`GraphSampler` for these settings, kept on the model while its weights
     stay as they are: the copy of the weights in ``dtype`` and the captured graph of a full
     batch serve the next call with the same settings (one sampler is kept per model)."""
-    versions = tuple(p._version for p in _parameters(lm))  # an optimiser step bumps them
+    versions = tuple(map(_version, _parameters(lm)))  # an optimiser step bumps them
     key = (strategy, tuple(context), max_tokens, dtype, versions)
     kept = lm.__dict__.get("_graph_sampler")
     if kept is None or kept[0] != key:
@@ -62,6 +62,15 @@ def sampler(lm, strategy: Strategy, context: list[int], max_tokens: int, dtype: 
         kept = (key, GraphSampler(lm, strategy, context, max_tokens, dtype, body=body))
         lm.__dict__["_graph_sampler"] = kept
     return kept[1]
+
+
+def _version(t: torch.Tensor) -> int:
+    """A tensor's count of in-place changes; -1 for one made under inference mode, which has
+    none (a model made there is never trained further: training needs gradients)."""
+    try:
+        return t._version
+    except RuntimeError:
+        return -1
 
 
 def _parameters(lm) -> list[torch.Tensor]:
@@ -178,8 +187,10 @@ class GraphSampler:
             s, u, out, graph = self._fresh(B)
             u.copy_(torch.rand(u.shape, generator=gen, dtype=torch.float64, device=self.device))
             done = self._run(s, u, out, graph)
-        tokens = out["tokens"][:done].T.cpu()
-        return tokens, out["lp_model"].cpu(), out["lp_samp"].cpu(), (tokens == self.eos).any(1)
+        # copies: the buffers serve the next batch (on the CPU .cpu() would return them)
+        tokens = out["tokens"][:done].T.to("cpu", copy=True)
+        lp = [out[k].to("cpu", copy=True) for k in ("lp_model", "lp_samp")]
+        return tokens, lp[0], lp[1], (tokens == self.eos).any(1)
 
     def _fresh(self, B: int):
         """The buffers of a full batch of ``B`` rows, set to their start, and its graph: made

@@ -36,19 +36,33 @@ ESTIMATORS = ("mle", "kn")
 
 
 class _Table:
-    """Counts of order-k n-grams: a CSR matrix [distinct histories, V] and sorted history keys."""
+    """Counts of order-k n-grams: a CSR matrix [distinct histories, V] and sorted history keys;
+    and the n-gram keys (history key x V + word, sorted) with their counts, for looking up
+    c(h w) of many pairs at once (:meth:`count`)."""
 
     def __init__(self, hist_keys: np.ndarray, words: np.ndarray, counts: np.ndarray, V: int):
         self.keys, inverse = np.unique(hist_keys, return_inverse=True)
         self.matrix = sp.csr_matrix((counts.astype(np.float64), (inverse, words)), shape=(len(self.keys), V))
         self.total = np.asarray(self.matrix.sum(1)).ravel()  # c(h •)
         self.types = np.diff(self.matrix.indptr).astype(np.float64)  # N1+(h •)
+        order = np.argsort(hist_keys * V + words, kind="stable")
+        self.gram_keys = (hist_keys * V + words)[order]
+        self.gram_counts = counts.astype(np.float64)[order]
+        self.V = V
 
     def rows(self, keys: np.ndarray) -> np.ndarray:
         """Row index of each history key, -1 where the history was never seen."""
         pos = np.searchsorted(self.keys, keys)
         pos = np.minimum(pos, len(self.keys) - 1)
         return np.where(self.keys[pos] == keys, pos, -1) if len(self.keys) else np.full(len(keys), -1)
+
+    def count(self, keys: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """c(h w) for history keys ``keys`` and words ``words`` (0 where never seen)."""
+        if not len(self.gram_keys):
+            return np.zeros(len(keys))
+        want = keys * self.V + words
+        pos = np.minimum(np.searchsorted(self.gram_keys, want), len(self.gram_keys) - 1)
+        return np.where(self.gram_keys[pos] == want, self.gram_counts[pos], 0.0)
 
 
 class NGramModel(LanguageModel):
@@ -126,18 +140,21 @@ class NGramModel(LanguageModel):
         with np.errstate(divide="ignore"):  # log 0 = -inf: the MLE's zero probabilities
             return torch.from_numpy(np.log(self.conditional(states.cpu().numpy())).astype(np.float32))
 
+    def _unigram(self) -> np.ndarray:
+        """p(·) of the lowest order [V]: the MLE, or (KN) the continuation counts interpolated
+        with the uniform over non-PAD types."""
+        V, t1 = self.vocab_size, self.tables[1]
+        if self.estimator == "mle":
+            return t1.matrix.toarray()[0] / t1.total[0]
+        D = self.discount[1]
+        cont = t1.matrix.toarray()[0]
+        uniform = np.full(V, 1.0 / (V - 1)); uniform[seglib.PAD] = 0.0
+        return np.maximum(cont - D, 0) / t1.total[0] + D * t1.types[0] / t1.total[0] * uniform
+
     def conditional(self, hist: np.ndarray) -> np.ndarray:
         """p(· | h) for histories [N, n-1]: a dense float64 array [N, V] whose rows sum to 1."""
         N, V = len(hist), self.vocab_size
-        t1 = self.tables[1]
-        if self.estimator == "mle":
-            p = np.broadcast_to(t1.matrix.toarray()[0] / t1.total[0], (N, V)).copy()
-        else:  # unigram of continuation counts, interpolated with the uniform over non-PAD types
-            D = self.discount[1]
-            cont = t1.matrix.toarray()[0]
-            uniform = np.full(V, 1.0 / (V - 1)); uniform[seglib.PAD] = 0.0
-            p1 = np.maximum(cont - D, 0) / t1.total[0] + D * t1.types[0] / t1.total[0] * uniform
-            p = np.broadcast_to(p1, (N, V)).copy()
+        p = np.broadcast_to(self._unigram(), (N, V)).copy()
         for k in range(2, self.order + 1):
             table = self.tables[k]
             rows = table.rows(self._key(hist[:, self.order - k:]))
@@ -154,3 +171,49 @@ class NGramModel(LanguageModel):
                 lam = D * table.types[r][:, None] / total
                 p[seen] = np.maximum(counts - D, 0) / total + lam * p[seen]
         return p
+
+    def probability(self, hist: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """p(w | h) for histories [N, n-1] and words [N], float64: the entries ``words`` of
+        :meth:`conditional`'s rows, by the same arithmetic, without building the rows (each
+        order's counts looked up in sorted arrays of n-gram keys)."""
+        p = self._unigram()[words]
+        for k in range(2, self.order + 1):
+            table = self.tables[k]
+            keys = self._key(hist[:, self.order - k:])
+            rows = table.rows(keys)
+            seen = rows >= 0
+            if not seen.any():
+                continue
+            r = rows[seen]
+            counts = table.count(keys[seen], words[seen])
+            total = table.total[r]
+            if self.estimator == "mle":
+                p[seen] = counts / total
+            else:
+                D = self.discount[k]
+                lam = D * table.types[r] / total
+                p[seen] = np.maximum(counts - D, 0) / total + lam * p[seen]
+        return p
+
+    def _score_sequences(self, encoded: list[list[int]], temperature: float, stride: int | None,
+                         batch_tokens: int | None) -> list[np.ndarray]:
+        """log p of each token of BOS + ids + EOS given its n-1 predecessors, in float64 from
+        :meth:`probability` (the neural models' path builds every row of V probabilities:
+        10-20x slower here, and its log-probabilities are float32). At a temperature other
+        than 1 the rows are needed to renormalise, and that path is taken."""
+        if temperature != 1.0:
+            return super()._score_sequences(encoded, temperature, stride, batch_tokens)
+        h = self.order - 1
+        hists, words, lengths = [], [], []
+        for ids in encoded:
+            seq = np.array([seglib.BOS] * h + list(ids) + [self.eos_id], dtype=np.int64)
+            # the history of each target: the h tokens before it ([BOS]*h pads the start)
+            hists.append(np.lib.stride_tricks.sliding_window_view(seq[:-1], h) if h else
+                         np.zeros((len(seq), 0), dtype=np.int64))
+            words.append(seq[h:])
+            lengths.append(len(seq) - h)
+        if not lengths:
+            return []
+        with np.errstate(divide="ignore"):  # log 0 = -inf: the MLE's zero probabilities
+            lp = np.log(self.probability(np.concatenate(hists), np.concatenate(words)))
+        return np.split(lp, np.cumsum(lengths)[:-1])
