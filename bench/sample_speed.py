@@ -222,7 +222,7 @@ def main(argv=None):
                 ours, row["sample_first_call_s"], s = sample_rate(lm, B, T, device, True, args.reps)
             except Exception:  # noqa: BLE001 - report why, then time the same steps without graphs
                 traceback.print_exc()
-                graphsample.USE_GRAPHS = False
+                graphsample.USE_GRAPHS = False  # for the rest of the run (the sampler's key holds it)
                 row["graphs_failed"] = True
                 ours, row["sample_first_call_s"], s = sample_rate(lm, B, T, device, True, args.reps)
             row["sample"] = ours

@@ -83,7 +83,7 @@ def main(argv=None):
         seqs = [rng.integers(3, lm.vocab_size, int(n)).tolist() + [lm.eos_id] for n in rng.integers(8, 121, args.n)]
         tokens = sum(len(s) for s in seqs)
         fpt = flops_per_token(lm, np.mean([len(s) for s in seqs]) / 2)
-        out = {}
+        out, default = {}, base.CUDA_SCORING
         for dtype in peaks:
             base.CUDA_SCORING = dtype
             lm.score_ids(seqs[:64])  # warm-up
@@ -103,7 +103,7 @@ def main(argv=None):
             print(f"{lm.name}, {dtype}: {rate:,.0f} tok/s, MFU {row['mfu']:.1%} of the {dtype} peak"
                   + (f"; log-prob change per token vs float32: mean {row['mean_change']:+.5f}, "
                      f"max |.| {row['max_abs_change']:.4f} nats" if "mean_change" in row else ""), flush=True)
-        base.CUDA_SCORING = "tf32"
+        base.CUDA_SCORING = default
         del lm
     if args.json:
         with open(args.json, "w") as f:

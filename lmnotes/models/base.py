@@ -54,10 +54,13 @@ CUDA_SCORING = "float32"
 
 
 def cuda_precision() -> str:
-    """How models run on CUDA here, in words (the GPU edition's record of a page's run)."""
+    """How models run on CUDA here, in words (the GPU edition's record of a page's run, and a
+    part of the cache key of what a model computes there)."""
     layers = "the model's own dtype" if CUDA_LAYER_DTYPE is None else str(CUDA_LAYER_DTYPE).split(".")[-1]
-    return (f"sampling through captured CUDA graphs with the layers in {layers} (GPT-2 and Llama models), "
-            f"scoring in {CUDA_SCORING}; output layers, log-probabilities and draws in float32")
+    how = "through captured CUDA graphs" if graphsample.USE_GRAPHS else "with a static cache, without graphs"
+    return (f"sampling of GPT-2 and Llama models {how} with the layers in {layers} (other models "
+            f"and beam sampling: step by step), scoring in {CUDA_SCORING}; output layers, "
+            f"log-probabilities and draws in float32")
 
 
 @contextlib.contextmanager
@@ -387,7 +390,8 @@ class LanguageModel(ABC):
         top-k, nucleus), in batches of ``batch_size``."""
         gen = torch.Generator(device=self.device).manual_seed(seed)
         sample_batch = self._sample_batch
-        if self.device.type == "cuda" and self.graph_sampling and graphsample.available(self, strategy):
+        if (self.device.type == "cuda" and self.graph_sampling and max_tokens >= 1
+                and graphsample.available(self, strategy)):
             fast = graphsample.sampler(self, strategy, context, max_tokens,
                                        CUDA_LAYER_DTYPE or self._weights_dtype())
             sample_batch = lambda B, *_: fast.batch(B, gen)  # noqa: E731

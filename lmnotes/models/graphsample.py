@@ -14,18 +14,22 @@ ended. Here a step is one graph launch:
    the same stream of numbers the step-by-step path draws while no row has ended);
 3. the token, its log-probabilities and the ended flags are written on the device.
 
-The host looks at the ended flags only every ``check_every`` steps, to stop when every row
+The host looks at the ended flags only every ``CHECK_EVERY`` steps, to stop when every row
 has ended. Rows that have ended keep being computed (fixed shapes); when at most a quarter of
 the rows are live at a check, the live ones move to a smaller batch and its graph is captured
-(the step-by-step path's rule, at checks only).
+(the step-by-step path drops ended rows as soon as a quarter have ended: a graph's capture
+costs more than a step, so this path waits longer).
 
-In float32 on the CPU (no graph), the tokens are those of the step-by-step path for the same
-seed while no row has ended: ``tests/test_graphsample.py``.
+On the CPU one draw of [steps, B] uniforms is the same stream of numbers as the step-by-step
+path's draws of [B, 1] at each step, so in float32 (no graph) the tokens are that path's for
+the same seed while no row has ended (``tests/test_graphsample.py``). On CUDA the two paths
+consume the generator differently: a seed gives other (equally exact) samples there.
 """
 
 from __future__ import annotations
 
 import contextlib
+import weakref
 from dataclasses import dataclass
 
 import torch
@@ -50,17 +54,23 @@ def available(lm, strategy: Strategy) -> bool:
     return sync_free(strategy) and unsupported(lm) is None
 
 
+#: One sampler per model, for as long as the model lives: kept here, not on the model, so that
+#: copying or pickling a model (the distortion chapter deep-copies one) never meets a graph.
+_KEPT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def sampler(lm, strategy: Strategy, context: list[int], max_tokens: int, dtype: torch.dtype) -> "GraphSampler":
-    """``lm``'s :class:`GraphSampler` for these settings, kept on the model while its weights
-    stay as they are: the copy of the weights in ``dtype`` and the captured graph of a full
-    batch serve the next call with the same settings (one sampler is kept per model)."""
-    versions = tuple(map(_version, _parameters(lm)))  # an optimiser step bumps them
-    key = (strategy, tuple(context), max_tokens, dtype, versions)
-    kept = lm.__dict__.get("_graph_sampler")
+    """``lm``'s :class:`GraphSampler` for these settings, kept while its weights stay as they
+    are: the copy of the weights in ``dtype`` and the captured graph of a full batch serve the
+    next call with the same settings (one sampler is kept per model)."""
+    # an optimiser step bumps a version; a new tensor or device moves a data pointer
+    weights = tuple((_version(p), p.data_ptr(), str(p.device)) for p in _parameters(lm))
+    key = (strategy, tuple(context), max_tokens, dtype, USE_GRAPHS, weights)
+    kept = _KEPT.get(lm)
     if kept is None or kept[0] != key:
         body = kept[1].decoder.body if kept is not None and kept[0][3:] == key[3:] else None
         kept = (key, GraphSampler(lm, strategy, context, max_tokens, dtype, body=body))
-        lm.__dict__["_graph_sampler"] = kept
+        _KEPT[lm] = kept
     return kept[1]
 
 
@@ -125,14 +135,16 @@ class GraphSampler:
                  dtype: torch.dtype = torch.float32, graphs: bool | None = None, body=None):
         if not sync_free(strategy):
             raise ValueError(f"{strategy.kind} sampling has no graph path")
-        self.lm, self.strategy, self.context, self.max_tokens = lm, strategy, list(context), max_tokens
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+        self.strategy, self.context, self.max_tokens = strategy, list(context), max_tokens
         self.device = lm.device
         self.graphs = USE_GRAPHS and self.device.type == "cuda" if graphs is None else graphs
         if self.graphs and self.device.type != "cuda":
             raise ValueError("CUDA graphs need a CUDA device")
         self.decoder = Decoder(lm, dtype, len(context) + max_tokens, body=body)
         self.eos = lm.eos_id
-        self.sizes: list[int] = []  # the batch sizes run, a smaller one after each compaction
+        self.sizes: list[int] = []  # the last batch's sizes: the full one, a smaller one per compaction
         self._full: dict[int, tuple] = {}  # B -> (state, uniforms, record, graph) of a full batch
 
     # --- one step ---------------------------------------------------------------------------
@@ -183,6 +195,7 @@ class GraphSampler:
         """``B`` samples: tokens [B, steps] (EOS after the end), log-probabilities under the
         model and under the sampling distribution [B] (float64), ended flags [B]; on the CPU,
         as :meth:`LanguageModel._sample_batch` returns them."""
+        self.sizes = []
         with _nondeterministic_writes(self.device):
             s, u, out, graph = self._fresh(B)
             u.copy_(torch.rand(u.shape, generator=gen, dtype=torch.float64, device=self.device))

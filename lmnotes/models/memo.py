@@ -25,14 +25,15 @@ from typing import Sequence
 from lmnotes.core import cache as lmcache
 from lmnotes.core import codeversion, io
 from lmnotes.core.progress import duration, note
-from lmnotes.models.base import LanguageModel, Samples, Scores
+from lmnotes.models.base import LanguageModel, Samples, Scores, cuda_precision
 from lmnotes.models.sampling import Strategy
 
 #: The modules whose edits change scores; samples also depend on the decoders (SAMPLING).
 #: A study that caches its own computation on a model adds its modules (:func:`register`).
 CODE = ("lmnotes.models.base", "lmnotes.models.hf", "lmnotes.models.neural", "lmnotes.models.kvcache",
         "lmnotes.core.numerics")
-SAMPLING = ("lmnotes.models.beam", "lmnotes.models.sampling")
+SAMPLING = ("lmnotes.models.beam", "lmnotes.models.sampling", "lmnotes.models.graphsample",
+            "lmnotes.models.static")
 
 
 def code_version(extra: tuple[str, ...] = ()) -> str:
@@ -58,7 +59,9 @@ def cached(kind: str, lm: LanguageModel, call: list, compute, what: str = ""):
     ``what`` tells the console what is being computed when it is not found there."""
     if lm.cache_key is None:
         return compute()
-    key = io.digest(kind, lm.cache_key, lm.device.type, call, lmcache.KINDS[kind]())
+    # on CUDA the precision settings decide the numbers too (lmnotes.models.base.cuda_precision)
+    device = lm.device.type if lm.device.type != "cuda" else [lm.device.type, cuda_precision()]
+    key = io.digest(kind, lm.cache_key, device, call, lmcache.KINDS[kind]())
 
     def build(folder: Path):
         t0 = time.perf_counter()

@@ -15,8 +15,8 @@ builds masks and positions on the host in ways that change between its releases 
 accelerator machine runs another version than this one). The step below calls the models' own
 modules (embeddings, layer norms, projections, MLPs) and writes only what joins them: the
 attention over the static cache and, for Llama, the rotary embedding (Su et al. 2021, Eq. 34,
-in transformers' rotate-half form). ``tests/test_static.py`` checks it against transformers'
-forward.
+in transformers' rotate-half form). ``tests/test_graphsample.py`` checks it against
+transformers' forward.
 """
 
 from __future__ import annotations
@@ -190,7 +190,8 @@ def _causal_lm(lm):
 class Decoder:
     """A model's static step and output layer at one dtype: the layers in ``dtype`` (a copy
     of the weights when it differs from the model's), the output layer in float32 so that the
-    logits the draw reads keep their precision."""
+    logits the draw reads keep their precision. (For a model loaded in bfloat16 the output
+    layer then runs in float32 here and in bfloat16 when it scores; no chapter loads one.)"""
 
     def __init__(self, lm, dtype: torch.dtype, capacity: int, body=None):
         why = unsupported(lm)
