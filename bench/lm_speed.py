@@ -23,24 +23,7 @@ import torch
 
 from lmnotes.text import corpus
 from lmnotes import models
-
-
-def matmul_peak(device, n=3072, reps=20, dtype=torch.float32) -> float:
-    """Best fp32 FLOP/s of an n x n matmul over ``reps`` tries (2 n^3 FLOPs each)."""
-    a = torch.randn(n, n, device=device, dtype=dtype)
-    b = torch.randn(n, n, device=device, dtype=dtype)
-    for _ in range(2):
-        a @ b
-    best = float("inf")
-    for _ in range(reps):
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        t = time.perf_counter()
-        a @ b
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        best = min(best, time.perf_counter() - t)
-    return 2 * n**3 / best
+from score_speed import matmul_params, matmul_peak  # bench/, beside this script
 
 
 def hf_model(lm):
@@ -52,17 +35,6 @@ def hf_model(lm):
         return lm.net.lm
     raise SystemExit(f"{lm.name} has no transformers model to compare with; use a pretrained model "
                      f"or a wiki/transformer-* model")
-
-
-def matmul_params(hf) -> int:
-    """Parameters that take part in a matmul per token: all but the input embedding lookup
-    and the learned positions, plus the output head (counted again when it is tied to the
-    embedding)."""
-    emb = hf.get_input_embeddings().weight
-    head = hf.get_output_embeddings().weight
-    positions = getattr(getattr(hf, "transformer", None), "wpe", None)
-    total = sum(p.numel() for p in hf.parameters()) - (positions.weight.numel() if positions is not None else 0)
-    return total - emb.numel() + head.numel()
 
 
 def timed(fn, reps=1):
