@@ -28,7 +28,8 @@
 #   trigram and an interpolated Kneser–Ney trigram (counts), an LSTM, and Transformer decoders
 #   (GPT-2 architecture) over three segmentations: byte-level BPE, words (closed vocabulary
 #   with `<unk>`) and bytes. Their sizes are the `cpu` profile's, minutes of training on two
-#   CPU cores, in float32 so that every machine trains the same weights; the `gpu` profile
+#   CPU cores, in float32 with pinned kernels, so that a re-run on one machine trains the same
+#   weights (CPUs of another make can differ in the last digits: see the README); the `gpu` profile
 #   trains larger ones. The segmentation chapter adds BPE at other vocabulary sizes (and
 #   characters in the `gpu` profile).
 #

@@ -975,9 +975,10 @@ for name, lengths in [*((s, sets[tf, s].lengths) for s in strategies),
     print(f"{name:10} {np.mean(lengths < median):6.1%} shorter")
 
 # %% [markdown]
-# The ancestral and the nucleus sets hold about as many documents shorter than the test
-# split's median as the test split itself (a little under half there: documents of exactly
-# the median length do not count); both beam sets hold clearly more.
+# The ancestral and the nucleus sets hold roughly as many documents shorter than the test
+# split's median as the test split itself (a few points either way of its share, a little
+# under half: documents of exactly the median length do not count); both beam sets hold
+# clearly more.
 # Beam sampling keeps the finished hypothesis with the best log-probability per token, and
 # hypotheses that end early tend to win.
 #
@@ -1007,8 +1008,9 @@ for name, text_set in [*((s, sets[tf, s]) for s in strategies),
 # %% [markdown]
 # On the head alone the exponents of the ancestral, nucleus and beam sets are larger than on
 # all the ranks, while beam-k2's and the test split's are smaller: on the head every one of
-# the Transformer's sets falls off faster than the test split. The order changes too
-# (ancestral and nucleus swap), and beam-k2, with its few types, stays by far the
+# the Transformer's sets falls off faster than the test split. The gaps between the sets
+# change too (ancestral and nucleus lie close on the head, so their order there rests on
+# small differences), and beam-k2, with its few types, stays by far the
 # steepest. An exponent fitted on one range of ranks does not stand for another, which is
 # why the source fixes the range.
 #

@@ -495,8 +495,9 @@ tables.show(strides.set_index(["model", "stride"]),
 # with $C_i$ the tokens that continue the string. It is unbiased in probability, but
 # myopic: it prefers `per` to `perplexity` because `per` is the likelier *token*, though a
 # model trained on canonical segmentations gives almost nothing to what follows. It then
-# rarely draws $s^*$, which holds most of $p(x)$, and its estimates fall far *below*
-# $p(s^*)$, a lower bound of the quantity estimated (the tables show it). This chapter's
+# rarely draws $s^*$, which often holds most of $p(x)$, and its estimates scatter widely,
+# often *below* $p(s^*)$, a lower bound of the quantity estimated (the tables count how
+# often). This chapter's
 # estimator changes two things. Its proposal is *guided*: wherever the walk stands on a
 # boundary of $s^*$ it takes the canonical token $c$ with probability $a$, and otherwise
 # mixes the restricted model with a uniform draw over $C_i$ (a defensive mixture,

@@ -825,8 +825,8 @@ glue_all(BS.psis_values(psis_rows))
 
 # %% [markdown]
 # Where both groups exist, the flagged sentences have the larger root-mean-square error in
-# {glue:text}`n_psis_sep` of {glue:text}`n_psis_both` cases; the exceptions are proposals
-# near the posterior that flag a handful of sentences ({glue:md}`psis_exceptions`). Where
+# {glue:text}`n_psis_sep` of {glue:text}`n_psis_both` cases; any exception is a proposal
+# near the posterior that flags a handful of sentences ({glue:md}`psis_exceptions`). Where
 # many sentences are flagged, $\hat k$ points at the estimates to distrust, without the
 # truth (no test of the difference is made).
 #

@@ -321,7 +321,7 @@ tables.show(fig1, "Underestimation on the test sequences (95 % intervals)",
 # mean error per bin of $\log p_L$, equal-width bins with more than 10 sequences (solid) and
 # equal-count bins (dotted), with 95 % bootstrap bands; the thin dashed lines are each
 # learner's length law $(k/h) \log p_L$, two numbers fitted to the whole test set. A lone dip
-# in an equal-width bin can be a single sequence (see below the figure).
+# in an equal-width bin can be a single sequence (below the figure: whether one stands out).
 # ```
 #
 # {glue:md}`outlier`
@@ -501,9 +501,9 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # nats and the test sequences' {glue:text}`test_final` (which is −KL, below zero by
 # Gibbs' inequality whatever M learns). After the second epoch they were still close
 # ({glue:text}`m2_train` and {glue:text}`m2_test`); then the learner fits its training
-# sequences, down to the rarest stratum ({glue:text}`rarest_train` nats): the training
-# strata cross, with a gap of {glue:text}`gap_train_last` between the most probable and
-# the rarest.
+# sequences, down to the rarest stratum ({glue:text}`rarest_train` nats):
+# {glue:text}`train_strata`, with a gap of {glue:text}`gap_train_last` between the most
+# probable and the rarest.
 # On test sequences that gap shrinks, from {glue:text}`gap_test_first` after the first
 # epoch to {glue:text}`gap_test_mid` after epoch {glue:text}`mid` and
 # {glue:text}`gap_test_last` at the end, but it does not close, and it exceeds the
@@ -513,8 +513,7 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # one's is {glue:text}`gap_beyond` nats, the part of the gap that is a finding. The paper's GPT2-medium fitted its training set
 # around epoch 5, and its test strata kept "a relatively consistent distance"; ours keep
 # apart, at a narrowing distance. Two differences from the paper limit what this can show.
-# The paper's training strata *converge* on one another; ours cross, the rarest training
-# sequences ending up overestimated, so "the training strata close" is not what we see.
+# The paper's training strata *converge* on one another; {glue:text}`train_strata_paper`.
 # And the paper stops where the validation loss is least (its shaded area), after the
 # training set is fitted; for {glue:text}`best_last` learners the best validation epoch is
 # the last one: our learners never reach that point, and claims 4 and 5 are tested on
@@ -847,7 +846,8 @@ if distill:
 law_tab, shown_law = LN.law_table(settings, n_bins, seed=seed)
 tail = dict(zip(law_tab["setting"], law_tab["tail beyond length"]))
 bend = dict(zip(law_tab["setting"], law_tab["slope change"]))
-glue_all(LN.law_facts(law_tab, learners, main, linear_margin, low_name))
+glue_all(LN.law_facts(law_tab, learners, main, linear_margin, low_name,
+                      E.stands_out(low_name, low_i, err, kl)))
 reg_all = LN.regression(err, test, learners, seed=seed)
 s_coef = LN.coefficients(reg_all, "per-token surprisal s̄")
 n_coef = LN.coefficients(reg_all, "length n")
@@ -874,15 +874,16 @@ tables.show(quart, "The deficit per token k within each length quartile "
 # temperatures and the distilled learner, the law in its length form, −k·n̄ for a bin of
 # mean length n̄, meets the end bins within {glue:text}`law_worst` nats at worst. What it
 # leaves in the tail: the main learner's rarest bin, against its most probable, is
-# {glue:text}`tail_main` nats off the law (negative: underestimated beyond its length),
+# {glue:text}`tail_main` nats off the law (negative: underestimated beyond its length;
+# positive: less than its length predicts),
 # and {glue:text}`n_tail_below` learners show such a tail beyond their intervals
 # ({glue:text}`n_set_tail` of the {glue:text}`n_settings` settings); {glue:md}`outlier_law`.
 # The
 # regression asks the same at equal length with every sequence at once: each extra nat of
 # per-token surprisal changes the error by {glue:text}`reg_s_all` nats, and each extra
 # token at equal surprisal the main learner's by {glue:text}`reg_n`. Claim 2's "beyond
-# length" counts both tests. The per-token deficit changes little from
-# the shortest length quartile to the longest.
+# length" counts both tests. The per-token deficit changes far less than the error itself
+# from the shortest length quartile to the longest.
 #
 # The main learner's slope changes by {glue:text}`bend_main` of itself across the central
 # range of $\log p_L$, and {glue:text}`n_set_bent` settings bend beyond `linear_margin` by

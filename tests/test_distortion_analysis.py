@@ -382,3 +382,25 @@ def test_a_pretrained_language_whose_samples_rarely_end_is_skipped_with_the_reas
     assert PR.draw(Lang(19), 10, 5, 10).startswith("only 19 of 25")
     train, valid, test = PR.draw(Lang(20), 10, 5, 10)
     assert (len(train), len(valid), len(test)) == (10, 5, 5) and test.ids[0] == [15]
+
+
+def test_the_training_strata_end_as_their_interval_says():
+    """'cross' only when the last gap is resolved below 0, 'stay apart' above, 'meet' else;
+    the chapter's sentence follows (AMD and Intel CPUs gave one each in the book)."""
+    assert TR.strata_end(Estimate(-2.8, -5.0, -0.66)) == "cross"
+    assert TR.strata_end(Estimate(0.14, -1.9, 2.4)) == "meet"
+    assert TR.strata_end(Estimate(1.0, 0.2, 1.8)) == "stay apart"
+
+
+def test_a_sequence_stands_out_only_far_beyond_its_mean_deficit():
+    """The outlier sentence and the length law's clause say 'derails' only for an error at
+    least OUTLIER_TIMES the learner's mean deficit."""
+    test = sample_set([54, 100], [-212.0, -405.0])
+    kl = {"lstm": Estimate(18.5, 18.0, 19.0)}
+    far = {"lstm": np.array([-2163.0, -30.0])}
+    near = {"lstm": np.array([-10.0, -85.3])}
+    name, i = E.worst_error(["lstm"], far)
+    assert E.stands_out(name, i, far, kl) and E.outlier_text(name, i, far, test, kl).startswith("One sequence stands out")
+    name, i = E.worst_error(["lstm"], near)
+    assert i == 1 and not E.stands_out(name, i, near, kl)
+    assert E.outlier_text(name, i, near, test, kl).startswith("No sequence stands out")

@@ -111,7 +111,7 @@ def test_the_measured_texts_report_the_counts():
     assert m["1"].startswith("1 of the 1 pairs without a character-level model are ordered alike by both, "
                              "0 reversed, 0 tied in one; 2 pairs with byte not testable")
     assert m["2"].startswith("of 2 pairs similar in top-1 (margin 20.0% of their mean), 1 differ in T1, 0 are")
-    assert m["3"].startswith("of 1 pairs similar in T1")
+    assert m["3"].startswith("of 1 pair similar in T1")
     assert m["4"].startswith("of 3 pairs of open-vocabulary models, the lower perplexity has the lower T1 in "
                              "1 and the higher T1 in 2 (0 tied in one); the pairs with a closed vocabulary "
                              "(no member)")

@@ -16,6 +16,7 @@ import pandas as pd
 
 from lmnotes.report import claims as lmclaims
 from lmnotes.studies.distortion.resample import bin_estimate, ci, negated, num, scaled
+from lmnotes.studies.distortion.training import strata_end
 
 #: The keys of ``results`` and what each holds (an "estimate" has value, low and high).
 RESULTS = {
@@ -142,7 +143,7 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
     claim("Training error converges to ≈ 0 in every stratum",
           [within(e, q.near_zero_nats) for e in near],
           f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
-          f"between strata {ci(gaps['train', last])} (the strata cross); best "
+          f"between strata {ci(gaps['train', last])} (the strata {strata_end(gaps['train', last])}); best "
           f"validation epoch = last for {r.n_best_last} of {r.n_models} learners")
     claim("Test strata gaps persist while the training strata close",
           [below(r.gap_beyond), above(r.apart),

@@ -106,6 +106,12 @@ def worst_sequence(models: dict, logp_m: dict, test) -> str:
     worst_model = max(logp_m, key=lambda k: mean_pp(logp_m[k], n))
     worst = int(np.argmax(-logp_m[worst_model] / n))
     w_tok = models[worst_model].score_ids([test.ids[worst]])[0]
+    if not (w_tok < -20).any():
+        return (f"The mean of per-sequence perplexities is fragile where a model derails; "
+                f"none does here: {worst_model}'s worst sequence, of {n[worst]} tokens (EOS "
+                f"included), gets {num(logp_m[worst_model][worst] / n[worst])} nats per token, "
+                f"against {num(test.logp[worst] / n[worst])} under L, and none of its tokens "
+                "less than −20 nats.")
     return (f"The mean of per-sequence perplexities is fragile: "
             f"{worst_model}'s is dominated by one sequence of {n[worst]} tokens "
             f"(EOS included) to which it gives "

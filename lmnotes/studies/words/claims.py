@@ -143,9 +143,10 @@ def separated(claim: str, pairs: pd.DataFrame, same: str, other: str, margin: fl
     ev = lmclaims.Evidence.of(cases)
     n_sim = int((pairs[f"{same} alike"] == True).sum())  # noqa: E712
     return lmclaims.row(claim, ev, (
-        f"of {n_sim} pairs similar in {same} (margin {margin:.1%} of their "
-        f"mean), {ev.n_for} differ in {other}, {ev.n_against} are similar "
-        f"in it; {ev.n_unresolved} pairs open (undecided in one measure)"))
+        f"of {n_sim} pair{'' if n_sim == 1 else 's'} similar in {same} (margin {margin:.1%} of "
+        f"their mean), {ev.n_for} differ in {other}, {ev.n_against} "
+        f"{'is' if ev.n_against == 1 else 'are'} similar in it; {ev.n_unresolved} "
+        f"pair{'' if ev.n_unresolved == 1 else 's'} open (undecided in one measure)"))
 
 
 def perplexity(results: Results) -> dict:

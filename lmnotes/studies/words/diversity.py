@@ -103,8 +103,8 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
                   if kept and len(kinds) > 1 else
                   "No difference is resolved at both budgets" if len(kinds) > 1
                   else "The family was compared at one budget only")
-        + (f"; {names(sorted(gone))}'s, resolved at one budget only, cannot be "
-           "credited to segmentation" if gone else "")
+        + (f"; the differences of {names(sorted(gone))}, resolved at one budget only, "
+           "cannot be credited to segmentation" if gone else "")
         + ". Two cautions: a member whose hits all fall in the most frequent "
         "bin has a ratio over that bin's few types only (its interval is then "
         "narrow for want of types, not for precision), and "
