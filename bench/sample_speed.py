@@ -157,8 +157,9 @@ def sample_rate(lm, B: int, T: int, device, graphs: bool, reps: int) -> tuple[fl
 
 @torch.inference_mode()
 def step_times(lm, B: int, T: int, n: int = 50) -> tuple[float, float]:
-    """Seconds per step of the graph sampler's step: replayed as a captured graph, and launched
-    kernel by kernel (the launch overhead that the graph removes)."""
+    """Seconds per step of the graph sampler's last step (attention over the whole cache):
+    replayed as a captured graph, and launched kernel by kernel (the launch overhead that the
+    graph removes)."""
     fast = graphsample.sampler(lm, Strategy("ancestral"), [lm.bos_id], T,
                                base.CUDA_LAYER_DTYPE or lm._weights_dtype())
     with graphsample._nondeterministic_writes(lm.device):
@@ -166,9 +167,11 @@ def step_times(lm, B: int, T: int, n: int = 50) -> tuple[float, float]:
 
 
 def _step_times(fast, lm, B: int, n: int) -> tuple[float, float]:
-    s, u, out, graph = fast._fresh(B)
+    """The step of the last bucket: attention over the whole cache."""
+    s, u, out, graphs = fast._fresh(B)
+    length = fast._length[-1]
     out_times = []
-    for step in (graph.replay if graph is not None else None, lambda: fast._step(s, u, out)):
+    for step in (graphs[length].replay if graphs is not None else None, lambda: fast._step(s, u, out, length)):
         if step is None:
             out_times.append(float("nan"))
             continue
@@ -194,12 +197,16 @@ def main(argv=None):
                     help="also generate with a static cache and torch.compile (CUDA), at these batches (all if none)")
     ap.add_argument("--layers", default="model", choices=["model", "bfloat16"],
                     help="the sampler's layers on CUDA: the model's dtype, or a bfloat16 copy")
+    ap.add_argument("--compile-step", action="store_true",
+                    help="an experiment (CUDA): fuse the graph sampler's step with torch.compile before capturing it")
     ap.add_argument("--reps", type=int, default=2, help="timed calls of each, the best kept")
     ap.add_argument("--json", help="write the rows to this file")
     args = ap.parse_args(argv)
     device = base.resolve_device(args.device)
     cuda = device.type == "cuda"
     base.CUDA_LAYER_DTYPE = torch.bfloat16 if args.layers == "bfloat16" else None
+    if args.compile_step:  # not the chapters' path: Inductor fuses the step's small kernels, then it is captured
+        graphsample.GraphSampler._step = torch.compile(graphsample.GraphSampler._step, dynamic=False)
     card = torch.cuda.get_device_name(0) if cuda else platform.processor() or "cpu"
     import transformers
 
@@ -217,7 +224,8 @@ def main(argv=None):
             nets["bfloat16"] = copy.deepcopy(net).to(torch.bfloat16)
         T = args.max_tokens
         for B in args.batch:
-            row = {"model": lm.name, "batch": B, "max_tokens": T, "device": card, "layers": args.layers}
+            row = {"model": lm.name, "batch": B, "max_tokens": T, "device": card, "layers": args.layers,
+                   "compiled_step": args.compile_step}
             try:
                 ours, row["sample_first_call_s"], s = sample_rate(lm, B, T, device, True, args.reps)
             except Exception:  # noqa: BLE001 - report why, then time the same steps without graphs

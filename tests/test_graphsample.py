@@ -248,3 +248,34 @@ def _on_cuda(lm):
     lm.hf.to("cuda")
     lm.device = torch.device("cuda")
     return lm
+
+
+def test_a_step_attends_over_a_bucket_that_covers_its_position():
+    """Buckets of 16 positions up to 256, then of an eighth of the power of two below: never
+    short of the positions a step needs, never past the cache, at most an eighth (or 15) more."""
+    assert [graphsample.bucket(n, 1000) for n in (1, 16, 17, 129, 256, 257, 300, 513)] == \
+        [16, 16, 32, 144, 256, 288, 320, 576]
+    for n in range(1, 2000):
+        b = graphsample.bucket(n, 1500)
+        assert n <= b <= 1500 or n > 1500 and b == 1500
+        assert b - n <= max(15, n / 8) or b == 1500
+    sampler = GraphSampler(gpt2(), Strategy("ancestral"), [1, 5], 40)
+    assert sampler._length[1:] == [graphsample.bucket(2 + t, 42) for t in range(1, 40)]
+    assert sorted(set(sampler._length[1:])) == [16, 32, 42]
+
+
+@pytest.mark.parametrize("arch", MODELS)
+@torch.inference_mode()
+def test_a_step_reads_the_cache_only_up_to_its_length(arch):
+    """With ``length`` set, positions past it are never read (NaN there changes nothing), and
+    the logits are those of attention over the whole cache."""
+    lm = MODELS[arch]()
+    ids = torch.randint(2, lm.vocab_size, (3, 6), generator=torch.Generator().manual_seed(1))
+    dec = Decoder(lm, torch.float32, capacity=40)
+    kv = dec.new_kv(3)
+    dec.logits(ids[:, :5], 0, kv)
+    full = dec.logits(ids[:, 5:], torch.tensor([5]), kv)
+    kv.k[:, :, :, 16:] = kv.v[:, :, :, 16:] = float("nan")
+    kv.length = 16
+    short = dec.logits(ids[:, 5:], torch.tensor([5]), kv)
+    assert torch.isfinite(short).all() and torch.allclose(short, full, atol=1e-6)

@@ -69,3 +69,29 @@ def test_importance_samples_are_cached_with_the_marginal_code(tmp_cache, monkeyp
     assert len(calls) == 2 and len([p for p in (tmp_cache / "draws").glob("*--*") if p.is_dir()]) == 2
     # the entries' version covers the marginal's module, which scores and samples do not depend on
     assert cache.KINDS["draws"]() != cache.KINDS["scores"]()
+
+
+def test_the_cuda_sampler_keys_only_what_is_sampled_on_cuda(monkeypatch):
+    """An edit to the sampler that runs on CUDA alone (graphsample, static) leaves the CPU's
+    samples where they are and gives new keys to those made on CUDA."""
+    import torch
+
+    from lmnotes.core import codeversion
+
+    seen = []
+    monkeypatch.setattr(cache, "fetch", lambda kind, name, key, build, read: seen.append(key))
+    lm, real = Counting(), codeversion.source_digest
+
+    def keys(edited: bool) -> dict:
+        monkeypatch.setattr(codeversion, "source_digest",
+                            lambda m: real(m) + ("x" if edited and m in memo.CUDA_SAMPLING else ""))
+        out = {}
+        for device in ("cpu", "cuda"):
+            lm.device = torch.device(device)
+            memo.sample(lm, 2, max_tokens=3)
+            out[device] = seen[-1]
+        return out
+
+    before, after = keys(False), keys(True)
+    assert before["cpu"] == after["cpu"] and before["cuda"] != after["cuda"]
+    assert memo._ON_CUDA["samples"] == memo._ON_CUDA["draws"] == memo.CUDA_SAMPLING

@@ -14,9 +14,17 @@ ended. Here a step is one graph launch:
    the same stream of numbers the step-by-step path draws while no row has ended);
 3. the token, its log-probabilities and the ended flags are written on the device.
 
+A step's attention reads the cache only up to a length fixed at its capture
+(:attr:`lmnotes.models.static.StaticKV.length`), so each batch has one graph per bucket of
+positions (:func:`bucket`: multiples of 16, or of an eighth of a power of two beyond 256) and
+the host, which knows which step comes next, replays the graph of its bucket. On an H100 the
+attention over the whole cache was 40 % of a step's GPU time at batch 256 and 58 % at 1,024
+(``bench/step_profile.py``); the buckets make a step read at most an eighth more than the
+filled part.
+
 The host looks at the ended flags only every ``CHECK_EVERY`` steps, to stop when every row
 has ended. Rows that have ended keep being computed (fixed shapes); when at most a quarter of
-the rows are live at a check, the live ones move to a smaller batch and its graph is captured
+the rows are live at a check, the live ones move to a smaller batch and its graphs are captured
 (the step-by-step path drops ended rows as soon as a quarter have ended: a graph's capture
 costs more than a step, so this path waits longer).
 
@@ -41,6 +49,16 @@ from lmnotes.models.static import Decoder, StaticKV, unsupported
 CHECK_EVERY = 8
 #: Capture steps as CUDA graphs on CUDA (False: the same steps launched one kernel at a time).
 USE_GRAPHS = True
+#: The narrowest bucket of cache positions a step attends over (:func:`bucket`).
+MIN_BUCKET = 16
+
+
+def bucket(n: int, capacity: int) -> int:
+    """The cache length a step whose token needs the first ``n`` positions attends over: ``n``
+    rounded up to a multiple of 16, or of an eighth of the power of two below it when that is
+    larger (at most an eighth more than ``n``), and at most ``capacity``."""
+    width = max(MIN_BUCKET, 1 << max(0, (n - 1).bit_length() - 4))
+    return min(capacity, -(-n // width) * width)
 
 
 def sync_free(strategy: Strategy) -> bool:
@@ -145,7 +163,10 @@ class GraphSampler:
         self.decoder = Decoder(lm, dtype, len(context) + max_tokens, body=body)
         self.eos = lm.eos_id
         self.sizes: list[int] = []  # the last batch's sizes: the full one, a smaller one per compaction
-        self._full: dict[int, tuple] = {}  # B -> (state, uniforms, record, graph) of a full batch
+        self._full: dict[int, tuple] = {}  # B -> (state, uniforms, record, graphs) of a full batch
+        C, cap = len(self.context), self.decoder.capacity
+        # step t (1 <= t < max_tokens) feeds the token at position C + t - 1: it reads C + t positions
+        self._length = [0] + [bucket(C + t, cap) for t in range(1, max_tokens)]
 
     # --- one step ---------------------------------------------------------------------------
     def _record(self, logits: torch.Tensor, s: _State, u: torch.Tensor, out: dict) -> None:
@@ -163,32 +184,40 @@ class GraphSampler:
         s.live.copy_(live & (tok != self.eos))
         s.tok.copy_(tok[:, None])
 
-    def _step(self, s: _State, u: torch.Tensor, out: dict) -> None:
-        """Feed ``s.tok`` at ``s.pos``, draw the next token, advance."""
+    def _step(self, s: _State, u: torch.Tensor, out: dict, length: int) -> None:
+        """Feed ``s.tok`` at ``s.pos`` (attending over the first ``length`` positions, which
+        must cover it), draw the next token, advance."""
+        s.kv.length = length
         logits = self.decoder.logits(s.tok, s.pos, s.kv)
         s.step.add_(1)
         self._record(logits, s, u, out)
         s.pos.add_(1)
 
-    def _capture(self, s: _State, u: torch.Tensor, out: dict):
-        """A CUDA graph of :meth:`_step` on ``s``. Capturing runs the step on a side stream
-        first (CUDA's rule for graph capture); what that writes is restored afterwards."""
+    def _capture(self, s: _State, u: torch.Tensor, out: dict, first: int = 1) -> dict:
+        """CUDA graphs of :meth:`_step` on ``s``, one per cache length that the steps from
+        ``first`` on attend over. Capturing runs a step on a side stream first (CUDA's rule
+        for graph capture); what that writes is restored afterwards. The graphs share one
+        memory pool: they are replayed one at a time, and what a step keeps is written into
+        tensors made before the capture."""
         saved = {k: v.clone() for k, v in out.items()}
         small = [t.clone() for t in s.small()]
-        stream = torch.cuda.Stream(device=self.device)
-        stream.wait_stream(torch.cuda.current_stream(self.device))
-        with torch.cuda.stream(stream):
-            self._step(s, u, out)
-        torch.cuda.current_stream(self.device).wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            self._step(s, u, out)
-        for k, v in saved.items():
-            out[k].copy_(v)
-        for t, v in zip(s.small(), small):
-            t.copy_(v)
+        graphs, pool = {}, torch.cuda.graph_pool_handle()
+        for length in sorted(set(self._length[first:])):
+            stream = torch.cuda.Stream(device=self.device)
+            stream.wait_stream(torch.cuda.current_stream(self.device))
+            with torch.cuda.stream(stream):
+                self._step(s, u, out, length)
+            torch.cuda.current_stream(self.device).wait_stream(stream)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, pool=pool):
+                self._step(s, u, out, length)
+            graphs[length] = graph
+            for k, v in saved.items():
+                out[k].copy_(v)
+            for t, v in zip(s.small(), small):
+                t.copy_(v)
         # the cache rows written at later positions are overwritten before they are attended
-        return graph
+        return graphs
 
     # --- a batch ------------------------------------------------------------------------------
     def batch(self, B: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -197,18 +226,18 @@ class GraphSampler:
         as :meth:`LanguageModel._sample_batch` returns them."""
         self.sizes = []
         with _nondeterministic_writes(self.device):
-            s, u, out, graph = self._fresh(B)
+            s, u, out, graphs = self._fresh(B)
             u.copy_(torch.rand(u.shape, generator=gen, dtype=torch.float64, device=self.device))
-            done = self._run(s, u, out, graph)
+            done = self._run(s, u, out, graphs)
         # copies: the buffers serve the next batch (on the CPU .cpu() would return them)
         tokens = out["tokens"][:done].T.to("cpu", copy=True)
         lp = [out[k].to("cpu", copy=True) for k in ("lp_model", "lp_samp")]
         return tokens, lp[0], lp[1], (tokens == self.eos).any(1)
 
     def _fresh(self, B: int):
-        """The buffers of a full batch of ``B`` rows, set to their start, and its graph: made
-        and captured at the first batch of this size, reset at the next (the graph reads the
-        same tensors, so they are refilled in place)."""
+        """The buffers of a full batch of ``B`` rows, set to their start, and its graphs (None
+        without graphs): made and captured at the first batch of this size, reset at the next
+        (the graphs read the same tensors, so they are refilled in place)."""
         dev, T, C = self.device, self.max_tokens, len(self.context)
         if B not in self._full:
             s = _State(kv=self.decoder.new_kv(B), rows=torch.arange(B, device=dev),
@@ -223,18 +252,18 @@ class GraphSampler:
                    "lp_model": torch.zeros(B, dtype=torch.float64, device=dev),
                    "lp_samp": torch.zeros(B, dtype=torch.float64, device=dev)}
             s.pos.fill_(C)
-            graph = self._capture(s, u, out) if self.graphs and T > 1 else None
-            self._full = {B: (s, u, out, graph)}  # one size kept: each holds a cache
-        s, u, out, graph = self._full[B]
+            graphs = self._capture(s, u, out) if self.graphs and T > 1 else None
+            self._full = {B: (s, u, out, graphs)}  # one size kept: each holds a cache
+        s, u, out, graphs = self._full[B]
         s.pos.fill_(C)  # where step 1 feeds the first token drawn
         s.step.zero_()
         s.live.fill_(True)
         for t in (s.lp_model, s.lp_samp, out["lp_model"], out["lp_samp"]):
             t.zero_()
         out["tokens"].fill_(self.eos)
-        return s, u, out, graph
+        return s, u, out, graphs
 
-    def _run(self, s: _State, u: torch.Tensor, out: dict, graph) -> int:
+    def _run(self, s: _State, u: torch.Tensor, out: dict, graphs: dict | None) -> int:
         """Steps until every row has ended or ``max_tokens`` are drawn; their number."""
         T = self.max_tokens
         ctx = torch.tensor([self.context] * len(s.rows), device=self.device)
@@ -243,8 +272,9 @@ class GraphSampler:
         done = 1
         while done < T:
             n = min(CHECK_EVERY, T - done)
-            for _ in range(n):
-                graph.replay() if graph is not None else self._step(s, u, out)
+            for t in range(done, done + n):
+                length = self._length[t]
+                graphs[length].replay() if graphs is not None else self._step(s, u, out, length)
             done += n
             if done >= T:
                 break
@@ -256,7 +286,7 @@ class GraphSampler:
                 keep = s.live.nonzero()[:, 0]
                 s = _State(kv=s.kv.select(keep), rows=s.rows[keep], tok=s.tok[keep], pos=s.pos, step=s.step,
                            live=s.live[keep], lp_model=s.lp_model[keep], lp_samp=s.lp_samp[keep])
-                graph = self._capture(s, u, out) if graph is not None else None
+                graphs = self._capture(s, u, out, first=done) if graphs is not None else None
                 self.sizes.append(len(s.rows))
         self._settle(s, out)
         return done

@@ -32,8 +32,12 @@ from lmnotes.models.sampling import Strategy
 #: A study that caches its own computation on a model adds its modules (:func:`register`).
 CODE = ("lmnotes.models.base", "lmnotes.models.hf", "lmnotes.models.neural", "lmnotes.models.kvcache",
         "lmnotes.core.numerics")
-SAMPLING = ("lmnotes.models.beam", "lmnotes.models.sampling", "lmnotes.models.graphsample",
-            "lmnotes.models.static")
+SAMPLING = ("lmnotes.models.beam", "lmnotes.models.sampling")
+#: The sampler that runs on CUDA alone (the CPU samples step by step): it keys only what is
+#: sampled on CUDA, so that an edit to it leaves the CPU edition's samples in the cache.
+CUDA_SAMPLING = ("lmnotes.models.graphsample", "lmnotes.models.static")
+#: kind -> the modules that decide it on CUDA besides those of its code version
+_ON_CUDA: dict[str, tuple[str, ...]] = {}
 
 
 def code_version(extra: tuple[str, ...] = ()) -> str:
@@ -43,14 +47,16 @@ def code_version(extra: tuple[str, ...] = ()) -> str:
     return codeversion.version(CODE + extra, torch.__version__, transformers.__version__)
 
 
-def register(kind: str, modules: tuple[str, ...]) -> None:
+def register(kind: str, modules: tuple[str, ...], cuda: tuple[str, ...] = ()) -> None:
     """Declare a kind of cached result computed from a model by the code of ``modules`` (and
-    the scoring code, :data:`CODE`), for :func:`cached`."""
+    the scoring code, :data:`CODE`), and on CUDA also by that of ``cuda``, for :func:`cached`."""
     lmcache.register_kind(kind, lambda: code_version(modules))
+    if cuda:
+        _ON_CUDA[kind] = cuda
 
 
 register("scores", ())
-register("samples", SAMPLING)
+register("samples", SAMPLING, cuda=CUDA_SAMPLING)
 
 
 def cached(kind: str, lm: LanguageModel, call: list, compute, what: str = ""):
@@ -59,8 +65,11 @@ def cached(kind: str, lm: LanguageModel, call: list, compute, what: str = ""):
     ``what`` tells the console what is being computed when it is not found there."""
     if lm.cache_key is None:
         return compute()
-    # on CUDA the precision settings decide the numbers too (lmnotes.models.base.cuda_precision)
-    device = lm.device.type if lm.device.type != "cuda" else [lm.device.type, cuda_precision()]
+    # on CUDA the precision settings decide the numbers too (lmnotes.models.base.cuda_precision),
+    # and the code that runs there alone
+    device = lm.device.type
+    if device == "cuda":
+        device = [device, cuda_precision(), *([codeversion.version(_ON_CUDA[kind])] if kind in _ON_CUDA else [])]
     key = io.digest(kind, lm.cache_key, device, call, lmcache.KINDS[kind]())
 
     def build(folder: Path):

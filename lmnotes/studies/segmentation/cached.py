@@ -12,7 +12,7 @@ from lmnotes.models import memo
 from lmnotes.models.base import LanguageModel
 from lmnotes.studies.segmentation import marginal
 
-memo.register("draws", memo.SAMPLING + ("lmnotes.studies.segmentation.marginal",))
+memo.register("draws", memo.SAMPLING + ("lmnotes.studies.segmentation.marginal",), cuda=memo.CUDA_SAMPLING)
 
 
 def importance_sample(lm: LanguageModel, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
