@@ -55,6 +55,11 @@ bases = claims.summary(found, by="basis")
 tables.show(bases.rename(index=short).T, "What the verdicts rest on, per chapter")
 
 # %% tags=["remove-input"]
+forms = claims.summary(found, by="rule")
+tables.show(forms.rename(index=short).T, "How the verdicts are decided, per chapter: by one of "
+            "the three older rules, or by the form the source's words give the claim")
+
+# %% tags=["remove-input"]
 Markdown(claims.overview(found))
 
 # %% [markdown]
@@ -69,7 +74,13 @@ Markdown(claims.overview(found))
 # instead, and claims that a theorem guarantees in every case by "none against" (no case
 # shows the opposite, and more show the claim than stay open: such claims have cases whose
 # effect is expected to fall below a run's resolution). Each chapter states the rules its
-# table uses under the table. Beside the verdict, its *basis*: measured at this report's scale; by
+# table uses under the table. The chapters are moving to rules that follow the source's
+# words: each claim declares its *form* (it holds in every case, in most, in some case, an
+# effect of a given sign and size, or an exact identity), its cases are shown under the
+# table with the numbers that decide each and saved beside it, and one function turns a
+# form and its cases into the verdict; a case whose two sides sit at a floor no data can
+# move is *not applicable* and neither counts nor blocks (the third table above says which
+# chapters decide by forms so far). Beside the verdict, its *basis*: measured at this report's scale; by
 # construction (an identity the test could not fail, shown for completeness); in
 # expectation (a claim about a mean, tested on the mean over repeated runs); or gpu
 # profile only (run by the larger profile, not by the published book). A contradicted

@@ -117,7 +117,7 @@ def test_the_chapters_show_the_evidence_beside_the_verdict():
 def test_every_saved_verdict_recomputes_from_its_evidence():
     """Every claims file of the book: the vocabulary, the bases, and each verdict recomputed
     from its evidence columns by the one rule function."""
-    files = sorted((ROOT / "book" / "claims").glob("*.csv"))
+    files = sorted(f for f in (ROOT / "book" / "claims").glob("*.csv") if not f.name.endswith(claims.CASES))
     assert {f.stem for f in files} >= {"02_tendencies", "03_segmentation", "04_importance_sampling",
                                        "05_word_level", "06_distortion"}
     for f in files:

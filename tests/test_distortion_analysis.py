@@ -292,12 +292,13 @@ def test_the_papers_tables_agree_where_they_overlap():
     assert PA.printed(np.nan) == "—" and PA.printed(36.5) == "36.50"
 
 
-def test_the_pretrained_checks_count_findings_and_their_opposites():
+def test_the_pretrained_checks_keep_the_end_bins():
     from lmnotes.studies.distortion import pretrained as PR
 
     curve = pd.DataFrame({"mean": [-30.0, -2.0], "low": [-32.0, -2.5], "high": [-28.0, -1.5]})
     p = PR.summary("lm", Estimate(0.8, 0.7, 0.9), Estimate(-1.0, -1.5, -0.5), curve)
-    assert p["checks"] == (2, 1) and (p["rarest"], p["top"]) == (-30.0, -2.0)
+    assert (p["rarest"], p["top"]) == (-30.0, -2.0)
+    assert p["rarest_bin"]["high"] == -28.0 and p["top_bin"]["low"] == -2.5
     assert PR.text(p, 500, 2).startswith("with lm as L, the learner underestimates a share "
                                          "0.800 [0.700, 0.900] of 500 test sequences")
 

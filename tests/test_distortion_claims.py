@@ -39,6 +39,12 @@ RULES = {"size_cut": 0.05, "size_margin": 0.0, "linear_margin": 0.2, "near_zero_
          "level_margin": 0.1, "lnre_share": 0.01, "lnre_acceleration": 0.2}
 
 
+def rand(low, high):
+    """Random sequences' mean error per bin (one model)."""
+    return pd.DataFrame({"model": "tf-small", "bin": range(len(low)), "mean": [(a + b) / 2 for a, b in zip(low, high)],
+                         "low": low, "high": high})
+
+
 def results(**changes):
     """Evidence that reproduces every claim the chapter can reproduce."""
     r = dict(
@@ -66,7 +72,7 @@ def results(**changes):
         head_mass={n: below(-0.05) for n in LEARNERS},
         perturbed=pd.DataFrame({"model": ["tf-small", "lstm"], "ci": [above(), above()]}),
         top_level=30,
-        random_bins=pd.DataFrame({"low": [0.5, 0.2, 0.1], "high": [2.0, 1.0, 0.9]}),
+        random_bins=rand(low=[0.5, 0.2, 0.1], high=[2.0, 1.0, 0.9]),
         models_random=["tf-small", "lstm"],
         t_cmp=pd.DataFrame({"low": [-3.0, -2.0, -1.0], "high": [-1.0, -0.5, -0.1]}),
         colder={(0.7, 0.85, 0): below(), (0.85, 1.0, 0): below()}, lo_t=0.7,
@@ -87,94 +93,105 @@ def test_every_claim_has_a_row_whose_verdict_follows_its_evidence():
     t = C.claims(results(), RULES)
     lmclaims.check(t)
     assert len(t) == 17 and t["claim"].is_unique
+    assert set(t["rule"]) == {"every"}
+    lmclaims.check_cases(t, t.attrs["cases"])
+    numbers = t["claim"].str.partition(". ")[0].tolist()
+    assert numbers == ["1", "2a", "2b", "2c", "3", "4", "5", "6", "7", "8", "9", "10", "11a", "11b", "12", "13", "14"]
     assert set(results()) == set(C.RESULTS) and set(RULES) == set(C.RULES)
 
 
 def test_constructed_evidence_reproduces_the_claims():
     t = table()
-    for claim in ["M underestimates most test sequences",
-                  "The rarer the sequence, the worse the underestimation (binned)",
-                  "Rare sequences are underestimated beyond their length",
-                  "The error falls non-linearly with log p_L", "Model size matters little",
-                  "Training error converges to ≈ 0 in every stratum",
-                  "Test strata gaps persist while the training strata close",
-                  "More data helps but levels off",
-                  "The Transformer uses data more efficiently than the LSTM",
-                  "The mass does not go to the head", "Perturbed sequences end up overestimated",
-                  "Random Σ* sequences are overestimated whatever p_L",
-                  "Lower-entropy languages suffer more",
-                  "The underestimation holds at T = 1 (App. A.3)",
-                  "Natural language is in the LNRE zone, unlike dice",
-                  "M spreads its mass too uniformly (conclusion)"]:
+    for claim in ["1. M underestimates most test sequences",
+                  "2a. The rarer the sequence, the worse the underestimation (binned)",
+                  "2b. Rare sequences are underestimated beyond their length",
+                  "2c. The error falls non-linearly with log p_L", "3. Model size matters little",
+                  "4. Training error converges to ≈ 0 in every stratum",
+                  "5. Test strata gaps persist while the training strata close",
+                  "6. More data helps but levels off",
+                  "7. The Transformer uses data more efficiently than the LSTM",
+                  "8. The mass does not go to the head", "9. Perturbed sequences end up overestimated",
+                  "10. Random Σ* sequences are overestimated whatever p_L",
+                  "11a. Lower-entropy languages suffer more",
+                  "11b. The underestimation holds at T = 1 (App. A.3)",
+                  "13. Natural language is in the LNRE zone, unlike dice",
+                  "14. M spreads its mass too uniformly (the conclusion)"]:
         assert t.loc[claim, "verdict"] == "reproduced", claim
-    assert t.loc["M underestimates most test sequences", "n_for"] == 3
-    assert t.loc["Rare sequences are underestimated beyond their length", "n_for"] == 6
+    assert t.loc["1. M underestimates most test sequences", "n_for"] == 3
+    assert t.loc["2b. Rare sequences are underestimated beyond their length", "n_for"] == 6
 
 
 def test_opposite_evidence_contradicts():
-    t = table(under={n: below(0.3) for n in LEARNERS},
+    t = table(under={n: E(0.3, 0.25, 0.35) for n in LEARNERS},
               bend={n: E(0.0, -0.1, 0.1) for n in LEARNERS},  # a line shown: against
               same_n=[below(), below(), below()],
-              random_bins=pd.DataFrame({"low": [-2.0], "high": [-1.0]}))
-    for claim in ["M underestimates most test sequences", "The error falls non-linearly with log p_L",
-                  "The Transformer uses data more efficiently than the LSTM",
-                  "Random Σ* sequences are overestimated whatever p_L"]:
+              random_bins=rand(low=[-2.0], high=[-1.0]))
+    for claim in ["1. M underestimates most test sequences", "2c. The error falls non-linearly with log p_L",
+                  "7. The Transformer uses data more efficiently than the LSTM",
+                  "10. Random Σ* sequences are overestimated whatever p_L"]:
         assert t.loc[claim, "verdict"] == "contradicted", claim
 
 
 def test_mixed_evidence_differs_and_open_evidence_is_inconclusive():
-    t = table(under={"tf-small": above(0.8), "tf-tiny": below(0.3), "lstm": open_(0.5)},
+    t = table(under={"tf-small": above(0.8), "tf-tiny": E(0.3, 0.25, 0.35), "lstm": open_(0.5)},
               tail={n: open_() for n in LEARNERS}, s_coef={n: open_() for n in LEARNERS})
-    row = t.loc["M underestimates most test sequences"]
+    row = t.loc["1. M underestimates most test sequences"]
     assert row["verdict"] == "differs"
     assert (row["n_for"], row["n_against"], row["n_unresolved"]) == (1, 1, 1)
-    assert t.loc["Rare sequences are underestimated beyond their length", "verdict"] == "inconclusive"
+    assert t.loc["2b. Rare sequences are underestimated beyond their length", "verdict"] == "inconclusive"
 
 
-def test_a_last_doubling_that_still_helps_leaves_levelling_off_open():
-    t = table(rel_step={(1500, 3000): 0.3, (3000, 6000): 0.2})
-    row = t.loc["More data helps but levels off"]
-    assert (row["verdict"], row["n_for"], row["n_unresolved"]) == ("inconclusive", 1, 1)
-    assert "the last still by 20%" in row["measured"]
+def test_a_last_doubling_that_still_helps_leaves_levelling_off_open_or_against():
+    """The last doubling's gain against level_margin × the error at N (gain / its share):
+    below it, levelled off; above it beyond its interval, not levelled off (against)."""
+    t = table(rel_step={(1500, 3000): 0.3, (3000, 6000): 0.2})  # error 0.25, margin 0.025: open
+    row = t.loc["6. More data helps but levels off"]
+    assert (row["verdict"], row["n_for"], row["n_unresolved"]) == ("inconclusive", 2, 1)
+    assert "the last 20% of the error" in row["measured"]
     assert "every N allowed 400 updates, the smaller stopped early at 100, 200" in row["measured"]
+    t = table(step_gain={(1500, 3000): above(2.0), (3000, 6000): E(0.5, 0.4, 0.6)},
+              rel_step={(1500, 3000): 0.3, (3000, 6000): 0.5})  # error 1.0, margin 0.1: against
+    row = t.loc["6. More data helps but levels off"]
+    assert (row["verdict"], row["n_for"], row["n_against"]) == ("differs", 2, 1)
 
 
 def test_measured_text_counts_the_cases():
-    t = table(random_bins=pd.DataFrame({"low": [0.5, -0.1, -2.0], "high": [2.0, 0.3, -1.0]}),
+    t = table(random_bins=rand(low=[0.5, -0.1, -2.0], high=[2.0, 0.3, -1.0]),
               t_cmp=pd.DataFrame({"low": [-3.0, 1.0, -1.0], "high": [-1.0, 2.0, 0.5]}))
-    row = t.loc["Random Σ* sequences are overestimated whatever p_L"]
+    row = t.loc["10. Random Σ* sequences are overestimated whatever p_L"]
     assert row["measured"] == "bins above zero: 1 of 3 (tf-small, lstm)"
     assert row["verdict"] == "differs"
-    cold = t.loc["Lower-entropy languages suffer more"]
+    cold = t.loc["11a. Lower-entropy languages suffer more"]
     assert "T = 0.7 worse in 1 of 3 bins" in cold["measured"]
     assert (cold["n_for"], cold["n_unresolved"]) == (2, 1)  # no majority of bins either way
-    size = t.loc["Model size matters little", "measured"]
-    assert "overlap in 15 of 20 bins" in size and "resolved in 3 of 20" in size
+    size = t.loc["3. Model size matters little", "measured"]
+    assert "overlap in 15 of 20 bins" in size and "resolved in 3 of 20, is not counted" in size
     assert "mean-PP gain 1.00 [0, 2.00] % against the paper's 4.65 %" in size
 
 
 def test_missing_runs_are_not_tested():
     t = table(size=None, arch=[], same_n=[], ahead=[], temperatures=[0.7, 0.85])
-    for claim, text in [("Model size matters little", "one size trained"),
-                        ("The Transformer uses data more efficiently than the LSTM", "no LSTM trained"),
-                        ("The underestimation holds at T = 1 (App. A.3)",
+    for claim, text in [("3. Model size matters little", "one size trained"),
+                        ("7. The Transformer uses data more efficiently than the LSTM", "no LSTM trained"),
+                        ("11b. The underestimation holds at T = 1 (App. A.3)",
                          "T = 1 not among the language temperatures")]:
         assert (t.loc[claim, "verdict"], t.loc[claim, "measured"]) == ("not tested", text)
-    pre = t.loc["The findings hold with a pretrained ground truth"]
+    pre = t.loc["12. The findings hold with a pretrained ground truth"]
     assert (pre["verdict"], pre["basis"]) == ("not tested", "gpu profile only")
 
 
 def test_a_pretrained_run_counts_its_three_checks():
-    t = table(pretrained={"language": "smollm2", "checks": (2, 1), "share": above(0.8),
-                          "rand": below(), "rarest": -40.0, "top": -3.0})
-    row = t.loc["The findings hold with a pretrained ground truth"]
+    t = table(pretrained={"language": "smollm2", "share": above(0.8), "rand": below(), "rarest": -40.0,
+                          "top": -3.0, "rarest_bin": bin_row(-40.0, -42.0, -38.0),
+                          "top_bin": bin_row(-3.0, -3.5, -2.5)})
+    row = t.loc["12. The findings hold with a pretrained ground truth"]
     assert (row["verdict"], row["n_for"], row["n_against"], row["n_unresolved"]) == ("differs", 2, 1, 0)
     assert row["measured"].startswith("smollm2 at T = 1: underestimated 0.800 [0.720, 0.880]; rarest bin −40.0")
 
 
 def test_a_pretrained_run_skipped_for_too_few_samples_says_why():
     t = table(pretrained="only 3 of 190 draws ended within 128 tokens")
-    row = t.loc["The findings hold with a pretrained ground truth"]
+    row = t.loc["12. The findings hold with a pretrained ground truth"]
     assert (row["verdict"], row["basis"]) == ("not tested", "measured")
     assert row["measured"] == "skipped: only 3 of 190 draws ended within 128 tokens"
 
@@ -185,16 +202,16 @@ def test_lnre_zone_needs_both_a_high_unseen_mass_and_a_steady_decay():
     assert not C.in_lnre_zone(0.5, 0.5, RULES)  # a decay that accelerates, like a die's
     t = table(lnre={"real sentences": 0.9, "fair die, 1,000 faces": 0.5},
               rise={"real sentences": 0.01, "fair die, 1,000 faces": 0.01})
-    assert t.loc["Natural language is in the LNRE zone, unlike dice", "verdict"] == "differs"
+    assert t.loc["13. Natural language is in the LNRE zone, unlike dice", "verdict"] == "differs"
 
 
 def test_training_strata_that_stay_apart_contradict_convergence():
     t = table(final={"train": below(-5.0), "test": below(-5.0)},
               gaps={("train", 8): above(3.0), ("test", 8): above(3.0),
                     ("test", 1): above(5.0), ("test", 4): above(4.0)})
-    assert t.loc["Training error converges to ≈ 0 in every stratum", "verdict"] == "contradicted"
-    row = t.loc["Test strata gaps persist while the training strata close"]
-    assert (row["n_for"], row["n_against"]) == (2, 1)
+    assert t.loc["4. Training error converges to ≈ 0 in every stratum", "verdict"] == "contradicted"
+    row = t.loc["5. Test strata gaps persist while the training strata close"]
+    assert (row["n_for"], row["n_against"]) == (1, 1)  # the test gap persists; the training gap stays
 
 
 def test_thresholds_state_every_rule_with_its_value():
@@ -207,8 +224,28 @@ def test_thresholds_state_every_rule_with_its_value():
 @pytest.mark.parametrize("key", ["under", "tail", "gap"])
 def test_every_learner_is_a_case(key):
     t = table(learners=LEARNERS[:2])
-    claim = {"under": "M underestimates most test sequences",
-             "tail": "Rare sequences are underestimated beyond their length",
-             "gap": "M spreads its mass too uniformly (conclusion)"}[key]
-    expected = {"under": 3, "tail": 4, "gap": 4}[key]  # under: every model, seeds included
+    claim = {"under": "1. M underestimates most test sequences",
+             "tail": "2b. Rare sequences are underestimated beyond their length",
+             "gap": "14. M spreads its mass too uniformly (the conclusion)"}[key]
+    expected = {"under": 3, "tail": 4, "gap": 2}[key]  # under: every model, seeds included
     assert t.loc[claim, "n_for"] == expected
+
+
+def test_every_claim_could_come_out_each_way():
+    """Each claim's form and cases reach reproduced, contradicted and inconclusive."""
+    from lmnotes.report import cases as LC
+
+    t = C.claims(results(pretrained={"language": "x", "share": above(0.8), "rand": above(), "rarest": -40.0,
+                                     "top": -3.0, "rarest_bin": bin_row(-40.0, -42.0, -38.0),
+                                     "top_bin": bin_row(-3.0, -3.5, -2.5)}), RULES)
+    saved = t.attrs["cases"]
+    for r in t.itertuples():
+        tests = list(saved.loc[saved["claim"] == r.claim.partition(". ")[0], "test"])
+        assert LC.reachable(r.rule, tests) >= LC.needed(r.rule), r.claim
+
+
+def test_the_conclusion_does_not_count_what_any_calibrated_learner_shows():
+    t = table(seq_rate={n: below() for n in LEARNERS})
+    row = t.loc["14. M spreads its mass too uniformly (the conclusion)"]
+    assert (row["verdict"], row["n_for"], row["n_against"]) == ("reproduced", 3, 0)
+    assert "is not counted: it is ΔH" in row["measured"]

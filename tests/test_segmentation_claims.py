@@ -31,7 +31,7 @@ def results(**changes):
         open_bpb={"byte": Estimate(1.5, 1.4, 1.6), "bpe1000": Estimate(1.3, 1.2, 1.4)},
         open_label="BPE 1k", advantage=0.4, unk=0.3, renorm=0.02, word_epochs=3.0, open_epochs=1.5,
         gaps={"BPE 8k": gap(0.004, 0.006, 0.003), "smollm2-135m": gap(0.02, 0.03, 0.015)},
-        self_name="BPE 8k", levelled=True)
+        self_name="BPE 8k", levelled={"BPE 8k": True, "smollm2-135m": True})
     base.update(changes)
     return SC.Results(**base)
 
@@ -75,26 +75,29 @@ def test_claim_4_cases():
     # neither certified above nor shown below: inconclusive
     undecided = {"BPE 8k": gap(0.004, 0.02, 0.003), "smollm2-135m": gap(0.004, 0.02, 0.001)}
     assert verdicts(results(gaps=undecided))[3] == "inconclusive"
-    # a model without the N sweep can never show "negligible", however small its gap
+    # a model whose estimate still grows in N can never show "negligible", however small its
+    # gap (no upper bound); once it levels off, it can, the pretrained model too
     small = {"BPE 8k": gap(0.001, 0.002, 0.0005), "smollm2-135m": gap(0.001, 0.002, 0.0005)}
-    table = SC.claims(results(gaps=small), RULES)
+    table = SC.claims(results(gaps=small, levelled={"BPE 8k": True, "smollm2-135m": False}), RULES)
     assert table.iloc[3].verdict == "inconclusive"
     assert (table.iloc[3].n_for, table.iloc[3].n_unresolved) == (1, 1)
-    # an estimate still rising in N shows nothing
+    assert verdicts(results(gaps=small))[3] == "reproduced"
+    case = SC.negligible(results(gaps=small, levelled={"BPE 8k": False}), 0.01)[0]
+    assert case.high == float("inf") and case.decision == "open" and "no upper bound" in case.why
     rising = {"BPE 8k": gap(0.001, 0.002, 0.0005)}
     assert verdicts(results(gaps=rising))[3] == "reproduced"
-    assert verdicts(results(gaps=rising, levelled=False))[3] == "inconclusive"
+    assert verdicts(results(gaps=rising, levelled={"BPE 8k": False}))[3] == "inconclusive"
     # certified at or above the threshold everywhere: contradicted
-    large = {"BPE 8k": gap(0.03, 0.04, 0.01), "smollm2-135m": gap(0.02, 0.03, 0.015)}
+    large = {"BPE 8k": gap(0.03, 0.04, 0.012), "smollm2-135m": gap(0.02, 0.03, 0.015)}
     assert verdicts(results(gaps=large))[3] == "contradicted"
 
 
 def test_the_stricter_threshold_is_reported_not_decisive():
     # shown below 1 % but certified above 0.5 %: reproduced at 1 %, contradicted at 0.5 %
-    res = results(gaps={"BPE 8k": gap(0.006, 0.008, 0.005)})
+    res = results(gaps={"BPE 8k": gap(0.006, 0.008, 0.0055)})
     table = SC.claims(res, RULES)
     assert table.iloc[3].verdict == "reproduced"
-    assert "at 0.5 % the verdict would be contradicted" in table.iloc[3].measured
+    assert "below 0.5 %: BPE 8k against, so contradicted" in table.iloc[3].measured
     values = SC.glued(res, RULES)
     assert (values["v4"], values["v4_alt"]) == ("reproduced", "contradicted")
 
@@ -111,16 +114,39 @@ def test_measured_texts_carry_the_counts():
     assert "3.00 against 1.50 epochs" in m3
     m4 = table.iloc[3].measured
     assert "BPE 8k 0.40 % (certified ≥ 0.300 %)" in m4 and "smollm2-135m 2.00 %" in m4
-    assert "BPE 8k: shown below; smollm2-135m: certified above" in m4
-    assert "; levelled off in N." in m4
+    assert "Below 1 %: BPE 8k for, smollm2-135m against" in m4
+    assert "BPE 8k levelled off in N; smollm2-135m levelled off in N" in m4
 
 
 def test_glued_values():
     values = SC.glued(results(), RULES)
     assert list(values) == ["negligible_pct", "negligible_alt_pct", "v4", "v4_alt", "independent_orders",
-                            "rest_share", "marginal_label", "causes_text"]
+                            "rest_share", "marginal_label", "levelled_text", "causes_text"]
     assert values["negligible_pct"] == pytest.approx(1.0)
     assert values["rest_share"] == pytest.approx(20.0)
     assert values["marginal_label"] == "BPE 8k"
     assert values["causes_text"] == "1 from a rounded intermediate"
     assert list(SC.thresholds(RULES)) == ["negligible_share = 0.01", "negligible_share_alt = 0.005"]
+
+
+def test_every_claim_has_a_form_and_cases_that_recompute():
+    """Chapter 03's claims carry their forms and cases: the cases recompute, and each claim
+    could come out reproduced, contradicted or (but for the identity) open."""
+    from lmnotes.report import cases as C
+
+    table = SC.claims(results(), RULES)
+    assert list(table["rule"]) == ["identity", "identity", "every", "every"]
+    saved = table.attrs["cases"]
+    lmclaims.check_cases(table, saved)
+    assert list(saved["claim"]) == ["1", "2", "2", "2", "3", "3", "4", "4"]
+    assert "bits / byte" not in set(saved["name"])  # a measure against itself cannot fail
+    for r in table.itertuples():
+        tests = list(saved.loc[saved["claim"] == r.claim.partition(". ")[0], "test"])
+        assert C.reachable(r.rule, tests) >= C.needed(r.rule), r.claim
+
+
+def test_an_identity_that_fails_once_is_contradicted():
+    ranks = pd.DataFrame({c: [2, 1] for c in ORDER}, index=["byte", "BPE 1k"])
+    ranks["bits / char"] = [1, 2]
+    table = SC.claims(results(open_ranks=ranks), RULES)
+    assert (table.iloc[1].n_for, table.iloc[1].n_against, table.iloc[1].verdict) == (2, 1, "contradicted")

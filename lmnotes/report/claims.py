@@ -11,6 +11,12 @@ claims table records its evidence (``n_for``, ``n_against``, ``n_unresolved``, `
 a ``basis`` (:data:`BASES`) that qualifies the verdict, so that a test can recompute every
 verdict of every file (``tests/test_claims.py``).
 
+A claim that declares its form (:data:`lmnotes.report.cases.FORMS`) is given its cases
+(:class:`lmnotes.report.cases.Case`) instead of counts: the row's counts are those of its
+applicable cases, its ``rule`` is the form, and the chapter saves the cases beside the table
+(``claims/<chapter>.cases.csv``), from which :func:`check_cases` recomputes every decision,
+count and verdict. The three rules of :data:`RULES` remain for the claims not yet given a form.
+
 A chapter builds its rows with :func:`row`, shows the table with the statements of its
 rules and its own thresholds with :func:`show`, and saves it with :func:`save`: the file goes
 to ``claims/<chapter>.csv`` under the directory the notebook runs in (``book/`` when the
@@ -23,12 +29,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from lmnotes.core import io
+from lmnotes.report import cases as lmcases
 
 #: The verdicts, in the order the summary shows them.
 VERDICTS = ("reproduced", "differs", "inconclusive", "contradicted", "not tested")
@@ -95,9 +102,11 @@ class Evidence:
 
 
 def verdict(n_for: int, n_against: int, n_unresolved: int, rule: str = "every case") -> str:
-    """The verdict on a claim from its cases, by ``rule`` (a key of :data:`RULES`). The one
-    function that computes every verdict of the book."""
+    """The verdict on a claim from its cases, by ``rule`` (a key of :data:`RULES`, or a form of
+    :data:`lmnotes.report.cases.FORMS`). The one function that computes every verdict of the book."""
     e = Evidence(n_for, n_against, n_unresolved)
+    if rule in lmcases.FORMS:
+        return lmcases.verdict(rule, e.n_for, e.n_against, e.n_unresolved)
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}; the rules are {list(RULES)}")
     if e.n == 0:
@@ -161,24 +170,68 @@ def within(estimate, margin: float) -> bool | None:
 # tables
 
 
-def row(claim: str, evidence: Evidence, measured: str, *, rule: str = "every case",
-        basis: str = "measured") -> dict:
-    """A row of a claims table, its verdict computed from ``evidence`` by ``rule``."""
+def row(claim: str, evidence: "Evidence | Sequence[lmcases.Case]", measured: str, *, rule: str = "every case",
+        basis: str = "measured", form: str | None = None) -> dict:
+    """A row of a claims table, its verdict computed from ``evidence`` by ``rule``; or, with a
+    ``form``, from the applicable ones of the cases ``evidence`` (kept with the row for the
+    cases file)."""
+    kept = None
+    if form is not None:
+        if form not in lmcases.FORMS:
+            raise ValueError(f"unknown form {form!r}; the forms are {list(lmcases.FORMS)}")
+        kept = list(evidence) if not isinstance(evidence, Evidence) else [evidence]
+        if not all(isinstance(c, lmcases.Case) for c in kept):
+            raise TypeError(f"{claim!r}: a claim with a form is given its cases (lmnotes.report.cases.Case)")
+        evidence, rule = Evidence(*lmcases.counts(kept)), form
     if basis not in BASES:
         raise ValueError(f"unknown basis {basis!r}; the bases are {list(BASES)}")
     if len(measured) > MAX_MEASURED:
         raise ValueError(f"the measured text of {claim!r} has {len(measured)} characters (at most "
                          f"{MAX_MEASURED}: one or two sentences; details go in the chapter)")
-    return {"claim": claim, "verdict": verdict(evidence.n_for, evidence.n_against, evidence.n_unresolved, rule),
-            "basis": basis, "n_for": evidence.n_for, "n_against": evidence.n_against,
-            "n_unresolved": evidence.n_unresolved, "rule": rule, "measured": measured}
+    out = {"claim": claim, "verdict": verdict(evidence.n_for, evidence.n_against, evidence.n_unresolved, rule),
+           "basis": basis, "n_for": evidence.n_for, "n_against": evidence.n_against,
+           "n_unresolved": evidence.n_unresolved, "rule": rule, "measured": measured}
+    if kept is not None:
+        out["cases"] = lmcases.records(claim, kept)
+    return out
 
 
 def table(rows: Iterable[dict]) -> pd.DataFrame:
-    """The claims table of :func:`row` dicts, checked."""
-    df = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    """The claims table of :func:`row` dicts, checked; the cases of the claims that have a form
+    in ``df.attrs["cases"]`` (a frame of :data:`lmnotes.report.cases.COLUMNS`)."""
+    rows = list(rows)
+    df = pd.DataFrame(rows, columns=list(COLUMNS))
+    found = [r for row_ in rows for r in row_.get("cases", [])]
+    if any("cases" in r for r in rows):
+        df.attrs["cases"] = pd.DataFrame(found, columns=list(lmcases.COLUMNS))
     check(df)
     return df
+
+
+def check_cases(df: pd.DataFrame, cases: pd.DataFrame) -> None:
+    """Raise ValueError unless every decision of ``cases`` (a cases file) follows from its
+    numbers by its test, and every claim of ``df`` that has a form counts exactly its
+    applicable cases, with the verdict its form gives them."""
+    missing = [c for c in lmcases.COLUMNS if c not in cases.columns]
+    if missing:
+        raise ValueError(f"a cases file needs the columns {list(lmcases.COLUMNS)}; {missing} are missing")
+    for r in cases.itertuples():
+        got = lmcases.decide(r.test, r.estimate, r.low, r.high, r.threshold, r.p)
+        if got != r.decision:
+            raise ValueError(f"claim {r.claim}, case {r.name!r}: the decision {r.decision!r} does not follow from "
+                             f"its numbers by the test {r.test!r} ({got})")
+    numbers = df["claim"].str.partition(". ")[0]
+    for number, r in zip(numbers, df.itertuples()):
+        if r.rule not in lmcases.FORMS:
+            continue
+        mine = cases[cases["claim"].astype(str) == number]["decision"].tolist()
+        found = (mine.count("for"), mine.count("against"), mine.count("open"))
+        if found != (r.n_for, r.n_against, r.n_unresolved):
+            raise ValueError(f"claim {number}: its counts {r.n_for}·{r.n_against}·{r.n_unresolved} are not those "
+                             f"of its cases, {found[0]}·{found[1]}·{found[2]}")
+    extra = set(cases["claim"].astype(str)) - set(numbers[df["rule"].isin(list(lmcases.FORMS))])
+    if extra:
+        raise ValueError(f"cases of claims {sorted(extra)} that the table does not decide by a form")
 
 
 def check(df: pd.DataFrame) -> None:
@@ -216,14 +269,38 @@ def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = 
 
     check(df)
     display(tables.show(shown(df), caption, index=False))
-    used = [r for r in RULES if r in set(df["rule"])]
-    rules = pd.DataFrame({"rule": used, "statement": [RULES[r] for r in used]})
+    statements = {**RULES, **{f"{k} (form)": v for k, v in lmcases.FORMS.items()}}
+    used = [r for r in statements if r.removesuffix(" (form)") in set(df["rule"])]
+    rules = pd.DataFrame({"rule": used, "statement": [statements[r] for r in used]})
     display(tables.show(rules, "The rules that turn the cases into a verdict (a case is "
                         "decided by its interval or test; below the run's resolution it is open)",
                         index=False))
     if thresholds:
         display(tables.show(pd.DataFrame({"threshold": list(thresholds), "what it decides": list(thresholds.values())}),
                             "The thresholds this chapter chose (parameters)", index=False))
+    if "cases" in df.attrs:
+        display(tables.show(shown_cases(df.attrs["cases"]), "Every case counted, with the numbers that decide it "
+                            "(saved beside the table, from which a test recomputes each decision and verdict)",
+                            index=False))
+
+
+def shown_cases(cases: pd.DataFrame) -> pd.DataFrame:
+    """A cases file as a chapter shows it: claim, case, the test with its threshold, the
+    estimate with its interval (or p-value), the decision and why."""
+    def number(x: float) -> str:
+        return "∞" if x == np.inf else "−∞" if x == -np.inf else f"{x:.4g}".replace("-", "−")
+
+    def value(r) -> str:
+        text = number(r.estimate)
+        if not np.isnan(r.low):
+            text += f" [{number(r.low)}, {number(r.high)}]"
+        return text + (f", p = {r.p:.2g}" if not np.isnan(r.p) else "")
+
+    return pd.DataFrame({"claim": cases["claim"], "case": cases["name"],
+                         "test": [f"{t} {number(th)}" if t != "holds" else t
+                                  for t, th in zip(cases["test"], cases["threshold"])],
+                         "estimate": [value(r) for r in cases.itertuples()],
+                         "decision": cases["decision"], "why": cases["why"]})
 
 
 def save(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
@@ -231,16 +308,34 @@ def save(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | 
     folder exists (the book's, ``book/claims``, when the runner executes a chapter); elsewhere
     (a chapter run with papermill in a folder of one's own) check the table and write nothing."""
     check(df)
+    if "cases" in df.attrs:
+        check_cases(df, df.attrs["cases"])
     if not Path(folder).is_dir():
         return None
     path = Path(folder) / f"{chapter}.csv"
+    if "cases" in df.attrs:
+        io.write_text(Path(folder) / f"{chapter}{CASES}", df.attrs["cases"][list(lmcases.COLUMNS)].to_csv(index=False))
     io.write_text(path, df[list(COLUMNS)].to_csv(index=False))
     return path
 
 
+#: The suffix of a chapter's cases file beside its claims table.
+CASES = ".cases.csv"
+
+
+def load_cases(chapter: str, folder: str | Path = FOLDER) -> pd.DataFrame | None:
+    """A chapter's saved cases (None if it saved none)."""
+    path = Path(folder) / f"{chapter}{CASES}"
+    if not path.is_file():
+        return None
+    return pd.read_csv(path, dtype={"claim": str, "name": str, "test": str, "why": str, "decision": str},
+                       keep_default_na=False, na_values={c: ["", "nan"] for c in ("estimate", "low", "high",
+                                                                                     "threshold", "p")})
+
+
 def load_all(folder: str | Path = FOLDER) -> pd.DataFrame:
     """Every saved claims table, one row per claim, with its ``chapter``."""
-    files = sorted(Path(folder).glob("*.csv"))
+    files = sorted(f for f in Path(folder).glob("*.csv") if not f.name.endswith(CASES))
     if not files:
         return pd.DataFrame(columns=["chapter", *COLUMNS])
     df = pd.concat([pd.read_csv(f, dtype={"claim": str, "measured": str}, keep_default_na=False)
@@ -250,9 +345,9 @@ def load_all(folder: str | Path = FOLDER) -> pd.DataFrame:
 
 
 def summary(claims: pd.DataFrame, by: str = "verdict") -> pd.DataFrame:
-    """Counts of each verdict (``by="verdict"``) or basis (``by="basis"``) per chapter (rows)
-    and in all (last row)."""
-    levels = {"verdict": VERDICTS, "basis": BASES}[by]
+    """Counts of each verdict (``by="verdict"``), basis (``by="basis"``) or rule and form
+    (``by="rule"``) per chapter (rows) and in all (last row)."""
+    levels = {"verdict": VERDICTS, "basis": BASES, "rule": (*RULES, *lmcases.FORMS)}[by]
     counts = pd.crosstab(claims["chapter"], pd.Categorical(claims[by], categories=levels),
                          dropna=False).reindex(columns=list(levels), fill_value=0)
     counts.columns = list(levels)

@@ -1,6 +1,6 @@
 """The claims table of the distortion chapter (06): the claims of LeBrun, Sordoni & O'Donnell
-(2022), each decided from the intervals the chapter measured, by the book's rule
-(:func:`lmnotes.report.claims.verdict`).
+(2022), each with the form its words give it and the cases the chapter measured
+(:mod:`lmnotes.report.cases`), from which the book's one function computes the verdict.
 
 :func:`claims` builds the whole table from ``results`` (what the chapter measured, a mapping
 whose keys :data:`RESULTS` names) and ``rules`` (the chapter's thresholds, :data:`RULES`);
@@ -14,7 +14,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from lmnotes.report import claims as lmclaims
+from lmnotes.report import cases as lmcases, claims as lmclaims
 from lmnotes.studies.distortion.resample import bin_estimate, ci, negated, num, scaled
 from lmnotes.studies.distortion.training import strata_end
 
@@ -83,50 +83,56 @@ def in_lnre_zone(share: float, rise: float, rules: Mapping) -> bool:
 
 
 def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
-    """The chapter's claims table: one row per claim of the paper (and its conclusion), its
-    verdict computed from the cases by :func:`lmnotes.report.claims.row`."""
+    """The chapter's claims table: one row per claim of the paper (and its conclusion),
+    numbered as the chapter's list numbers them, each with its form and its cases
+    (:mod:`lmnotes.report.cases`), from which :func:`lmnotes.report.claims.row` computes the
+    verdict."""
     missing = [k for k in RESULTS if k not in results] + [k for k in RULES if k not in rules]
     if missing:
         raise ValueError(f"the claims need {missing} (see RESULTS and RULES)")
     r, q = SimpleNamespace(**results), SimpleNamespace(**rules)
     main, learners, arch = r.main, r.learners, r.arch
-    case, above, below, within = lmclaims.case, lmclaims.above, lmclaims.below, lmclaims.within
+    Case = lmcases.Case
+    est = Case.interval
     rows = []
 
-    def claim(text_, cases, measured, basis="measured"):
-        """A row of the claims table, its verdict computed from the cases."""
-        rows.append(lmclaims.row(text_, cases if isinstance(cases, lmclaims.Evidence)
-                                 else lmclaims.Evidence.of(cases), measured, basis=basis))
+    def claim(text_, cases, measured, basis="measured", form="every"):
+        """A row of the claims table, its verdict computed from the cases by its form."""
+        rows.append(lmclaims.row(text_, cases, measured, basis=basis, form=form))
 
     ends = r.ends
-    claim("M underestimates most test sequences",
-          [above(v, 0.5) for v in r.under.values()],
+    claim("1. M underestimates most test sequences",
+          [est(n, "above", v, 0.5, why="share of the test sequences underestimated") for n, v in r.under.items()],
           "; ".join(f"{n} {ci(v)}" for n, v in r.under.items()))
-    claim("The rarer the sequence, the worse the underestimation (binned)",
-          [case(ends[n][0]["high"] < ends[n][1]["low"],
-                ends[n][0]["low"] > ends[n][1]["high"]) for n in learners],
+    claim("2a. The rarer the sequence, the worse the underestimation (binned)",
+          [Case.apart(n, "below", bin_estimate(ends[n][0]), bin_estimate(ends[n][1]),
+                      why="mean error, rarest minus most probable equal-count bin (their intervals apart)")
+           for n in learners],
           "rarest vs most probable equal-count bin: " + "; ".join(
               f"{n} {num(ends[n][0]['mean'])} vs {num(ends[n][1]['mean'])}"
               for n in learners) + f"; a constant deficit per token predicts "
           f"both ends within {num(r.law_miss, 2)} nats")
-    claim("Rare sequences are underestimated beyond their length",
-          [below(r.tail[n]) for n in learners] + [below(r.s_coef[n]) for n in learners],
+    claim("2b. Rare sequences are underestimated beyond their length",
+          [est(f"{n}: ends beyond the length law", "below", r.tail[n],
+               why="rarest minus most probable bin, residual of the length law") for n in learners]
+          + [est(f"{n}: surprisal at equal length", "below", r.s_coef[n],
+                 why="OLS coefficient of per-token surprisal on the error, length held") for n in learners],
           "rarest minus most probable bin, residual of the length law: "
           + "; ".join(f"{n} {ci(r.tail[n])}" for n in learners)
           + "; OLS coefficient of per-token surprisal at equal length: "
           + "; ".join(f"{n} {ci(r.s_coef[n])}" for n in learners))
-    claim("The error falls non-linearly with log p_L",
-          [case(b.low > q.linear_margin or b.high < -q.linear_margin,
-                -q.linear_margin < b.low and b.high < q.linear_margin)
-           for b in (r.bend[n] for n in learners)],
+    claim("2c. The error falls non-linearly with log p_L",
+          [est(n, "outside", r.bend[n], q.linear_margin,
+               why="relative change of the slope across the central 95 % of log p_L") for n in learners],
           "relative slope change across the central 95 % of log p_L: "
           + "; ".join(f"{n} {ci(r.bend[n])}" for n in learners))
     if r.size is not None:
         s = SimpleNamespace(**r.size)
-        claim("Model size matters little",
-              [case(2 * s.n_overlap > s.n_bins, 2 * s.n_overlap < s.n_bins),
-               case(2 * s.n_resolved < s.n_paired, 2 * s.n_resolved > s.n_paired),
-               below(s.pp_gain, q.size_cut)],
+        claim("3. Model size matters little",
+              [Case("bins whose intervals overlap (the paper's criterion)", "more", s.n_overlap / s.n_bins, threshold=0.5,
+                    why=f"{s.n_overlap} of {s.n_bins} bins: unpaired per-bin intervals of the two sizes overlap"),
+               est("mean-PP gain of the larger model, %", "below", scaled(s.pp_gain, 100), 100 * q.size_cut,
+                   why="against the size_cut threshold")],
               f"{main} vs {s.tiny} ({r.parameters[main] / 1e6:.2f} M vs "
               f"{r.parameters[s.tiny] / 1e6:.2f} M parameters): mean-PP gain "
               f"{ci(scaled(s.pp_gain, 100))}"
@@ -134,109 +140,124 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
               "'slight'); mean errors differ by "
               f"{ci(scaled(s.rel, 100))}"
               f" % of their mean; unpaired per-bin intervals overlap in "
-              f"{s.n_overlap} of {s.n_bins} bins (the paper's criterion); the "
-              f"paired difference is resolved in {s.n_resolved} of {s.n_paired}")
+              f"{s.n_overlap} of {s.n_bins} bins (the paper's criterion; the paired difference, "
+              f"resolved in {s.n_resolved} of {s.n_paired}, is not counted)")
     else:
-        claim("Model size matters little", [], "one size trained")
+        claim("3. Model size matters little", [], "one size trained")
     final, gaps, last, mid = r.final, r.gaps, r.last, r.mid
-    near = [final["train"], gaps["train", last]]
-    claim("Training error converges to ≈ 0 in every stratum",
-          [within(e, q.near_zero_nats) for e in near],
+    claim("4. Training error converges to ≈ 0 in every stratum",
+          [est("mean training error", "within", final["train"], q.near_zero_nats, why=f"epoch {last}, nats"),
+           est("gap between the training strata", "within", gaps["train", last], q.near_zero_nats,
+               why=f"epoch {last}, most probable minus rarest stratum, nats")],
           f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
           f"between strata {ci(gaps['train', last])} (the strata {strata_end(gaps['train', last])}); best "
           f"validation epoch = last for {r.n_best_last} of {r.n_models} learners")
-    claim("Test strata gaps persist while the training strata close",
-          [below(r.gap_beyond), above(r.apart),
-           within(gaps["train", last], q.near_zero_nats)],
+    claim("5. Test strata gaps persist while the training strata close",
+          [est("gap between the test strata", "above", gaps["test", last],
+               why=f"epoch {last}, most probable minus rarest stratum, nats"),
+           est("gap between the training strata", "within", gaps["train", last], q.near_zero_nats,
+               why=f"epoch {last}, nats")],
           f"epoch {last}: test strata gap {ci(gaps['test', last])} (epoch 1: "
           f"{ci(gaps['test', 1])}; epoch {mid}: {ci(gaps['test', mid])}), of "
           f"which {ci(negated(r.gap_beyond))}"
-          f" beyond length; exceeding the training gap by {ci(r.apart)}; "
+          f" beyond length (claim 2b, not counted again); exceeding the training gap by {ci(r.apart)}; "
           f"training strata gap {ci(gaps['train', last])}")
     step_gain = r.step_gain
     first, lastg = list(step_gain.values())[0], list(step_gain.values())[-1]
     last_rel = list(r.rel_step.values())[-1]
-    # "levels off" can be shown, not refuted, by runs that stop at the largest N:
-    # a last doubling that still helps is an open case
-    claim("More data helps but levels off",
-          [case(all(v.low > 0 for v in step_gain.values()),
-                any(v.high < 0 for v in step_gain.values())),
-           case(last_rel < q.level_margin, False)],
-          f"every doubling helps (first {ci(first)}, last {ci(lastg)} nats), "
-          f"the last still by {last_rel:.0%}; every N allowed "
+    at_n = lastg.value / last_rel if last_rel else float("nan")  # the error at the last doubling's N
+    claim("6. More data helps but levels off",
+          [est(f"doubling N = {a:,} → {b:,}", "above", g, why="error gained, nats") for (a, b), g in step_gain.items()]
+          + [est("the last doubling's gain", "below", lastg, q.level_margin * at_n,
+                 why=f"nats, against level_margin × the error at N ({num(at_n)} nats)")],
+          f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats), "
+          f"the last {last_rel:.0%} of the error; every N allowed "
           f"{r.steps[r.n_train]} updates, the smaller stopped early at "
-          + ", ".join(f"{r.steps[N]}" for N in r.sizes if N != r.n_train)
-          + "; levelling off can be shown here, not refuted")
+          + ", ".join(f"{r.steps[N]}" for N in r.sizes if N != r.n_train))
     same_n = r.same_n
-    claim("The Transformer uses data more efficiently than the LSTM",
-          [above(e) for e in same_n],
+    claim("7. The Transformer uses data more efficiently than the LSTM",
+          [est(f"N = {N:,}", "above", e, why=f"{main} minus {arch[0]}, error at equal N")
+           for N, e in zip(r.sizes, same_n)],
           f"{main} minus {arch[0]} at equal N (positive: {main} closer to L): "
           + "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(r.sizes, same_n))
           + "; against the LSTM on 2N (not counted): "
           + "; ".join(ci(e) for e in r.ahead) if same_n else "no LSTM trained")
-    claim("The mass does not go to the head",
-          [below(bin_estimate(ends[n][1])) for n in learners]
-          + [below(r.head_mass[n]) for n in learners],
+    claim("8. The mass does not go to the head",
+          [est(f"{n}: most probable bin", "below", bin_estimate(ends[n][1]),
+               why="mean error in the most probable twentieth (equal-count bin)") for n in learners]
+          + [est(f"{n}: mass on L's head", "below", r.head_mass[n],
+                 why="M's mass minus L's on L's most probable fifth, from M's samples") for n in learners],
           "mean error in the most probable twentieth (equal-count bin): " + "; ".join(
               f"{n} {ci(bin_estimate(ends[n][1]))}" for n in learners)
           + "; M's mass minus L's on L's most probable fifth, from M's samples: "
           + "; ".join(f"{n} {ci(r.head_mass[n])}" for n in learners))
-    claim("Perturbed sequences end up overestimated",
-          [above(e) for e in r.perturbed["ci"]],
+    claim("9. Perturbed sequences end up overestimated",
+          [est(p.model, "above", p.ci, why=f"mean error after {r.top_level} perturbations")
+           for p in r.perturbed.itertuples()],
           f"after {r.top_level} perturbations: " + "; ".join(
               f"{p.model} {ci(p.ci)}" for p in r.perturbed.itertuples()))
     rand_df = r.random_bins
-    claim("Random Σ* sequences are overestimated whatever p_L",
-          [above(b) for b in rand_df.itertuples()],
+    claim("10. Random Σ* sequences are overestimated whatever p_L",
+          [Case(f"{b.model}, bin {b.bin}", "above", b.mean, b.low, b.high, why="mean error in the bin")
+           for b in rand_df.itertuples()],
           f"bins above zero: {int((rand_df['low'] > 0).sum())} of {len(rand_df)}"
           f" ({', '.join(r.models_random)})")
     t_cmp = r.t_cmp
-    binned_for = (t_cmp["high"] < 0).sum() > len(t_cmp) / 2
-    binned_against = (t_cmp["low"] > 0).sum() > len(t_cmp) / 2
-    claim("Lower-entropy languages suffer more",
-          [below(c) for c in r.colder.values()]
-          + [case(binned_for, binned_against)],
+    n_worse, n_better = int((t_cmp["high"] < 0).sum()), int((t_cmp["low"] > 0).sum())
+    claim("11a. Lower-entropy languages suffer more",
+          [est(f"seed {k[2]}: T = {k[0]} against {k[1]}", "below", c, why="error per token, colder minus warmer")
+           for k, c in r.colder.items()]
+          + [Case("bins of log p_L where the colder is worse", "above", n_worse / len(t_cmp), n_worse / len(t_cmp),
+                  1 - n_better / len(t_cmp), 0.5,
+                  why=f"{n_worse} worse and {n_better} better of {len(t_cmp)} bins beyond their intervals; the "
+                  "interval counts the open bins either way")],
           "per token, colder minus warmer, by seed: " + "; ".join(
               ci(c) for c in r.colder.values()) + f"; at equal log p_L, T = "
-          f"{r.lo_t} worse in {int((t_cmp['high'] < 0).sum())} of {len(t_cmp)} "
-          "bins (longer sequences there); equal training tokens")
+          f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins (longer sequences there); equal training tokens")
     warm = [T for T in r.temperatures if T == 1.0]
-    claim("The underestimation holds at T = 1 (App. A.3)",
-          [above(r.t_share[1.0, s], 0.5) for s in r.temperature_seeds] if warm
-          else [], "share underestimated at T = 1, by seed: " + "; ".join(
+    claim("11b. The underestimation holds at T = 1 (App. A.3)",
+          [est(f"seed {s}", "above", r.t_share[1.0, s], 0.5, why="share underestimated at T = 1")
+           for s in r.temperature_seeds] if warm else [],
+          "share underestimated at T = 1, by seed: " + "; ".join(
               ci(r.t_share[1.0, s]) for s in r.temperature_seeds) if warm
           else "T = 1 not among the language temperatures")
     if isinstance(r.pretrained, str):
-        claim("The findings hold with a pretrained ground truth", [],
-              f"skipped: {r.pretrained}")
+        claim("12. The findings hold with a pretrained ground truth", [], f"skipped: {r.pretrained}")
     elif r.pretrained:
         p = SimpleNamespace(**r.pretrained)
-        claim("The findings hold with a pretrained ground truth",
-              lmclaims.Evidence(*p.checks, 3 - sum(p.checks)),
+        claim("12. The findings hold with a pretrained ground truth",
+              [est("share underestimated", "above", p.share, 0.5),
+               Case.apart("rarest minus most probable bin", "below", bin_estimate(p.rarest_bin),
+                          bin_estimate(p.top_bin), why="mean error (their intervals apart)"),
+               est("random sequences", "above", p.rand, why="mean error")],
               f"{p.language} at T = 1: underestimated {ci(p.share)}; "
               f"rarest bin {num(p.rarest)} vs most probable "
               f"{num(p.top)}; random sequences {ci(p.rand)}")
     else:
-        claim("The findings hold with a pretrained ground truth", [],
+        claim("12. The findings hold with a pretrained ground truth", [],
               "not run at this profile (the gpu profile's pretrained L)",
               basis="gpu profile only")
     lnre, rise = r.lnre, r.rise
-    in_zone = {k: in_lnre_zone(lnre[k], rise[k], rules) for k in lnre}
-    language_side = [k for k in ("real sentences", "real words") if k in in_zone]
-    dice = [k for k in in_zone if k.startswith("fair die")]
-    claim("Natural language is in the LNRE zone, unlike dice",
-          [case(in_zone[k], not in_zone[k]) for k in language_side]
-          + [case(not in_zone[k], in_zone[k]) for k in dice],
+    language_side = [k for k in ("real sentences", "real words") if k in lnre]
+    dice = [k for k in lnre if k.startswith("fair die")]
+    band = "no sampling interval: the span is a factor of 2 either way, the sensitivity to a threshold the paper does not fix"
+    claim("13. Natural language is in the LNRE zone, unlike dice",
+          [Case(f"{k}: unseen mass", "above", lnre[k], lnre[k] / 2, 2 * lnre[k], q.lnre_share,
+                why=f"Good–Turing P̂_N at the largest N; {band}") for k in language_side]
+          + [Case(f"{k}: decay exponent's rise", "less", rise[k], threshold=q.lnre_acceleration,
+                  why="over the last decade of N: a power law keeps its exponent") for k in language_side]
+          + [Case(f"{k}: decay exponent's rise", "more", rise[k], threshold=q.lnre_acceleration,
+                  why="over the last decade of N: a die's decay accelerates") for k in dice],
           "P̂_N and the decay exponent's rise over the last decade: " + "; ".join(
               f"{k} {num(lnre[k])}, {num(rise[k], 2)}"
               for k in language_side + dice))
-    claim("M spreads its mass too uniformly (conclusion)",
-          [above(r.gap[n]) for n in learners] + [above(r.seq_rate[n]) for n in learners],
+    claim("14. M spreads its mass too uniformly (the conclusion)",
+          [est(n, "above", r.gap[n], why="calibration gap ΔH − KL per token") for n in learners],
           "calibration gap ΔH − KL per token: " + "; ".join(
-              f"{n} {ci(r.gap[n])}" for n in learners) + "; entropy rate of M's "
-          "samples minus L's: " + "; ".join(f"{n} {ci(r.seq_rate[n])}"
-                                             for n in learners)
-          + "; ΔH > 0 for any calibrated learner, not counted")
+              f"{n} {ci(r.gap[n])}" for n in learners) + "; the entropy rate of M's "
+          "samples minus L's, "
+          + "; ".join(f"{n} {ci(r.seq_rate[n])}" for n in learners)
+          + ", is not counted: it is ΔH, above 0 for any calibrated learner")
     return lmclaims.table(rows)
 
 

@@ -1,29 +1,32 @@
 """The claims of Mielke (2019) and the rules that decide them: chapter 03.
 
 :func:`claims` turns what the chapter measured (:class:`Results`) and its thresholds
-(:class:`Rules`) into the claims table, one row per claim of the post, each verdict computed
-by :func:`lmnotes.report.claims.verdict` ("every case"):
+(:class:`Rules`) into the claims table, one row per claim of the post, each with its form and
+its cases (:mod:`lmnotes.report.cases`), from which its verdict is computed:
 
-1. per-token perplexities are not comparable across segmentations: for if the per-token and
-   the per-byte orders of the family differ (Kendall τ < 1), against if they agree;
-2. the segmentation-independent measures are comparable for open vocabularies: for if they
-   give the open models one order, against otherwise (by construction);
-3. a closed vocabulary gives a large advantage: for if the word model's bits-per-byte interval
-   lies wholly below every open model's, against if wholly above, open otherwise;
-4. the marginal over segmentations differs negligibly from the canonical segmentation: one case
-   per model, decided by :func:`negligible`.
+1. per-token perplexities are not comparable across segmentations (an exact fact, arithmetic
+   on the models' rates; one case): for if the per-token and the per-byte orders of the family
+   differ (Kendall τ < 1), against if they agree;
+2. the segmentation-independent measures are comparable for open vocabularies (an identity):
+   one case per measure, which holds if it orders the open models as bits per byte does;
+3. a closed vocabulary gives a large advantage (every case): one case per open model, for if
+   the word model's bits-per-byte interval lies wholly below that model's, against if wholly
+   above, open otherwise;
+4. the marginal over segmentations differs negligibly from the canonical segmentation (every
+   case): one case per model, decided by :func:`negligible`.
 
 :func:`glued` gives the values the chapter quotes beside the table.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Mapping
 
 import pandas as pd
 
-from lmnotes.report import claims as lmclaims
+from lmnotes.report import cases as lmcases, claims as lmclaims
 from lmnotes.studies.segmentation.family import INDEPENDENT, fmt
 
 
@@ -56,7 +59,9 @@ class Results:
     per model, the marginal's gap, its interval's upper end and its certified lower bound, as
     shares of the bits per character (keys :data:`GAP`, :data:`UPPER`, :data:`CERTIFIED`, as in
     :func:`estimates.gap_row`); ``self_name``:
-    the model with an N sweep, and ``levelled``: whether its estimate levelled off in N.
+    the model with the long N sweep, and ``levelled``: per model, whether its estimate levelled
+    off in N (the self-trained model over the chapter's sweep, the pretrained one over halves of
+    its draws).
     """
 
     ppl_token: Mapping[str, float]
@@ -75,21 +80,31 @@ class Results:
     open_epochs: float
     gaps: Mapping[str, Mapping[str, float]]
     self_name: str
-    levelled: bool
+    levelled: Mapping[str, bool]
 
 
-def negligible(results: Results, threshold: float) -> tuple[lmclaims.Evidence, str]:
-    """Claim 4 at one threshold: a model shows "negligible" if its interval's upper end lies
-    below the threshold and the estimate has levelled off in N (only a model with an N sweep
-    can show it); it shows the opposite if its certified lower bound reaches the threshold.
-    Returns the cases and a text saying how each model was decided."""
-    gaps = results.gaps
-    shown = {m: results.levelled and m == results.self_name and gaps[m][UPPER] < threshold for m in gaps}
-    against = {m: gaps[m][CERTIFIED] >= threshold for m in gaps}
-    cases = lmclaims.Evidence.of(lmclaims.case(shown[m], against[m]) for m in gaps)
-    why = "; ".join(f"{m}: {'certified above' if against[m] else 'shown below' if shown[m] else 'not decided'}"
-                    for m in gaps)
-    return cases, why
+def negligible(results: Results, threshold: float) -> list[lmcases.Case]:
+    """Claim 4 at one threshold, one case per model: the gap (a share of the bits per
+    character) below ``threshold``, its interval from the certified lower bound (what the
+    drawn segmentations prove) to the upper end of the estimate's interval. The estimate is
+    biased low, so that upper end bounds the gap only once the estimate has levelled off in N;
+    a model whose estimate still grows has no upper bound (∞), and only more draws could make
+    it count for. Against: the certified lower bound above the threshold."""
+    cases = []
+    for m, g in results.gaps.items():  # in % of the bits per character, as the chapter shows them
+        bounded = results.levelled.get(m, False)
+        high = 100 * g[UPPER] if bounded else math.inf
+        why = "levelled off in N" if bounded else "still grows with N: no upper bound"
+        cases.append(lmcases.Case(m, "below", min(100 * max(g[GAP], g[CERTIFIED]), high), 100 * g[CERTIFIED], high,
+                                  100 * threshold, why=why + "; % of the bits per character, from the certified "
+                                  "lower bound; the estimate is the larger of the importance-sampling estimate "
+                                  "and that bound"))
+    return cases
+
+
+def negligible_verdict(results: Results, threshold: float) -> str:
+    """Claim 4's verdict at ``threshold`` (:func:`negligible`, every case)."""
+    return lmcases.verdict("every", *lmcases.counts(negligible(results, threshold)))
 
 
 def agree_open(results: Results) -> bool:
@@ -102,61 +117,80 @@ def glued(results: Results, rules: Rules) -> dict:
     """The values the chapter quotes with the claims, by glue name, in the chapter's order:
     the thresholds (%), claim 4's verdicts at each, whether the independent measures give one
     order, the unexplained share (%) of the closed vocabulary's advantage, the model with an N
-    sweep, and why the post's printed numbers that do not follow from their inputs fail."""
+    sweep, which models' estimates levelled off in N, and why the post's printed numbers that do not follow from their inputs fail."""
     r = results
     causes = r.examples.loc[~r.examples["follows"], "cause"].value_counts()
     return {"negligible_pct": 100 * rules.negligible_share,
             "negligible_alt_pct": 100 * rules.negligible_share_alt,
-            "v4": negligible(r, rules.negligible_share)[0].verdict(),
-            "v4_alt": negligible(r, rules.negligible_share_alt)[0].verdict(),
+            "v4": negligible_verdict(r, rules.negligible_share),
+            "v4_alt": negligible_verdict(r, rules.negligible_share_alt),
             "independent_orders": "one order" if agree_open(r) else "different orders",
             "rest_share": float(100 * (r.advantage - r.unk - r.renorm) / r.advantage),
             "marginal_label": r.self_name,
+            "levelled_text": levelled_text(r),
             "causes_text": "; ".join(f"{n} from {c}" for c, n in causes.items())}
 
 
 def claims(results: Results, rules: Rules) -> pd.DataFrame:
     """The claims table of chapter 03 (:func:`lmnotes.report.claims.table`)."""
     r = results
-    e4, why4 = negligible(r, rules.negligible_share)
-    v4_alt = negligible(r, rules.negligible_share_alt)[0].verdict()
+    c4 = negligible(r, rules.negligible_share)
+    c4_alt = negligible(r, rules.negligible_share_alt)
     agree = agree_open(r)
-    word_beats = r.word_bpb.high < min(e.low for e in r.open_bpb.values())
-    word_loses = r.word_bpb.low > max(e.high for e in r.open_bpb.values())
+    ranks = r.open_ranks
+    c2 = [lmcases.Case(c, "holds", int((ranks[c] == ranks["bits / byte"]).all()),
+                       why="orders the open models as bits per byte does (its count is the same for every model)")
+          for c in INDEPENDENT if c != "bits / byte"]
+    w = r.word_bpb
+    c3 = [lmcases.Case.apart(f"word against {s}", "below", w, e,
+                             why="bits per byte, word minus open; the interval spans the two models' own "
+                             "intervals (wholly below: the word model's interval lies below the other's)")
+          for s, e in r.open_bpb.items()]
     follows = int(r.examples["follows"].sum())
     return lmclaims.table([
         lmclaims.row(
             "1. perplexities per token are not comparable across segmentations",
-            lmclaims.Evidence.of([lmclaims.case(r.tau_byte < 1, r.tau_byte == 1)]),
+            [lmcases.Case("the family's orders", "less", r.tau_byte, threshold=1,
+                          why="Kendall τ between the per-token and per-byte orders; 1: the same order")],
             f"per token the {r.best_token} model is best, per byte the {r.best_byte} model: Kendall τ between "
             f"the two orders {r.tau_byte:.2f}; per-token perplexity {min(r.ppl_token.values()):.2f}"
-            f"–{max(r.ppl_token.values()):.1f}"),
+            f"–{max(r.ppl_token.values()):.1f}", form="identity"),
         lmclaims.row(
             "2. per-word and per-character measures are comparable for open-vocabulary models, "
             "and convert into each other",
-            lmclaims.Evidence.of([lmclaims.case(agree, not agree)]),
+            c2,
             f"over the {len(r.open_ranks)} open-vocabulary models the four measures give "
             f"{'one order' if agree else 'different orders'}, as they share their denominators; of the post's "
             f"printed conversions {follows} of {len(r.examples)} follow from their inputs "
-            "(the others: see the text).", basis="by construction"),
+            "(the others: see the text).", basis="by construction", form="identity"),
         lmclaims.row(
             "3. a closed vocabulary gives a large advantage that makes its perplexity incomparable",
-            lmclaims.Evidence.of([lmclaims.case(word_beats, word_loses)]),
+            c3,
             f"word model {fmt(r.word_bpb)} bits/byte vs open models "
             f"{min(e.value for e in r.open_bpb.values()):.3f}–{max(e.value for e in r.open_bpb.values()):.3f}; "
             f"of its lead over {r.open_label}, scoring <unk> as a word explains {100 * r.unk / r.advantage:.0f} %, "
             f"the post's mechanism {100 * r.renorm / r.advantage:.1f} %, and "
             f"{100 * (r.advantage - r.unk - r.renorm) / r.advantage:.0f} % is unexplained (training budget "
-            f"included: {r.word_epochs:.2f} against {r.open_epochs:.2f} epochs)."),
+            f"included: {r.word_epochs:.2f} against {r.open_epochs:.2f} epochs).", form="every"),
         lmclaims.row(
-            "4. the marginal over segmentations differs negligibly from the canonical segmentation", e4,
+            "4. the marginal over segmentations differs negligibly from the canonical segmentation", c4,
             "gap as a share of bits per char: " + "; ".join(
                 f"{m} {100 * g[GAP]:.2f} % (certified ≥ {100 * g[CERTIFIED]:.3f} %)"
                 for m, g in r.gaps.items())
-            + f"; {'levelled off' if r.levelled else 'not levelled off'} in N. Below "
-            f"{100 * rules.negligible_share:g} %: {why4}; at {100 * rules.negligible_share_alt:g} % the verdict "
-            f"would be {v4_alt}."),
+            + f"; {levelled_text(r)}. Below "
+            f"{100 * rules.negligible_share:g} %: {_decisions(c4)}; below {100 * rules.negligible_share_alt:g} %: "
+            f"{_decisions(c4_alt)}, so {negligible_verdict(r, rules.negligible_share_alt)}.", form="every"),
     ])
+
+
+def levelled_text(results: Results) -> str:
+    """Which models' estimates levelled off in N, in words."""
+    return "; ".join(f"{m} {'levelled off' if results.levelled.get(m, False) else 'still grows'} in N"
+                     for m in results.gaps)
+
+
+def _decisions(cases: list[lmcases.Case]) -> str:
+    return ", ".join(f"{c.name} {c.decision}" for c in cases)
 
 
 def thresholds(rules: Rules) -> dict[str, str]:

@@ -181,13 +181,21 @@ def sweep_table(run: Mapping, ns: Sequence[int]) -> pd.DataFrame:
     return sweep_pct
 
 
+def levelled_off(sweep_pct: pd.DataFrame) -> bool:
+    """Whether an estimate has levelled off in N (a :func:`sweep_table`): the last doubling of
+    N added less than a tenth of the mean estimate over runs."""
+    if len(sweep_pct) < 2:
+        return False
+    return bool(sweep_pct.iloc[-1, 1] - sweep_pct.iloc[-2, 1] < 0.1 * sweep_pct.iloc[-1, 1])
+
+
 def sweep_findings(run: Mapping, sweep_pct: pd.DataFrame, ns: Sequence[int], self_gap_pct: float) -> tuple[dict, bool]:
     """What the chapter says of the sweep, by glue name (the mean estimate at the least and the
     most draws, its last rise, whether it levelled off: the last doubling added less than a
     tenth; how many runs of the fewest draws fall below the certified bound of all the draws),
     and whether it levelled off."""
     rise = sweep_pct.iloc[-1, 1] - sweep_pct.iloc[-2, 1] if len(ns) > 1 else np.nan
-    levelled = len(ns) > 1 and rise < 0.1 * sweep_pct.iloc[-1, 1]
+    levelled = levelled_off(sweep_pct)
     out = {"sweep_first_n": ns[0], "sweep_first_mean": float(sweep_pct.iloc[0, 1]),
            "sweep_last_mean": float(sweep_pct.iloc[-1, 1]), "sweep_rise": float(rise),
            "sweep_levelled": (

@@ -1,0 +1,197 @@
+"""The cases a claim is decided on and the forms that turn them into a verdict: every study
+chapter's claims table (:mod:`lmnotes.report.claims`) and the cases file saved beside it.
+
+A :class:`Case` keeps the numbers it is decided on (an estimate, its interval, a threshold, a
+p-value) and the name of its :data:`TESTS` entry, so that its decision (*for*, *against*,
+*open* or *not applicable*) is recomputed from what it saved, never typed. A case whose
+interval has no width and sits on the threshold (a tie at a floor, e.g. 0 hits against 0 hits)
+is *not applicable*: no data can move it, so it neither counts nor blocks.
+
+A claim declares its :data:`FORMS` entry, the form its source's words give it (every case,
+some case, most cases, an effect of a sign and a size, an exact identity), and :func:`verdict` maps
+the form and the counts of the applicable cases to one verdict, the same in every chapter.
+:func:`reachable` says which verdicts a claim's form and cases could give with other data: a
+claim that could never be reproduced, contradicted or left open is not a test.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import Iterable, Sequence
+
+#: What a case can come to.
+DECISIONS = ("for", "against", "open", "not applicable")
+#: How a case is decided from its numbers, by the name a cases file records.
+TESTS = {
+    "above": "claims estimate > threshold: for if the interval lies above the threshold, against if it lies "
+             "below, open if it straddles",
+    "below": "claims estimate < threshold: for if the interval lies below the threshold, against if it lies "
+             "above, open if it straddles",
+    "within": "claims |estimate| < threshold: for if the interval lies inside ±threshold, against if it lies "
+              "wholly outside, open otherwise",
+    "outside": "claims |estimate| > threshold: for if the interval lies wholly outside ±threshold, against if it "
+               "lies inside, open otherwise",
+    "less": "an exact value (no sampling error): for if it is below the threshold, against if not",
+    "more": "an exact value (no sampling error): for if it is above the threshold, against if not",
+    "holds": "an identity checked exactly (estimate 1 if it holds, 0 if not)",
+    "p": "a test of the claim's direction (positive statistic): for if the estimate is positive and p < "
+         "threshold, against if negative and p < threshold, open otherwise",
+}
+#: The decisions each test can reach with other data (a zero-width tie aside).
+CAN = {"above": {"for", "against", "open"}, "below": {"for", "against", "open"},
+       "within": {"for", "against", "open"}, "outside": {"for", "against", "open"}, "less": {"for", "against"},
+       "more": {"for", "against"}, "holds": {"for", "against"},
+       "p": {"for", "against", "open"}}
+#: The forms a claim can take, with the statement a chapter shows.
+FORMS = {
+    "every": "the source says it holds in every case: reproduced if every applicable case is for; "
+             "contradicted if every one is against; differs if some are for and some against; "
+             "inconclusive if some stay open; not tested without an applicable case",
+    "most": "the source says it holds in most cases: reproduced if more than half of the applicable cases are "
+            "for even with every open case counted against; contradicted if at most half are for even with "
+            "every open case counted for; inconclusive otherwise",
+    "some": "the source says there is a case: reproduced if some case is for (intervals at the level "
+            "corrected for the number of cases); contradicted if every applicable case is against; "
+            "inconclusive otherwise",
+    "effect": "the source gives an effect's sign and size: a case for the sign and one for the size; "
+              "reproduced if both are for; contradicted if the sign is against; differs if the sign is for "
+              "and the size against; inconclusive otherwise",
+    "identity": "an exact fact (an identity, or arithmetic on exact values): reproduced if every case holds, "
+                "contradicted if one does not (no case can stay open)",
+}
+
+
+def decide(test: str, estimate: float, low: float = math.nan, high: float = math.nan,
+           threshold: float = 0.0, p: float = math.nan) -> str:
+    """The decision of one case from its numbers (see :data:`TESTS`)."""
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}; the tests are {list(TESTS)}")
+    if test in ("above", "below", "within", "outside"):
+        if not low <= estimate <= high:
+            raise ValueError(f"an interval [{low}, {high}] must hold its estimate {estimate}")
+        if low == high == threshold:
+            return "not applicable"
+        if test == "above":
+            return "for" if low > threshold else "against" if high < threshold else "open"
+        if test == "below":
+            return "for" if high < threshold else "against" if low > threshold else "open"
+        if not threshold > 0:
+            raise ValueError(f"an equivalence margin must be positive, got {threshold}")
+        inside, outside = -threshold < low and high < threshold, low > threshold or high < -threshold
+        if test == "outside":
+            inside, outside = outside, inside
+        return "for" if inside else "against" if outside else "open"
+    if test == "less":
+        return "for" if estimate < threshold else "against"
+    if test == "more":
+        return "for" if estimate > threshold else "against"
+    if test == "holds":
+        if estimate not in (0, 1):
+            raise ValueError(f"an identity's estimate is 1 (holds) or 0 (does not), got {estimate}")
+        return "for" if estimate == 1 else "against"
+    if not 0 <= p <= 1:
+        raise ValueError(f"a p-value lies in [0, 1], got {p}")
+    return "open" if p >= threshold or estimate == 0 else "for" if estimate > 0 else "against"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a claim: its name, its test, the numbers it is decided on, and why it is
+    what it is (the reader's account of what was counted)."""
+
+    name: str
+    test: str
+    estimate: float
+    low: float = math.nan
+    high: float = math.nan
+    threshold: float = 0.0
+    p: float = math.nan
+    why: str = ""
+
+    def __post_init__(self):
+        for f in ("estimate", "low", "high", "threshold", "p"):
+            object.__setattr__(self, f, float(getattr(self, f)))
+        decide(self.test, self.estimate, self.low, self.high, self.threshold, self.p)  # checks the numbers
+
+    @property
+    def decision(self) -> str:
+        return decide(self.test, self.estimate, self.low, self.high, self.threshold, self.p)
+
+    @classmethod
+    def interval(cls, name: str, test: str, estimate, threshold: float = 0.0, why: str = "") -> "Case":
+        """A case on an estimate with ``value``, ``low`` and ``high`` (a bootstrap interval)."""
+        return cls(name, test, estimate.value, estimate.low, estimate.high, threshold, why=why)
+
+
+    @classmethod
+    def apart(cls, name: str, test: str, a, b, threshold: float = 0.0, why: str = "") -> "Case":
+        """A case on a − b for two estimates without shared resamples, its interval the span
+        of the differences of their intervals, [a.low − b.high, a.high − b.low]: it lies below 0
+        exactly when a's interval lies wholly below b's (the unpaired comparison of two
+        intervals, which is conservative)."""
+        return cls(name, test, a.value - b.value, a.low - b.high, a.high - b.low, threshold, why=why)
+
+
+#: The columns of a cases file: the claim's number, then a :class:`Case`, then its decision.
+COLUMNS = ("claim", *(f.name for f in fields(Case)), "decision")
+
+
+def counts(cases: Iterable[Case]) -> tuple[int, int, int]:
+    """For, against and open among the applicable cases."""
+    d = [c.decision for c in cases]
+    return d.count("for"), d.count("against"), d.count("open")
+
+
+def verdict(form: str, n_for: int, n_against: int, n_open: int) -> str:
+    """The verdict a claim of ``form`` gets from the counts of its applicable cases: the one
+    function that maps cases to verdicts for every claim that declares a form."""
+    if form not in FORMS:
+        raise ValueError(f"unknown form {form!r}; the forms are {list(FORMS)}")
+    n = n_for + n_against + n_open
+    if n == 0:
+        return "not tested"
+    if form == "most":
+        if 2 * n_for > n:
+            return "reproduced"
+        if 2 * (n_for + n_open) <= n:
+            return "contradicted"
+        return "inconclusive"
+    if form == "some":
+        return "reproduced" if n_for else "contradicted" if n_against == n else "inconclusive"
+    if form == "effect":
+        if n != 2:
+            raise ValueError(f"an effect has two cases, its sign and its size; got {n} applicable")
+        if n_for == 2:
+            return "reproduced"
+        if n_against == 2:
+            return "contradicted"
+        return "differs" if n_for == 1 and n_against == 1 else "inconclusive"
+    if form == "identity":
+        return "contradicted" if n_against else "reproduced" if n_for == n else "inconclusive"
+    if n_for == n:  # every
+        return "reproduced"
+    if n_against == n:
+        return "contradicted"
+    return "differs" if n_for and n_against else "inconclusive"
+
+
+def reachable(form: str, tests: Sequence[str]) -> set[str]:
+    """The verdicts a claim of ``form`` could get from cases decided by ``tests`` (one per
+    applicable case), whatever the data: every count of decisions the tests can reach."""
+    triples = {(0, 0, 0)}
+    for test in tests:
+        steps = [(d == "for", d == "against", d == "open") for d in CAN[test]]
+        triples = {(f + a, g + b, o + c) for f, g, o in triples for a, b, c in steps}
+    return {verdict(form, *t) for t in triples}
+
+
+def needed(form: str) -> set[str]:
+    """The verdicts every claim of ``form`` must be able to reach."""
+    return {"reproduced", "contradicted"} if form == "identity" else {"reproduced", "contradicted", "inconclusive"}
+
+
+def records(claim: str, cases: Iterable[Case]) -> list[dict]:
+    """The rows of a cases file for one claim (its number, as its table names it)."""
+    number = claim.partition(". ")[0]
+    return [{"claim": number, **asdict(c), "decision": c.decision} for c in cases]

@@ -1,0 +1,143 @@
+"""Cases and claim forms (lmnotes.report.cases): each decision recomputed from a case's
+numbers, the one map from a form and its cases to a verdict, what a claim could reach with
+other data, and the cases files the chapters save beside their claims tables, checked against
+those tables (a tampered copy fails)."""
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lmnotes.report import cases as C, claims
+from lmnotes.stats.inference import Estimate
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK_CLAIMS = ROOT / "book" / "claims"
+
+
+def test_each_test_decides_from_its_numbers():
+    assert C.decide("above", 0.3, 0.1, 0.5) == "for" and C.decide("above", -0.3, -0.5, -0.1) == "against"
+    assert C.decide("above", 0.1, -0.1, 0.3) == "open"
+    assert C.decide("below", 1.5, 1.2, 1.8, threshold=2.0) == "for"
+    assert C.decide("within", 0.01, -0.02, 0.03, threshold=0.05) == "for"
+    assert C.decide("within", 0.2, 0.1, 0.3, threshold=0.05) == "against"
+    assert C.decide("within", 0.04, 0.0, 0.08, threshold=0.05) == "open"
+    assert C.decide("less", -0.6, threshold=1) == "for" and C.decide("less", 1.0, threshold=1) == "against"
+    assert C.decide("holds", 1) == "for" and C.decide("holds", 0) == "against"
+    assert C.decide("p", 2.1, p=0.01, threshold=0.05) == "for" and C.decide("p", -2.1, p=0.01, threshold=0.05) == "against"
+    assert C.decide("p", 2.1, p=0.2, threshold=0.05) == "open"
+    # a tie at a floor: zero width on the threshold, which no data can move
+    assert C.decide("above", 0.0, 0.0, 0.0) == "not applicable"
+    assert C.decide("above", 0.0, 0.0, 0.0, threshold=0.1) == "against"  # zero width elsewhere is decided
+    with pytest.raises(ValueError, match="must hold its estimate"):
+        C.decide("above", 1.0, 0.0, 0.5)
+    with pytest.raises(ValueError, match="unknown test"):
+        C.decide("roughly", 1.0)
+    with pytest.raises(ValueError, match="1 \\(holds\\) or 0"):
+        C.Case("x", "holds", 0.5)
+
+
+def test_a_case_from_an_estimate_keeps_its_numbers():
+    c = C.Case.interval("BPE 8k", "below", Estimate(0.78, 0.55, 1.1), threshold=1.0, why="not levelled")
+    assert (c.estimate, c.low, c.high, c.threshold, c.decision) == (0.78, 0.55, 1.1, 1.0, "open")
+    rec = C.records("4. the marginal is close", [c])[0]
+    assert rec["claim"] == "4" and rec["decision"] == "open" and list(rec) == list(C.COLUMNS)
+
+
+@pytest.mark.parametrize("form", list(C.FORMS))
+def test_every_form_reaches_what_it_must_and_no_open_case_is_dropped(form):
+    n = 2 if form == "effect" else 4
+    tests = ["holds"] * n if form == "identity" else ["above"] * n
+    assert C.reachable(form, tests) >= C.needed(form)
+    assert C.verdict(form, 0, 0, 0) == "not tested"
+    if form in ("every", "identity"):
+        assert C.verdict(form, 3, 0, 1) == "inconclusive"
+        assert C.verdict(form, 3, 1, 0) == ("differs" if form == "every" else "contradicted")
+    if form == "most":  # 3 of 5 for, however the open case falls; 2 for and 1 open of 4 is not yet a majority
+        assert C.verdict(form, 3, 1, 1) == "reproduced" and C.verdict(form, 2, 1, 1) == "inconclusive"
+        assert C.verdict(form, 1, 3, 0) == "contradicted" and C.verdict(form, 2, 2, 0) == "contradicted"
+    if form == "some":
+        assert C.verdict(form, 1, 5, 0) == "reproduced" and C.verdict(form, 0, 5, 1) == "inconclusive"
+    if form == "effect":  # the sign for, the size against
+        assert C.verdict(form, 1, 1, 0) == "differs" and C.verdict(form, 1, 0, 1) == "inconclusive"
+
+
+def test_a_case_that_can_only_come_out_one_way_makes_a_claim_unreachable():
+    """Identities counted under "every" can never stay open; a claim of exact checks alone
+    under "every" cannot be inconclusive, and is flagged."""
+    assert "inconclusive" not in C.reachable("every", ["less", "holds"])
+    assert "inconclusive" in C.reachable("every", ["less", "above"])
+
+
+def _chapters_with_cases() -> list[str]:
+    return sorted(p.name[: -len(claims.CASES)] for p in BOOK_CLAIMS.glob(f"*{claims.CASES}"))
+
+
+def test_the_migrated_chapters_save_their_cases():
+    assert "03_segmentation" in _chapters_with_cases()
+
+
+@pytest.mark.parametrize("chapter", _chapters_with_cases())
+def test_every_saved_case_recomputes_and_a_tampered_copy_fails(chapter, tmp_path):
+    table = claims.load_all(BOOK_CLAIMS).query("chapter == @chapter").reset_index(drop=True)
+    saved = claims.load_cases(chapter, BOOK_CLAIMS)
+    claims.check_cases(table, saved)
+    # one number changed: its decision no longer follows
+    decided = saved.index[saved["test"].isin(["above", "below", "within", "less"])
+                          & saved["decision"].isin(["for", "against"])]
+    if len(decided):
+        bad = saved.copy()
+        i = decided[0]
+        flip = {"above": ("low", "high", -1), "below": ("high", "low", 1), "within": ("high", "low", 1),
+                "less": ("estimate", "estimate", 1)}[bad.loc[i, "test"]]
+        shift = abs(bad.loc[i, "high"] - bad.loc[i, "low"]) + abs(bad.loc[i, "threshold"]) + 1
+        for col in ("estimate", "low", "high"):
+            if col in flip[:2] or bad.loc[i, "test"] != "less":
+                bad.loc[i, col] = bad.loc[i, col] + flip[2] * shift * (1 if bad.loc[i, "decision"] == "for" else -1)
+        with pytest.raises(ValueError, match="does not follow"):
+            claims.check_cases(table, bad)
+    # counts changed in the table: they are no longer those of the cases
+    formed = table.index[table["rule"].isin(list(C.FORMS))]
+    tampered = table.copy()
+    tampered.loc[formed[0], "n_for"] += 1
+    with pytest.raises(ValueError, match="are not those of its cases"):
+        claims.check_cases(tampered, saved)
+
+
+@pytest.mark.parametrize("chapter", _chapters_with_cases())
+def test_every_claim_with_a_form_can_reach_each_verdict(chapter):
+    """With its form and the tests of its applicable cases, each claim could come out
+    reproduced, contradicted or open (an identity: reproduced or contradicted) with other data;
+    a rule planted to need what a case cannot reach fails."""
+    table = claims.load_all(BOOK_CLAIMS).query("chapter == @chapter")
+    saved = claims.load_cases(chapter, BOOK_CLAIMS)
+    for r in table.itertuples():
+        if r.rule not in C.FORMS:
+            continue
+        mine = saved[(saved["claim"] == r.claim.partition(". ")[0]) & (saved["decision"] != "not applicable")]
+        if mine.empty:
+            continue
+        got = C.reachable(r.rule, list(mine["test"]))
+        assert got >= C.needed(r.rule), (chapter, r.claim, sorted(C.needed(r.rule) - got))
+    assert not C.reachable("every", ["holds"]) >= C.needed("every")
+
+
+def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
+    rows = [claims.row("1. the gap is small", [C.Case.interval("a", "below", Estimate(0.2, 0.1, 0.3), 0.5),
+                                               C.Case.interval("b", "below", Estimate(0.4, 0.2, 0.7), 0.5),
+                                               C.Case("c", "above", 0.0, 0.0, 0.0, why="0 hits against 0")],
+                       "measured", form="every"),
+            claims.row("2. an old-style claim", claims.Evidence(1, 0, 0), "measured")]
+    df = claims.table(rows)
+    assert df.loc[0, ["n_for", "n_against", "n_unresolved", "rule", "verdict"]].tolist() == \
+        [1, 0, 1, "every", "inconclusive"]
+    claims.save(df, "07_x", tmp_path)
+    back = claims.load_cases("07_x", tmp_path)
+    assert back["decision"].tolist() == ["for", "open", "not applicable"] and math.isnan(back.loc[0, "p"])
+    assert list(claims.load_all(tmp_path)["chapter"]) == ["07_x", "07_x"]  # the cases file is not a table
+    claims.check_cases(claims.load_all(tmp_path).drop(columns="chapter"), back)
+    with pytest.raises(TypeError, match="is given its cases"):
+        claims.row("3. x", claims.Evidence(1), "m", form="every")
+    shown = claims.shown_cases(back)
+    assert shown.loc[0, "estimate"] == "0.2 [0.1, 0.3]" and shown.loc[0, "test"] == "below 0.5"
