@@ -720,8 +720,10 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 # interval's upper end below the threshold *and* an estimate that no longer grows with the
 # number of draws (the last doubling of $N$ adds less than a tenth: over the sweep above for
 # the self-trained model, over the two halves of its draws for the pretrained one; here
-# {glue:text}`levelled_text`). A model whose estimate still grows has no upper bound, and its
-# case stays open whatever its interval. Over running text the marginal adds at least
+# {glue:text}`levelled_text`). A model whose estimate still grows has no upper bound: its
+# case can never count for, only against, when its certified bound lies above the threshold.
+# At {glue:text}`negligible_alt_pct:g` %, {glue:text}`alt_text` (a certified bound holds for
+# the sentences drawn, not for running text as a whole). Over running text the marginal adds at least
 # {glue:text}`cert_self_pct:.2f` % ({glue:text}`marginal_label`; certified,
 # {glue:text}`gap_self_trend`) and at least {glue:text}`cert_pre_pct:.3f` %
 # ({glue:text}`stride_pre_name`; estimated at {glue:text}`gap_pre_pct:.2f` % from fewer

@@ -27,22 +27,36 @@ def test_each_test_decides_from_its_numbers():
     assert C.decide("holds", 1) == "for" and C.decide("holds", 0) == "against"
     assert C.decide("p", 2.1, p=0.01, threshold=0.05) == "for" and C.decide("p", -2.1, p=0.01, threshold=0.05) == "against"
     assert C.decide("p", 2.1, p=0.2, threshold=0.05) == "open"
-    # a tie at a floor: zero width on the threshold, which no data can move
-    assert C.decide("above", 0.0, 0.0, 0.0) == "not applicable"
-    assert C.decide("above", 0.0, 0.0, 0.0, threshold=0.1) == "against"  # zero width elsewhere is decided
+    # a tie at a declared floor, which no data can move; without a floor a tie stays open
+    assert C.decide("above", 0.0, 0.0, 0.0, floor=0.0) == "not applicable"
+    assert C.decide("more", 0.0, threshold=0.0, floor=0.0) == "not applicable"
+    assert C.decide("above", 0.5, 0.5, 0.5, threshold=0.5) == "open"
+    assert C.decide("above", 0.0, 0.0, 0.0, threshold=0.1, floor=0.0) == "against"  # zero width off the tie
+    assert C.decide("clearly above", 0.05, threshold=0.01) == "for"
+    assert C.decide("clearly above", 0.015, threshold=0.01) == "open"
+    assert C.decide("clearly below", 0.11, threshold=0.2) == "open" and C.decide("clearly below", 0.5, threshold=0.2) == "against"
+    with pytest.raises(ValueError, match="finite estimate and threshold"):
+        C.decide("less", float("nan"), threshold=1.0)
+    with pytest.raises(ValueError, match="finite estimate and threshold"):
+        C.decide("above", 1.0, 0.5, 1.5, threshold=float("nan"))
+    with pytest.raises(ValueError, match="its level in"):
+        C.decide("p", 2.0, p=0.01, threshold=0.0)
     with pytest.raises(ValueError, match="must hold its estimate"):
         C.decide("above", 1.0, 0.0, 0.5)
     with pytest.raises(ValueError, match="unknown test"):
         C.decide("roughly", 1.0)
     with pytest.raises(ValueError, match="1 \\(holds\\) or 0"):
-        C.Case("x", "holds", 0.5)
+        C.Case("x", "holds", 0.5, why="w")
+    with pytest.raises(ValueError, match="say why"):
+        C.Case("x", "holds", 1)
 
 
 def test_a_case_from_an_estimate_keeps_its_numbers():
     c = C.Case.interval("BPE 8k", "below", Estimate(0.78, 0.55, 1.1), threshold=1.0, why="not levelled")
     assert (c.estimate, c.low, c.high, c.threshold, c.decision) == (0.78, 0.55, 1.1, 1.0, "open")
-    rec = C.records("4. the marginal is close", [c])[0]
-    assert rec["claim"] == "4" and rec["decision"] == "open" and list(rec) == list(C.COLUMNS)
+    rec = C.records("4. the marginal is close", "every", [c])[0]
+    assert rec["claim"] == "4" and rec["form"] == "every" and rec["decision"] == "open"
+    assert list(rec) == list(C.COLUMNS)
 
 
 @pytest.mark.parametrize("form", list(C.FORMS))
@@ -59,8 +73,9 @@ def test_every_form_reaches_what_it_must_and_no_open_case_is_dropped(form):
         assert C.verdict(form, 1, 3, 0) == "contradicted" and C.verdict(form, 2, 2, 0) == "contradicted"
     if form == "some":
         assert C.verdict(form, 1, 5, 0) == "reproduced" and C.verdict(form, 0, 5, 1) == "inconclusive"
-    if form == "effect":  # the sign for, the size against
+    if form == "effect":  # one of the sign and the size for, the other against
         assert C.verdict(form, 1, 1, 0) == "differs" and C.verdict(form, 1, 0, 1) == "inconclusive"
+        assert C.verdict(form, 0, 2, 0) == "contradicted"
 
 
 def test_a_case_that_can_only_come_out_one_way_makes_a_claim_unreachable():
@@ -75,7 +90,7 @@ def _chapters_with_cases() -> list[str]:
 
 
 def test_the_migrated_chapters_save_their_cases():
-    assert "03_segmentation" in _chapters_with_cases()
+    assert {"03_segmentation", "06_distortion"} <= set(_chapters_with_cases())
 
 
 @pytest.mark.parametrize("chapter", _chapters_with_cases())
@@ -124,9 +139,9 @@ def test_every_claim_with_a_form_can_reach_each_verdict(chapter):
 
 
 def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
-    rows = [claims.row("1. the gap is small", [C.Case.interval("a", "below", Estimate(0.2, 0.1, 0.3), 0.5),
-                                               C.Case.interval("b", "below", Estimate(0.4, 0.2, 0.7), 0.5),
-                                               C.Case("c", "above", 0.0, 0.0, 0.0, why="0 hits against 0")],
+    rows = [claims.row("1. the gap is small", [C.Case.interval("a", "below", Estimate(0.2, 0.1, 0.3), 0.5, why="w"),
+                                               C.Case.interval("b", "below", Estimate(0.4, 0.2, 0.7), 0.5, why="w"),
+                                               C.Case("c", "above", 0.0, 0.0, 0.0, floor=0.0, why="0 hits against 0")],
                        "measured", form="every"),
             claims.row("2. an old-style claim", claims.Evidence(1, 0, 0), "measured")]
     df = claims.table(rows)
@@ -141,3 +156,21 @@ def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
         claims.row("3. x", claims.Evidence(1), "m", form="every")
     shown = claims.shown_cases(back)
     assert shown.loc[0, "estimate"] == "0.2 [0.1, 0.3]" and shown.loc[0, "test"] == "below 0.5"
+
+
+def test_a_changed_form_or_a_missing_why_is_refused(tmp_path):
+    df = claims.table([claims.row("1. x", [C.Case.interval("a", "above", Estimate(1.0, 0.5, 1.5), why="w")], "m",
+                                  form="every")])
+    cases = df.attrs["cases"]
+    changed = df.copy()
+    changed.loc[0, "rule"] = "some"
+    with pytest.raises(ValueError, match="decided as"):
+        claims.check_cases(changed, cases)
+    bad = cases.copy()
+    bad.loc[0, "why"] = ""
+    with pytest.raises(ValueError, match="no why"):
+        claims.check_cases(df, bad)
+    # a table saved again without forms leaves no stale cases file behind
+    claims.save(df, "07_x", tmp_path)
+    claims.save(claims.table([claims.row("1. x", claims.Evidence(1), "m")]), "07_x", tmp_path)
+    assert claims.load_cases("07_x", tmp_path) is None

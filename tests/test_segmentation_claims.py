@@ -121,7 +121,7 @@ def test_measured_texts_carry_the_counts():
 def test_glued_values():
     values = SC.glued(results(), RULES)
     assert list(values) == ["negligible_pct", "negligible_alt_pct", "v4", "v4_alt", "independent_orders",
-                            "rest_share", "marginal_label", "levelled_text", "causes_text"]
+                            "rest_share", "marginal_label", "levelled_text", "alt_text", "causes_text"]
     assert values["negligible_pct"] == pytest.approx(1.0)
     assert values["rest_share"] == pytest.approx(20.0)
     assert values["marginal_label"] == "BPE 8k"
@@ -150,3 +150,11 @@ def test_an_identity_that_fails_once_is_contradicted():
     ranks["bits / char"] = [1, 2]
     table = SC.claims(results(open_ranks=ranks), RULES)
     assert (table.iloc[1].n_for, table.iloc[1].n_against, table.iloc[1].verdict) == (2, 1, "contradicted")
+
+
+def test_the_stricter_threshold_says_why_each_model_is_decided():
+    res = results(gaps={"BPE 8k": gap(0.006, 0.008, 0.0055), "smollm2-135m": gap(0.001, 0.002, 0.0005)},
+                  levelled={"BPE 8k": False, "smollm2-135m": True})
+    text = SC.glued(res, RULES)["alt_text"]
+    assert text == ("BPE 8k is against: its certified lower bound, 0.550 %, lies above it; smollm2-135m is for: "
+                    "its estimate has levelled off and its interval lies below it (up to 0.200 %)")

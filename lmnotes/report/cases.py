@@ -3,15 +3,19 @@ chapter's claims table (:mod:`lmnotes.report.claims`) and the cases file saved b
 
 A :class:`Case` keeps the numbers it is decided on (an estimate, its interval, a threshold, a
 p-value) and the name of its :data:`TESTS` entry, so that its decision (*for*, *against*,
-*open* or *not applicable*) is recomputed from what it saved, never typed. A case whose
-interval has no width and sits on the threshold (a tie at a floor, e.g. 0 hits against 0 hits)
-is *not applicable*: no data can move it, so it neither counts nor blocks.
+*open* or *not applicable*) is recomputed from what it saved, never typed. A case that
+declares a floor (the least value its quantity can take, e.g. 0 hits) and whose two sides sit
+on it (estimate, interval and threshold all at the floor: 0 hits against 0 hits) is *not
+applicable*: no data can move it, so it neither counts nor blocks.
 
 A claim declares its :data:`FORMS` entry, the form its source's words give it (every case,
 some case, most cases, an effect of a sign and a size, an exact identity), and :func:`verdict` maps
 the form and the counts of the applicable cases to one verdict, the same in every chapter.
 :func:`reachable` says which verdicts a claim's form and cases could give with other data: a
-claim that could never be reproduced, contradicted or left open is not a test.
+claim that could never be reproduced, contradicted or left open is not a test. It knows each
+case's test, not its data: a case built so that it can only go one way (a threshold at the
+bound of its quantity, an upper end that is always infinite) passes it, and the chapters'
+unit tests build the opposite evidence for each claim to show that it can.
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ TESTS = {
                "lies inside, open otherwise",
     "less": "an exact value (no sampling error): for if it is below the threshold, against if not",
     "more": "an exact value (no sampling error): for if it is above the threshold, against if not",
+    "clearly above": "an exact value against a threshold its source does not fix: for if it is above twice "
+                     "the threshold, against if below half of it, open between (the decision at half and "
+                     "at twice the threshold, when they agree)",
+    "clearly below": "an exact value against a threshold its source does not fix: for if it is below half "
+                     "the threshold, against if above twice it, open between",
     "holds": "an identity checked exactly (estimate 1 if it holds, 0 if not)",
     "p": "a test of the claim's direction (positive statistic): for if the estimate is positive and p < "
          "threshold, against if negative and p < threshold, open otherwise",
@@ -41,7 +50,8 @@ TESTS = {
 #: The decisions each test can reach with other data (a zero-width tie aside).
 CAN = {"above": {"for", "against", "open"}, "below": {"for", "against", "open"},
        "within": {"for", "against", "open"}, "outside": {"for", "against", "open"}, "less": {"for", "against"},
-       "more": {"for", "against"}, "holds": {"for", "against"},
+       "more": {"for", "against"}, "clearly above": {"for", "against", "open"},
+       "clearly below": {"for", "against", "open"}, "holds": {"for", "against"},
        "p": {"for", "against", "open"}}
 #: The forms a claim can take, with the statement a chapter shows.
 FORMS = {
@@ -51,27 +61,31 @@ FORMS = {
     "most": "the source says it holds in most cases: reproduced if more than half of the applicable cases are "
             "for even with every open case counted against; contradicted if at most half are for even with "
             "every open case counted for; inconclusive otherwise",
-    "some": "the source says there is a case: reproduced if some case is for (intervals at the level "
-            "corrected for the number of cases); contradicted if every applicable case is against; "
-            "inconclusive otherwise",
-    "effect": "the source gives an effect's sign and size: a case for the sign and one for the size; "
-              "reproduced if both are for; contradicted if the sign is against; differs if the sign is for "
-              "and the size against; inconclusive otherwise",
+    "some": "the source says there is a case: reproduced if some case is for (the chapter gives each "
+            "case's interval at the level corrected for their number, Bonferroni); contradicted if every "
+            "applicable case is against; inconclusive otherwise",
+    "effect": "the source gives an effect's sign and size: one case for the sign (beyond 0) and one for the "
+              "size (within the source's margin, or beyond it); reproduced if both are for; contradicted if "
+              "both are against; differs if one is for and the other against; inconclusive otherwise",
     "identity": "an exact fact (an identity, or arithmetic on exact values): reproduced if every case holds, "
                 "contradicted if one does not (no case can stay open)",
 }
 
 
 def decide(test: str, estimate: float, low: float = math.nan, high: float = math.nan,
-           threshold: float = 0.0, p: float = math.nan) -> str:
-    """The decision of one case from its numbers (see :data:`TESTS`)."""
+           threshold: float = 0.0, p: float = math.nan, floor: float = math.nan) -> str:
+    """The decision of one case from its numbers (see :data:`TESTS`); *not applicable* when
+    the case declares a ``floor`` and its estimate, interval and threshold all sit on it."""
     if test not in TESTS:
         raise ValueError(f"unknown test {test!r}; the tests are {list(TESTS)}")
-    if test in ("above", "below", "within", "outside"):
-        if not low <= estimate <= high:
-            raise ValueError(f"an interval [{low}, {high}] must hold its estimate {estimate}")
-        if low == high == threshold:
-            return "not applicable"
+    if not (math.isfinite(estimate) and math.isfinite(threshold)):
+        raise ValueError(f"a case needs a finite estimate and threshold, got {estimate} and {threshold}")
+    interval = test in ("above", "below", "within", "outside")
+    if interval and not low <= estimate <= high:
+        raise ValueError(f"an interval [{low}, {high}] must hold its estimate {estimate}")
+    if estimate == threshold == floor and (not interval or low == high == floor):
+        return "not applicable"
+    if interval:
         if test == "above":
             return "for" if low > threshold else "against" if high < threshold else "open"
         if test == "below":
@@ -86,12 +100,16 @@ def decide(test: str, estimate: float, low: float = math.nan, high: float = math
         return "for" if estimate < threshold else "against"
     if test == "more":
         return "for" if estimate > threshold else "against"
+    if test == "clearly above":
+        return "for" if estimate > 2 * threshold else "against" if estimate < threshold / 2 else "open"
+    if test == "clearly below":
+        return "for" if estimate < threshold / 2 else "against" if estimate > 2 * threshold else "open"
     if test == "holds":
         if estimate not in (0, 1):
             raise ValueError(f"an identity's estimate is 1 (holds) or 0 (does not), got {estimate}")
         return "for" if estimate == 1 else "against"
-    if not 0 <= p <= 1:
-        raise ValueError(f"a p-value lies in [0, 1], got {p}")
+    if not 0 <= p <= 1 or not 0 < threshold < 1:
+        raise ValueError(f"a p-value lies in [0, 1] and its level in (0, 1), got {p} and {threshold}")
     return "open" if p >= threshold or estimate == 0 else "for" if estimate > 0 else "against"
 
 
@@ -107,21 +125,25 @@ class Case:
     high: float = math.nan
     threshold: float = 0.0
     p: float = math.nan
+    floor: float = math.nan
     why: str = ""
 
     def __post_init__(self):
-        for f in ("estimate", "low", "high", "threshold", "p"):
+        for f in ("estimate", "low", "high", "threshold", "p", "floor"):
             object.__setattr__(self, f, float(getattr(self, f)))
-        decide(self.test, self.estimate, self.low, self.high, self.threshold, self.p)  # checks the numbers
+        if not self.why:
+            raise ValueError(f"case {self.name!r}: say why it is what it is (what was counted)")
+        decide(self.test, self.estimate, self.low, self.high, self.threshold, self.p, self.floor)  # checks
 
     @property
     def decision(self) -> str:
-        return decide(self.test, self.estimate, self.low, self.high, self.threshold, self.p)
+        return decide(self.test, self.estimate, self.low, self.high, self.threshold, self.p, self.floor)
 
     @classmethod
-    def interval(cls, name: str, test: str, estimate, threshold: float = 0.0, why: str = "") -> "Case":
+    def interval(cls, name: str, test: str, estimate, threshold: float = 0.0, why: str = "",
+                 floor: float = math.nan) -> "Case":
         """A case on an estimate with ``value``, ``low`` and ``high`` (a bootstrap interval)."""
-        return cls(name, test, estimate.value, estimate.low, estimate.high, threshold, why=why)
+        return cls(name, test, estimate.value, estimate.low, estimate.high, threshold, floor=floor, why=why)
 
 
     @classmethod
@@ -133,8 +155,8 @@ class Case:
         return cls(name, test, a.value - b.value, a.low - b.high, a.high - b.low, threshold, why=why)
 
 
-#: The columns of a cases file: the claim's number, then a :class:`Case`, then its decision.
-COLUMNS = ("claim", *(f.name for f in fields(Case)), "decision")
+#: The columns of a cases file: the claim's number and form, then a :class:`Case`, then its decision.
+COLUMNS = ("claim", "form", *(f.name for f in fields(Case)), "decision")
 
 
 def counts(cases: Iterable[Case]) -> tuple[int, int, int]:
@@ -159,17 +181,9 @@ def verdict(form: str, n_for: int, n_against: int, n_open: int) -> str:
         return "inconclusive"
     if form == "some":
         return "reproduced" if n_for else "contradicted" if n_against == n else "inconclusive"
-    if form == "effect":
-        if n != 2:
-            raise ValueError(f"an effect has two cases, its sign and its size; got {n} applicable")
-        if n_for == 2:
-            return "reproduced"
-        if n_against == 2:
-            return "contradicted"
-        return "differs" if n_for == 1 and n_against == 1 else "inconclusive"
     if form == "identity":
         return "contradicted" if n_against else "reproduced" if n_for == n else "inconclusive"
-    if n_for == n:  # every
+    if n_for == n:  # every, effect
         return "reproduced"
     if n_against == n:
         return "contradicted"
@@ -191,7 +205,7 @@ def needed(form: str) -> set[str]:
     return {"reproduced", "contradicted"} if form == "identity" else {"reproduced", "contradicted", "inconclusive"}
 
 
-def records(claim: str, cases: Iterable[Case]) -> list[dict]:
-    """The rows of a cases file for one claim (its number, as its table names it)."""
+def records(claim: str, form: str, cases: Iterable[Case]) -> list[dict]:
+    """The rows of a cases file for one claim (its number, as its table names it, and form)."""
     number = claim.partition(". ")[0]
-    return [{"claim": number, **asdict(c), "decision": c.decision} for c in cases]
+    return [{"claim": number, "form": form, **asdict(c), "decision": c.decision} for c in cases]

@@ -192,7 +192,7 @@ def row(claim: str, evidence: "Evidence | Sequence[lmcases.Case]", measured: str
            "basis": basis, "n_for": evidence.n_for, "n_against": evidence.n_against,
            "n_unresolved": evidence.n_unresolved, "rule": rule, "measured": measured}
     if kept is not None:
-        out["cases"] = lmcases.records(claim, kept)
+        out["cases"] = lmcases.records(claim, rule, kept)
     return out
 
 
@@ -216,7 +216,9 @@ def check_cases(df: pd.DataFrame, cases: pd.DataFrame) -> None:
     if missing:
         raise ValueError(f"a cases file needs the columns {list(lmcases.COLUMNS)}; {missing} are missing")
     for r in cases.itertuples():
-        got = lmcases.decide(r.test, r.estimate, r.low, r.high, r.threshold, r.p)
+        if not r.why:
+            raise ValueError(f"claim {r.claim}, case {r.name!r}: no why")
+        got = lmcases.decide(r.test, r.estimate, r.low, r.high, r.threshold, r.p, r.floor)
         if got != r.decision:
             raise ValueError(f"claim {r.claim}, case {r.name!r}: the decision {r.decision!r} does not follow from "
                              f"its numbers by the test {r.test!r} ({got})")
@@ -224,7 +226,11 @@ def check_cases(df: pd.DataFrame, cases: pd.DataFrame) -> None:
     for number, r in zip(numbers, df.itertuples()):
         if r.rule not in lmcases.FORMS:
             continue
-        mine = cases[cases["claim"].astype(str) == number]["decision"].tolist()
+        rows = cases[cases["claim"].astype(str) == number]
+        if set(rows["form"]) - {r.rule}:
+            raise ValueError(f"claim {number}: its cases were decided as {sorted(set(rows['form']))}, the table "
+                             f"says {r.rule!r}")
+        mine = rows["decision"].tolist()
         found = (mine.count("for"), mine.count("against"), mine.count("open"))
         if found != (r.n_for, r.n_against, r.n_unresolved):
             raise ValueError(f"claim {number}: its counts {r.n_for}·{r.n_against}·{r.n_unresolved} are not those "
@@ -312,9 +318,11 @@ def save(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | 
         check_cases(df, df.attrs["cases"])
     if not Path(folder).is_dir():
         return None
-    path = Path(folder) / f"{chapter}.csv"
+    path, cases_path = Path(folder) / f"{chapter}.csv", Path(folder) / f"{chapter}{CASES}"
     if "cases" in df.attrs:
-        io.write_text(Path(folder) / f"{chapter}{CASES}", df.attrs["cases"][list(lmcases.COLUMNS)].to_csv(index=False))
+        io.write_text(cases_path, df.attrs["cases"][list(lmcases.COLUMNS)].to_csv(index=False))
+    else:
+        cases_path.unlink(missing_ok=True)  # a table without forms has no cases file
     io.write_text(path, df[list(COLUMNS)].to_csv(index=False))
     return path
 
@@ -328,9 +336,10 @@ def load_cases(chapter: str, folder: str | Path = FOLDER) -> pd.DataFrame | None
     path = Path(folder) / f"{chapter}{CASES}"
     if not path.is_file():
         return None
-    return pd.read_csv(path, dtype={"claim": str, "name": str, "test": str, "why": str, "decision": str},
+    return pd.read_csv(path, dtype={"claim": str, "form": str, "name": str, "test": str, "why": str,
+                                    "decision": str},
                        keep_default_na=False, na_values={c: ["", "nan"] for c in ("estimate", "low", "high",
-                                                                                     "threshold", "p")})
+                                                                                     "threshold", "p", "floor")})
 
 
 def load_all(folder: str | Path = FOLDER) -> pd.DataFrame:

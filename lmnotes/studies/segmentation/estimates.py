@@ -183,10 +183,10 @@ def sweep_table(run: Mapping, ns: Sequence[int]) -> pd.DataFrame:
 
 def levelled_off(sweep_pct: pd.DataFrame) -> bool:
     """Whether an estimate has levelled off in N (a :func:`sweep_table`): the last doubling of
-    N added less than a tenth of the mean estimate over runs."""
+    N moved the mean estimate over runs by less than a tenth of it, up or down."""
     if len(sweep_pct) < 2:
         return False
-    return bool(sweep_pct.iloc[-1, 1] - sweep_pct.iloc[-2, 1] < 0.1 * sweep_pct.iloc[-1, 1])
+    return bool(abs(sweep_pct.iloc[-1, 1] - sweep_pct.iloc[-2, 1]) < 0.1 * abs(sweep_pct.iloc[-1, 1]))
 
 
 def sweep_findings(run: Mapping, sweep_pct: pd.DataFrame, ns: Sequence[int], self_gap_pct: float) -> tuple[dict, bool]:
