@@ -4,6 +4,8 @@ other data, and the cases files the chapters save beside their claims tables, ch
 those tables (a tampered copy fails)."""
 
 import math
+
+import numpy as np
 from pathlib import Path
 
 import pandas as pd
@@ -98,20 +100,19 @@ def test_every_saved_case_recomputes_and_a_tampered_copy_fails(chapter, tmp_path
     table = claims.load_all(BOOK_CLAIMS).query("chapter == @chapter").reset_index(drop=True)
     saved = claims.load_cases(chapter, BOOK_CLAIMS)
     claims.check_cases(table, saved)
-    # one number changed: its decision no longer follows
-    decided = saved.index[saved["test"].isin(["above", "below", "within", "less"])
+    # one case's numbers moved far to one side of its threshold: its decision no longer follows
+    decided = saved.index[saved["test"].isin(["above", "below", "within", "outside", "less", "more"])
                           & saved["decision"].isin(["for", "against"])]
-    if len(decided):
-        bad = saved.copy()
-        i = decided[0]
-        flip = {"above": ("low", "high", -1), "below": ("high", "low", 1), "within": ("high", "low", 1),
-                "less": ("estimate", "estimate", 1)}[bad.loc[i, "test"]]
-        shift = abs(bad.loc[i, "high"] - bad.loc[i, "low"]) + abs(bad.loc[i, "threshold"]) + 1
-        for col in ("estimate", "low", "high"):
-            if col in flip[:2] or bad.loc[i, "test"] != "less":
-                bad.loc[i, col] = bad.loc[i, col] + flip[2] * shift * (1 if bad.loc[i, "decision"] == "for" else -1)
-        with pytest.raises(ValueError, match="does not follow"):
-            claims.check_cases(table, bad)
+    assert len(decided), chapter
+    i = decided[0]
+    r = saved.loc[i]
+    for far in (r.threshold + 1e6, r.threshold - 1e6):
+        if C.decide(r.test, far, far, far, r.threshold) != r.decision:
+            break
+    bad = saved.copy()
+    bad.loc[i, ["estimate", "low", "high"]] = far if r.test not in ("less", "more") else [far, np.nan, np.nan]
+    with pytest.raises(ValueError, match="does not follow"):
+        claims.check_cases(table, bad)
     # counts changed in the table: they are no longer those of the cases
     formed = table.index[table["rule"].isin(list(C.FORMS))]
     tampered = table.copy()
