@@ -556,6 +556,7 @@ tables.show(exact_table[["segmentations", "runs covering", "share of s*"]],
 
 # %% tags=["hide-input"]
 glue("n_is_samples_used", n_is_samples, display=False)
+glue("max_marginal_bytes_used", max_marginal_bytes, display=False)
 self_name = label(marginal_model)
 # (name, model, sentences, guided draws per sentence)
 gaps, runs = estimates.sentence_gaps(
@@ -582,7 +583,8 @@ tables.show(estimates.gap_shares(gap_table),
 # %% [markdown]
 # The gap is the estimated $\log_2 \hat p(x) - \log_2 p(s^*(x))$ summed over the sentences,
 # per character; its interval resamples both the sentences (drawn at random from the test
-# split, so nearly all from different articles) and each sentence's importance samples, and
+# split's sentences of at most {glue:text}`max_marginal_bytes_used` bytes, so nearly all from
+# different articles) and each sentence's importance samples, and
 # is cut at 0. Summing over all its segmentations gains the self-trained model
 # {glue:text}`gap_self_pct:.2f` % of its bits per character (estimated from
 # {glue:text}`n_sweep_max` draws per sentence) and {glue:text}`stride_pre_name`
@@ -723,7 +725,7 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 # {glue:text}`levelled_text`). A model whose estimate still grows has no upper bound: its
 # case can never count for, only against, when its certified bound lies above the threshold.
 # At {glue:text}`negligible_alt_pct:g` %, {glue:text}`alt_text` (a certified bound holds for
-# the sentences drawn, not for running text as a whole). Over running text the marginal adds at least
+# the sentences drawn). On the sentences drawn, the marginal adds at least
 # {glue:text}`cert_self_pct:.2f` % ({glue:text}`marginal_label`; certified,
 # {glue:text}`gap_self_trend`) and at least {glue:text}`cert_pre_pct:.3f` %
 # ({glue:text}`stride_pre_name`; estimated at {glue:text}`gap_pre_pct:.2f` % from fewer

@@ -92,7 +92,7 @@ pretrained_language = ""  # a pretrained L at T = 1 (App. A.2); "": skip
 n_train_pretrained = 2000  # its training sequences
 n_test_pretrained = 500  # its test sequences
 prefix_lengths = [1, 2, 3, 4, 6]  # Good–Turing on first-k-token prefixes
-size_margin = 0.0  # "matters little": mean-PP gain below; 0: the paper's
+size_margin = 0.0  # "matters little": gain within ±; 0: twice the paper's
 level_margin = 0.1  # data "levels off": a doubling gains < 10 %
 near_zero_nats = 1.0  # training error "≈ 0": within ±1 nat
 lnre_share = 0.01  # LNRE zone: Good–Turing unseen mass above 1 %
@@ -510,7 +510,9 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # training gap by {glue:text}`apart`. Much of a gap between strata is length, though: the
 # rarest stratum holds the longest sequences, and any deficit per token makes a gap. Beyond
 # what the length law gives, the rarest test stratum's residual minus the most probable
-# one's is {glue:text}`gap_beyond` nats, the part of the gap that is a finding. The paper's GPT2-medium fitted its training set
+# one's is {glue:text}`gap_beyond` nats, the part of the gap that is a finding beyond
+# length; claim 5, which is the paper's claim about the gaps themselves, counts the whole
+# gap, most of it length. The paper's GPT2-medium fitted its training set
 # around epoch 5, and its test strata kept "a relatively consistent distance"; ours keep
 # apart, at a narrowing distance. Two differences from the paper limit what this can show.
 # The paper's training strata *converge* on one another; {glue:text}`train_strata_paper`.
@@ -1035,10 +1037,13 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # grows tenfold in a decade; for a power law P̂ ∝ N^−α it stays put. Over the last decade
 # of each curve the exponent rises by {glue:text}`rise_words` for words and by
 # {glue:text}`rise_die6` for the million-faced die (the table), so the claim below
-# requires both a high P̂_N and an exponent that rises by less than
-# `lnre_acceleration`. The test has a limit it cannot pass: a die with far more faces than
-# draws (10⁸ faces at N = 10⁶) still decays slowly and would pass, so it tells a power law
-# from a die only once N reaches the die's size. Where the truth is known, Good–Turing is within
+# counts, for real words, a P̂_N clearly above `lnre_share` (above twice it) and an
+# exponent that rises clearly less than `lnre_acceleration` (less than half of it; between
+# half and twice it the case stays open, since the paper fixes neither threshold), and for
+# real sentences the P̂_N alone. The rise has a limit it cannot pass: a die with far more
+# faces than draws (10⁸ faces at N = 10⁶) still decays slowly and would pass, so it tells a
+# power law from a die only once N reaches the die's size, and real sentences, nearly all
+# unique at our N, are that case: their rise is shown, not counted. Where the truth is known, Good–Turing is within
 # {glue:text}`gt_bias_max` of the exact missing mass at all {glue:text}`gt_points` points
 # with N ≥ 1,000; its expected bias, $\sum_x p_x^2 (1 - p_x)^{N-1}$, lies in [0, 1/N] (a unit
 # test checks this on a toy).
@@ -1049,7 +1054,8 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 #
 # Each claim has the form its words give it: most hold *in every case* (each learner, seed,
 # bin or training size is a case), and claim 3 is an *effect* with a sign (the larger model
-# better) and a size (within the paper's own gain, either way). Each case is decided by its
+# better) and a size (a gain not clearly larger than the paper's own, which it calls slight:
+# within twice it, either way). Each case is decided by its
 # 95 % interval against its threshold (the exact values of claim 13 against half and twice
 # a threshold the paper does not fix), and one function turns a form and its cases into
 # the verdict; the cases are listed under the table with the numbers that decide them.
@@ -1080,7 +1086,7 @@ results = dict(
     temperature_seeds=temperature_seeds, pretrained=pretrained,
     lnre=dict(zip(last_gt["process"], last_gt["P̂_N = N₁/N"])), rise=rise,
     gap=gap, seq_rate=seq_rate)
-rules = dict(size_cut=size_margin or paper_size_gain,
+rules = dict(size_cut=size_margin or 2 * paper_size_gain,
              size_margin=size_margin, linear_margin=linear_margin,
              near_zero_nats=near_zero_nats, level_margin=level_margin,
              lnre_share=lnre_share, lnre_acceleration=lnre_acceleration)
@@ -1120,9 +1126,10 @@ print(f"underestimated: rarest tenth {np.mean(e[rare] < 0):.0%}, "
       f"most probable tenth {np.mean(e[head] < 0):.0%}")
 
 # %% [markdown]
-# Nearly every sequence of the rarest tenth is underestimated, but so are most of the most
-# probable tenth: only a minority of the head is overestimated, so the missing mass does
-# not go to the most probable sequences (claim 8).
+# Nearly every sequence of the rarest tenth is underestimated, and so are most of the most
+# probable tenth. Where the missing mass goes is a
+# question about masses, not shares (see the Jensen argument above): claim 8 measures it
+# from M's samples.
 #
 # ```{solution-end}
 # ```

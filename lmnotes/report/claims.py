@@ -285,9 +285,10 @@ def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = 
         display(tables.show(pd.DataFrame({"threshold": list(thresholds), "what it decides": list(thresholds.values())}),
                             "The thresholds this chapter chose (parameters)", index=False))
     if "cases" in df.attrs:
-        display(tables.show(shown_cases(df.attrs["cases"]), "Every case counted, with the numbers that decide it "
-                            "(saved beside the table, from which a test recomputes each decision and verdict)",
-                            index=False))
+        cases = df.attrs["cases"]
+        display(tables.folded(tables.show(shown_cases(cases), index=False),
+                              f"Every case counted ({len(cases)}), with the numbers that decide it: click to open "
+                              "(saved beside the table; a test recomputes each decision and verdict from them)"))
 
 
 def shown_cases(cases: pd.DataFrame) -> pd.DataFrame:

@@ -149,6 +149,13 @@ class Table:
         return self.text
 
 
+def folded(table: Table, summary: str) -> Table:
+    """``table`` folded under a line the reader clicks to open (a long table that backs up
+    what the page says, such as every case of a claims table)."""
+    return Table(html=f'<details class="lmnotes-folded-table"><summary>{html.escape(summary)}</summary>'
+                 f"{table.html}</details>", text=f"{summary}\n{table.text}")
+
+
 def _html(x: Any, text: str) -> str:
     """HTML of a cell shown as ``text``: an estimate's interval goes under its value, smaller."""
     value, sep, rest = text.partition(" [")

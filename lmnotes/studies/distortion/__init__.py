@@ -56,7 +56,7 @@ PARAMETERS: dict[str, checks.Rule] = {
     "n_random": (checks.at_least(1), "≥ 1"),
     "n_reverse": (checks.at_least(1), "≥ 1"),
     "prefix_lengths": (checks.increasing, "increasing, ≥ 1"),
-    "size_margin": (checks.between(0, 1), "[0, 1] (0: the paper's own GPT2-small → medium gain)"),
+    "size_margin": (checks.between(0, 1), "[0, 1] (0: twice the paper's own GPT2-small → medium gain)"),
     "temperature_seeds": (checks.nonempty("seed"), "at least one seed"),
     "lnre_acceleration": (checks.positive, "> 0"),
     "linear_margin": (checks.between(0, 1, open_low=True), "(0, 1]"),
