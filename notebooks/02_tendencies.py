@@ -958,7 +958,8 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 # ```{exercise}
 # :label: ex-02-length
 # The table of the sample sets gives each set's mean length, and a mean hides the shape.
-# Predict, for each strategy of the BPE-8k Transformer, the share of its documents that
+# Predict, for each strategy of the first self-trained model (by default the BPE-8k
+# Transformer), the share of its documents that
 # are shorter than the test split's median document, then count them.
 # ```
 #
@@ -967,7 +968,7 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 # ```
 
 # %% tags=["solution"]
-tf = label["wiki/transformer-bpe8k"]
+tf = own[0]  # by default the BPE-8k Transformer
 median = np.median(reference.lengths)
 print(f"the test split's median document: {median:.0f} tokens")
 for name, lengths in [*((s, sets[tf, s].lengths) for s in strategies),

@@ -56,8 +56,9 @@ def test_each_test_decides_from_its_numbers():
 def test_a_case_from_an_estimate_keeps_its_numbers():
     c = C.Case.interval("BPE 8k", "below", Estimate(0.78, 0.55, 1.1), threshold=1.0, why="not levelled")
     assert (c.estimate, c.low, c.high, c.threshold, c.decision) == (0.78, 0.55, 1.1, 1.0, "open")
-    rec = C.records("4. the marginal is close", "every", [c])[0]
+    rec = C.records("4. the marginal is close", "every", "inconclusive", [c])[0]
     assert rec["claim"] == "4" and rec["form"] == "every" and rec["decision"] == "open"
+    assert rec["verdict"] == "inconclusive"
     assert list(rec) == list(C.COLUMNS)
 
 
@@ -167,6 +168,11 @@ def test_a_changed_form_or_a_missing_why_is_refused(tmp_path):
     changed.loc[0, "rule"] = "some"
     with pytest.raises(ValueError, match="decided as"):
         claims.check_cases(changed, cases)
+    relabelled = cases.copy()
+    relabelled["verdict"] = "contradicted"
+    with pytest.raises(ValueError, match="its cases say"):
+        claims.check_cases(df, relabelled)
+    assert set(cases["verdict"]) <= set(claims.VERDICTS)
     bad = cases.copy()
     bad.loc[0, "why"] = ""
     with pytest.raises(ValueError, match="no why"):

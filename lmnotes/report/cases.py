@@ -24,8 +24,6 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Iterable, Sequence
 
-#: What a case can come to.
-DECISIONS = ("for", "against", "open", "not applicable")
 #: How a case is decided from its numbers, by the name a cases file records.
 TESTS = {
     "above": "claims estimate > threshold: for if the interval lies above the threshold, against if it lies "
@@ -155,8 +153,8 @@ class Case:
         return cls(name, test, a.value - b.value, a.low - b.high, a.high - b.low, threshold, why=why)
 
 
-#: The columns of a cases file: the claim's number and form, then a :class:`Case`, then its decision.
-COLUMNS = ("claim", "form", *(f.name for f in fields(Case)), "decision")
+#: The columns of a cases file: the claim's number, form and verdict, then a :class:`Case`, then its decision.
+COLUMNS = ("claim", "form", "verdict", *(f.name for f in fields(Case)), "decision")
 
 
 def counts(cases: Iterable[Case]) -> tuple[int, int, int]:
@@ -205,7 +203,8 @@ def needed(form: str) -> set[str]:
     return {"reproduced", "contradicted"} if form == "identity" else {"reproduced", "contradicted", "inconclusive"}
 
 
-def records(claim: str, form: str, cases: Iterable[Case]) -> list[dict]:
-    """The rows of a cases file for one claim (its number, as its table names it, and form)."""
+def records(claim: str, form: str, verdict: str, cases: Iterable[Case]) -> list[dict]:
+    """The rows of a cases file for one claim (its number, as its table names it, its form and
+    the verdict its cases give)."""
     number = claim.partition(". ")[0]
-    return [{"claim": number, "form": form, **asdict(c), "decision": c.decision} for c in cases]
+    return [{"claim": number, "form": form, "verdict": verdict, **asdict(c), "decision": c.decision} for c in cases]

@@ -192,7 +192,7 @@ def row(claim: str, evidence: "Evidence | Sequence[lmcases.Case]", measured: str
            "basis": basis, "n_for": evidence.n_for, "n_against": evidence.n_against,
            "n_unresolved": evidence.n_unresolved, "rule": rule, "measured": measured}
     if kept is not None:
-        out["cases"] = lmcases.records(claim, rule, kept)
+        out["cases"] = lmcases.records(claim, rule, out["verdict"], kept)
     return out
 
 
@@ -230,6 +230,9 @@ def check_cases(df: pd.DataFrame, cases: pd.DataFrame) -> None:
         if set(rows["form"]) - {r.rule}:
             raise ValueError(f"claim {number}: its cases were decided as {sorted(set(rows['form']))}, the table "
                              f"says {r.rule!r}")
+        if set(rows["verdict"]) - {r.verdict}:
+            raise ValueError(f"claim {number}: its cases say {sorted(set(rows['verdict']))}, the table "
+                             f"says {r.verdict!r}")
         mine = rows["decision"].tolist()
         found = (mine.count("for"), mine.count("against"), mine.count("open"))
         if found != (r.n_for, r.n_against, r.n_unresolved):
@@ -337,8 +340,8 @@ def load_cases(chapter: str, folder: str | Path = FOLDER) -> pd.DataFrame | None
     path = Path(folder) / f"{chapter}{CASES}"
     if not path.is_file():
         return None
-    return pd.read_csv(path, dtype={"claim": str, "form": str, "name": str, "test": str, "why": str,
-                                    "decision": str},
+    return pd.read_csv(path, dtype={"claim": str, "form": str, "verdict": str, "name": str, "test": str,
+                                    "why": str, "decision": str},
                        keep_default_na=False, na_values={c: ["", "nan"] for c in ("estimate", "low", "high",
                                                                                      "threshold", "p", "floor")})
 
