@@ -19,8 +19,8 @@ A step's attention reads the cache only up to a length fixed at its capture
 positions (:func:`bucket`: multiples of 16, or of an eighth of a power of two beyond 256) and
 the host, which knows which step comes next, replays the graph of its bucket. On an H100 the
 attention over the whole cache was 40 % of a step's GPU time at batch 256 and 58 % at 1,024
-(``bench/step_profile.py``); the buckets make a step read at most an eighth more than the
-filled part.
+(``bench/step_profile.py``); the buckets make a step read at most 15 positions, or an
+eighth, more than the filled part.
 
 The host looks at the ended flags only every ``CHECK_EVERY`` steps, to stop when every row
 has ended. Rows that have ended keep being computed (fixed shapes); when at most a quarter of
@@ -202,8 +202,8 @@ class GraphSampler:
         saved = {k: v.clone() for k, v in out.items()}
         small = [t.clone() for t in s.small()]
         graphs, pool = {}, torch.cuda.graph_pool_handle()
+        stream = torch.cuda.Stream(device=self.device)
         for length in sorted(set(self._length[first:])):
-            stream = torch.cuda.Stream(device=self.device)
             stream.wait_stream(torch.cuda.current_stream(self.device))
             with torch.cuda.stream(stream):
                 self._step(s, u, out, length)

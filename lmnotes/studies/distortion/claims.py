@@ -86,6 +86,8 @@ def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float) -> lmc
                                  f"({num(error_at[n])} nats)")
 
 
+#: The largest training set of the paper's Fig. 3 (sequences), against which claim 6b's N is judged.
+PAPER_LARGEST_N = 30_000_000
 #: What the chapter says of the levelling case, by its decision.
 LEVELLED = {"for": "it has levelled off by our largest N: the last doubling gains less than level_margin of "
                    "the error, beyond its interval",
@@ -188,7 +190,7 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
     claim("6b. … and levels off",
           [levelling(step_gain, r.error_at, q.level_margin)],
           f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
-          f"N = {r.sizes[-1]:,} (the paper's Fig. 3 goes to 30 M sequences)")
+          f"N = {r.sizes[-1]:,} (the paper's Fig. 3 goes to {PAPER_LARGEST_N / 1e6:.0f} M sequences)")
     same_n = r.same_n
     claim("7. The Transformer uses data more efficiently than the LSTM",
           [est(f"N = {N:,}", "above", e, why=f"{main} minus {arch[0]}, error at equal N")
