@@ -108,3 +108,33 @@ def test_a_larger_resample_size_predicts_the_interval_of_a_larger_sample():
     assert W.shape == (50, 7) and np.all(np.asarray(W.sum(1)).ravel() == 20)
     with pytest.raises(ValueError, match="at least one"):
         stats.bootstrap_weights(7, 5, rng, size=0)
+
+
+def test_the_small_cluster_reference_covers_at_ten_clusters_where_the_normal_one_does_not():
+    # a known case: the mean of 10 normal cluster means (the test split's 10 articles), its
+    # interval from a cluster bootstrap; 4,000 simulated splits, the true mean 0
+    rng = np.random.default_rng(7)
+    G, n_sim, B = 10, 4000, 400
+    covered = {"small-cluster": 0, "normal": 0}
+    for _ in range(n_sim):
+        means = rng.normal(size=G)
+        reps = means[rng.integers(0, G, size=(B, G))].mean(1)
+        for name, clusters in (("small-cluster", G), ("normal", None)):
+            est = stats.interval(means.mean(), reps, clusters=clusters)
+            covered[name] += est.low <= 0 <= est.high
+    assert abs(covered["small-cluster"] / n_sim - 0.95) < 0.02
+    assert covered["normal"] / n_sim < 0.92  # the normal quantile is too narrow at G = 10
+
+
+def test_the_small_cluster_reference_is_carried_to_differences_and_left_out_from_thirty_clusters():
+    reps = np.random.default_rng(0).normal(size=(2, 500))
+    a = stats.interval(1.0, reps[0], clusters=10)
+    b = stats.interval(0.5, reps[1])
+    assert a.clusters == 10 and b.clusters is None
+    assert stats.excess(a, b).clusters == 10
+    assert stats.interval(1.0, reps[0], clusters=30).clusters is None
+    assert stats.quantile(0.95, 30) == stats.quantile(0.95) == pytest.approx(1.959964, abs=1e-6)
+    assert stats.quantile(0.95, 10) == pytest.approx(2.262157 * (10 / 9) ** 0.5, abs=1e-6)
+    assert stats.n_clusters(["a", "b", "a"]) == 2 and stats.n_clusters(range(30)) is None
+    wide = stats.interval(1.0, reps[0], clusters=1)
+    assert wide.low == -np.inf and wide.high == np.inf  # one cluster says nothing of the spread

@@ -41,8 +41,9 @@ from lmnotes.report import cases as lmcases
 VERDICTS = ("reproduced", "differs", "inconclusive", "contradicted", "not tested")
 #: What a verdict rests on: a measurement at this report's scale, an identity that holds by
 #: construction (the test could not fail), an expectation (the claim is about a mean, and the
-#: runs measure the mean), or a case that only the gpu profile runs.
-BASES = ("measured", "by construction", "in expectation", "gpu profile only")
+#: runs measure the mean), a case that only the gpu profile runs, or a reading of the source's
+#: own code (the row names the repository and commit and the chapter quotes the lines).
+BASES = ("measured", "by construction", "in expectation", "gpu profile only", "source code")
 #: The rules, by the short name a claims table records, with the statement a chapter shows.
 RULES = {
     "every case": "reproduced if every case shows the claim; contradicted if every case shows "

@@ -19,7 +19,10 @@ against scipy (``ks_2samp``) on the unweighted sample.
 - Bootstrap intervals over documents, or over clusters of documents (the articles a test
   split's sentences come from: sentences of one article are not independent, so they are
   resampled together; :func:`bootstrap_weights` with ``groups``): the normal interval θ̂ ± z·sd*(θ), with sd* the
-  standard deviation of the statistic over resamples of the documents. Not the percentile
+  standard deviation of the statistic over resamples of the documents. Over fewer than
+  :data:`FEW_CLUSTERS` clusters (the test split has 10 articles) the normal quantile is too
+  narrow: :func:`interval` then takes Student's t with G − 1 degrees of freedom and the
+  small-sample factor √(G/(G − 1)) (the one place the book chooses a small-cluster reference). Not the percentile
   interval: distances between finite samples are biased upward (two samples of the same
   text have a positive distance), and statistics that count distinct types are biased by a
   resample's repeated documents, so the percentile interval of such a statistic can miss
@@ -35,6 +38,7 @@ against scipy (``ks_2samp``) on the unweighted sample.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -140,6 +144,9 @@ class Estimate:
     high: float
     #: the bootstrap replicates behind the interval (for :func:`excess`), if kept
     replicates: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: the number of clusters the replicates resampled, if fewer than :data:`FEW_CLUSTERS`
+    #: (the interval then has the small-cluster reference of :func:`quantile`)
+    clusters: int | None = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         return f"{self.value:.3g} [{self.low:.3g}, {self.high:.3g}]"
@@ -147,26 +154,68 @@ class Estimate:
 
 #: The normal quantile of a two-sided 95% interval.
 Z95 = ss.norm.ppf(0.975)
+#: Below this many resampled clusters an interval takes the small-cluster reference (:func:`quantile`).
+FEW_CLUSTERS = 30
+
+
+def n_clusters(groups) -> int | None:
+    """The number of clusters of a cluster bootstrap with ``groups`` (one label per document),
+    if fewer than :data:`FEW_CLUSTERS` (None without groups, or with that many or more): what
+    :func:`interval` takes as ``clusters``."""
+    if groups is None:
+        return None
+    G = len(np.unique(np.asarray(groups)))
+    return G if G < FEW_CLUSTERS else None
+
+
+def fewest(*clusters: int | None) -> int | None:
+    """The smallest of some estimates' cluster counts (None if none has one): a statistic of two
+    samples is as uncertain as its side with the fewest clusters."""
+    known = [g for g in clusters if g is not None]
+    return min(known) if known else None
+
+
+def quantile(level: float = 0.95, clusters: int | None = None) -> float:
+    """The factor of the bootstrap standard deviation in a two-sided interval at ``level``:
+    the normal quantile, or, over ``clusters`` = G < :data:`FEW_CLUSTERS` resampled clusters,
+    the quantile of Student's t with G − 1 degrees of freedom times √(G/(G − 1)). The bootstrap
+    variance of a mean over G clusters is the plug-in one (divisor G); the factor makes it the
+    usual unbiased one, and t(G − 1) is then the exact reference for normal cluster means
+    (Cameron & Miller 2015, §VI.C; their CR1 correction with G − 1 degrees of freedom).
+    ``tests/test_stats.py`` checks the coverage at G = 10."""
+    if not 0 < level < 1:
+        raise ValueError(f"a level lies in (0, 1), got {level}")
+    if clusters is None or clusters >= FEW_CLUSTERS:
+        return float(ss.norm.ppf(0.5 + level / 2))
+    if clusters < 1:
+        raise ValueError(f"an interval over resampled clusters needs a cluster, got {clusters}")
+    if clusters == 1:
+        return math.inf  # one cluster says nothing about the spread between clusters
+    return float(ss.t.ppf(0.5 + level / 2, clusters - 1) * np.sqrt(clusters / (clusters - 1)))
 
 
 def interval(value: float, replicates: np.ndarray, level: float = 0.95,
-             floor: float | None = None) -> Estimate:
+             floor: float | None = None, clusters: int | None = None) -> Estimate:
     """Normal bootstrap interval value ± z·sd(replicates) (Efron & Tibshirani 1993, §13.3),
-    cut at ``floor`` (0 for distances)."""
+    cut at ``floor`` (0 for distances); over ``clusters`` < :data:`FEW_CLUSTERS` resampled
+    clusters, z is the small-cluster :func:`quantile`."""
     replicates = np.asarray(replicates, dtype=float)  # NaN: a replicate without the statistic (left out)
-    half = float(ss.norm.ppf(0.5 + level / 2) * np.nanstd(replicates, ddof=1))
+    clusters = clusters if clusters is not None and clusters < FEW_CLUSTERS else None
+    q = quantile(level, clusters)
+    half = math.inf if q == math.inf else float(q * np.nanstd(replicates, ddof=1))
     low = float(value) - half
-    return Estimate(float(value), low if floor is None else max(floor, low), float(value) + half, replicates)
+    return Estimate(float(value), low if floor is None else max(floor, low), float(value) + half, replicates,
+                    clusters)
 
 
 def excess(a: Estimate, b: Estimate, level: float = 0.95) -> Estimate:
     """``a - b`` with the normal interval of the paired replicates: for two statistics whose
     bootstraps shared their resamples of a common sample (two distances to one reference,
     computed with the same seed), the interval of the difference accounts for the shared
-    reference's noise once."""
+    reference's noise once. With the small-cluster reference of the one with fewer clusters."""
     if a.replicates is None or b.replicates is None or a.replicates.shape != b.replicates.shape:
         raise ValueError("both estimates need bootstrap replicates of the same shape")
-    return interval(a.value - b.value, a.replicates - b.replicates, level)
+    return interval(a.value - b.value, a.replicates - b.replicates, level, clusters=fewest(a.clusters, b.clusters))
 
 
 def bootstrap_streams(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
@@ -199,7 +248,8 @@ def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
         bx = (bootstrap_weights(X.shape[0], b, rx, size=x_size, groups=x_groups) @ X).toarray()
         by = hy if fixed else (bootstrap_weights(Y.shape[0], b, ry, groups=y_groups) @ sparse.csr_matrix(Y)).toarray()
         reps.append(distance(bx, by))
-    return interval(value, np.concatenate(reps), level, floor=0.0)
+    return interval(value, np.concatenate(reps), level, floor=0.0,
+                    clusters=fewest(n_clusters(x_groups), None if fixed else n_clusters(y_groups)))
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
-from lmnotes.stats.inference import Estimate, bootstrap_weights, interval
+from lmnotes.stats.inference import Estimate, bootstrap_weights, interval, n_clusters
 
 UNITS = ("token", "word", "char", "byte")
 MEASURES = ("perplexity", "bits", "nats")
@@ -126,9 +126,9 @@ def bootstrap_rate(logprob: Sequence[float], n: Sequence[float], measure: str = 
         return Estimate(value, value, value)  # a zero-probability string: infinite, no interval
     W = bootstrap_weights(len(n), n_resamples, np.random.default_rng(seed))
     reps = -(W @ logprob) / (W @ n)
-    est = interval(-logprob.sum() / n.sum(), reps, level)
+    est = interval(-logprob.sum() / n.sum(), reps, level, clusters=n_clusters(groups))
     low, value, high = (from_nats(x, 1.0, measure) for x in (est.low, est.value, est.high))
-    return Estimate(value, low, high)
+    return Estimate(value, low, high, clusters=est.clusters)
 
 
 def paired_difference(logprob_a: Sequence[float], n_a: Sequence[float], logprob_b: Sequence[float],
@@ -145,7 +145,7 @@ def paired_difference(logprob_a: Sequence[float], n_a: Sequence[float], logprob_
     W = bootstrap_weights(len(na), n_resamples, np.random.default_rng(seed))
     rate = lambda lp, n: from_nats(-lp, n, measure)  # noqa: E731
     reps = rate(W @ la, W @ na) - rate(W @ lb, W @ nb)
-    return interval(rate(la.sum(), na.sum()) - rate(lb.sum(), nb.sum()), reps, level)
+    return interval(rate(la.sum(), na.sum()) - rate(lb.sum(), nb.sum()), reps, level, clusters=n_clusters(groups))
 
 
 def rate_table(scores, units: Sequence[str] = UNITS, measures: Sequence[str] = ("perplexity", "bits"),

@@ -92,6 +92,7 @@ def length_shares(share: Mapping, models: Sequence[str], lengths: np.ndarray, ar
     length_bin = pd.cut(lengths, BINS, labels=BIN_LABELS)
     rng = np.random.default_rng(seed)
     W = stats.bootstrap_weights(len(lengths), n_boot, rng, groups=article)
+    G = stats.n_clusters(article)  # the small-cluster reference of its intervals
 
     def bin_share(x, b):
         """The mean share in length bin b, with its replicates over test articles."""
@@ -101,16 +102,16 @@ def length_shares(share: Mapping, models: Sequence[str], lengths: np.ndarray, ar
     share_rows = {}
     for b in BIN_LABELS:
         (f, f_reps), (k, k_reps) = (bin_share(share[m, k_top], b) for m in models)
-        share_rows[b] = {"fitted": stats.interval(100 * f, 100 * f_reps),
-                         "sticky": stats.interval(100 * k, 100 * k_reps),
-                         "sticky − fitted": stats.interval(100 * (k - f), 100 * (k_reps - f_reps))}
+        share_rows[b] = {"fitted": stats.interval(100 * f, 100 * f_reps, clusters=G),
+                         "sticky": stats.interval(100 * k, 100 * k_reps, clusters=G),
+                         "sticky − fitted": stats.interval(100 * (k - f), 100 * (k_reps - f_reps), clusters=G)}
     share_table = pd.DataFrame(share_rows).T
     share_table.index.name = "tokens in the sentence"
     short_long = {}
     for m in models:
         (a, a_reps), (b, b_reps) = (bin_share(share[m, k_top], lab)
                                     for lab in (BIN_LABELS[0], BIN_LABELS[-1]))
-        short_long[m] = stats.interval(100 * (a - b), 100 * (a_reps - b_reps))
+        short_long[m] = stats.interval(100 * (a - b), 100 * (a_reps - b_reps), clusters=G)
     return share_table, short_long
 
 

@@ -29,7 +29,7 @@ def state_gain(logp_fitted: np.ndarray, logp_static: np.ndarray, n_tokens: np.nd
     d_static = logp_fitted - logp_static
     return stats.interval(
         -np.expm1(-d_static.sum() / T),
-        -np.expm1(-(W_test @ d_static) / (W_test @ n_tokens)))
+        -np.expm1(-(W_test @ d_static) / (W_test @ n_tokens)), clusters=stats.n_clusters(article))
 
 
 def state_sentence(gain: stats.Estimate) -> str:

@@ -213,14 +213,15 @@ def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, max_rank: in
     bx = (stats.bootstrap_weights(X.shape[0], n_boot, rx) @ X).toarray()
     by = (stats.bootstrap_weights(Y.shape[0], n_boot, ry, groups=reference_groups) @ Y).toarray()
     value, reps = _zipf_columns(tx, ty, rank_support)[0], _zipf_columns(bx, by, rank_support)
+    G = stats.n_clusters(reference_groups)  # the small-cluster reference of every interval against it
     for j, key in enumerate(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference"]):
-        out[key] = stats.interval(value[j], reps[:, j], floor=0.0)
+        out[key] = stats.interval(value[j], reps[:, j], floor=0.0, clusters=None if j == 0 else G)
     zipf_s = [laws.fit_zipf(t, max_rank) for t in bx]
     out["Zipf s"] = stats.interval(laws.fit_zipf(tx[0], max_rank), zipf_s)
-    out["unigram TVD"] = stats.interval(stats.tvd(tx, ty)[0], stats.tvd(bx, by), floor=0.0)
+    out["unigram TVD"] = stats.interval(stats.tvd(tx, ty)[0], stats.tvd(bx, by), floor=0.0, clusters=G)
     keep = np.union1d(np.argsort(-tx[0], kind="stable")[:top_types], np.argsort(-ty[0], kind="stable")[:top_types])
     out["top-types TVD"] = stats.interval(stats.tvd(tx[:, keep], ty[:, keep])[0], stats.tvd(bx[:, keep], by[:, keep]),
-                                          floor=0.0)
+                                          floor=0.0, clusters=G)
     out["Heaps beta"], out["Heaps K"] = sample.heaps.beta, sample.heaps.K
 
     # length, stopwords, symbols: two-sample KS with intervals; mean differences with tests
@@ -261,7 +262,9 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
         r = np.full(n_boot, np.nan)  # a resample may leave the bin empty (a long bin of few articles)
         full = (hx.sum(1) > 0) & (hy.sum(1) > 0)
         r[full] = stats.ks_distance(hx[full], hy[full])
-        est = stats.interval(stats.ks_distance(X.sum(0), Y.sum(0))[0], r[np.isfinite(r)], floor=0.0)
+        est = stats.interval(stats.ks_distance(X.sum(0), Y.sum(0))[0], r[np.isfinite(r)], floor=0.0,
+                             clusters=stats.n_clusters(None if reference_groups is None
+                                                       else np.asarray(reference_groups)[iy]))
         row = {"bin": f"{lo}-{hi - 1}", "length": float(sample.lengths[ix].mean()), "documents": int(ix.sum()),
                "KS to reference": est.value, "low": est.low, "high": est.high, "replicates": r}
         for name, fit in fits.items():
@@ -272,13 +275,16 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
         weights.append(ix.sum() + iy.sum())
     if not rows:
         return pd.DataFrame(rows), stats.Estimate(np.nan, np.nan, np.nan)
+    G = stats.n_clusters(reference_groups)
     w = np.asarray(weights, dtype=float) / np.sum(weights)
     R = np.vstack(reps).T  # [B, bins]; a bin a replicate left empty drops out of its mean
     ok = np.isfinite(R)
     value = float(w @ [row["KS to reference"] for row in rows])
     mass = ok @ w
     means = (np.where(ok, R, 0) @ w) / np.where(mass > 0, mass, np.nan)  # NaN: a resample with every bin empty
-    return pd.DataFrame(rows), stats.interval(value, means, floor=0.0)
+    table = pd.DataFrame(rows)
+    table.attrs["clusters"] = G  # for the intervals of differences of its bins (growth_beyond)
+    return table, stats.interval(value, means, floor=0.0, clusters=G)
 
 
 def matched_type_token(sample: TextSet, reference: TextSet, min_length: int = 1, max_length: int | None = None,
@@ -329,7 +335,8 @@ def growth_beyond(table: pd.DataFrame, baseline: pd.DataFrame) -> tuple[str, sta
     def net(column):
         return (a[column][last] - a[column][first]) - (b[column][last] - b[column][first])
 
-    return f"{first} to {last}", stats.interval(net("KS to reference"), net("replicates"))
+    G = stats.fewest(table.attrs.get("clusters"), baseline.attrs.get("clusters"))
+    return f"{first} to {last}", stats.interval(net("KS to reference"), net("replicates"), clusters=G)
 
 
 def through_vocabulary(lm, texts: Sequence[str]) -> list[str]:

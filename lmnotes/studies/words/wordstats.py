@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lmnotes.stats.inference import Estimate, bootstrap_weights, interval
+from lmnotes.stats.inference import Estimate, bootstrap_weights, interval, n_clusters
 
 #: Training-frequency bins: the paper's three ([10³,∞), [10²,10³), [10,10²)) and two more.
 BINS = [("[1000,∞)", 1000, np.inf), ("[100,1000)", 100, 1000), ("[10,100)", 10, 100),
@@ -45,6 +45,11 @@ class Resampler:
     def __init__(self, articles, n_boot: int, seed: int):
         self.labels = np.unique(np.asarray(articles))
         self.W = bootstrap_weights(len(self.labels), n_boot, np.random.default_rng(seed)).toarray()
+        self.clusters = n_clusters(self.labels)  # the small-cluster reference of its intervals
+
+    def interval(self, value, replicates) -> Estimate:
+        """The interval of a statistic over these resamples (:func:`lmnotes.stats.interval`)."""
+        return interval(value, replicates, clusters=self.clusters)
 
     def codes(self, articles) -> np.ndarray:
         return np.searchsorted(self.labels, np.asarray(articles))
@@ -60,12 +65,12 @@ class Resampler:
         h, hr = self.sums(hits, articles)
         n, nr = self.sums(np.ones(len(hits)), articles)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return interval(100 * h / n, 100 * hr / nr)
+            return self.interval(100 * h / n, 100 * hr / nr)
 
     def coverage(self, words, hits, articles) -> Estimate:
         """Type coverage in percent: types hit at least once over types present."""
         reps, value = self._coverage(words, hits, articles)
-        return interval(value, reps)
+        return self.interval(value, reps)
 
     def _counts(self, words, hits, articles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each position's type index, and the positions and hits per article and type."""
@@ -104,19 +109,19 @@ class Resampler:
             with np.errstate(invalid="ignore", divide="ignore"):
                 return 100 * (H > 0).sum(1) / expected
 
-        return interval(float(ratio(np.ones((1, len(self.labels))))[0]), ratio(self.W))
+        return self.interval(float(ratio(np.ones((1, len(self.labels))))[0]), ratio(self.W))
 
     def log_rate(self, logp, articles) -> Estimate:
         """Perplexity exp(−Σ log p / N) with the interval mapped from the nats scale."""
         s, sr = self.sums(logp, articles)
         n, nr = self.sums(np.ones(len(logp)), articles)
-        est = interval(-s / n, -sr / nr)
+        est = self.interval(-s / n, -sr / nr)
         return Estimate(float(np.exp(est.value)), float(np.exp(est.low)), float(np.exp(est.high)),
-                        np.exp(-sr / nr))  # replicates on the perplexity scale, for paired()
+                        np.exp(-sr / nr), self.clusters)  # replicates on the perplexity scale, for paired()
 
     def paired(self, a: Estimate, b: Estimate) -> Estimate:
         """a − b on the same resamples."""
-        return interval(a.value - b.value, a.replicates - b.replicates)
+        return self.interval(a.value - b.value, a.replicates - b.replicates)
 
 
 def expected_coverage(words, hits, strata) -> float:
