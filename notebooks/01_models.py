@@ -95,7 +95,8 @@ glue("n_test_articles", len(set(article)), display=False)
 # segmentation chapter scores the same subset with them, chosen by the same `seed`). The
 # first table gives each model's bits per byte with a 95% interval (under the value) that
 # resamples test articles (the sentences of one article share a topic, so they are not
-# independent), per-token perplexity, the share of sentences it gives probability zero and
+# independent; with as few articles as the test split has, the interval takes Student's $t$
+# in place of the normal quantile, `lmnotes.stats.quantile`), per-token perplexity, the share of sentences it gives probability zero and
 # the tokens it splits the sentences into; the second what each model is: its segmentation,
 # its vocabulary and its parameters (for n-grams: stored counts).
 #

@@ -160,9 +160,11 @@ tables.show(examples.set_index("quantity"),
 # Every figure below carries a 95% bootstrap interval over the test *articles* (the harnesses
 # report none): an article's sentences are resampled together, because they share a topic
 # and are not independent draws. The test split has only {glue:text}`n_test_articles`
-# articles, so each interval rests on few clusters: a rough guide to the spread, wider (and
-# more honest) than one that treats the sentences as independent; a corpus with a larger
-# test split (the `corpus` parameter) narrows them.
+# articles, so each interval rests on few clusters, and the normal quantile would cover too
+# little: it takes Student's $t$ with one degree of freedom fewer than the articles
+# (`lmnotes.stats.quantile`). A rough guide to the spread, wider (and more honest) than one
+# that treats the sentences as independent; a corpus with a larger test split (the `corpus`
+# parameter) narrows them.
 #
 # ## One architecture, several segmentations
 #

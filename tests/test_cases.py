@@ -181,3 +181,40 @@ def test_a_changed_form_or_a_missing_why_is_refused(tmp_path):
     claims.save(df, "07_x", tmp_path)
     claims.save(claims.table([claims.row("1. x", claims.Evidence(1), "m")]), "07_x", tmp_path)
     assert claims.load_cases("07_x", tmp_path) is None
+
+
+def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_past_the_threshold():
+    from scipy.stats import norm
+
+    c = C.Case("a", "above", 0.1, -0.1, 0.3, why="x")  # half-width 0.2 at 0.1 from the threshold
+    assert C.more_data(c) == pytest.approx(4.0)
+    # four times the units: the half-width halves, and the interval reaches the threshold
+    assert C.Case("a", "above", 0.1, 0.1 - 0.2 / 2 + 1e-9, 0.2, why="x").decision == "for"
+    assert C.more_data(C.Case("w", "within", 0.05, -0.05, 0.15, 0.1, why="x")) == pytest.approx(4.0)
+    p = C.Case("p", "p", 0.3, p=0.2, threshold=0.05, why="x")
+    assert C.more_data(p) == pytest.approx((norm.isf(0.025) / norm.isf(0.1)) ** 2)
+    assert C.more_data(C.Case("t", "above", 0.0, -1, 1, why="x")) == math.inf
+    assert C.more_data(C.Case("d", "above", 1.0, 0.5, 1.5, why="x")) is None  # decided
+    assert C.more_data(C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")) is None
+    far = C.Case("b", "above", 0.1, -0.3, 0.5, why="x")  # 16×
+    assert C.to_decide("every", [c, far]) == "about 16× the data, at the observed effects, would make it reproduced"
+    assert C.to_decide("some", [c, far]) == "about 4.0× the data, at the observed effects, would make it reproduced"
+    # an open case leaning against beside one for: the first to resolve makes it differ
+    against = C.Case("n", "above", -0.1, -0.3, 0.1, why="x")
+    decided = C.Case("d", "above", 1.0, 0.5, 1.5, why="x")
+    assert C.to_decide("every", [decided, against]).endswith("would make it differs")
+    # most: the majority is settled before every open case resolves
+    most = [decided, c, far, C.Case("f", "above", 0.1, -0.7, 0.9, why="x")]
+    assert C.to_decide("most", most).startswith("about 16×")  # three of four, not the 64× one
+    assert C.to_decide("every", [C.Case("t", "above", 0.0, -1, 1, why="x")]).startswith("no amount")
+    assert "threshold from the source" in C.to_decide(
+        "every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")])
+    assert C.to_decide("every", [decided]) == ""
+    assert C.times(4.26) == "4.3×" and C.times(1300.4) == "1,300×"
+
+
+def test_an_inconclusive_row_shows_what_would_decide_it():
+    df = claims.table([claims.row("1. x", [C.Case("a", "above", 0.1, -0.1, 0.3, why="x")], "m", form="every"),
+                       claims.row("2. y", [C.Case("b", "above", 1.0, 0.5, 1.5, why="x")], "m", form="every")])
+    shown = claims.shown(df)
+    assert shown["what would decide it"][0].startswith("about 4.0×") and shown["what would decide it"][1] == ""

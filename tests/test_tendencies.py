@@ -213,3 +213,14 @@ def test_significance_by_size_ends_at_the_whole_sample_and_gains_power():
     assert sorted(df["documents"].unique()) == [10, 40, 120]  # 500 > the sample: the whole sample instead
     length = df[df["statistic"] == "length"].set_index("documents")["rejected"]
     assert length[120] == 1.0 and length[10] <= length[40] <= length[120]
+
+
+def test_zipf_documents_and_the_dispersion_of_types_given_the_length():
+    lengths = np.array([5, 10, 40, 3] * 50)
+    z = T.zipf_documents(lengths, 1.1, seed=3)
+    assert list(z.lengths) == list(lengths) and z.docs == T.zipf_documents(lengths, 1.1, seed=3).docs
+    # every word new: as many types as tokens, no spread at a given length
+    distinct = T.TextSet("distinct", [[f"w{i}" for i in range(n)] for n in lengths])
+    assert (T.dispersion_by_length(distinct, [1, 6, 11, 41]) == 0).all()
+    # a document of n tokens has at most n types: far less spread than a Poisson count's
+    assert (T.dispersion_by_length(z, [1, 6, 11, 41]) < 0.5).all()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 #: How a case is decided from its numbers, by the name a cases file records.
 TESTS = {
@@ -153,6 +153,64 @@ class Case:
         return cls(name, test, a.value - b.value, a.low - b.high, a.high - b.low, threshold, why=why)
 
 
+def more_data(case: Case) -> float | None:
+    """How many times its data an open case needs to be decided if its estimate stayed where it
+    is: an interval's half-width shrinks as one over the square root of the independent units it
+    resamples, so an interval case needs (half-width / distance to the nearest threshold)²
+    times them, and a test's case (z_{α/2} / z)² with z the normal score of its p-value (a power
+    calculation at the observed effect, power one half). ``math.inf`` where no amount can
+    decide it (an estimate on its threshold); None for a case that is not open, or whose
+    threshold the source does not fix (*clearly above*, *clearly below*: more data cannot move
+    an exact value, only a threshold from the source can)."""
+    if case.decision != "open" or case.test in ("clearly above", "clearly below"):
+        return None
+    if case.test == "p":
+        from scipy.stats import norm
+
+        z, need = norm.isf(case.p / 2), norm.isf(case.threshold / 2)
+        return math.inf if case.estimate == 0 or z <= 0 else float((need / z) ** 2)
+    half = (case.high - case.low) / 2
+    edges = (case.threshold,) if case.test in ("above", "below") else (case.threshold, -case.threshold)
+    distance = min(abs(case.estimate - e) for e in edges)
+    return math.inf if distance == 0 else float((half / distance) ** 2)
+
+
+def leaning(case: Case) -> str:
+    """The decision an open case would take once its interval shrank around its estimate."""
+    e, t = case.estimate, case.threshold
+    if case.test == "p":
+        return "for" if e > 0 else "against"
+    toward = {"above": e > t, "below": e < t, "within": abs(e) < t, "outside": abs(e) > t}[case.test]
+    return "for" if toward else "against"
+
+
+def times(k: float) -> str:
+    """A factor of data in words: 4.3×, 30×, 1,300×."""
+    return f"{k:.1f}×" if k < 10 else f"{float(f'{k:.2g}'):,.0f}×"
+
+
+def to_decide(form: str, cases: Sequence[Case]) -> str:
+    """What would decide a claim left open by its ``cases``, in words: the least data, as a
+    multiple of what it has, at which the open cases, each decided the way its estimate leans
+    once its interval is narrow enough (:func:`more_data`, :func:`leaning`), turn the claim's
+    form to a verdict, and that verdict; or that no amount of data can, where the estimates sit
+    on their thresholds or the threshold is not the source's."""
+    n_for, n_against, n_open = counts(cases)
+    if verdict(form, n_for, n_against, n_open) != "inconclusive":
+        return ""
+    steps = sorted((k, leaning(c)) for c in cases if (k := more_data(c)) is not None and k < math.inf)
+    for k, side in steps:
+        n_open -= 1
+        n_for, n_against = n_for + (side == "for"), n_against + (side == "against")
+        if (got := verdict(form, n_for, n_against, n_open)) != "inconclusive":
+            return f"about {times(k)} the data, at the observed effects, would make it {got}"
+    fixed = [c.name for c in cases if c.decision == "open" and c.test in ("clearly above", "clearly below")]
+    return "no amount of data at the observed effects" + (
+        f": {', '.join(fixed)} need{'s' * (len(fixed) == 1)} a threshold from the source (an exact value between "
+        "half and twice a threshold the source does not fix)" if fixed else
+        " (an estimate on its threshold)")
+
+
 #: The columns of a cases file: the claim's number, form and verdict, then a :class:`Case`, then its decision.
 COLUMNS = ("claim", "form", "verdict", *(f.name for f in fields(Case)), "decision")
 
@@ -201,6 +259,12 @@ def reachable(form: str, tests: Sequence[str]) -> set[str]:
 def needed(form: str) -> set[str]:
     """The verdicts every claim of ``form`` must be able to reach."""
     return {"reproduced", "contradicted"} if form == "identity" else {"reproduced", "contradicted", "inconclusive"}
+
+
+def from_records(rows: "Iterable[Mapping]") -> list[Case]:
+    """The cases of rows of a cases file (dicts with at least the :class:`Case` fields)."""
+    names = [f.name for f in fields(Case)]
+    return [Case(**{k: r[k] for k in names}) for r in rows]
 
 
 def records(claim: str, form: str, verdict: str, cases: Iterable[Case]) -> list[dict]:

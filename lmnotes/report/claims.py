@@ -261,13 +261,26 @@ def check(df: pd.DataFrame) -> None:
 
 
 def shown(df: pd.DataFrame) -> pd.DataFrame:
-    """The table as a chapter shows it: the evidence in one column, "for · against · open"."""
+    """The table as a chapter shows it: the evidence in one column, "for · against · open", and
+    for an inconclusive claim with saved cases, what would decide it
+    (:func:`lmnotes.report.cases.to_decide`)."""
     out = df[["claim", "verdict", "basis"]].copy()
     out["cases for · against · open"] = [f"{a} · {b} · {c}" for a, b, c in
                                          zip(df["n_for"], df["n_against"], df["n_unresolved"])]
     out["rule"] = df["rule"]
     out["measured"] = df["measured"]
+    if "cases" in df.attrs:
+        out["what would decide it"] = [to_decide(df.attrs["cases"], r) for r in df.itertuples()]
     return out
+
+
+def to_decide(cases: pd.DataFrame, r) -> str:
+    """What would decide the claims-table row ``r`` (a named tuple), from its saved ``cases``:
+    empty unless it is inconclusive and has a form."""
+    if r.verdict != "inconclusive" or r.rule not in lmcases.FORMS:
+        return ""
+    mine = cases[cases["claim"].astype(str) == r.claim.partition(". ")[0]]
+    return lmcases.to_decide(r.rule, lmcases.from_records(mine.to_dict("records")))
 
 
 def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = None):

@@ -424,6 +424,33 @@ def zipf_floor(n_tokens: int, s: float, repeats: int = 20, rank_support: int = 1
     return pd.DataFrame(rows)
 
 
+def zipf_documents(lengths, s: float, vocabulary: int = 100_000, seed: int = 0) -> TextSet:
+    """Documents of the given ``lengths`` drawn word by word from one Zipf law (exponent ``s``
+    over ``vocabulary`` types; a type is named by its rank): text that follows Zipf's law
+    exactly and Heaps' law as far as a Zipf law implies it, the yardstick of the NHPP fits."""
+    rng = np.random.default_rng([seed, 20])
+    p = laws.zipf_pmf(s, vocabulary)
+    lengths = np.asarray(lengths, dtype=int)
+    words = rng.choice(vocabulary, int(lengths.sum()), p=p).astype(str)
+    return TextSet("Zipf", [list(d) for d in np.split(words, np.cumsum(lengths)[:-1])])
+
+
+def dispersion_by_length(ts: TextSet, bins) -> pd.Series:
+    """Variance over mean of the number of types per document given its length, per length
+    bin: the variance pooled within each exact length of the bin (so that mixing lengths does
+    not add to it) over the bin's mean number of types; the ratio a Poisson count has at 1.
+    Bins with fewer than 5 documents that share a length with another are left out."""
+    out = {}
+    for lo, hi in zip(bins[:-1], bins[1:]):
+        keep = (ts.lengths >= lo) & (ts.lengths < hi)
+        df = pd.DataFrame({"n": ts.lengths[keep], "t": ts.types[keep].astype(float)})
+        g = df.groupby("n")["t"]
+        dof = (g.size() - 1).sum()
+        if dof >= 5 and df["t"].mean() > 0:
+            out[f"{lo}-{hi - 1}"] = float((g.var(ddof=1).fillna(0) * (g.size() - 1)).sum() / dof / df["t"].mean())
+    return pd.Series(out, name="variance / mean", dtype=float)
+
+
 def null_rejections(pool: TextSet, groups, n_splits: int = 100, articles: int = 10, documents: int = 1000,
                     alpha: float = 0.05, n_permutations: int = 1000, seed: int = 0) -> pd.DataFrame:
     """The calibration check of the tests, on human text where the null is true.

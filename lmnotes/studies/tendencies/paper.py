@@ -1,0 +1,70 @@
+"""The source's own numbers: Meister & Cotterell's (2021) Tab. 2 (its first three columns, the
+rank KS of each sample to a Zipf law fitted on it) and Tab. 3 (KS of length, stopword and
+symbol distributions), as printed, and the claims of chapter 02 that rest on them decided on
+those numbers with the chapter's own case builders (:mod:`lmnotes.studies.tendencies.claims`).
+A printed number stands for every value that rounds to it, so its interval is ± half its last
+digit, and a difference of two printed numbers has the interval of :meth:`Case.apart`: the
+source's table passes its claim only where its digits resolve it.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+
+from lmnotes.report import cases as lmcases
+
+#: The source's models and strategies, as its tables name them.
+MODELS = ("Transformer", "Transformer (AS)", "CNN", "LSTM", "Trigram")
+STRATEGIES = ("random", "nucleus", "beam")
+#: Tab. 3 as printed: KS of the length, stopword and symbol distributions, per model and strategy
+#: (the LSTM's nucleus stopword value is printed "0.069." in the extraction).
+TABLE3 = pd.DataFrame(
+    [[0.031, 0.034, 0.481, 0.023, 0.062, 0.323, 0.081, 0.065, 0.205],
+     [0.037, 0.041, 0.477, 0.047, 0.015, 0.378, 0.083, 0.072, 0.252],
+     [0.034, 0.051, 0.491, 0.036, 0.102, 0.324, 0.069, 0.054, 0.213],
+     [0.014, 0.036, 0.516, 0.008, 0.069, 0.382, 0.037, 0.048, 0.271],
+     [0.093, 0.084, 0.214, 0.126, 0.145, 0.490, 0.044, 0.037, 0.061]],
+    index=pd.Index(MODELS, name="model"),
+    columns=pd.MultiIndex.from_product([["length", "stopwords", "symbols"], STRATEGIES]))
+#: Tab. 2's first columns as printed: rank KS of each sample to the Zipf law fitted on it.
+TABLE2_ZIPF = pd.DataFrame([[0.150, 0.145, 0.170], [0.145, 0.142, 0.150], [0.145, 0.142, 0.167],
+                            [0.147, 0.143, 0.175], [0.151, 0.148, 0.119]],
+                           index=pd.Index(MODELS, name="model"), columns=list(STRATEGIES))
+#: Tab. 2's unigram TVDs that bound its readings (§5.3: models capture the unigram distribution
+#: "quite well"; one setting does "poorly"): 0.014, the closed-vocabulary Transformer under random
+#: and nucleus sampling, the largest value read with the good ones, and 0.038, the same model under
+#: beam sampling, the smallest value read as poor.
+GOOD_TVD, POOR_TVD = 0.014, 0.038
+#: Half the last printed digit: the interval of a printed number.
+HALF_DIGIT = 0.0005
+
+
+def printed(value: float) -> SimpleNamespace:
+    """A printed number as an estimate: every value that rounds to it."""
+    return SimpleNamespace(value=value, low=value - HALF_DIGIT, high=value + HALF_DIGIT)
+
+
+def apart(a, b, k: int = 1) -> SimpleNamespace:
+    """a − b of two printed numbers, its interval the span of their intervals' differences (the
+    source prints no interval, so no correction for ``k`` comparisons is needed or possible)."""
+    return SimpleNamespace(value=a.value - b.value, low=a.low - b.high, high=a.high - b.low)
+
+
+def source_cases() -> dict[str, list[lmcases.Case]]:
+    """Claims 5, 6 and 9 decided on the source's printed Tab. 3 and Tab. 2 by the chapter's
+    case builders: claim number -> cases."""
+    from lmnotes.studies.tendencies import claims as TC  # the builders live with the claims
+
+    ks = {(m, s): {k: printed(TABLE3.loc[m, (k, s)]) for k in ("length", "stopwords", "symbols")}
+          for m in MODELS for s in STRATEGIES}
+    zipf = {(m, s): printed(TABLE2_ZIPF.loc[m, s]) for m in MODELS for s in STRATEGIES}
+    return {"5": TC.best_cases(ks, ("LSTM", "random"), ("length", "stopwords", "symbols"), apart),
+            "6": TC.beam_cases(ks, MODELS, ("length", "stopwords", "symbols"), ["random", "nucleus"], apart),
+            "9": TC.closest_cases(zipf, ("Trigram", "beam"), apart)}
+
+
+def source_verdicts() -> dict[str, str]:
+    """The verdict each of those claims gets on the source's own numbers (form every)."""
+    return {k: lmcases.verdict("every", *lmcases.counts(v)) for k, v in source_cases().items()}
