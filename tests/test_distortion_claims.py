@@ -312,3 +312,34 @@ def test_every_claim_can_be_contradicted_by_evidence(claim):
     built against it (a claim whose cases contradict one another could not)."""
     assert table(**CONTRADICTING[claim]).loc[claim, "verdict"] == "contradicted"
     assert set(CONTRADICTING) == set(C.claims(results(), RULES)["claim"])
+
+
+def test_the_source_passes_its_own_claims_on_its_table_4():
+    """Claims 3 and 6a rest on numbers the paper prints (Table 4, mean PP on L to two
+    decimals): decided by the chapter's rule on those numbers, each printed PP an interval of
+    ± 0.005, the source passes both. A rule that asked for no gain at all would fail it."""
+    import numpy as np
+
+    from lmnotes.studies.distortion import paper
+
+    p4 = paper.tables()[0].set_index("model")["PP on L (Table 4)"]
+
+    def ratio_gain(before, after, f):
+        """f(PP before, PP after) with its interval over the printed digits."""
+        b, a = p4[before], p4[after]
+        ends = [f(b + db, a + da) for db in (-0.005, 0.005) for da in (-0.005, 0.005)]
+        return E(f(b, a), min(ends), max(ends))
+
+    gain = ratio_gain("GPT2-small", "GPT2-medium", lambda b, a: 1 - a / b)
+    assert gain.value == pytest.approx(paper.size_gain(paper.tables()[0]))
+    size = results()["size"] | {"pp_gain": gain}
+    rules = RULES | {"size_cut": 2 * gain.value}
+    more = {(1, 2): ratio_gain("LSTM", "LSTM (more data)", lambda b, a: np.log(b / a)),
+            (2, 4): ratio_gain("GPT2-medium", "GPT2-medium (more data)", lambda b, a: np.log(b / a))}
+    t = C.claims(results(size=size, paper_size_gain=gain.value, step_gain=more,
+                         steps={1: 1, 2: 1, 4: 1}, sizes=[1, 2, 4], n_train=4,
+                         rel_step={k: 0.1 for k in more}, error_at={1: 1.0, 2: 1.0, 4: 1.0}), rules).set_index("claim")
+    assert t.loc["3. Model size matters little", "verdict"] == "reproduced"
+    assert t.loc["6a. More data helps", "verdict"] == "reproduced"
+    planted = C.claims(results(size=size, paper_size_gain=gain.value), RULES | {"size_cut": gain.value / 10})
+    assert planted.set_index("claim").loc["3. Model size matters little", "verdict"] == "differs"

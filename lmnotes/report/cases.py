@@ -54,8 +54,8 @@ CAN = {"above": {"for", "against", "open"}, "below": {"for", "against", "open"},
 #: The forms a claim can take, with the statement a chapter shows.
 FORMS = {
     "every": "the source says it holds in every case: reproduced if every applicable case is for; "
-             "contradicted if every one is against; differs if some are for and some against; "
-             "inconclusive if some stay open; not tested without an applicable case",
+             "contradicted if every one is against; differs if some are for and some against (whatever "
+             "stays open); inconclusive otherwise (some stay open); not tested without an applicable case",
     "most": "the source says it holds in most cases: reproduced if more than half of the applicable cases are "
             "for even with every open case counted against; contradicted if at most half are for even with "
             "every open case counted for; inconclusive otherwise",
