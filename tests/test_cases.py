@@ -206,7 +206,9 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     # most: the majority is settled before every open case resolves
     most = [decided, c, far, C.Case("f", "above", 0.1, -0.7, 0.9, why="x")]
     assert C.to_decide("most", most).startswith("about 16×")  # three of four, not the 64× one
-    assert C.to_decide("every", [C.Case("t", "above", 0.0, -1, 1, why="x")]).startswith("no amount")
+    assert C.to_decide("every", [C.Case("t", "above", 0.0, -1, 1, why="x")]) == \
+        "no amount of data at the observed effects: t: an estimate on its threshold"
+    assert "unbounded on one side" in C.to_decide("every", [C.Case("u", "above", 0.5, 0.1, math.inf, 1.0, why="x")])
     assert "threshold from the source" in C.to_decide(
         "every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")])
     assert C.to_decide("every", [decided]) == ""

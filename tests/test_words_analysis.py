@@ -66,6 +66,10 @@ def test_soft_match_counts_near_misses_above_chance():
     # themselves, and only x and z are neighbours of b
     assert 0 <= gains[1][0].value <= 50
     assert gains["WordNet"][0].value == 0 and gains["WordNet"][1].value == 0
+    # the raw T1 gain, the paper's measure: every miss is a neighbour, so every type is hit
+    # (b and d, missed, join a and c): T1 goes from 50 % to 100 %
+    assert gains[1][2].value == pytest.approx(50.0) and rows[0]["T1 gain"].value == pytest.approx(50.0)
+    assert gains["WordNet"][2].value == 0
 
 
 def test_table2_recomputes_the_papers_tests():
@@ -148,13 +152,23 @@ def test_byte_rank_and_robustness():
     assert AC.byte_note(bugs) == "Our byte model ranks 1 of 3 on Alg. 2 top-10 and 2 of 3 on top-1."
     assert AC.byte_note(bugs.drop(index="byte")) == ""
     res = WS.Resampler([0, 1, 2], 50, 0)
-    r = AC.robust(predictions(), res)
+    t = predictions().assign(sentence=[0, 0, 1, 1, 2, 2])
+    r = AC.robust(t, res, [0])
     assert r["top-10"][0].value == pytest.approx(100.0) and r["top-10"][1].value == pytest.approx(50.0)
-    assert r["types"] == (1, 1)
-    assert AC.robust(predictions().assign(hit10_exact=np.nan), res) is None
+    assert r["types"] == (1, 1, 1) and (r["searched"], r["gave up"]) == (2, 0)
+    assert AC.robust(t.assign(hit10_exact=np.nan), res, [0]) is None
     text = AC.robust_sentence({"bpe8000": r}, 60)
     assert text.startswith("BPE-8k's Algorithm 2 finds 1 T10 types where the exact top-10 finds 1")
+    assert "gave up" not in text
     assert AC.robust_sentence({}, 60) == "No model was searched exactly in this run."
+    # a search that gave up is counted, as a miss and as a hit, never dropped
+    r = AC.robust(t, res, [0, 1])
+    assert (r["searched"], r["gave up"]) == (4, 2)
+    assert [e.value for e in r["top-10"]] == pytest.approx([75.0, 25.0, 75.0])
+    assert r["types"] == (2, 1, 3)
+    assert "(the exact search gave up on 2 of BPE-8k's 4 targets; a range counts each as a miss, then as a hit)" \
+        in AC.robust_sentence({"bpe8000": r}, 60)
+    assert "T10 66.7 % against 33.3–100.0 %" in AC.robust_sentence({"bpe8000": r}, 60)
 
 
 def test_calibration_gaps_by_bin():

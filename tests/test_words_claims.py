@@ -1,72 +1,116 @@
 """The word-level chapter's claims table (:mod:`lmnotes.studies.words.claims`) on constructed
-evidence whose verdicts and counts are known."""
+evidence whose verdicts and counts are known: each claim with its form and cases, reproduced
+by evidence built for it and contradicted by evidence built against it, and the paper's own
+printed numbers passing the claims they rest on."""
 
 import dataclasses
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from lmnotes import stats
+from lmnotes.report import cases as LC, claims as lmclaims
 from lmnotes.studies.words import claims as C
+from lmnotes.studies.words import table1 as PT
 from lmnotes.studies.words import wordstats as WS
 
-#: Every constructed estimate shares these replicate offsets, so the paired difference of two
-#: of them has no spread: its interval is the difference itself, and only its sign decides.
-NOISE = np.array([-0.1, 0.0, 0.1])
 MODELS = {"bpe1000": "bpe", "bpe8000": "bpe", "byte": "byte"}
 B0, B1, B2 = WS.PAPER_BINS
+#: Three replicate patterns of standard deviation 1: estimates with different patterns differ
+#: on every resample, so that their paired difference has a spread.
+PATTERNS = [np.array([-1.0, 0.0, 1.0]), np.array([0.0, 1.0, -1.0]), np.array([1.0, -1.0, 0.0])]
 
 
-def est(value, half=0.5):
-    return stats.Estimate(value, value - half, value + half, value + NOISE)
+def est(value, half=0.5, pattern=0):
+    """An estimate whose 95 % interval from its replicates is value ± half."""
+    return stats.Estimate(value, value - half, value + half, value + half / stats.Z95 * PATTERNS[pattern])
 
 
-def pairs():
-    rows = [("bpe1000", "bpe8000", 2, 3, -1, 5, True, False),
-            ("bpe1000", "byte", 1, -4, 2, 2, True, None),
-            ("bpe8000", "byte", -1, -2, 1, -3, False, True)]
-    return pd.DataFrame([{"a": a, "b": b, "Δ top-1": est(d1), "Δ top-10 (Alg. 2)": est(d10),
-                          "Δ T1": est(dt), "Δ word ppl": est(dp), "top-1 alike": s1, "T1 alike": st}
-                         for a, b, d1, d10, dt, dp, s1, st in rows])
+def zero():
+    """A rate at its floor: no hit on any resample."""
+    return stats.Estimate(0.0, 0.0, 0.0, np.zeros(3))
 
 
-def by_bin(hits_top=5):
+def table1(**changes):
+    t = pd.DataFrame({"top-1": [est(20), est(20.5), est(10)], "top-10 (Alg. 2)": [est(40), est(40.5), est(50)],
+                      "T1": [est(10), est(5), est(5)], "word ppl": [est(100), est(80), est(300)]},
+                     index=list(MODELS))
+    for (model, column), value in changes.items():
+        t.loc[model, column] = value
+    return t
+
+
+#: The pairs' differences (a − b): top-1, top-10, T1, word perplexity (value, half-width).
+PAIRS = {("bpe1000", "bpe8000"): dict(d1=(0.1, 0.5), d10=(-0.5, 0.5), dT=(5, 1), dp=(20, 5)),
+         ("bpe1000", "byte"): dict(d1=(10, 1), d10=(-10, 1), dT=(5, 1), dp=(-200, 10)),
+         ("bpe8000", "byte"): dict(d1=(10.5, 1), d10=(-9.5, 1), dT=(0.1, 0.1), dp=(-220, 10))}
+
+
+def pairs(**changes):
+    """The pair table; ``changes``: {"<a>/<b>": {"d1": (value, half), ...}}."""
+    rows = []
+    for (a, b), d in PAIRS.items():
+        d = d | changes.get(f"{a}/{b}", {})
+        rows.append({"a": a, "b": b, "Δ top-1": est(*d["d1"]), "Δ top-10 (Alg. 2)": est(*d["d10"]),
+                     "Δ T1": est(*d["dT"]), "Δ word ppl": est(*d["dp"])})
+    return pd.DataFrame(rows)
+
+
+def by_bin(acc=(50, 30, 10), cov=(40, 10, 5), hits=(5, 3, 3), models=MODELS):
+    """Each model's accuracy and coverage per bin, each bin with its own replicate pattern;
+    a bin without hits at the floor."""
     out = {}
-    for n in MODELS:
-        for b, acc, cov in zip(WS.PAPER_BINS, (50, 30, 10), (20, 30, 40)):
-            out[n, b] = {"acc": est(acc), "cov": est(cov), "hits": hits_top if b == B0 else 3}
+    for n in models:
+        for i, (b, a, c, h) in enumerate(zip(WS.PAPER_BINS, acc, cov, hits)):
+            out[n, b] = {"acc": est(a, pattern=i) if h else zero(), "cov": est(c, pattern=i) if h else zero(),
+                         "hits": h}
     return out
 
 
-def triples():
-    # encoder A: 1 of 10 rare (all split) against 18 of 20 split common; B splits no rare word
-    trip = pd.DataFrame({"kind": ["rare"] * 10 + ["common"] * 10,
-                         "A": [True] + [False] * 9 + [True] * 10, "A split": [True] * 10 + [False] * 10,
-                         "B": [True] * 20, "B split": [False] * 20})
-    pool = pd.DataFrame({"kind": ["common"] * 20, "A": [True] * 18 + [False] * 2, "A split": [True] * 20,
-                         "B": [True] * 20, "B split": [True] * 20})
+def triples(rare_split=(1, 10), common_split=(18, 20)):
+    """Triples of two encoders: A splits every rare word (``rare_split``: its hits and number)
+    and the pool's common words (``common_split``); B splits no rare word."""
+    (rh, rn), (ch, cn) = rare_split, common_split
+    trip = pd.DataFrame({"kind": ["rare"] * rn + ["common"] * 10, "A": [True] * rh + [False] * (rn - rh) + [True] * 10,
+                         "A split": [True] * rn + [False] * 10, "B": True, "B split": False})
+    pool = pd.DataFrame({"kind": "common", "A": [True] * ch + [False] * (cn - ch), "A split": True,
+                         "B": True, "B split": True})
     return trip, pool
 
 
+def table2(a=(10, 40), b=(20, 40)):
+    from lmnotes.studies.words import table2 as T2
+
+    rows = [{"source": "paper", "encoder": "BERT", "rare hits": 14, "common hits": 40, "Fisher p": 1e-6}]
+    for name, (r, c) in (("A", a), ("B", b)):
+        rows.append({"source": "ours", "encoder": name, "rare hits": r, "common hits": c,
+                     "Fisher p": T2.table2_stats(r, c, 50, 50)["Fisher p"]})
+    return pd.DataFrame(rows)
+
+
+def robust(top10=(40, 41, 41), t10=(20, 20.5, 21), gave_up=0):
+    """Algorithm 2's top-10 and T10 and the exact ones (every give-up a miss, then a hit)."""
+    return {"bpe1000": {"top-10": tuple(est(v, pattern=i) for i, v in enumerate(top10)),
+                        "T10": tuple(est(v, pattern=i) for i, v in enumerate(t10)),
+                        "types": (5, 5, 5), "searched": 100, "gave up": gave_up}}
+
+
 def results(**changes):
+    """Evidence that reproduces every claim the chapter can reproduce (13 is not run)."""
     trip, pool = triples()
-    table2 = pd.DataFrame([
-        {"source": "paper", "encoder": "BERT", "rare hits": 14, "common hits": 40, "Fisher p": 1e-6},
-        {"source": "ours", "encoder": "A", "rare hits": 10, "common hits": 40, "Fisher p": 1e-9},
-        {"source": "ours", "encoder": "B", "rare hits": 30, "common hits": 30, "Fisher p": 1.0}])
     base = C.Results(
-        segmentation=MODELS, pairs=pairs(), by_bin=by_bin(), n_types={B0: 7, B1: 70, B2: 300},
+        segmentation=MODELS, pairs=pairs(), table1=table1(), by_bin=by_bin(), n_types={B0: 7, B1: 70, B2: 300},
         concentration={n: (est(60), est(40)) for n in MODELS},
-        soft_gain={(n, 100): (est(2), est(1)) for n in MODELS},
-        t1={n: est(20) for n in MODELS}, table2=table2, trip=trip, pool=pool, encoders=["A", "B"],
-        enc_diff=est(3, half=5), mcnemar=0.5,
-        robust={"bpe1000": {"top-10": (est(40), est(41)), "T10": (est(20), est(30))}})
+        soft_gain={(n, 100): (est(2), est(1, pattern=1), est(4, pattern=1)) for n in MODELS},
+        table2=table2(), trip=trip, pool=pool, encoders=["A", "B"], enc_diff=est(3, half=5), mcnemar=0.5,
+        robust=robust())
     return dataclasses.replace(base, **changes)
 
 
 RULES = C.Rules(margin=0.2, equal_points=15, soft_k=100, n_triples=50, n_sentences_exact=60,
-                paper_coverage=dict(zip(WS.PAPER_BINS, (50.0, 14.0, 7.0))))
+                paper_coverage=dict(PT.PAPER_COVERAGE))
 
 
 def table(res=None, rules=RULES):
@@ -80,119 +124,277 @@ def evidence(df, claim):
     return r["verdict"], (r["n_for"], r["n_against"], r["n_unresolved"])
 
 
-def test_every_claim_gets_the_verdict_its_constructed_evidence_implies():
+def cases_of(df, claim):
+    saved = df.attrs["cases"]
+    return saved[saved["claim"] == claim]
+
+
+NUMBERS = ["1", "2", "3", "4", "5", "6", "7", "8a", "8b", "9", "10", "11", "12", "13"]
+FORMS = {"1": "every", "2": "some", "3": "some", "4": "some", "5": "every", "6": "every", "7": "every",
+         "8a": "every", "8b": "every", "9": "every", "10": "every", "11": "every", "12": "every", "13": "every"}
+
+
+def test_every_claim_has_its_form_and_cases_that_recompute():
     df = table()
-    assert len(df) == 14 and list(df.index) == ["1", "2", "3", "4", "5", "6", "7", "8a", "8b", "9",
-                                                 "10", "11", "12", "13"]
+    assert list(df.index) == NUMBERS
+    assert df["rule"].to_dict() == FORMS
+    lmclaims.check(df.reset_index(drop=True))
+    lmclaims.check_cases(df.reset_index(drop=True), df.attrs["cases"])
+    assert all(df.attrs["cases"]["why"].str.len() > 10)
+    assert df.loc["13", "basis"] == "gpu profile only" and set(df.drop(index="13")["basis"]) == {"measured"}
+
+
+def test_constructed_evidence_reproduces_every_claim():
+    df = table()
     expected = {
-        "1": ("reproduced", (1, 0, 0)),  # only the pair without the byte model; same signs
-        "2": ("inconclusive", (1, 0, 1)),  # similar in top-1: one different in T1, one undecided
-        "3": ("inconclusive", (1, 0, 1)),
-        "4": ("differs", (1, 2, 0)),  # lower perplexity with lower T1 once, with higher twice
-        "5": ("differs", (6, 6, 0)),  # accuracy falls, coverage rises, in every model
-        "6": ("reproduced", (3, 0, 0)),
-        "7": ("reproduced", (6, 0, 0)),
-        "8a": ("inconclusive", (1, 0, 1)),
-        "8b": ("inconclusive", (1, 0, 1)),  # B splits no rare word: open
-        "9": ("reproduced", (1, 0, 0)),
-        "10": ("differs", (3, 6, 0)),  # below 50 % in the top bin, above 14 % and 7 % below it
-        "11": ("contradicted", (0, 3, 0)),  # 1 point of 20: 5 % more types, not 11 %
-        "12": ("differs", (1, 1, 0)),  # top-10 within the margin, T10 10 points apart
-        "13": ("not tested", (0, 0, 0)),
-    }
-    for claim, (verdict, counts) in expected.items():
-        assert evidence(df, claim) == (verdict, counts), claim
-    assert df.loc["13", "basis"] == "gpu profile only"
-    assert set(df.drop(index="13")["basis"]) == {"measured"}
+        "1": (1, 0, 0),  # the one pair without the byte model: tied by both measures
+        "2": (1, 2, 0),  # BPE-1k/BPE-8k similar in top-1, different in T1; the byte pairs differ in top-1
+        "3": (1, 2, 0),  # BPE-8k/byte similar in T1, different in top-1
+        "4": (1, 1, 1),  # BPE-8k's lower perplexity with its lower T1; BPE-8k/byte's T1 open
+        "5": (12, 0, 0), "6": (3, 0, 0), "7": (6, 0, 0),
+        "8a": (2, 0, 0), "8b": (1, 0, 0),  # B splits no rare word: no case
+        "9": (1, 0, 0), "10": (3, 0, 0), "11": (3, 0, 0), "12": (2, 0, 0)}
+    for claim, counts in expected.items():
+        assert evidence(df, claim) == ("reproduced", counts), claim
+    assert evidence(df, "13") == ("not tested", (0, 0, 0))
+
+
+#: For each claim, the evidence that contradicts it (the constructed results changed so).
+CONTRADICTING = {
+    "1": dict(pairs=pairs(**{"bpe1000/bpe8000": dict(d1=(3, 0.5), d10=(-3, 0.5))})),
+    "2": dict(pairs=pairs(**{"bpe1000/bpe8000": dict(dT=(0.1, 0.1))})),
+    "3": dict(pairs=pairs(**{"bpe8000/byte": dict(dT=(3, 0.5))})),
+    "4": dict(pairs=pairs(**{"bpe1000/bpe8000": dict(dp=(-20, 5)), "bpe8000/byte": dict(dT=(3, 0.5))})),
+    "5": dict(by_bin=by_bin(acc=(10, 30, 50), cov=(5, 10, 40))),
+    "6": dict(concentration={n: (est(30), est(40)) for n in MODELS}),
+    "7": dict(soft_gain={(n, 100): (est(-2), est(-1, pattern=1), est(4, pattern=1)) for n in MODELS}),
+    "8a": dict(table2=table2(a=(40, 10), b=(45, 20))),
+    "8b": dict(trip=triples(rare_split=(45, 50), common_split=(180, 200))[0],
+               pool=triples(rare_split=(45, 50), common_split=(180, 200))[1]),
+    "9": dict(enc_diff=est(20, half=2)),
+    "10": dict(by_bin=by_bin(cov=(60, 30, 20))),
+    "11": dict(soft_gain={(n, 100): (est(2), est(1, pattern=1), est(0.1, half=0.1, pattern=1)) for n in MODELS}),
+    "12": dict(robust=robust(top10=(40, 55, 55), t10=(20, 30, 30))),
+    "13": dict(size_rows=[{"model": "BPE-8k", "difference": est(-4, half=1)}]),
+}
+
+
+@pytest.mark.parametrize("claim", list(CONTRADICTING))
+def test_every_claim_can_be_contradicted_by_evidence(claim):
+    """Not only the cases' tests but the data: each claim comes out contradicted on evidence
+    built against it."""
+    assert set(CONTRADICTING) == set(NUMBERS)
+    assert table(results(**CONTRADICTING[claim])).loc[claim, "verdict"] == "contradicted"
+
+
+#: For each claim, evidence that leaves it open.
+OPEN = {
+    "1": dict(pairs=pairs(**{"bpe1000/bpe8000": dict(d1=(3, 0.5), d10=(0, 1))})),
+    "2": dict(pairs=pairs(**{"bpe1000/bpe8000": dict(dT=(1.5, 0.5))})),
+    "3": dict(pairs=pairs(**{"bpe8000/byte": dict(dT=(1.0, 0.5))})),
+    "4": dict(pairs=pairs(**{"bpe1000/bpe8000": dict(dT=(0, 1))})),
+    "5": dict(by_bin=by_bin(acc=(50, 30, 29.9))),
+    "6": dict(concentration={n: (est(40.5), est(40)) for n in MODELS}),
+    "7": dict(soft_gain={(n, 100): (est(0.1), est(1, pattern=1), est(4, pattern=1)) for n in MODELS}),
+    "8a": dict(table2=table2(b=(30, 30))),
+    "8b": dict(trip=triples(rare_split=(8, 10))[0], pool=triples(rare_split=(8, 10))[1]),
+    "9": dict(enc_diff=est(10, half=8)),
+    "10": dict(by_bin=by_bin(cov=(49.9, 10, 5))),
+    "11": dict(soft_gain={(n, 100): (est(2), est(1, pattern=1), est(1.0, pattern=1)) for n in MODELS}),
+    "12": dict(robust=robust(t10=(20, 24, 24))),
+    "13": dict(size_rows=[{"model": "BPE-8k", "difference": est(0.5, half=1)}]),
+}
+
+
+@pytest.mark.parametrize("claim", list(OPEN))
+def test_every_claim_can_stay_open(claim):
+    assert table(results(**OPEN[claim])).loc[claim, "verdict"] == "inconclusive"
+
+
+def test_every_claim_could_come_out_each_way():
+    """Each claim's form and the tests of its cases reach reproduced, contradicted and
+    inconclusive, with the number of cases it has."""
+    df = table(results(size_rows=[{"model": "BPE-8k", "difference": est(4, half=1)}]))
+    for number in NUMBERS:
+        tests = list(cases_of(df, number)["test"])
+        assert tests and LC.reachable(df.loc[number, "rule"], tests) >= LC.needed(df.loc[number, "rule"]), number
 
 
 def test_the_measured_texts_report_the_counts():
     m = table()["measured"]
-    assert m["1"].startswith("1 of the 1 pairs without a character-level model are ordered alike by both, "
-                             "0 reversed, 0 tied in one; 2 pairs with byte not testable")
-    assert m["2"].startswith("of 2 pairs similar in top-1 (margin 20.0% of their mean), 1 differ in T1, 0 are")
-    assert m["3"].startswith("of 1 pair similar in T1")
-    assert m["4"].startswith("of 3 pairs of open-vocabulary models, the lower perplexity has the lower T1 in "
-                             "1 and the higher T1 in 2 (0 tied in one); the pairs with a closed vocabulary "
-                             "(no member)")
-    assert m["5"] == "6 of 12 adjacent-bin drops beyond their intervals, 6 rises"
-    assert m["6"] == (f"share of the hits in {B0} against its 40 % of the words: "
-                      "BPE-1k 60 %; BPE-8k 60 %; byte 60 %")
+    assert m["1"].startswith("1 of the 1 pairs without a character-level model ranked alike by both (1 of them "
+                             "tied by both within the margin), 0 reversed, 0 open; 2 pairs with byte not testable")
+    assert m["2"].startswith("of 3 pairs, 1 similar in top-1 and different in T1 (BPE-1k/BPE-8k), 2 not")
+    assert m["2"].endswith("margin 20.0% of the pair's mean, intervals at 98.33% (Bonferroni over 3 pairs)")
+    assert m["4"].startswith("of 3 pairs (every model scored on the same words), 1 with the lower perplexity and "
+                             "the lower T1 (BPE-1k/BPE-8k), 1 with the lower perplexity and the higher T1, 1 open")
+    assert m["5"] == "12 of 12 adjacent-bin drops beyond their intervals, 0 rises, 0 open"
+    assert m["6"] == f"share of the hits in {B0} against its 40 % of the words: BPE-1k 60 %; BPE-8k 60 %; byte 60 %"
     assert m["7"].endswith("BPE-1k +2.00 / +1.00; BPE-8k +2.00 / +1.00; byte +2.00 / +1.00")
-    assert m["8a"] == ("A 10/50 vs 40/50, Fisher p < 0.001; B 30/50 vs 30/50, Fisher p 1; "
+    assert m["8a"] == ("A 10/50 vs 40/50, Fisher p < 0.001; B 20/50 vs 40/50, Fisher p < 0.001; "
                        "confounded with word-piece splitting (8b)")
-    assert m["8b"].startswith("rare vs common split words, Fisher: A 1/10 vs 18/20, p ")
+    assert m["8b"].startswith("rare vs common split words, common minus rare (points, margin 15): A 1/10 vs 18/20, ")
+    assert m["8b"].endswith("; B split no rare word or no common one: no case")
     assert m["9"] == "A − B 3.00 [−2.00, 8.00] points on 10 rare triples (margin ±15), McNemar p 0.5"
-    assert m["10"] == ("best of our models per bin: 20.0 % / 30.0 % / 40.0 %; below GPT-2's value "
-                       f"beyond the interval in 3 of 9 model × bin cases; our {B0} bin holds 7 types "
-                       "(a bin's coverage grows as the test holds fewer of its types)")
-    assert m["11"].startswith("T1 gain above chance as a share of T1: BPE-1k +5%; BPE-8k +5%; byte +5%; "
-                              "read as points of T1, 3 of 3 cases against")
-    assert m["12"] == ("Alg. 2 minus exact on the first 60 sentences: BPE-1k top-10 −1.0, T10 −10.0 points")
+    assert m["10"].startswith("best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "
+                              f"{B0} bin holds 7 types")
+    assert m["10"].endswith("its words go beyond its numbers")
+    assert m["11"] == ("raw T1 gain as a share of T1: BPE-1k +40%; BPE-8k +80%; byte +80%; above chance (not "
+                       "counted): BPE-1k +10%; BPE-8k +20%; byte +20%")
+    assert m["12"] == "Alg. 2 minus exact on the first 60 sentences: BPE-1k top-10 −1.0, T10 −0.8 points"
     assert m["13"] == "not run at this profile (size_compare is empty)"
+    for claim, text in m.items():
+        assert len(text) <= lmclaims.MAX_MEASURED, claim
 
 
-def test_reversed_rankings_and_rising_measures_contradict():
-    p = pairs()
-    p.loc[0, "Δ top-10 (Alg. 2)"] = est(-3)
-    df = table(results(pairs=p))
-    assert evidence(df, "1") == ("contradicted", (0, 1, 0))
-    assert "1 reversed (BPE-1k/BPE-8k)" in df.loc["1", "measured"]
-    # an unresolved difference leaves the pair open
-    p.loc[0, "Δ top-10 (Alg. 2)"] = est(0.2)
-    assert evidence(table(results(pairs=p)), "1") == ("inconclusive", (0, 0, 1))
+def test_ties_at_a_floor_are_not_applicable_and_block_nothing():
+    """A model without a hit in two adjacent bins: 0 against 0, not applicable (issue 41: it
+    blocked claim 5 under "every case"); a rise out of an empty bin is a rise."""
+    df = table(results(by_bin=by_bin(hits=(5, 0, 0))))
+    assert evidence(df, "5") == ("reproduced", (6, 0, 0))  # the first drop of each model, both measures
+    mine = cases_of(df, "5")
+    na = mine[mine["decision"] == "not applicable"]
+    assert len(na) == 6 and set(na["floor"]) == {0.0} and all("0 against 0" in w for w in na["why"])
+    assert "6 not applicable, no hit in either bin (BPE-1k [100,1000)→[10,100); BPE-8k" in df.loc["5", "measured"]
+    # a bin without a hit above one with hits: accuracy rises, whatever the higher bin's floor
+    df = table(results(by_bin=by_bin(acc=(50, 0, 10), cov=(40, 0, 5), hits=(5, 0, 3))))
+    assert evidence(df, "5")[1] == (6, 6, 0)
+    # no soft hit at all, by the model or by chance: not applicable; the others decide
+    gains = {(n, 100): (zero() if n == "byte" else est(2), zero() if n == "byte" else est(1, pattern=1),
+                        est(4, pattern=1)) for n in MODELS}
+    assert evidence(table(results(soft_gain=gains)), "7") == ("reproduced", (4, 0, 0))
 
 
-def test_a_bin_without_hits_leaves_its_drops_open():
-    df = table(results(by_bin=by_bin(hits_top=0)))
-    # the top bin's two measures per model are open; the next bin's acc falls, cov rises
-    assert evidence(df, "5") == ("differs", (3, 3, 6))
-    assert df.loc["5", "measured"].endswith("; 6 open without a hit in the higher bin")
+def test_a_zero_width_interval_is_not_resolved():
+    """Resamples that do not vary bound nothing: the case is open, its interval (−∞, ∞)."""
+    same = est(20)
+    rob = {"bpe1000": {"top-10": (est(40), est(41, pattern=1), est(41, pattern=1)), "T10": (same, same, same),
+                       "types": (5, 5, 5), "searched": 100, "gave up": 0}}
+    df = table(results(robust=rob))
+    assert evidence(df, "12") == ("inconclusive", (1, 0, 1))
+    t10 = cases_of(df, "12").iloc[1]
+    assert (t10["low"], t10["high"]) == (-math.inf, math.inf) and "zero-width" in t10["why"]
+    assert C.case("x", "within", 0.0, 0.0, 0.0, 1.0, why="w").decision == "open"
+    assert C.case("x", "above", 0.0, 0.0, 0.0, 0.0, why="w", floor=0.0).decision == "not applicable"
 
 
-def test_similarity_and_equivalence_can_reproduce_and_contradict():
-    p = pairs()
-    p["top-1 alike"] = [True, True, False]
-    p["T1 alike"] = [False, False, True]
-    df = table(results(pairs=p))
-    assert evidence(df, "2") == ("reproduced", (2, 0, 0))
-    p["T1 alike"] = [True, True, True]
-    assert evidence(table(results(pairs=p)), "2") == ("contradicted", (0, 2, 0))
-    assert evidence(table(results(enc_diff=est(20, half=2))), "9") == ("contradicted", (0, 1, 0))
-    assert evidence(table(results(enc_diff=est(10, half=8))), "9") == ("inconclusive", (0, 0, 1))
+def test_searches_that_give_up_are_counted_both_ways():
+    """Give-ups that would each be a hit or a miss: the interval spans both, so a case that
+    one way puts inside the margin and the other outside it is open, never decided by
+    dropping them."""
+    df = table(results(robust=robust(top10=(40, 36, 50), gave_up=2)))
+    row = cases_of(df, "12").iloc[0]
+    assert row["estimate"] == pytest.approx(-3.0)  # Alg. 2 minus the middle of 36 and 50
+    alg2, miss, hit = robust(top10=(40, 36, 50))["bpe1000"]["top-10"]
+    assert row["low"] == pytest.approx(stats.excess(alg2, hit).low)
+    assert row["high"] == pytest.approx(stats.excess(alg2, miss).high)
+    assert "counted as hits (low end) and as misses (high end)" in row["why"]
+    assert df.loc["12", "measured"].endswith("; 2 searches gave up, counted both ways")
+    assert evidence(df, "12") == ("inconclusive", (1, 0, 1))
 
 
-def test_more_types_is_read_as_a_share_of_t1():
-    gain = {(n, 100): (est(2), est(4)) for n in MODELS}  # 4 points of 20: 20 % more types
-    df = table(results(soft_gain=gain))
-    assert evidence(df, "11") == ("reproduced", (3, 0, 0))
-    # the numbers take typographic minus signs, the models' names keep their hyphen
-    assert "BPE-1k +20%" in df.loc["11", "measured"]
-    assert "read as points of T1, 3 of 3 cases against" in df.loc["11", "measured"]
-    # a model without a T1 gives no share: an open case
-    t1 = {n: est(np.nan if n == "byte" else 20) for n in MODELS}
-    assert evidence(table(results(soft_gain=gain, t1=t1)), "11") == ("inconclusive", (2, 0, 1))
+def test_existential_claims_take_their_intervals_at_the_bonferroni_level():
+    """A pair whose T1 difference lies beyond the margin at 95 % but not at 1 − 0.05/3 is open."""
+    assert C.bonferroni(0.05, 3) == pytest.approx(1 - 0.05 / 3)
+    wide = pairs(**{"bpe1000/bpe8000": dict(dT=(2.6, 1.0))})  # 95 %: [1.6, 3.6] beyond 1.5
+    df = table(results(pairs=wide))
+    assert evidence(df, "2") == ("inconclusive", (0, 2, 1))
+    case = cases_of(df, "2").iloc[0]
+    z = stats.interval(0, PATTERNS[0], C.bonferroni(0.05, 3)).high  # the corrected half-width per unit sd
+    assert case["low"] == pytest.approx(min(1 - 0.6 / 4.05, (2.6 - z / stats.Z95) / 1.5 - 1))
+    # one pair found is enough, whatever the others show
+    assert evidence(table(), "4")[0] == "reproduced"
+
+
+def test_the_closed_vocabularies_pairs_count_for_perplexity():
+    seg = {"bpe1000": "bpe", "bpe8000": "word", "byte": "byte"}
+    df = table(results(segmentation=seg))
+    assert evidence(df, "4") == ("reproduced", (1, 1, 1))  # the word model's pair is the one found
+    assert "BPE-1k/BPE-8k" in df.loc["4", "measured"]
+
+
+def test_claim_1_orders_and_ties():
+    # top-1 orders the pair, top-10 the same way: for; top-10 the other way: against
+    same = pairs(**{"bpe1000/bpe8000": dict(d1=(3, 0.5), d10=(2, 0.5))})
+    assert evidence(table(results(pairs=same)), "1") == ("reproduced", (1, 0, 0))
+    # top-1 ties the pair, top-10 separates it beyond the margin: against
+    apart = pairs(**{"bpe1000/bpe8000": dict(d10=(20, 1))})
+    assert evidence(table(results(pairs=apart)), "1") == ("contradicted", (0, 1, 0))
+    # with no character-level model every pair is a case; the two others reverse
+    df = table(results(segmentation={"bpe1000": "bpe", "bpe8000": "bpe", "byte": "word"}))
+    assert evidence(df, "1") == ("differs", (1, 2, 0))
+    assert "2 reversed (BPE-1k/byte, BPE-8k/byte)" in df.loc["1", "measured"]
+
+
+def test_8b_is_against_when_split_rare_words_fail_no_more_than_the_margin():
+    trip, pool = triples(rare_split=(45, 50), common_split=(180, 200))
+    df = table(results(trip=trip, pool=pool))
+    case = cases_of(df, "8b").iloc[0]
+    assert case["decision"] == "against" and case["high"] < 15
+    assert case["estimate"] == pytest.approx(0.0)
+
+
+def test_claim_10_takes_the_best_model_per_bin():
+    bins = by_bin(cov=(40, 10, 5))
+    bins["byte", B1]["cov"] = est(20, pattern=1)  # the byte model is best in the middle bin, above 14 %
+    df = table(results(by_bin=bins))
+    assert evidence(df, "10") == ("differs", (2, 1, 0))
+    assert list(cases_of(df, "10")["name"]) == [f"{B0}: BPE-1k", f"{B1}: byte", f"{B2}: BPE-1k"]
+
+
+def test_claim_11_reads_the_raw_gain_as_a_share_of_t1():
+    case = C.more_types_case("m", est(2.0, pattern=1), est(10.0), 0.10)
+    assert case.estimate == pytest.approx(1.0) and case.decision == "for"
+    assert C.more_types_case("m", est(0.5, 0.1, pattern=1), est(10.0, 0.1), 0.10).decision == "against"
+    assert C.more_types_case("m", zero(), zero(), 0.10).decision == "not applicable"
+
+
+def test_the_source_passes_its_own_claims():
+    """Issue 41, item 4: the paper's own printed numbers (each interval its printed precision)
+    under the chapter's forms and case builders reproduce each claim they rest on; where they
+    cannot (claim 10: its values are the thresholds), the row says its words go beyond them."""
+    margin = WS.reading_margin(PT.paper_readings(PT.paper_table1()))[0]
+    rules = dataclasses.replace(RULES, margin=margin)
+    found = C.source_cases(rules)
+    assert set(found) == {"1", "2", "3", "4", "8a", "9", "10", "11"}
+    for number, (form, cases) in found.items():
+        assert form == FORMS[number], number
+        verdict = LC.verdict(form, *LC.counts(cases))
+        if number == "10":
+            assert verdict == "inconclusive"
+            assert "its words go beyond its numbers" in table(rules=rules).loc["10", "measured"]
+        else:
+            assert verdict == "reproduced", (number, [(c.name, c.decision) for c in cases])
+    # claim 4 on the paper's Table 1: one pair found (GPT's lower ppx with its lower T1), five against
+    assert LC.counts(found["4"][1]) == (1, 5, 0)
+    assert [c.name for c in found["2"][1] if c.decision == "for"] == ["GPT/RoBERTa"]
+    assert [c.name for c in found["3"][1] if c.decision == "for"] == ["GPT-2/RoBERTa", "GPT/BERT"]
+    check = C.source_check(rules)
+    assert list(check["claim"]) == list(found) and set(check["verdict"]) == {"reproduced", "inconclusive"}
+
+
+def test_printed_numbers_carry_their_precision():
+    p = PT.printed(29.37, 2)
+    assert (p.low, p.high) == pytest.approx((29.365, 29.375)) and p.replicates is None
+    d = C.difference(p, PT.printed(28.18, 2))
+    assert (d.low, d.high) == pytest.approx((1.18, 1.20))
+    assert C.at_level(p, 0.99) is p
+
+
+def test_glued_values_and_thresholds():
+    values = C.glued(results(by_bin=by_bin(hits=(5, 0, 0))), RULES)
+    assert values["n_pairs"] == 3 and values["bonferroni_pct"] == "98.33" and values["family_pct"] == "5"
+    assert values["n_floor"] == 6 and values["n_tied"] == 1 and values["n_gave_up"] == 0
+    assert values["soft_share_pct"] == "10" and values["equal_points"] == "15"
+    assert values["source_passes"] == "1, 2, 3, 4, 8a, 9 and 11"
+    assert [k.split(" = ")[0] for k in C.thresholds(RULES)] == ["margin", "equal_points", "alpha", "soft_share"]
 
 
 def test_a_size_comparison_is_measured_where_it_ran():
-    df = table(results(size_rows=[{"model": "BPE-8k", "difference": est(4, half=1)}], size_cases=[True]))
+    df = table(results(size_rows=[{"model": "BPE-8k", "difference": est(4, half=1)}]))
     assert evidence(df, "13") == ("reproduced", (1, 0, 0))
     assert df.loc["13", "basis"] == "measured"
     assert df.loc["13", "measured"] == "BPE-8k: larger minus smaller T1/E₀[T1] 4.00 [3.00, 5.00]"
-
-
-def test_closed_vocabularies_leave_the_perplexity_pairs():
-    seg = {"bpe1000": "bpe", "bpe8000": "bpe", "byte": "word"}
-    df = table(results(segmentation=seg))
-    assert evidence(df, "4") == ("contradicted", (0, 1, 0))  # only bpe1000/bpe8000 is left
-    assert "(byte), not comparable" in df.loc["4", "measured"]
-    # with no character-level model every pair ranks: pair 2 reverses, pair 3 agrees
-    assert evidence(df, "1") == ("differs", (2, 1, 0))
-
-
-def test_thresholds_name_the_margin_and_the_equivalence_points():
-    keys = list(C.thresholds(RULES))
-    assert keys == ["margin = 0.200", "equal_points = 15"]
 
 
 def test_the_hits_concentration_is_a_ratio_of_cluster_sums():
@@ -201,3 +403,11 @@ def test_the_hits_concentration_is_a_ratio_of_cluster_sums():
     res = WS.Resampler(t["article"], 50, 0)
     hits, positions = WS.hit_concentration(res, t)
     assert hits.value == pytest.approx(100 * 2 / 3) and positions.value == pytest.approx(100 * 4 / 6)
+
+
+def test_the_bonferroni_interval_keeps_the_small_cluster_reference():
+    """An estimate over 10 articles keeps Student's t at the corrected level."""
+    e = stats.interval(1.0, PATTERNS[0], clusters=10)
+    wide = C.at_level(e, C.bonferroni(0.05, 15))
+    assert wide.high - wide.value == pytest.approx(stats.quantile(C.bonferroni(0.05, 15), 10))
+    assert wide.high - wide.value > stats.quantile(C.bonferroni(0.05, 15))

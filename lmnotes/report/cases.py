@@ -204,11 +204,15 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
         n_for, n_against = n_for + (side == "for"), n_against + (side == "against")
         if (got := verdict(form, n_for, n_against, n_open)) != "inconclusive":
             return f"about {times(k)} the data, at the observed effects, would make it {got}"
-    fixed = [c.name for c in cases if c.decision == "open" and c.test in ("clearly above", "clearly below")]
-    return "no amount of data at the observed effects" + (
-        f": {', '.join(fixed)} need{'s' * (len(fixed) == 1)} a threshold from the source (an exact value between "
-        "half and twice a threshold the source does not fix)" if fixed else
-        " (an estimate on its threshold)")
+    stuck = [c for c in cases if c.decision == "open" and more_data(c) in (None, math.inf)]
+    why = {"fixed": [c.name for c in stuck if c.test in ("clearly above", "clearly below")],
+           "unbounded": [c.name for c in stuck if c.test != "p" and not math.isfinite(c.high - c.low)]}
+    why["on"] = [c.name for c in stuck if c.name not in why["fixed"] + why["unbounded"]]
+    said = {"fixed": "a threshold from the source (an exact value between half and twice one it does not fix)",
+            "unbounded": "an interval unbounded on one side, which more of the same data does not close",
+            "on": "an estimate on its threshold"}
+    return "no amount of data at the observed effects: " + "; ".join(
+        f"{', '.join(names)}: {said[k]}" for k, names in why.items() if names)
 
 
 #: The columns of a cases file: the claim's number, form and verdict, then a :class:`Case`, then its decision.

@@ -7,14 +7,16 @@
 - :mod:`.paraphrase` the paraphrase case study, with WordNet
 - :mod:`.labels` the models' short names and number formats
 - :mod:`.targets` which test words each model is scored on
-- :mod:`.table1` the paper's Table 1: top-1 and coverage, and the pairs of models
+- :mod:`.table1` the paper's Table 1: top-1 and coverage, and the pairs of models; the
+  paper's own printed numbers, with their printed precision
 - :mod:`.bins` accuracy and coverage by training-frequency bin (Figs. 1–2)
 - :mod:`.softgain` the soft-match gains above chance (Fig. 3)
 - :mod:`.table2` the paraphrase case study's tests (Table 2)
 - :mod:`.authors` the paper's algorithms and the authors' public code, checked
 - :mod:`.calgaps` calibration by frequency bin
 - :mod:`.diversity` does tokenization cause diversity? training budget and size
-- :mod:`.claims` the source's claims and the rules that decide them (the claims table)
+- :mod:`.claims` the source's claims, each with its form and cases (the claims table), and
+  the same rules on the paper's own numbers
 
 :data:`PARAMETERS` holds the ranges and allowed values of the chapter's own parameters, which
 the runner checks before anything runs (:mod:`lmnotes.book.params`).

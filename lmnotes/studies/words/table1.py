@@ -3,6 +3,11 @@ top-10 accuracy, type coverage T1 and T10 (Dudy & Bedrick 2020, §2.4 and App. A
 perplexity and the paper's Eq. 2, each with its cluster-bootstrap interval; and the paired
 differences between models, read as the paper reads its table (similar, different or
 undecided within a margin of the pair's mean).
+
+The paper's own numbers are here too (:func:`paper_table1`, :data:`PAPER_COVERAGE`, its
+readings :func:`paper_readings`), with :func:`printed`, a printed number as an estimate whose
+interval is its printed precision: the chapter shows them, and the claims apply their rules
+to them (:func:`lmnotes.studies.words.claims.source_check`).
 """
 
 from __future__ import annotations
@@ -12,9 +17,51 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from lmnotes import stats
 from lmnotes.report import claims as lmclaims
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.labels import label
+
+#: The paper's models, in its Table 1's order.
+PAPER_MODELS = ("GPT-2", "GPT", "RoBERTa", "BERT")
+#: The paper's Table 1 as printed (percent; ppx its Eq. 2).
+PAPER_TABLE1 = {"top-1": (35.63, 29.37, 28.18, 22.11), "top-10": (67.76, 60.89, 59.55, 50.98),
+                "T1": (26.60, 15.96, 24.73, 15.59), "T10": (47.27, 30.80, 42.63, 29.61),
+                "ppx": (34.8, 37.9, 42.2, 50.7)}
+#: The decimals each column of Table 1 is printed with.
+PAPER_DECIMALS = {"top-1": 2, "top-10": 2, "T1": 2, "T10": 2, "ppx": 1}
+#: GPT-2's type coverage per bin (percent), which §3.1 calls low: "only 50%, 14%, and 7%".
+PAPER_COVERAGE = dict(zip(WS.PAPER_BINS, (50.0, 14.0, 7.0)))
+#: How §3.1 reads six gaps of its Table 1: the pair, the measure, the reading, its words.
+PAPER_READINGS = (
+    ("GPT", "RoBERTa", "top-1", "similar", "similar hit rates (28.18, 29.37)"),
+    ("GPT", "BERT", "T1", "similar", "share similar diversity rate"),
+    ("GPT-2", "RoBERTa", "T1", "similar", "not so different in diversity"),
+    ("GPT", "RoBERTa", "T1", "different", "much more diverse than GPT"),
+    ("GPT", "BERT", "top-1", "different", "a higher prediction accuracy"),
+    ("GPT-2", "GPT", "top-1", "different", "GPT-2 had the highest hit rate"))
+
+
+def paper_table1() -> pd.DataFrame:
+    """The paper's Table 1 as printed, a row per model (:data:`PAPER_TABLE1`)."""
+    return pd.DataFrame(PAPER_TABLE1, index=pd.Index(PAPER_MODELS, name="model"))
+
+
+def paper_readings(paper: pd.DataFrame) -> pd.DataFrame:
+    """§3.1's readings of Table 1 (:data:`PAPER_READINGS`), each gap as a share of the pair's
+    mean (``share of mean``), from ``paper`` (:func:`paper_table1`)."""
+    readings = pd.DataFrame(PAPER_READINGS, columns=["a", "b", "measure", "reading", "the paper's words"])
+    readings.insert(4, "share of mean", [
+        WS.relative_gap(paper.loc[a, m], paper.loc[b, m])
+        for a, b, m in zip(readings["a"], readings["b"], readings["measure"])])
+    return readings
+
+
+def printed(value: float, decimals: int) -> stats.Estimate:
+    """A number as its source prints it, as an estimate whose interval is its printed
+    precision: ± half its last printed digit (no replicates: it shares no resamples)."""
+    half = 0.5 * 10.0 ** -decimals
+    return stats.Estimate(float(value), float(value) - half, float(value) + half)
 
 #: Table 1's accuracies and the prediction columns they count.
 HIT = {"top-1": "hit1", "top-10 (Alg. 2)": "hit10_dfs"}

@@ -57,6 +57,22 @@ def encoder_difference(a, b) -> tuple[int, int, float, stats.Estimate]:
     return b01, b10, mcnemar, stats.Estimate(d_enc, d_enc - stats.Z95 * se_enc, d_enc + stats.Z95 * se_enc)
 
 
+def rate_difference(hits_a: int, n_a: int, hits_b: int, n_b: int, level: float = 0.95) -> stats.Estimate:
+    """The difference of two independent hit rates, hits_a/n_a − hits_b/n_b, in points, with
+    Newcombe's hybrid score interval (1998, his method 10: the two Wilson intervals combined),
+    which stays within ±100 and keeps a width at 0 or n hits, where the Wald interval has none."""
+    z = ss.norm.ppf(0.5 + level / 2)
+
+    def wilson(h, n):
+        p = h / n
+        centre, half = (p + z * z / (2 * n)), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        return p, (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+
+    (pa, la, ua), (pb, lb, ub) = wilson(hits_a, n_a), wilson(hits_b, n_b)
+    d = pa - pb
+    return stats.Estimate(100 * d, 100 * (d - np.hypot(pa - la, ub - pb)), 100 * (d + np.hypot(ua - pa, pb - lb)))
+
+
 def split_table(encoders: Sequence[str], sets: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Hits per encoder, set of triples, kind (rare, common) and whether x is split or whole:
     hits, n and the hit rate (percent). Each set has ``kind``, a hit column per encoder and a
