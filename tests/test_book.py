@@ -346,7 +346,7 @@ def test_each_study_chapter_opens_with_its_findings_and_ends_with_a_summary():
         assert f"<{lmclaims.label(name)}>" in findings and f"({lmclaims.label(name)})=" in "\n".join(md)
         summary = next(m for m in md if "## Summary" in m)  # the end of the lesson, before the exercises
         assert "{glue:md}`summary`" in summary and md.index(summary) > len(md) - 10, name
-        assert f"Of the {len(table)} claims this chapter tests" in _glued(nb, "summary")
+        assert f"Of the {len(table)} claims of this chapter" in _glued(nb, "summary")
 
 
 def test_the_status_page_and_list_show_the_committed_times(capsys):

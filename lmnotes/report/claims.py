@@ -446,7 +446,7 @@ def in_words(df: pd.DataFrame) -> str:
     counts = df["verdict"].value_counts()
     parts = [f"{int(counts[v])} {v}" for v in VERDICTS if counts.get(v, 0)]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-    return (f"Of the {len(df)} claims this chapter tests, the verdicts are {listed}. A verdict is "
+    return (f"Of the {len(df)} claims of this chapter, the verdicts are {listed}. A verdict is "
             f"about the models and the corpus of this report at its scale; the GPU edition "
             f"({{doc}}`at_scale`) says which survive larger models and more samples.")
 
