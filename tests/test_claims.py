@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmnotes.report import claims
+from lmnotes.report import cases as lmcases, claims
 from lmnotes.stats.inference import Estimate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,6 +128,9 @@ def test_every_saved_verdict_recomputes_from_its_evidence():
         for r in df.itertuples():
             assert r.verdict == claims.verdict(r.n_for, r.n_against, r.n_unresolved, r.rule), (f.name, r.claim)
             assert len(r.measured) <= claims.MAX_MEASURED, (f.name, r.claim)
+        # every study chapter decides its claims by their forms and saves the cases beside them
+        assert set(df["rule"]) <= set(lmcases.FORMS), (f.name, sorted(set(df["rule"]) - set(lmcases.FORMS)))
+        assert claims.load_cases(f.stem, f.parent) is not None, f"{f.name}: no cases file"
 
 
 def test_no_notebook_types_a_verdict():

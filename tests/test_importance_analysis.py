@@ -109,6 +109,13 @@ def test_best_temperatures_read_the_minimum_and_the_ties():
     assert r["log(1 + χ²) at τ = 1"] == 4.0 and r["at τ*"] == 1.0
     assert r["best τ of the runs (K = 10)"] in (1.0, 2.0)
     assert r["tied with it"] == "1, 2"  # τ = 0.5 far worse, 1 and 2 within the noise
+    # the models as the chapter passes them (a dict of switch-LMs): the gain on the last
+    tau_div["m", SR.MEAN_FIELD] = (np.ones(3), np.array([8.0, 4.0, 2.0]))
+    rows = TP.best_temperatures(tau_div, grid, runs, {"m": None}, ["peek 1", SR.MEAN_FIELD], [0.5, 1.0, 2.0],
+                                100.0, 20, 10)
+    values = TP.temperature_values(grid, rows, runs, {"m": None}, [0.5, 1.0, 2.0], 100)
+    assert values["tau_gain_mf_m"] == pytest.approx(50.0) and "tau_gain_prior_m" not in values
+    assert str(values["tau_gain_sentence"]) == "peek 1 (m) 75 %; mean-field (m) 50 %"
 
 
 def test_divergences_of_tempered_proposals_on_a_toy():
@@ -189,12 +196,15 @@ def test_monotone_cases_for_a_clear_rise_against_for_a_fall():
     chi = {("m", "q"): np.full(5, np.log(101.0))}  # chi^2 = 100 per sentence: big predicted rises
     curves = {("m", "q"): np.array([-3.0, -2.0, -2.5])}  # one step where the running estimate turns
     cases, drops = CG.monotone_cases(expect, chi, curves, [("m", "q")], np.arange(5))
-    assert cases == [True] and drops == 1
+    assert [c.decision for c in cases] == ["for"] and drops == 1
+    assert cases[0].name == "q, m" and "from K = 10 to 100" in cases[0].why  # the smaller rise
+    assert cases[0].estimate == pytest.approx(0.9)
     expect["m", "q"]["mean"] = [-1.0, -10.0, -0.1]  # a fall beyond the interval
-    assert CG.monotone_cases(expect, chi, curves, [("m", "q")], np.arange(5))[0] == [False]
+    fall = CG.monotone_cases(expect, chi, curves, [("m", "q")], np.arange(5))[0][0]
+    assert fall.decision == "against" and "from K = 1 to 10, the step that falls lowest" in fall.why
     chi = {("m", "q"): np.full(5, 1e-12)}  # nothing the runs could resolve: open
     expect["m", "q"]["mean"] = [-0.1, -0.1, -0.1]
-    assert CG.monotone_cases(expect, chi, curves, [("m", "q")], np.arange(5))[0] == [None]
+    assert CG.monotone_cases(expect, chi, curves, [("m", "q")], np.arange(5))[0][0].decision == "open"
 
 
 def _runs_table(instance, corpus, article=None, n=20, seed=0):
@@ -209,14 +219,16 @@ def test_instance_vs_corpus_and_the_share_of_bias_removed():
     runs = {("m", "a"): _runs_table(-1.0, -10.0, article=-4.0), ("m", "b"): _runs_table(-0.5, -0.5)}
     ppl_of = S.perplexity_of({"m": np.array([-100.0])}, {"m": -100.0}, 10)
     ic = AG.instance_vs_corpus(runs, list(runs), ppl_of, 100)
-    assert (ic.ev.n_for, ic.ev.n_against, ic.ev.n_unresolved) == (1, 0, 1)
+    assert [c.decision for c in ic.cases] == ["for", "open"] and ic.cases[0].name == "a, m"
+    assert (ic.values["n_ic_for"], ic.values["n_ic_cases"], ic.values["n_ic_unresolved"]) == (1, 2, 1)
     assert ic.values["ic_worst"] == "a on the m model" and ic.values["corpus_ess_median"] == 1.5
     assert ic.min_gap == pytest.approx(0, abs=1e-9) and ic.max_gap == pytest.approx(100 * np.expm1(0.09))
     removed = AG.bias_removed(runs, [("m", "a")], ["instance", "article"])
     assert removed["m", "a"]["instance"].value == pytest.approx(0.9, abs=1e-3)
     assert removed["m", "a"]["article"].value == pytest.approx(0.6, abs=1e-3)
-    ev, values = AG.document_values(removed, runs, ppl_of, 100, 0.5, 1234.0, [1])
-    assert (ev.n_for, ev.n_against) == (1, 0) and values["long_blocks"] == "–"
+    cases, values = AG.document_values(removed, runs, ppl_of, 100, 0.5, 1234.0, [1])
+    assert [(c.decision, c.threshold) for c in cases] == [("for", 0.5)] and values["long_blocks"] == "–"
+    assert (values["n_doc_against"], values["n_doc_cases"]) == (0, 1)
     assert values["doc_example"] == "a on the m model" and values["article_tokens"] == 1234.0
     assert list(AG.removed_table(removed).columns) == ["1", "article"]
     tokens = AG.grain_tokens(np.array([10.0, 20.0, 30.0]), 60.0, np.array([0, 0, 1]), {"2 sentences": [0, 0, 1]})
@@ -329,6 +341,11 @@ def test_rank_proposals_agree_when_the_errors_follow_chi2():
     err10 = {("m", n): np.full(4, -size[n]) for n in names}
     rows, kendall, top, single = RK.rank_proposals(expect, curves, kl, chi, err10, ["m"], names, 100)
     assert kendall["m", "χ²"].statistic == pytest.approx(1.0)
+    # the exact divergences read on the runs' sentences only: elsewhere they can be anything
+    far = {("m", n): np.array([size[n], size[n], 1e9 * (5 - size[n])]) for n in names}
+    assert RK.rank_proposals(expect, curves, far, far, err10, ["m"], names, 100, sub=np.array([0, 1]))[1][
+        "m", "χ²"].statistic == pytest.approx(1.0)
+    assert RK.rank_proposals(expect, curves, far, far, err10, ["m"], names, 100)[1]["m", "χ²"].statistic < 0
     assert top["m"] == ("a", "a") and single["m"] == 1.0
     assert rows["m", "e"]["rank at K = 10"] == 5
     values = RK.ranking_values(rows, kendall, top, single, 100)
@@ -390,12 +407,17 @@ def test_word_values_decide_claim_10_from_the_ancestral_hits():
     hits = {"wiki/x": np.full(3, -np.inf)}
     cases, values = TK.word_values([" a", " b", " c"], curves, [1.0, 2.0], ["wiki/x"], [], hits,
                                    ["no sample spelled any string"], 1000, {"wiki/x": 500.0}, 64)
-    assert cases == [True]
+    assert [(c.decision, c.estimate, c.low) for c in cases] == [("for", 0.0, 0.0)]
+    assert cases[0].high == pytest.approx(1 - 0.025 ** (1 / 1000))  # the exact binomial upper end
     assert values["best_constrained"] == "τ = 2 (wiki/x)" and values["tok_skipped"] == "none"
     assert "“no sample spelled any string”" in str(values["ancestral_sentence"])
     cases, values = TK.word_values([" a"], curves, [1.0, 2.0], ["wiki/x"], [], {"wiki/x": np.log([0.9])},
                                    [], 1000, {"wiki/x": 1.1}, 64)
-    assert cases == [False] and "spelled 1 of the words" in str(values["ancestral_sentence"])
+    assert [c.decision for c in cases] == ["against"]
+    assert "spelled 1 of the words" in str(values["ancestral_sentence"])
+    cases, _ = TK.word_values([" a"], curves, [1.0, 2.0], ["wiki/x"], [], {"wiki/x": np.log([0.5])},
+                              [], 1000, {"wiki/x": 2.0}, 64)
+    assert cases[0].decision == "open"  # half the samples spell it: neither way
 
 
 from lmnotes.studies.importance import densities as DN  # noqa: E402

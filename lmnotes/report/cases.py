@@ -24,6 +24,8 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Iterable, Mapping, Sequence
 
+from lmnotes.stats.inference import unpaired
+
 #: How a case is decided from its numbers, by the name a cases file records.
 TESTS = {
     "above": "claims estimate > threshold: for if the interval lies above the threshold, against if it lies "
@@ -150,7 +152,8 @@ class Case:
         of the differences of their intervals, [a.low − b.high, a.high − b.low]: it lies below 0
         exactly when a's interval lies wholly below b's (the unpaired comparison of two
         intervals, which is conservative)."""
-        return cls(name, test, a.value - b.value, a.low - b.high, a.high - b.low, threshold, why=why)
+        d = unpaired(a, b)
+        return cls(name, test, d.value, d.low, d.high, threshold, why=why)
 
 
 def more_data(case: Case) -> float | None:

@@ -218,6 +218,23 @@ def excess(a: Estimate, b: Estimate, level: float = 0.95) -> Estimate:
     return interval(a.value - b.value, a.replicates - b.replicates, level, clusters=fewest(a.clusters, b.clusters))
 
 
+def printed(value: float, decimals: int | None = None, half: float | None = None) -> Estimate:
+    """A number as a source prints it, as an estimate whose interval is its printed precision:
+    ± half its last digit (``decimals`` after the point), or ± ``half``. The chapters decide a
+    claim on the source's own numbers with it."""
+    if (decimals is None) == (half is None):
+        raise ValueError("give the printed decimals or the half-width, one of them")
+    half = 0.5 * 10.0 ** -decimals if half is None else half
+    return Estimate(float(value), float(value) - half, float(value) + half)
+
+
+def unpaired(a, b) -> Estimate:
+    """a − b for two estimates without shared resamples, its interval the span of the differences
+    of their intervals, [a.low − b.high, a.high − b.low]: it lies wholly below 0 exactly when a's
+    interval lies wholly below b's (conservative)."""
+    return Estimate(a.value - b.value, a.low - b.high, a.high - b.low)
+
+
 def bootstrap_streams(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
     """The two random streams of a two-sample bootstrap with ``seed``: one for the sample,
     one for the reference. Every bootstrap of this project that resamples a reference draws

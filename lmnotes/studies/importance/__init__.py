@@ -6,7 +6,7 @@ chapter 04.
 - :mod:`.components` the switch-LM's components from the shared models
 - :mod:`.switch_runs` repeated runs on the switch-LM and their summaries
 - :mod:`.smc` a particle filter at equal cost, beyond the paper
-- :mod:`.paper` the source's own numbers (Table 1)
+- :mod:`.paper` the source's own numbers (Tables 1 and 2) and the KGLM code's aggregation, quoted and transcribed
 - :mod:`.switch_summary` the switch-LMs and their headline numbers
 - :mod:`.divergences` each proposal's exact KL from the posterior
 - :mod:`.table1` repeated runs behind the chapter's Table 1; :mod:`.aggregation` instance-
@@ -17,7 +17,7 @@ chapter 04.
 - :mod:`.beams` beam marginalisation (Table 2); :mod:`.bias` the log-estimate's bias and PSIS
 - :mod:`.coverage` the intervals' coverage in a known case; :mod:`.smc_runs` SMC against IS
 - :mod:`.tokenization` tokenization as the latent variable
-- :mod:`.claims` the source's claims and the rules that decide them (the claims table)
+- :mod:`.claims` the source's claims, their forms and the cases that decide them (the claims table)
 
 :data:`PARAMETERS` holds the ranges and allowed values of the chapter's own parameters, which
 the runner checks before anything runs (:mod:`lmnotes.book.params`).
@@ -65,4 +65,7 @@ PARAMETERS: dict[str, checks.Rule] = {
     "bias_removed": (checks.between(0, 1, open_low=True), "(0, 1]"),
     "overlap_shared": (checks.between(0, 1, open_low=True), "(0, 1]"),
     "approx_share": (checks.between(0, 1, open_low=True), "(0, 1]"),
+    "tau_tolerance": (checks.between(0, 1, open_low=True), "(0, 1]"),
+    "beam_share_margin": (checks.between(0, 100, open_low=True), "(0, 100] points"),
+    "ranking_temperatures": (checks.each(checks.positive), "each > 0 (may be empty)"),
 }

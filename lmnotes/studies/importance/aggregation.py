@@ -17,22 +17,30 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lmnotes.report import claims as lmclaims, plots
+from lmnotes.report import cases as lmcases, plots
 from lmnotes.studies.importance.summaries import percent, runs_interval
 
 
 @dataclass
 class InstanceVsCorpus:
-    """Instance against corpus level over the pairs: ``ev`` the cases (instance level higher
-    in log-probability beyond the runs' interval), ``runs_share`` the share of single runs
-    where it is, ``min_gap``/``max_gap`` the range of PPL_C / PPL_I − 1 in %, and ``values``
-    the numbers the chapter's text quotes, by name."""
+    """Instance against corpus level over the pairs: ``cases`` (claim 5: instance level higher
+    in log-probability per token than corpus level, beyond the runs' interval), ``runs_share``
+    the share of single runs where it is, ``min_gap``/``max_gap`` the range of PPL_C / PPL_I − 1
+    in %, and ``values`` the numbers the chapter's text quotes, by name."""
 
-    ev: lmclaims.Evidence
+    cases: list[lmcases.Case]
     runs_share: float
     min_gap: float
     max_gap: float
     values: dict
+
+
+def instance_lower(gaps: Mapping[str, object], why: str) -> list[lmcases.Case]:
+    """Claim 5's cases, one per (model, proposal): for if instance level is better than corpus
+    level beyond the interval (``gaps[name]``, an estimate with value, low and high, > 0: how
+    much better, in the unit ``why`` names). The chapter's runs and the paper's printed Table 1
+    (:func:`.claims.source_cases`) both go through it."""
+    return [lmcases.Case.interval(name, "above", g, why=why) for name, g in gaps.items()]
 
 
 def instance_vs_corpus(runs: Mapping, keys: Sequence, ppl_of: Callable, n_tokens: float) -> InstanceVsCorpus:
@@ -42,7 +50,10 @@ def instance_vs_corpus(runs: Mapping, keys: Sequence, ppl_of: Callable, n_tokens
     perplexity."""
     T = n_tokens
     gaps_ic = {k: (runs[k]["instance"] - runs[k]["corpus"]) / T for k in keys}
-    ic_ev = lmclaims.Evidence.of(lmclaims.above(runs_interval(g)) for g in gaps_ic.values())
+    ic_cases = instance_lower({f"{k[1]}, {k[0]}": runs_interval(g) for k, g in gaps_ic.items()},
+                              why="log p̂ per token, instance minus corpus level (nats), mean over the runs, "
+                              "Student-t interval; > 0: instance level is lower in perplexity")
+    decided = [c.decision for c in ic_cases]
     ic_runs = np.mean([np.mean(g > 0) for g in gaps_ic.values()])
     ic_rel = {k: 100 * (ppl_of(k[0], runs[k]["corpus"].mean(), T)
                         / ppl_of(k[0], runs[k]["instance"].mean(), T) - 1) for k in gaps_ic}
@@ -50,12 +61,12 @@ def instance_vs_corpus(runs: Mapping, keys: Sequence, ppl_of: Callable, n_tokens
     ppl_c = {k: ppl_of(k[0], runs[k]["corpus"].mean(), T) for k in gaps_ic}
     worst = max(gaps_ic, key=lambda k: ppl_c[k] - ppl_i[k])
     ess = np.concatenate([runs[k]["corpus ESS"].to_numpy() for k in gaps_ic])
-    values = {"n_ic_for": int(ic_ev.n_for), "n_ic_cases": ic_ev.n, "n_ic_unresolved": ic_ev.n_unresolved,
+    values = {"n_ic_for": decided.count("for"), "n_ic_cases": len(decided), "n_ic_unresolved": decided.count("open"),
               "ic_runs_pct": float(100 * ic_runs),
               "ic_worst": f"{worst[1]} on the {worst[0]} model",
               "ic_worst_c": float(ppl_c[worst]), "ic_worst_i": float(ppl_i[worst]),
               "corpus_ess_median": float(np.median(ess))}
-    return InstanceVsCorpus(ic_ev, ic_runs, min(ic_rel.values()), max(ic_rel.values()), values)
+    return InstanceVsCorpus(ic_cases, ic_runs, min(ic_rel.values()), max(ic_rel.values()), values)
 
 
 def grain_tokens(n_tokens: np.ndarray, T: float, article: np.ndarray, grains: Mapping) -> dict:
@@ -109,13 +120,16 @@ def removed_table(removed: Mapping) -> pd.DataFrame:
 
 
 def document_values(removed: Mapping, runs: Mapping, ppl_of: Callable, n_tokens: float, bias_removed: float,
-                    article_tokens: float, block_sizes: Sequence[int]) -> tuple[lmclaims.Evidence, dict]:
+                    article_tokens: float, block_sizes: Sequence[int]) -> tuple[list[lmcases.Case], dict]:
     """Claim 6's cases (articles as instances remove more than ``bias_removed`` of the
     corpus-level bias: for, beyond the interval) and the numbers the chapter quotes, by name:
     an example's perplexity per unit and the range removed by the two longest blocks."""
     T = n_tokens
-    doc_ev = lmclaims.Evidence.of([lmclaims.above(removed[k]["article"], bias_removed) for k in removed])
-    values = {"n_doc_against": doc_ev.n_against, "n_doc_cases": doc_ev.n,
+    doc_cases = [lmcases.Case.interval(f"{k[1]}, {k[0]}", "above", removed[k]["article"], bias_removed,
+                                       why="share of the corpus-level bias (nats) that articles as instances remove, "
+                                       "mean over the runs, Student-t interval")
+                 for k in removed]
+    values = {"n_doc_against": sum(c.decision == "against" for c in doc_cases), "n_doc_cases": len(doc_cases),
               "bias_removed_pct": 100 * bias_removed}
     doc_example = ("sticky", "peek 1") if ("sticky", "peek 1") in removed else next(iter(removed))
     values["doc_example"] = f"{doc_example[1]} on the {doc_example[0]} model"
@@ -127,5 +141,5 @@ def document_values(removed: Mapping, runs: Mapping, ppl_of: Callable, n_tokens:
     mid = [v[u].value for v in removed.values() for u in long_blocks]
     values["block_removed_range"] = f"{100 * min(mid):.0f} to {100 * max(mid):.0f}" if mid else "–"
     values["long_blocks"] = " to ".join(u.split()[0] for u in long_blocks) or "–"
-    return doc_ev, values
+    return doc_cases, values
 

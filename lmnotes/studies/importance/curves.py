@@ -19,10 +19,11 @@ from lmnotes.studies.importance import switch_runs as SR
 
 def measure(switch: Mapping, logp: Mapping, props: Mapping, em_sub, art_sub: np.ndarray,
             sub: np.ndarray, sizes: Sequence[int], names: Sequence[str], seed: int,
-            kglm_samples_per_batch: int) -> tuple[dict, ...]:
+            kglm_samples_per_batch: int, offset: int = 0) -> tuple[dict, ...]:
     """One run of max(``sizes``) draws for each sentence ``sub`` of the test split (emissions
     ``em_sub``, articles ``art_sub``), model of ``switch`` and proposal of ``names`` (from
-    ``props[model][name]``), seeded ``seed * 1000 + i`` for the i-th proposal. Returns seven
+    ``props[model][name]``), seeded ``seed * 1000 + offset + i`` for the i-th proposal (an
+    ``offset`` of the proposals measured before: the seeds they would have had in one call). Returns seven
     dicts keyed ``(model, proposal)``: ``curves`` (log p̂ − log p summed over the sentences,
     per K: :func:`.switch_runs.curve`), ``expect`` (:func:`.switch_runs.expected` at K = 1, 10,
     100, 1000), ``khat`` (PSIS k̂ per sentence), ``kglm`` (``{"sentences" | "articles":
@@ -36,7 +37,7 @@ def measure(switch: Mapping, logp: Mapping, props: Mapping, em_sub, art_sub: np.
         for i, name in enumerate(names):
             note(f"curve {m}, {name}: {len(sub):,} sentences x {max(sizes):,} draws")
             q = props[m][name].subset(sub)
-            err, logw = SR.curve(s, em_sub, q, sizes, seed=seed * 1000 + i)
+            err, logw = SR.curve(s, em_sub, q, sizes, seed=seed * 1000 + offset + i)
             curves[m, name] = err.sum(1)  # nats over the subset, per K
             err_at_max[m, name] = err[-1]  # per sentence, K = k_max
             mc_var[m, name] = I.mc_variance(logw)  # Var(log p^) per sentence

@@ -1,9 +1,12 @@
 """The source's own numbers: Logan, Gardner & Singh's (2020) Table 1 (perplexity estimates of
 RNNG, EntityNLM and KGLM by aggregation level and proposal temperature) and Table 2 (beam
-bounds), as printed, and what chapter 04 reads from them; and the normaliser bug of the
-public KGLM code (``kglm-model``, branch ``acl-2020-updates``, ``evaluate_perplexity.py``),
-whose per-instance estimate divides by the samples of one batch instead of K, so that the
-perplexity is too low by the factor exp(−log(K/b) / T_n) for instances of T_n tokens.
+bounds), as printed, and what chapter 04 reads from them; the lines of the KGLM code on
+``master`` that aggregate the importance weights (:data:`KGLM_QUOTE`), transcribed
+(:func:`kglm_master`) so that what they aggregate over is computed (:func:`aggregation_of`,
+claim 8); and the normaliser bug of the public KGLM code (``kglm-model``, branch
+``acl-2020-updates``, ``evaluate_perplexity.py``), whose per-instance estimate divides by the
+samples of one batch instead of K, so that the perplexity is too low by the factor
+exp(−log(K/b) / T_n) for instances of T_n tokens.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 
 #: The paper's Table 1 as printed: perplexity by (level, proposal) and model.
 TABLE1 = pd.DataFrame({
@@ -30,6 +34,65 @@ TABLE2 = pd.DataFrame({"RNNG": [96.3, 87.0, 84.3],
                        "EntityNLM": [150.2, 147.1, 144.5],
                        "KGLM": [153.7, 152.6, None]},
                       index=["k = 1", "k = 10", "k = 100"])
+#: Half the last printed digit of Table 1 (one decimal): the interval of a printed number.
+PRINTED_HALF = 0.05
+#: The KGLM code that §3 describes: its repository, the commit of ``master`` read (2020-01-16),
+#: the file, the commit that last changed it (2019-03-03) and the lines that aggregate.
+KGLM_REPO = "rloganiv/kglm-model"
+KGLM_COMMIT = "c9cb7f995072ac990799994f1e2b62828d7e6b27"
+KGLM_FILE = "kglm/commands/evaluate_perplexity.py"
+KGLM_FILE_COMMIT = "36ba9cd254384677938a22840a9bed95b0abf308"
+KGLM_LINES = (83, 119)
+#: Those lines, as they stand (the penalised twin of each line left out).
+KGLM_QUOTE = """\
+ 83        for i in range(num_samples):
+ ...
+ 90            summand = 0.0
+ ...
+ 93            for batch, _ in generator_tqdm:
+ ...
+102                sampler_output = sampler.sample(**batch)
+103                sample_logp = sampler_output['logp']
+ ...
+107                model_output = model(**sample)
+108                model_logp = model_output['logp']
+ ...
+110                summand += (model_logp - sample_logp).item()
+ ...
+113            summands.append(summand)
+ ...
+115            t = torch.tensor(summands)
+ ...
+117            t_sum = torch.logsumexp(t, dim=0)
+ ...
+119            sum_logp = (t_sum - math.log(i+1)).item()"""
+
+
+def kglm_master(logw: np.ndarray) -> float:
+    """:data:`KGLM_QUOTE` transcribed, on the log weights ``logw [instances, samples]`` (one
+    batch per instance): for each sample ``i``, ``summand`` adds the sample's
+    ``model_logp - sample_logp`` over every batch of the corpus; the estimate of log p(x_C) is
+    ``logsumexp(summands) - log(num_samples)``."""
+    summands = []
+    for i in range(logw.shape[1]):
+        summand = 0.0
+        for batch in logw[:, i]:
+            summand += batch
+        summands.append(summand)
+    return float(logsumexp(summands) - np.log(len(summands)))
+
+
+def aggregation_of(estimate, n_instances: int = 5, n_samples: int = 7, seed: int = 0) -> str:
+    """What an estimate of log p(x_C) from log weights ``[instances, samples]`` aggregates over,
+    on random weights: "corpus" if it is Eq. 6 (one weight per sample, the product over the
+    instances), "instance" if Eq. 5 (a mean per instance), "neither" otherwise."""
+    logw = np.random.default_rng(seed).normal(0.0, 2.0, (n_instances, n_samples))
+    got = estimate(logw)
+    corpus = logsumexp(logw.sum(0)) - np.log(n_samples)
+    instance = (logsumexp(logw, axis=1) - np.log(n_samples)).sum()
+    return "corpus" if np.isclose(got, corpus) else "instance" if np.isclose(got, instance) else "neither"
+
+
 #: Linked WikiText-2's test split, KGLM's instances: WikiText-2's 60 articles and 245,569
 #: tokens (Merity et al. 2017, Table 1).
 WT2_TEST_TOKENS, WT2_TEST_ARTICLES = 245_569, 60

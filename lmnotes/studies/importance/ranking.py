@@ -19,9 +19,11 @@ from lmnotes.studies.importance.summaries import p_text
 
 
 def rank_proposals(expect: Mapping, curves: Mapping, kl: Mapping, chi: Mapping, err10: Mapping,
-                   models: Sequence[str], names: Sequence[str], k_max: int) -> tuple[dict, dict, dict, dict]:
+                   models: Sequence[str], names: Sequence[str], k_max: int,
+                   sub: np.ndarray | None = None) -> tuple[dict, dict, dict, dict]:
     """Per model, the proposals ``names`` ranked (1: best) at K = 10 (``expect[key].loc[10]``),
-    by the single run at ``k_max`` (``curves[key][-1]``) and by the exact mean KL and χ²;
+    by the single run at ``k_max`` (``curves[key][-1]``) and by the exact mean KL and χ² over
+    the sentences ``sub`` the runs drew for (every sentence of ``kl`` and ``chi`` if None);
     Kendall's τ of the K = 10 ranking against each (scipy results, by ``(model, "χ²" | "KL" |
     "K = …")``); the best at K = 10 and by χ² (``top_pick[model]``); and the share of single
     runs of 10 draws (``err10[key]``) that pick the χ²-best (``single_pick[model]``)."""
@@ -29,8 +31,9 @@ def rank_proposals(expect: Mapping, curves: Mapping, kl: Mapping, chi: Mapping, 
     for m in models:
         small = pd.Series({n: abs(expect[m, n].loc[10, "mean"]) for n in names})
         large = pd.Series({n: abs(curves[m, n][-1]) for n in names})
-        by_kl = pd.Series({n: kl[m, n].mean() for n in names})
-        by_chi = pd.Series({n: chi[m, n].mean() for n in names})
+        at = slice(None) if sub is None else sub
+        by_kl = pd.Series({n: kl[m, n][at].mean() for n in names})
+        by_chi = pd.Series({n: chi[m, n][at].mean() for n in names})
         for crit, exact_rank in (("χ²", by_chi), ("KL", by_kl)):
             kendall[m, crit] = ss.kendalltau(small, exact_rank)
         kendall[m, f"K = {k_max:,}"] = ss.kendalltau(small, large)

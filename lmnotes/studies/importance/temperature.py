@@ -93,7 +93,8 @@ def temperature_values(grid: np.ndarray, tau_rows: Mapping, runs: Mapping, model
                        temperatures: Sequence[float], n_sentences: int) -> dict:
     """The sentences and numbers the chapter quotes about the best temperature, by name, in
     order: the grid, τ* per family, the runs' bias at τ = 2 against τ = 1 (nats per sentence)
-    and how much tempering buys at τ* (share of log(1 + χ²) at τ = 1)."""
+    and how much tempering buys at τ* (share of log(1 + χ²) at τ = 1), in a sentence and, for
+    mean-field and no peeking on the last model, in %."""
     values = {"n_tau_grid_used": len(grid), "tau_lo": float(grid.min()), "tau_hi": float(grid.max())}
     values["tau_summary"] = Prose("; ".join(
         f"{fam} ({m}): τ* = {r['τ* (χ²)']:.2g}" for (m, fam), r in tau_rows.items()))
@@ -107,6 +108,12 @@ def temperature_values(grid: np.ndarray, tau_rows: Mapping, runs: Mapping, model
                 for k, r in tau_rows.items()}
     values["tau_gain_sentence"] = Prose("; ".join(
         f"{fam} ({m}) {g:.0f} %" for (m, fam), g in gain_far.items()))
+    # what tempering buys the most confidently wrong proposal and the merely diffuse prior
+    # on the model whose chain keeps its state (the last)
+    last = list(models)[-1]
+    for key, fam in (("mf", SR.MEAN_FIELD), ("prior", SR.NO_PEEKING)):
+        if (last, fam) in gain_far:
+            values[f"tau_gain_{key}_{last}"] = float(gain_far[last, fam])
     return values
 
 

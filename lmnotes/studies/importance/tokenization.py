@@ -15,10 +15,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from scipy import stats as ss
 from scipy.special import logsumexp
 
 from lmnotes import models
-from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.report import cases as lmcases, plots, tables
 from lmnotes.studies.importance import estimators as I
 from lmnotes.studies.importance import switch_runs as SR
 from lmnotes.report.glue import Prose
@@ -164,9 +165,10 @@ def word_values(words: Sequence[str], tok_curves: Mapping, temperatures: Sequenc
                 models: Sequence[str], tok_skipped: Sequence[str], ancestral_hits: Mapping,
                 tok_warnings: Sequence[str], n_ancestral: int, draws_needed: Mapping,
                 n_is: int) -> tuple[list, dict]:
-    """Claim 10's cases, per model (for where no unconstrained sample spelled any of the
-    words, against where most samples spelled one; ``ancestral_hits[model]`` the log share of
-    samples spelling each word), and what the chapter quotes about the words, by name, in
+    """Claim 10's cases, per model (the share of the unconstrained samples spelling the most
+    often spelled word, below one half beyond its binomial interval: for; above: against;
+    ``ancestral_hits[model]`` the log share of samples spelling each word), and what the
+    chapter quotes about the words, by name, in
     order: the guided proposal's error at the first and last K (``tok_curves[(model,
     label)]``), the best constrained temperature, the words left out, what the non-peeking
     proposal spelled (a :class:`Prose` sentence) and the draws the likeliest word needs."""
@@ -180,10 +182,17 @@ def word_values(words: Sequence[str], tok_curves: Mapping, temperatures: Sequenc
         f"({plots.label(n)})" for n in models)
     values["tok_skipped"] = "; ".join(tok_skipped) if tok_skipped else "none"
     n_hits = {n: int(np.isfinite(v).sum()) for n, v in ancestral_hits.items()}
-    # invalid structures (claim 10), per model: for where no sample spelled any
-    # of the words, against where most samples spelled one
-    invalid_cases = [lmclaims.case(bool(np.all(np.isneginf(v))), bool(np.any(np.exp(v) > 0.5)))
-                     for v in ancestral_hits.values()]
+    # invalid structures (claim 10), per model: the share of the samples that spell the most
+    # often spelled word, with its exact binomial interval, below one half: most samples are
+    # invalid for every word
+    invalid_cases = []
+    for n, v in ancestral_hits.items():
+        hits = int(round(n_ancestral * float(np.exp(np.max(v)))))
+        ci = ss.binomtest(hits, n_ancestral).proportion_ci(0.95)
+        invalid_cases.append(lmcases.Case(
+            plots.label(n), "below", hits / n_ancestral, ci.low, ci.high, 0.5,
+            why=f"share of {n_ancestral:,} unconstrained samples that spell the most often spelled of the words, "
+            "exact binomial interval; below 0.5: most samples are invalid structures for every word"))
     values["ancestral_sentence"] = Prose((
         f"The non-peeking proposal spelled none of the words in {n_ancestral:,} "
         "samples per model; its estimate is log 0 = −∞, and the code says so: "

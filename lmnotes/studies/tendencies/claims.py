@@ -24,7 +24,6 @@ from lmnotes.report import cases as lmcases, claims as lmclaims, tables
 from lmnotes.stats import clusters, inference as stats
 from lmnotes.studies.tendencies import measures as T, paper
 
-above, below, Evidence = lmclaims.above, lmclaims.below, lmclaims.Evidence
 #: The distances claims 7 and 11 range over (11 adds the type–token KS).
 DISTANCES = ("rank KS to reference", "top-types TVD", "length KS", "stopwords KS", "symbols KS")
 

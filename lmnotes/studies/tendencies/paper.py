@@ -9,9 +9,9 @@ source's table passes its claim only where its digits resolve it.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pandas as pd
+
+from lmnotes import stats
 
 from lmnotes.report import cases as lmcases
 
@@ -49,15 +49,15 @@ def closest_length_ks() -> float:
     return float(TABLE3["length"][["random", "nucleus"]].to_numpy().max())
 
 
-def printed(value: float) -> SimpleNamespace:
+def printed(value: float) -> stats.Estimate:
     """A printed number as an estimate: every value that rounds to it."""
-    return SimpleNamespace(value=value, low=value - HALF_DIGIT, high=value + HALF_DIGIT)
+    return stats.printed(value, half=HALF_DIGIT)
 
 
-def apart(a, b, k: int = 1) -> SimpleNamespace:
+def apart(a, b, k: int = 1) -> stats.Estimate:
     """a − b of two printed numbers, its interval the span of their intervals' differences (the
     source prints no interval, so no correction for ``k`` comparisons is needed or possible)."""
-    return SimpleNamespace(value=a.value - b.value, low=a.low - b.high, high=a.high - b.low)
+    return stats.unpaired(a, b)
 
 
 def source_cases() -> dict[str, list[lmcases.Case]]:

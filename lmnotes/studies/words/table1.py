@@ -60,8 +60,7 @@ def paper_readings(paper: pd.DataFrame) -> pd.DataFrame:
 def printed(value: float, decimals: int) -> stats.Estimate:
     """A number as its source prints it, as an estimate whose interval is its printed
     precision: ± half its last printed digit (no replicates: it shares no resamples)."""
-    half = 0.5 * 10.0 ** -decimals
-    return stats.Estimate(float(value), float(value) - half, float(value) + half)
+    return stats.printed(value, decimals)
 
 #: Table 1's accuracies and the prediction columns they count.
 HIT = {"top-1": "hit1", "top-10 (Alg. 2)": "hit10_dfs"}
