@@ -100,7 +100,7 @@ from lmnotes import models, stats
 from lmnotes.report import claims as lmclaims, plots, tables
 from lmnotes.report.glue import glue_all
 from lmnotes.stats import laws
-from lmnotes.studies.tendencies import claims as TC, measures as T, paper as TCP
+from lmnotes.studies.tendencies import claims as TC, measures as T
 from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
@@ -933,7 +933,7 @@ glue_all(TC.unk_artefact(measured, reference, articles, compare))
 claims = TC.claims(measured, rules)
 glue("same_fit_margin", f"{TC.SAME_FIT:g}", display=False)
 glue("n_articles_used", len(set(articles)), display=False)
-glue("source_verdicts", "; ".join(f"claim {k}: {v}" for k, v in TCP.source_verdicts().items()), display=False)
+glue("source_verdicts", "; ".join(f"claim {k}: {v}" for k, v in TC.source_verdicts().items()), display=False)
 lmclaims.publish(claims, "02_tendencies")  # for the summary on the first page
 lmclaims.show(claims, "The claims of the source and the verdicts",
               thresholds=TC.thresholds(rules))

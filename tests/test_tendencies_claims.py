@@ -193,7 +193,7 @@ def test_every_claim_can_be_reproduced_contradicted_and_left_open(claim):
 
 def test_the_source_passes_its_own_claims_on_its_printed_tables():
     # claims 5, 6 and 9 rest on Tab. 3 and Tab. 2: the chapter's rules reproduce them on the source's digits
-    assert paper.source_verdicts() == {"5": "reproduced", "6": "reproduced", "9": "reproduced"}
+    assert TC.source_verdicts() == {"5": "reproduced", "6": "reproduced", "9": "reproduced"}
     five = TC.claims(world(), RULES).set_index("claim")
     five = five.loc[five.index.str.startswith("5.")].iloc[0]
     assert "source's own printed table the same rule gives reproduced" in five["measured"]

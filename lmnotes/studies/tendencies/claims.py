@@ -90,12 +90,28 @@ def span_cases(cases) -> str:
     return span(SimpleNamespace(value=c.estimate) for c in cases)
 
 
+def source_cases() -> dict[str, list[lmcases.Case]]:
+    """Claims 5, 6 and 9 decided on the source's printed Tab. 3 and Tab. 2 by the chapter's
+    case builders: claim number -> cases."""
+    ks = {(m, s): {k: paper.printed(paper.TABLE3.loc[m, (k, s)]) for k in ("length", "stopwords", "symbols")}
+          for m in paper.MODELS for s in paper.STRATEGIES}
+    zipf = {(m, s): paper.printed(paper.TABLE2_ZIPF.loc[m, s]) for m in paper.MODELS for s in paper.STRATEGIES}
+    random = {k: v for k, v in ks.items() if k[1] == "random"}
+    per_document = ("length", "stopwords", "symbols")
+    return {"5": best_cases(random, ("LSTM", "random"), per_document, paper.apart),
+            "6": beam_cases(ks, paper.MODELS, per_document, ["random", "nucleus"], paper.apart),
+            "9": closest_cases(zipf, ("Trigram", "beam"), paper.apart)}
+
+
+def source_verdicts() -> dict[str, str]:
+    """The verdict each of those claims gets on the source's own numbers (form every)."""
+    return {k: lmcases.verdict("every", *lmcases.counts(v)) for k, v in source_cases().items()}
+
+
 def source_note(claim: str) -> str:
     """What the claim's rule gives on the source's own printed numbers (:mod:`.paper`), for
     its measured text: the verdict, and the open or opposing cases if any."""
-    from lmnotes.studies.tendencies import paper
-
-    cases = paper.source_cases()[claim]
+    cases = source_cases()[claim]
     verdict = lmcases.verdict("every", *lmcases.counts(cases))
     stuck = [f"{c.name} {c.estimate:+.3f}".replace("-", "−") + f" ({c.decision})" for c in cases
              if c.decision != "for"]

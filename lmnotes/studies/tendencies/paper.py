@@ -4,7 +4,8 @@ symbol distributions), as printed, and the claims of chapter 02 that rest on the
 those numbers with the chapter's own case builders (:mod:`lmnotes.studies.tendencies.claims`).
 A printed number stands for every value that rounds to it, so its interval is ± half its last
 digit, and a difference of two printed numbers has the interval of :meth:`Case.apart`: the
-source's table passes its claim only where its digits resolve it.
+source's table passes its claim only where its digits resolve it
+(:func:`lmnotes.studies.tendencies.claims.source_cases`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import pandas as pd
 
 from lmnotes import stats
 
-from lmnotes.report import cases as lmcases
 
 #: The source's models and strategies, as its tables name them.
 MODELS = ("Transformer", "Transformer (AS)", "CNN", "LSTM", "Trigram")
@@ -58,22 +58,3 @@ def apart(a, b, k: int = 1) -> stats.Estimate:
     """a − b of two printed numbers, its interval the span of their intervals' differences (the
     source prints no interval, so no correction for ``k`` comparisons is needed or possible)."""
     return stats.unpaired(a, b)
-
-
-def source_cases() -> dict[str, list[lmcases.Case]]:
-    """Claims 5, 6 and 9 decided on the source's printed Tab. 3 and Tab. 2 by the chapter's
-    case builders: claim number -> cases."""
-    from lmnotes.studies.tendencies import claims as TC  # the builders live with the claims
-
-    ks = {(m, s): {k: printed(TABLE3.loc[m, (k, s)]) for k in ("length", "stopwords", "symbols")}
-          for m in MODELS for s in STRATEGIES}
-    zipf = {(m, s): printed(TABLE2_ZIPF.loc[m, s]) for m in MODELS for s in STRATEGIES}
-    random = {k: v for k, v in ks.items() if k[1] == "random"}
-    return {"5": TC.best_cases(random, ("LSTM", "random"), ("length", "stopwords", "symbols"), apart),
-            "6": TC.beam_cases(ks, MODELS, ("length", "stopwords", "symbols"), ["random", "nucleus"], apart),
-            "9": TC.closest_cases(zipf, ("Trigram", "beam"), apart)}
-
-
-def source_verdicts() -> dict[str, str]:
-    """The verdict each of those claims gets on the source's own numbers (form every)."""
-    return {k: lmcases.verdict("every", *lmcases.counts(v)) for k, v in source_cases().items()}
