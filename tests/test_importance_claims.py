@@ -136,7 +136,8 @@ def table(rules=RULES, **changes):
 
 
 NUMBERS = ["1", "2", "3a", "3b", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"]
-FORMS = {"3b": "identity", "7": "identity", "8": "identity", "14": "identity", "16": "effect"}
+FORMS = {"3b": "identity", "7": "identity", "8": "identity", "14": "identity", "16": "effect", "9": "most",
+         "11": "most", "13": "most"}
 BASES = {"1": "in expectation", "2": "in expectation", "3a": "in expectation", "5": "in expectation",
          "7": "by construction", "10": "by construction", "14": "by construction", "8": "source code"}
 
@@ -232,12 +233,14 @@ INCONCLUSIVE = {
          .assign(corpus=lambda d: d["instance"] + np.random.default_rng(6).standard_normal(N_RUNS))},
         [("m", "q")], S.perplexity_of({"m": np.array([-3000.0])}, {"m": -3000.0}, 1000.0), 1000.0).cases),
     "6": dict(removed={("fitted", SR.NO_PEEKING): {"instance": E(0.9, 0.85, 0.95), "article": E(0.5, 0.4, 0.6)}}),
-    "9": dict(runs=runs_with(("fitted", "peek 2"), LEVEL[SR.NO_PEEKING], spread=5.0)),
+    # 'in general' (most): every peeking proposal indistinguishable from no peeking
+    "9": dict(runs={**measured().runs, **{(m, n): run_table(LEVEL[SR.NO_PEEKING], np.random.default_rng(i), 50.0)
+                                          for i, (m, n) in enumerate(measured().runs)}}),
     "10": dict(ancestral_hits={"wiki/x": np.log([0.5, 0.01])}),
     "11": dict(tau_div=open_tau_div()),
     "12": dict(runs=runs_with(("fitted", SR.peek_label(1, 1.1)), LEVEL[SR.peek_label(1, 0.9)], spread=5.0)),
-    "13": dict(expect=expect_with({("fitted", SR.peek_label(1, 1.25)): expected(LEVEL[SR.peek_label(1, 1.1)])
-                                   .assign(se=50.0)})),
+    # 'mostly preserved' (most): every proposal's K = 10 error too uncertain to order
+    "13": dict(expect={k: v.assign(se=1e4) for k, v in measured().expect.items()}),
     "15": dict(equal_size=[E(5.0, 3.0, 7.0)] * 4),
     "16": dict(paper=paper_with(at={("corpus", "τ = 1.1", "KGLM"): 30.0, ("instance", "τ = 1.1", "KGLM"): 30.0})),
 }
@@ -309,12 +312,12 @@ def test_the_source_passes_its_own_claims_or_the_row_says_its_words_go_beyond_it
         verdicts[number] = LC.verdict(IC.SOURCE_FORMS[number], *LC.counts(cases))
         if verdicts[number] != "reproduced":
             assert "its words go beyond its table" in t.loc[number, "measured"], number
-    assert verdicts == {"5": "reproduced", "9": "reproduced", "11": "differs", "16": "differs"}
+    assert verdicts == {"5": "reproduced", "9": "reproduced", "11": "reproduced", "16": "differs"}
     # 11: at instance level the best τ lies in the window on every model, at corpus level
     # RNNG's is 0.5
     eleven = {c.name: c.decision for c in IC.source_cases(PA.TABLE1, RULES)["11"]}
     assert eleven.pop("RNNG, corpus level") == "against" and set(eleven.values()) == {"for"}
-    assert "differs (5 of 6 for; not RNNG, corpus level): its words go beyond its table" in t.loc["11", "measured"]
+    assert "the paper's Table 1 by this rule: reproduced (5 of 6 for)" in t.loc["11", "measured"]  # most
 
 
 def test_printed_numbers_and_differences_keep_the_last_digit_as_their_interval():
@@ -363,7 +366,7 @@ def test_claim_2_counts_every_curve_and_leaves_those_beyond_their_draws_open():
 def test_claim_9_counts_mean_field_and_names_the_proposals_worse_than_no_peeking():
     runs = runs_with(("sticky", SR.MEAN_FIELD), -100.0)
     row = table(runs=runs).loc["9"]
-    assert (row["n_for"], row["n_against"], row["verdict"]) == (5, 1, "differs")
+    assert (row["n_for"], row["n_against"], row["verdict"]) == (5, 1, "reproduced")  # 'in general': most
     assert f"worse: {SR.MEAN_FIELD}, sticky" in row["measured"]
 
 
@@ -380,7 +383,7 @@ def test_claim_12_and_13_order_neighbours_by_the_exact_chi2():
     assert table(chi=chi).loc["13", "verdict"] == "reproduced"
     chi[key] = np.where(np.isin(np.arange(N_TEST), SUB), 0.5, chi[key])  # the χ²-best, not best at K = 10
     row = table(chi=chi).loc["13"]
-    assert row["n_against"] >= 2 and row["verdict"] == "differs"
+    assert row["n_against"] >= 2 and row["verdict"] == "reproduced"  # 'mostly preserved': most
 
 
 def test_claim_13_picks_the_best_on_the_weakest_comparison():
@@ -433,8 +436,8 @@ def test_the_chapter_quotes_the_lines_claim_8_rests_on():
 
 def test_the_sentences_the_chapter_glues_from_the_claims():
     assert IC.source_summary(PA.TABLE1, RULES) == (
-        "by its own Table 1 the source reproduces claims 5 and 9; its words go beyond its table in claims 11 "
-        "(not RNNG, corpus level) and 16 (not the size, ≈ 10 nats)")
+        "by its own Table 1 the source reproduces claims 5, 9 and 11; its words go beyond its table in claim 16 "
+        "(not the size, ≈ 10 nats)")
     assert IC.peeking_summary(IC.claims(measured(), RULES)) == \
         "every peeking proposal beats no peeking, mean-field included"
     worse = IC.claims(measured(runs=runs_with(("sticky", SR.MEAN_FIELD), -100.0)), RULES)

@@ -4,7 +4,7 @@ bounds), as printed, and what chapter 04 reads from them; the lines of the KGLM 
 ``master`` that aggregate the importance weights (:data:`KGLM_QUOTE`), transcribed
 (:func:`kglm_master`) so that what they aggregate over is computed (:func:`aggregation_of`,
 claim 8); and the normaliser bug of the public KGLM code (``kglm-model``, branch
-``acl-2020-updates``, ``evaluate_perplexity.py``), whose per-instance estimate divides by the
+``acl-2020-updates``, as early as commit ``453189b`` of 2019-12-08, ``evaluate_perplexity.py``), whose per-instance estimate divides by the
 samples of one batch instead of K, so that the perplexity is too low by the factor
 exp(−log(K/b) / T_n) for instances of T_n tokens.
 """
