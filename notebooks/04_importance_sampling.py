@@ -70,7 +70,6 @@ k_runs = 100  # draws per sentence in each run
 n_curve_sentences = 400  # test sentences on the curves in K (0: all)
 k_max = 10000  # draws per sentence on those curves
 beam_sizes = [1, 10, 100]  # k of the beam bounds (Table 2)
-kglm_samples_per_batch = 1  # the public KGLM code's default
 n_boot = 1000  # bootstrap resamples of test articles
 n_coverage = 500  # simulated test splits for the interval's coverage
 block_sizes = [1, 2, 4, 8, 16, 32]  # sentences per instance (granularity)
@@ -78,7 +77,6 @@ n_tau_grid = 25  # temperatures from 0.5 to 5 for the exact best τ
 law_stickiness = [0.0, 0.3, 0.6, 0.8, 0.9, 0.95]  # ρ of the τ* law
 n_law_sentences = 200  # test sentences for the τ* law (0: all)
 n_smc_runs = 12  # runs of SMC and of IS at equal cost
-smc_resample = 0.5  # SMC resamples when ESS < this share of K
 converged_gap = 0.001  # claims 2 and 4: a gap below 0.1 % has converged
 bias_removed = 0.5  # claim 6: documents as instances remove "most" bias
 overlap_shared = 0.05  # claim 12: clearly apart below half this overlap
@@ -326,7 +324,7 @@ curve_names = [SR.NO_PEEKING, "peek 1", "peek 2", SR.MEAN_FIELD] + [
     SR.peek_label(1, t) for t in temperatures if t != 1]
 curves, expect, khat, kglm, err_at_max, mc_var, err10 = CV.measure(
     switch, logp, props, em_sub, art_sub, sub, sizes, curve_names, seed,
-    kglm_samples_per_batch)
+    PA.KGLM_SAMPLES_PER_BATCH)
 truth_sub = {m: logp[m][sub].sum() for m in switch}
 ppl_of = perplexity_of(logp, truth_sub, T_sub)
 # PPL^/PPL - 1 against K, a panel per model, for some proposals and colours
@@ -652,7 +650,7 @@ glue_all(TP.temperature_values(tau_grid, tau_rows, runs, switch,
 rank_names = density_names + rank_extra
 new_curves, new_expect, *_, new_err10 = CV.measure(
     switch, logp, props, em_sub, art_sub, sub, sizes, rank_extra, seed,
-    kglm_samples_per_batch, offset=len(curve_names))
+    PA.KGLM_SAMPLES_PER_BATCH, offset=len(curve_names))
 curves.update(new_curves)
 expect.update(new_expect)
 err10.update(new_err10)
@@ -911,7 +909,7 @@ glue("coverage_reading", "too little, even with the small-cluster reference: rea
 # %% tags=["hide-input"]
 smc_names = [SR.NO_PEEKING, "peek 1", SR.MEAN_FIELD]
 smc_rows = SMC.compare(switch, test, props, logp, runs, smc_names, k_runs,
-                       n_smc_runs, seed, smc_resample, N_test)
+                       n_smc_runs, seed, SMC.RESAMPLE_BELOW, N_test)
 smc_table = by_pair(smc_rows)
 tables.show(smc_table, f"Importance sampling (IS) against sequential Monte Carlo (SMC) "
             f"with K = {k_runs}: the bias of the log-estimate and the spread of single "
@@ -919,7 +917,7 @@ tables.show(smc_table, f"Importance sampling (IS) against sequential Monte Carlo
             formats={c: tables.significant(2) for c in smc_table})
 
 # %% tags=["remove-cell"]
-glue("smc_resample_pct", 100 * smc_resample, display=False)
+glue("smc_resample_pct", 100 * SMC.RESAMPLE_BELOW, display=False)
 glue("n_smc_used", n_smc_runs, display=False)
 glue_all(SMC.smc_values(smc_rows))
 
@@ -998,12 +996,12 @@ tables.show(kg_table, "Perplexity with the right normaliser and with the public 
             "code's", shared=True)
 
 # %% tags=["remove-cell"]
-glue("kglm_b", kglm_samples_per_batch, display=False)
+glue("kglm_b", PA.KGLM_SAMPLES_PER_BATCH, display=False)
 # the same bug at KGLM's scale: instances are Linked WikiText-2 articles, whose
 # test split has WikiText-2's 60 articles and 245,569 tokens (Merity et al.
 # 2017, Table 1); the paper draws K = 100 samples typically, up to 10,000
 kglm_factor, bug_values = PA.bug_factors(
-    kglm_samples_per_batch, T, len(np.unique(article)), k_max)
+    PA.KGLM_SAMPLES_PER_BATCH, T, len(np.unique(article)), k_max)
 glue_all(bug_values)
 
 # %% [markdown]

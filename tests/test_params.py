@@ -113,7 +113,6 @@ stickiness = 0.9  # rho
 components = ["wiki/transformer-word", "wiki/kn3-word"]  # switched LMs
 block_sizes = [1, 2, 4]  # sentences per instance
 law_stickiness = [0.0, 0.9]  # rho of the law
-smc_resample = 0.5  # share of K
 converged_gap = 0.001  # converged
 bias_removed = 0.5  # most
 overlap_shared = 0.05  # overlap
@@ -135,7 +134,6 @@ n_smc_runs = 20  # runs
     ({"block_sizes": [1, 1]}, r"strictly increasing"),
     ({"law_stickiness": []}, r"at least one"),
     ({"law_stickiness": [1.0]}, r"must lie in \[0, 0.999\]"),
-    ({"smc_resample": 1.5}, r"must lie in \[0, 1\]"),
     ({"converged_gap": 0.0}, r"must lie in \(0, 1\]"),
     ({"bias_removed": 2.0}, r"must lie in \(0, 1\]"),
     ({"overlap_shared": 0.0}, r"must lie in \(0, 1\]"),

@@ -261,17 +261,22 @@ def check(df: pd.DataFrame) -> None:
 
 
 def shown(df: pd.DataFrame) -> pd.DataFrame:
-    """The table as a chapter shows it: the evidence in one column, "for · against · open", and
-    for an inconclusive claim with saved cases, what would decide it
-    (:func:`lmnotes.report.cases.to_decide`)."""
+    """The table as a chapter shows it: the evidence in one column, "for · against · open"."""
     out = df[["claim", "verdict", "basis"]].copy()
     out["cases for · against · open"] = [f"{a} · {b} · {c}" for a, b, c in
                                          zip(df["n_for"], df["n_against"], df["n_unresolved"])]
     out["rule"] = df["rule"]
     out["measured"] = df["measured"]
-    if "cases" in df.attrs:
-        out["what would decide it"] = [to_decide(df.attrs["cases"], r) for r in df.itertuples()]
     return out
+
+
+def undecided(df: pd.DataFrame) -> pd.DataFrame:
+    """The inconclusive claims of a table with saved cases, and what would decide each
+    (:func:`lmnotes.report.cases.to_decide`)."""
+    if "cases" not in df.attrs:
+        return pd.DataFrame(columns=["claim", "what would decide it"])
+    rows = [(r.claim.partition(". ")[0], to_decide(df.attrs["cases"], r)) for r in df.itertuples()]
+    return pd.DataFrame([r for r in rows if r[1]], columns=["claim", "what would decide it"])
 
 
 def to_decide(cases: pd.DataFrame, r) -> str:
@@ -301,6 +306,10 @@ def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = 
     if thresholds:
         display(tables.show(pd.DataFrame({"threshold": list(thresholds), "what it decides": list(thresholds.values())}),
                             "The thresholds this chapter chose (parameters)", index=False))
+    open_ = undecided(df)
+    if len(open_):
+        display(tables.folded(tables.show(open_, index=False),
+                              f"What would decide each inconclusive claim ({len(open_)}): click to open"))
     if "cases" in df.attrs:
         cases = df.attrs["cases"]
         display(tables.folded(tables.show(shown_cases(cases), index=False),

@@ -41,7 +41,6 @@ PARAMETERS: dict[str, checks.Rule] = {
     "k_runs": (checks.at_least(2), "≥ 2"),
     "k_max": (checks.at_least(100), "≥ 100"),
     "beam_sizes": (checks.increasing, "increasing, ≥ 1"),
-    "kglm_samples_per_batch": (checks.at_least(1), "≥ 1"),
     "n_words": (checks.at_least(1), "≥ 1"),
     "word_letters": (lambda v: None if len(v) == 2 and 1 <= v[0] <= v[1] else
                      "must be [fewest, most] letters, 1 ≤ fewest ≤ most", "[fewest, most]"),
@@ -60,7 +59,6 @@ PARAMETERS: dict[str, checks.Rule] = {
                        "each in [0, 0.999]"),
     "n_law_sentences": (checks.at_least(0), "≥ 0 (0: all)"),
     "n_smc_runs": (checks.at_least(2), "≥ 2"),
-    "smc_resample": (checks.between(0, 1), "[0, 1]"),
     "converged_gap": (checks.between(0, 1, open_low=True), "(0, 1]"),
     "bias_removed": (checks.between(0, 1, open_low=True), "(0, 1]"),
     "overlap_shared": (checks.between(0, 1, open_low=True), "(0, 1]"),

@@ -17,6 +17,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
+#: Samples per batch in the public KGLM code's evaluation (``evaluate_perplexity.py``): its
+#: default, a fact about that code, which the normaliser bug divides by instead of K.
+KGLM_SAMPLES_PER_BATCH = 1
 #: The paper's Table 1 as printed: perplexity by (level, proposal) and model.
 TABLE1 = pd.DataFrame({
     "RNNG": [94.4, 96.0, 96.7, 97.9, 121.6, 734.0, None,

@@ -14,6 +14,11 @@ from lmnotes.report.glue import Prose
 from lmnotes.studies.importance.summaries import runs_interval
 
 
+#: The particle filter resamples when its effective sample size falls below this share of K: the
+#: usual threshold (Doucet & Johansen 2011, §3.5), fixed rather than a parameter.
+RESAMPLE_BELOW = 0.5
+
+
 def compare(switch: Mapping, em, props: Mapping, logp: Mapping, runs: Mapping, names: Sequence[str],
             k_runs: int, n_smc_runs: int, seed: int, resample_below: float, n_sentences: int) -> dict:
     """Per ``(model, proposal)``, nats per sentence: the bias of ``n_smc_runs`` importance
