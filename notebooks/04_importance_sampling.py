@@ -1265,6 +1265,7 @@ glue_all(PA.table1_values(t1, kglm_factor))
 # models" (11), and the ranking is "mostly preserved" (13). The source's "approximately 10
 # nats" (16) is an *effect*, a sign and a size.
 #
+# ````{dropdown} How the cases of each claim are drawn (click to open)
 # Where it matters how the cases are drawn: the order of the proposals (claims 12 and 13)
 # is judged neighbour by neighbour in the order of their exact $\chi^2$, on the runs' mean at
 # $K$ = {glue:text}`k_runs_used` (12) and on the expected error at $K = 10$ over the curves'
@@ -1283,6 +1284,7 @@ glue_all(PA.table1_values(t1, kglm_factor))
 # {glue:md}`source_sentence`. Half of the cases come from the fitted chain, whose state
 # adds nothing over a static mixture and whose peeking proposals are near its posterior
 # because its chain has little memory; the sticky chain's cases are the informative ones.
+# ````
 
 # %% tags=["hide-input"]
 rules = IC.Rules(

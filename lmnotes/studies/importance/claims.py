@@ -458,7 +458,8 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
           form="identity")
 
     lines = f"lines {PA.KGLM_LINES[0]}–{PA.KGLM_LINES[1]}"
-    where = f"{PA.KGLM_REPO} @ {PA.KGLM_COMMIT[:7]} (master), {PA.KGLM_FILE}, {lines}"
+    path = PA.KGLM_FILE.replace("/", "/\u200b")  # a long path may break after a slash
+    where = f"{PA.KGLM_REPO} @ {PA.KGLM_COMMIT[:7]} (master), {path}, {lines}"
     claim("8. KGLM's evaluation aggregates over the corpus (§3)",
           [Case(where, "holds", int(r.kglm_code == "corpus"),
                 why="the lines, transcribed (paper.kglm_master), give Eq. 6's corpus-level estimate on random "
