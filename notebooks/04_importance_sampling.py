@@ -1260,9 +1260,8 @@ glue_all(PA.table1_values(t1, kglm_factor))
 # it has converged but not that it has not (claim 2: its interval has no lower end). Exact
 # facts are *identities*, which hold or fail: what a single run's curve does (3b), what
 # holds by construction (7, 14) and what the source's code does (8, quoted above). Three
-# claims are worded as tendencies and hold in *most* cases: peeking helps "in general" (9),
-# a temperature above 1 is best, "e.g." in [1.1, 2], while "the ideal amount varies across
-# models" (11), and the ranking is "mostly preserved" (13). The source's "approximately 10
+# claims are tendencies and hold in *most* cases: 9 ("in general"), 11 ("e.g.", "varies
+# across models") and 13 ("mostly preserved"). The source's "approximately 10
 # nats" (16) is an *effect*, a sign and a size.
 #
 # ````{dropdown} How the cases of each claim are drawn (click to open)
@@ -1324,7 +1323,7 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 # {glue:md}`summary`
 #
 # - Importance-sampled perplexity is a stochastic upper bound and consistent, as the paper
-#   proves (the runs confirm it where they can resolve it: claims 1 and 2); whether an estimate with $K$ draws has converged is decided by the proposal's
+#   proves; whether an estimate with $K$ draws has converged is decided by the proposal's
 #   divergence from the posterior, about $e^{\mathrm{KL}}$ draws per instance, not by $K$
 #   alone: "no convergence at $10^4$" holds for proposals far from the posterior, not for
 #   those close to it.
