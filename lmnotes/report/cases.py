@@ -147,6 +147,20 @@ class Case:
 
 
     @classmethod
+    def weakest(cls, name: str, test: str, diffs: Sequence, threshold: float = 0.0, why: str = "") -> "Case":
+        """One case that needs several comparisons to go the claim's way at once (``test``
+        "above": every estimate of ``diffs`` above ``threshold``; "below": every one below), on
+        the weakest of them: for "above", the smallest estimate with the interval [min low, min
+        high], which lies above the threshold exactly when every interval does and below it
+        exactly when some interval does (the mirror for "below"). The caller gives each
+        interval at the level corrected for their number."""
+        if test not in ("above", "below") or not diffs:
+            raise ValueError(f"{name}: the weakest of some comparisons is an 'above' or 'below' case of at least one")
+        pick = min if test == "above" else max
+        return cls(name, test, pick(d.value for d in diffs), pick(d.low for d in diffs),
+                   pick(d.high for d in diffs), threshold, why=why)
+
+    @classmethod
     def apart(cls, name: str, test: str, a, b, threshold: float = 0.0, why: str = "") -> "Case":
         """A case on a − b for two estimates without shared resamples, its interval the span
         of the differences of their intervals, [a.low − b.high, a.high − b.low]: it lies below 0

@@ -250,9 +250,8 @@ def weakest(name: str, diffs: Mapping[str, Estimate], why: str) -> Case:
     exactly when every interval does and below it exactly when some interval does; ``diffs``
     at the level corrected for their number (:func:`welch` with ``k``)."""
     low = min(diffs, key=lambda k: diffs[k].low)
-    return Case(name, "above", min(d.value for d in diffs.values()), diffs[low].low,
-                min(d.high for d in diffs.values()),
-                why=f"{why} ({len(diffs)} comparisons, the weakest, {low}'s lower end; each interval at "
+    return Case.weakest(name, "above", list(diffs.values()),
+                        why=f"{why} ({len(diffs)} comparisons, the weakest, {low}'s lower end; each interval at "
                 f"{100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni)")
 
 

@@ -182,22 +182,13 @@ SAME_FIT = 2 * paper.HALF_DIGIT
 
 
 def weakest(name: str, test: str, diffs, why: str, threshold: float = 0.0) -> lmcases.Case:
-    """One case that needs several comparisons to go the claim's way at once (``test`` "above":
-    every difference above ``threshold``; "below": every one below), decided on the weakest of
-    them: for "above", the smallest estimate with the interval [min low, min high], which lies
-    above the threshold exactly when every interval does and below it exactly when some interval
-    does (the mirror for "below"). ``diffs``: estimates with value, low and high, each at the
-    level corrected for their number (:func:`paired`), so that one comparison going the other
-    way by chance is no likelier than 5 % in all."""
+    """:meth:`lmnotes.report.cases.Case.weakest` of ``diffs``, each at the level corrected for
+    their number (:func:`paired`), so that one comparison going the other way by chance is no
+    likelier than 5 % in all; the why says so."""
     diffs = list(diffs)
-    if not diffs:
-        raise ValueError(f"{name}: no comparison")
-    pick = min if test == "above" else max
-    return lmcases.Case(name, test, pick(d.value for d in diffs), pick(d.low for d in diffs),
-                        pick(d.high for d in diffs), threshold,
-                        why=f"{why} ({len(diffs)} comparison{'s' * (len(diffs) > 1)}, the weakest"
-                            + (f"; each interval at {100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni"
-                               if len(diffs) > 1 else "") + ")")
+    bonferroni = f"; each interval at {100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni" if len(diffs) > 1 else ""
+    return lmcases.Case.weakest(name, test, diffs, threshold, why=f"{why} ({len(diffs)} comparison"
+                                f"{'s' * (len(diffs) > 1)}, the weakest{bonferroni})")
 
 
 def paired(a, b, k: int = 1):
