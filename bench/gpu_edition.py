@@ -49,14 +49,19 @@ IMAGE_HAS = {
 #: (an H200, 2026-11-26, a cold machine's start of about a minute not included) or not yet.
 STEPS = [
     ("00_corpus", "parse, split and tokenize the corpus (CPU work, as in the CPU edition)",
-     "46 s, measured (cold cache; plus about 20 s to install the wheels once per machine)"),
+     "46 s and 54 s in two measurements (cold cache; plus about 20 s to install the wheels once "
+     "per machine)"),
     ("01_models", "train the six wiki/ models at the gpu size (Transformers d = 512, 8 layers; LSTM "
                   "d = 1024; at most 20 epochs) and score the whole test split",
      "4 min 9 s measured for the six self-trained models (cold); the page also needs the two GGUF "
      "models (94 and 245 MB), which exceed one command's 64 MiB: carry them in pieces of about 50 MB "
      "over consecutive commands while the machine stays warm, then run the whole chapter"),
     ("03_segmentation", "train the BPE sweep (char to BPE-32k, word) at the gpu size",
-     "not measured; training alone is about 20 s to 1 min a model (bench/gpu_probe.json)"),
+     "not finished in one command (H200, 2026-11-27, bench/results/h200-2026-11-27-buckets/"
+     "gpu_edition_03.log): after 00 (54 s) and the wheels, 6 min trained char (2,460 steps, about "
+     "2 min 8 s), byte (2,460, about 1 min 54 s), BPE-1k (980, 41 s) and BPE-4k (700, 29 s) and "
+     "were inside BPE-8k; BPE-16k, BPE-32k, word and the scoring remain: more than one 8-minute "
+     "slice, so the sweep needs fewer steps for char and byte, or two slices on a warm machine"),
     ("02_tendencies", "10,000 samples per model and strategy, 1,000 of each pretrained model", "not measured"),
     ("05_word_level", "whole-word prediction by the family, exact top-10 on 300 sentences; needs "
                       "WordNet's data and `wheels --extra nltk wordfreq gguf`", "not measured"),
