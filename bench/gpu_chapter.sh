@@ -15,11 +15,11 @@ fi
 export PYTHONPATH="$PWD:/tmp/site" PYTHONUNBUFFERED=1 LMNOTES_CACHE="${LMNOTES_CACHE:-/root/lmnotes-cache}"
 python3 -c 'import torch; assert torch.cuda.is_available(), "no CUDA device"; print("device:", torch.cuda.get_device_name(0))'
 status=0
-python3 -m lmnotes.book run "$@" --profile gpu || status=$?
 mkdir -p "$OUT/claims"
-for name in "$@"; do
-  [ -f "book/gpu/$name.ipynb" ] && cp "book/gpu/$name.ipynb" "$OUT/"
-  [ -f "book/gpu/claims/$name.csv" ] && cp "book/gpu/claims/$name.csv" "$OUT/claims/"
+for name in "$@"; do  # one run per chapter: a run writes all of its pages or none (lmnotes.book.staging)
+  python3 -m lmnotes.book run "$name" --profile gpu || { status=$?; break; }
+  cp "book/gpu/$name.ipynb" "$OUT/"
+  cp book/gpu/claims/"$name".*csv "$OUT/claims/" 2>/dev/null || true
 done
 python3 -m lmnotes.book timings > "$OUT/timings.txt" 2>&1 || true
 exit $status

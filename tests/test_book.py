@@ -229,8 +229,9 @@ for name in "abc":
 
 
 def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):
-    stale = toy_book / "book" / ".00_toy.ipynb.abc123.ipynb"  # as a SIGKILLed run leaves it
-    stale.write_text("{half a notebook")
+    stale = toy_book / "book" / ".run-abc123"  # as a SIGKILLed run leaves its staging folder
+    stale.mkdir()
+    (stale / "00_toy.ipynb").write_text("{half a notebook")
     book.run(profile="default")
     assert not stale.exists()
     target = toy_book / "book" / "00_toy.ipynb"
@@ -379,3 +380,76 @@ def test_a_run_with_another_model_keeps_its_time_apart():
     assert book.timing.key("05_word_level", "default", mine, plain) == "05_word_level [pretrained=['/m/x.gguf']]"
     assert book.timing.key("05_word_level", "default", plain | {"corpus": "t.txt"}, plain) == \
         "05_word_level [corpus=t.txt]"
+
+
+SAVES = '''# %% tags=["parameters"]
+x = 1  # a number
+fail = False  # raise in the last cell
+
+# %%
+from pathlib import Path
+Path("claims/00_toy.csv").write_text(f"claim,verdict\\n1,{x}\\n")
+Path("claims/00_toy.cases.csv").unlink(missing_ok=True)
+
+# %%
+assert not fail, "asked to fail"
+'''
+
+SUMMARY = '''# %% tags=["parameters"]
+y = 0  # unused
+
+# %%
+from pathlib import Path
+print(Path("claims/00_toy.csv").read_text())
+'''
+
+
+def _files(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_a_run_writes_pages_claims_and_summaries_together_or_nothing(toy_book, monkeypatch):
+    """A chapter saves its claims in a middle cell; a failure after it, in this chapter or in
+    any later notebook of the run, leaves the book folder byte for byte as it was: page, claims,
+    cases files and summary pages (a failed run of chapter 02 used to leave new claims, which
+    the next run's first page counted)."""
+    (toy_book / "notebooks" / "00_toy.py").write_text(SAVES)
+    (toy_book / "notebooks" / "intro.py").write_text(SUMMARY)
+    (toy_book / "params" / "default.yaml").write_text("notebooks:\n  00_toy:\n    x: 5\n")
+    book.run(profile="default")
+    claims = toy_book / "book" / "claims"
+    assert (claims / "00_toy.csv").read_text() == "claim,verdict\n1,5\n"
+    intro = nbformat.read(toy_book / "book" / "intro.ipynb", as_version=4)
+    assert "1,5" in intro.cells[-1].outputs[0]["text"]  # the summary read this run's claims
+    (claims / "00_toy.cases.csv").write_text("case\n")  # the chapter removes it when it runs
+    before = _files(toy_book / "book")
+    with pytest.raises(BookError, match="asked to fail"):
+        book.run(profile="default", overrides={"x": 7, "fail": True})
+    assert _files(toy_book / "book") == before
+    # the last notebook of a run fails: the chapter that succeeded before it is not written either
+    monkeypatch.setattr(book, "SUMMARIES", ("intro",))
+    (toy_book / "notebooks" / "intro.py").write_text(SUMMARY + "\n# %%\nraise ValueError('late')\n")
+    with pytest.raises(BookError, match="late"):
+        book.run(profile="default", overrides={"x": 7})
+    assert _files(toy_book / "book") == before
+    # an interruption (Ctrl-C, SIGTERM) between two notebooks: nothing written
+    real = book.execute
+
+    def interrupted(name, *args, **kwargs):
+        if name == "intro":
+            raise KeyboardInterrupt
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(book, "execute", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        book.run(profile="default", overrides={"x": 7})
+    assert _files(toy_book / "book") == before
+    assert not list((toy_book / "book").glob(".run-*"))
+    # and a run that succeeds writes all of it: the new claims, the stale cases file gone
+    monkeypatch.setattr(book, "execute", real)
+    (toy_book / "notebooks" / "intro.py").write_text(SUMMARY)
+    book.run(profile="default", overrides={"x": 7})
+    assert (claims / "00_toy.csv").read_text() == "claim,verdict\n1,7\n"
+    assert not (claims / "00_toy.cases.csv").exists()
+    assert "1,7" in nbformat.read(toy_book / "book" / "intro.ipynb", as_version=4).cells[-1].outputs[0]["text"]

@@ -5,10 +5,11 @@
 - ``run [NAME ...] [--profile P] [-p KEY VALUE ...]``: execute notebooks with papermill
   using the parameters of ``params/P.yaml`` plus overrides, into ``book/NAME.ipynb``. Every
   value is checked first (:mod:`lmnotes.book.params`); the values are written into the
-  notebook's parameters cell (no injected cell). Execution writes to a hidden temporary file
-  that replaces the old notebook only on success; a failing cell stops the run with that
-  cell's message first, then its traceback, and exit code 2. The intro, which summarises the
-  chapters' verdicts, runs after any chapter.
+  notebook's parameters cell (no injected cell). A run is all or nothing: its notebooks
+  execute in a hidden staging folder, and their pages and claims files reach the book together
+  when every one succeeded (:mod:`lmnotes.book.staging`); a failing cell stops the run with
+  that cell's message first, then its traceback, and exit code 2, the book unchanged. The
+  intro, which summarises the chapters' verdicts, runs after any chapter.
 - ``build``: render the book with jupyter-book (notebooks are not re-executed; warnings
   are errors) and print the path of ``_build/html/index.html``.
 - ``all``: sync, run every notebook, build.
@@ -48,7 +49,7 @@ import yaml
 
 from lmnotes.core import cache as lmcache
 from lmnotes.core import io, progress
-from lmnotes.book import editions, params, timing
+from lmnotes.book import editions, params, staging, timing
 
 NOTEBOOKS = io.ROOT / "notebooks"
 BOOK = io.ROOT / "book"
@@ -284,16 +285,22 @@ def _failure(name: str, profile: str, exc) -> BookError:
     message = " ".join(f"{exc.ename}: {exc.evalue}".split())
     tb = "\n".join(exc.traceback) if exc.traceback else ""
     return BookError(f"{name}: {message}\n  (cell {exc.exec_count} failed, profile {profile!r}; "
-                     f"book/{name}.ipynb is unchanged; the traceback follows)\n{tb}")
+                     f"nothing of this run was written to the book; the traceback follows)\n{tb}")
 
 
 def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "python3",
-            folder: Path = BOOK) -> Path:
-    """Execute ``notebooks/NAME.ipynb`` into ``folder/NAME.ipynb`` (``book/`` by default)
-    atomically, with ``values`` written into its parameters cell (so that the executed notebook
-    shows the values used, once), and record its wall time (see ``timings``). A page of
-    another edition than the CPU one (``folder`` other than ``book/``) is stamped with its run
-    and gets its banner (:mod:`lmnotes.book.editions`); its claims go to ``folder/claims``."""
+            folder: Path = BOOK, stage: Path | None = None) -> Path:
+    """Execute ``notebooks/NAME.ipynb`` into ``NAME.ipynb`` of the run's staging folder
+    ``stage`` (:mod:`lmnotes.book.staging`; by default one of its own, moved into ``folder``,
+    ``book/`` by default, on success), with ``values`` written into its parameters cell (so
+    that the executed notebook shows the values used, once), and record its wall time (see
+    ``timings``). The notebook runs in the staging folder, where its claims go to ``claims/``.
+    A page of another edition than the CPU one (``folder`` other than ``book/``) is stamped
+    with its run and gets its banner (:mod:`lmnotes.book.editions`)."""
+    if stage is None:
+        with staging.staged(folder) as own:
+            execute(name, values, profile, kernel, folder, own)
+        return folder / f"{name}.ipynb"
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -301,17 +308,13 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
     source = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     cell = _parameters_cell(source, name)
     cell.source = params.write_into(cell.source, values)
-    target = folder / f"{name}.ipynb"
-    if folder != BOOK:
-        (folder / "claims").mkdir(parents=True, exist_ok=True)
-    for stale in folder.glob(f".{name}.ipynb.*"):  # left by a run killed without notice (SIGKILL)
-        stale.unlink()
+    target = staging.page(stage, name)
     before, t0 = _entry_paths(), time.perf_counter()
     with io.atomic_path(target, suffix=".ipynb") as tmp, tempfile.TemporaryFile("w+") as kernel_log:
         try:
             papermill.execute_notebook(
                 source, str(tmp), parameters=None, kernel_name=kernel, language="python",
-                cwd=str(folder), progress_bar=sys.stderr.isatty(), report_mode=False,
+                cwd=str(stage), progress_bar=sys.stderr.isatty(), report_mode=False,
                 extra_arguments=_KERNEL_ARGS, kernel_manager_class=_kernel_manager(kernel_log),
             )
         except PapermillExecutionError as exc:
@@ -367,17 +370,18 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
             print(f"note: -p {key} applies to {[n for n in names if key in values[n]]} only; "
                   f"{skip} do not declare it", flush=True)
     sync(names)
-    out, last = [], timing.read()
-    with progress.relay():  # the kernels' progress lines (training, sampling) reach this console
+    out, last = [folder / f"{n}.ipynb" for n in names], timing.read()
+    # the pages, claims and summaries of the whole run reach the book together, or not at all
+    with progress.relay(), staging.staged(folder) as stage:
         for i, n in enumerate(names, 1):
             seen = last.get(timing.key(n, profile, values[n], profile_values(n, profile)), {})
             hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
                              for mode in ("warm", "cold") if mode in seen)
             print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
             t0 = time.perf_counter()
-            out.append(execute(n, values[n], profile, folder=folder))
-            print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)} -> "
-                  f"{os.path.relpath(out[-1])}", flush=True)
+            execute(n, values[n], profile, folder=folder, stage=stage)
+            print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)}", flush=True)
+    print(f"written: {', '.join(os.path.relpath(p) for p in out)} and their claims", flush=True)
     if folder == gpu_folder():
         print("the GPU edition's pages are in book/gpu/; `run at_scale` puts their verdicts beside the "
               "CPU edition's, and `build` lists them in the book", flush=True)
@@ -562,8 +566,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, not the traceback
         how = str(exc) or "Ctrl-C"
-        print(f"interrupted ({how}): the notebook being executed kept its last complete version in "
-              "book/, and the cache only complete entries", file=sys.stderr)
+        print(f"interrupted ({how}): nothing of this run was written to the book, and the cache keeps "
+              "only complete entries", file=sys.stderr)
         return 130
     return 0
 
