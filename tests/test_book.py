@@ -1,6 +1,7 @@
 """The runner (lmnotes.book): profiles, parameters, atomic execution, paired notebooks."""
 
 import json
+import os
 import shutil
 
 import jupytext
@@ -232,8 +233,12 @@ def test_failing_cell_keeps_old_notebook_and_shows_traceback(toy_book):
     stale = toy_book / "book" / ".run-abc123"  # as a SIGKILLed run leaves its staging folder
     stale.mkdir()
     (stale / "00_toy.ipynb").write_text("{half a notebook")
+    live = toy_book / "book" / ".run-live"  # another runner's, still at work (this process)
+    live.mkdir()
+    (live / ".pid").write_text(str(os.getpid()))
     book.run(profile="default")
-    assert not stale.exists()
+    assert not stale.exists() and live.exists()
+    shutil.rmtree(live)
     target = toy_book / "book" / "00_toy.ipynb"
     before = target.read_bytes()
     with pytest.raises(BookError, match="^00_toy: AssertionError: asked to fail\n  \\(cell 2 failed"):

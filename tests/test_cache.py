@@ -174,10 +174,10 @@ def test_export_and_import_share_entries_and_refuse_bad_ones(tmp_cache, tmp_path
 
     # a student's empty cache
     monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "student"))
-    added, refused = cache.import_(tarball)
-    assert sorted(added) == ["thing/a--k1", "thing/b--k2"] and refused == []
+    added, refused, present = cache.import_(tarball)
+    assert sorted(added) == ["thing/a--k1", "thing/b--k2"] and refused == [] and present == []
     assert cache.fetch("thing", "a", "k1", writer("rebuilt", calls), read) == "hello" and len(calls) == 3
-    assert cache.import_(tarball) == ([], [])  # already there: kept
+    assert cache.import_(tarball) == ([], [], ["thing/a--k1", "thing/b--k2"])  # already there: kept
 
     # altered bytes and other code's version are refused
     bad = tmp_path / "bad.tar.gz"
@@ -188,7 +188,48 @@ def test_export_and_import_share_entries_and_refuse_bad_ones(tmp_cache, tmp_path
         tar.add(tmp_path / "x" / "thing", arcname="thing")
     monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "other-student"))
     monkeypatch.setitem(cache.KINDS, "thing", lambda: "v2")
-    added, refused = cache.import_(bad)
+    added, refused, _ = cache.import_(bad)
     assert added == [] and len(refused) == 2
     assert any("data.txt does not match its SHA-256" in r for r in refused)
     assert any("made by other code" in r for r in refused)
+
+
+def test_an_exported_archive_is_readable_by_others_and_a_reimport_says_what_was_there(
+        tmp_cache, tmp_path, monkeypatch):
+    """The tarball is for other people: it gets a new file's usual mode, not mkstemp's 0600.
+    Importing it a second time says how many entries were already present."""
+    import os
+
+    from lmnotes.book import run as book
+
+    cache.fetch("thing", "a", "k1", writer("hello", []), read)
+    cache.fetch("thing", "b", "k2", writer("world", []), read)
+    tarball = tmp_path / "class.tar.gz"
+    old = os.umask(0o022)
+    try:
+        cache.export(tarball, kinds=("thing",))
+    finally:
+        os.umask(old)
+    assert tarball.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left
+
+    monkeypatch.setattr(book, "_register_every_kind", lambda: None)  # "thing" is registered here
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "student"))
+    assert "imported 2 entries" in book.share_cache(import_=str(tarball))
+    again = book.share_cache(import_=str(tarball))
+    assert "imported 0 entries" in again and "2 already present" in again and "refused 0" in again
+
+
+def test_importing_a_file_that_is_no_archive_is_a_cache_error(tmp_cache, tmp_path):
+    """A text file, or an archive cut short, is one CacheError naming the file (the command
+    line makes it one error line and exit code 2), not a tarfile traceback."""
+    cache.fetch("thing", "a", "k1", writer("hello " * 20000, []), read)
+    tarball = tmp_path / "class.tar.gz"
+    cache.export(tarball, kinds=("thing",))
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(tarball.read_bytes()[: tarball.stat().st_size // 2])
+    text = tmp_path / "notes.txt"
+    text.write_text("not an archive\n")
+    for bad in (text, cut):
+        with pytest.raises(cache.CacheError, match=f"{bad} is not a cache archive"):
+            cache.import_(bad)

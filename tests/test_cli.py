@@ -69,26 +69,37 @@ def test_a_missing_relative_path_names_where_it_was_looked_for(tmp_path, book_un
 
 
 def test_a_relative_corpus_path_is_the_callers_and_its_error_comes_first(tmp_path, book_unchanged):
-    """A folder given relative to where the command runs is found (not looked up under book/);
-    its three documents cannot fill three splits, and the corpus's own message is the first
-    line, on one line, before the traceback."""
+    """A folder given relative to where the command runs is found (not looked up under book/),
+    and the corpus's own message is the first line, on one line, before the traceback: a file
+    that is not UTF-8 text is named. (Three documents, too few for three splits, are refused
+    before the notebook runs: test_a_folder_with_too_few_documents_is_refused_at_once.)"""
     docs = tmp_path / "texts"
     docs.mkdir()
-    for i in range(3):
+    for i in range(8):
         (docs / f"{i}.txt").write_text(f"Document number {i} has a few words in it. " * 5 + "\n")
+    (docs / "latin1.txt").write_bytes(b"Caf\xe9 au lait is a drink. " * 5)
     result = cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
                  env={"LMNOTES_CACHE": str(tmp_path / "cache")})
     first = _error_line(result)
-    assert first.startswith("error: 00_corpus: CorpusError: split ")
-    assert f"of '{docs}' is empty" in first and "use a larger corpus" in first
-    assert "unknown corpus source" not in result.stderr
-    assert "without encryption" not in result.stderr and "IPKernelApp" not in result.stderr  # a quiet kernel
-    # a file that is not UTF-8 text is named, in the first line
-    (docs / "latin1.txt").write_bytes(b"Caf\xe9 au lait is a drink. " * 5)
-    first = _error_line(cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
-                            env={"LMNOTES_CACHE": str(tmp_path / "cache")}))
     assert first == (f"error: 00_corpus: CorpusError: {docs / 'latin1.txt'} is not UTF-8 text (byte b'\\xe9' "
                      "at line 1); convert it, e.g. `iconv -f latin1 -t utf-8`")
+    assert "unknown corpus source" not in result.stderr
+    assert "without encryption" not in result.stderr and "IPKernelApp" not in result.stderr  # a quiet kernel
+
+
+def test_a_folder_with_too_few_documents_is_refused_at_once(tmp_path, book_unchanged):
+    """7 documents leave the valid split empty (0.8, 0.1, 0.1 of 7 rounds to 6, 0, 1): the
+    notebook failed after 17 s with a 44-line traceback; now one line, before anything runs."""
+    docs = tmp_path / "texts"
+    docs.mkdir()
+    for i in range(7):
+        (docs / f"{i}.txt").write_text(f"Document number {i} has a few words in it.\n")
+    result = cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
+                 env={"LMNOTES_CACHE": str(tmp_path / "cache")})
+    assert _error_line(result) == (f"error: 00_corpus: corpus='{docs}' holds 7 .txt files with text; splitting "
+                                   "it by fractions [0.8, 0.1, 0.1] needs at least 8, to give each of train, "
+                                   "valid and test one")
+    assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "cache").exists()
 
 
 def test_unknown_names_are_errors(book_unchanged):
@@ -99,14 +110,25 @@ def test_unknown_names_are_errors(book_unchanged):
     assert "model_names" in first and "not a registered model" in first
 
 
-def test_list_prints_a_table_of_parameters_defaults_and_profiles():
+def test_list_shows_every_parameter_whole_within_100_columns():
+    """`list` was 254 columns wide and cut values: now a block per notebook, each parameter as in
+    its cell, wrapped to 100 columns, and nothing cut."""
+    from lmnotes.book import params
+
     result = cli("list")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    header = next(line for line in lines if line.split()[:4] == ["parameter", "default", "default", "profile"])
-    assert "gpu profile" in header and "what" in header
-    assert any(line.split()[:2] == ["n_samples", "6"] for line in lines)  # 00_corpus: default 6
-    assert any(line.split()[:3] == ["fractions", "[0.8,", "0.1,"] and "summing to 1" in line for line in lines)
+    assert max(map(len, lines)) <= 100
+    assert "  n_samples = 6  # sample sentences shown from the training split" in lines  # 00_corpus
+    assert "  fractions = [0.8, 0.1, 0.1]  # shares of articles in train, valid and test" in lines
+    assert "      allowed: 3 positive shares summing to 1" in lines
+    flat = " ".join(result.stdout.split())
+    for name in book.notebook_names():
+        for p in book.parameters(name).values():  # every default and comment whole (some wrapped)
+            assert " ".join(f"{p.name} = {params._literal(p.default)}".split()) in flat, (name, p.name)
+            assert " ".join(p.comment.split()) in flat, (name, p.name)
+    assert ('gpu profile: ["char", "byte", "bpe1000", "bpe4000", "bpe8000", "bpe16000", "bpe32000", '
+            '"word"]') in flat  # a profile's long list, whole
     assert "{'" not in result.stdout and "':" not in result.stdout  # no dict reprs
 
 
@@ -192,3 +214,51 @@ def test_cache_export_and_import_from_the_command_line(tmp_path):
     result = cli("cache", "--import", str(tmp_path / "c.tar.gz"), env={"LMNOTES_CACHE": str(tmp_path / "b")})
     assert result.returncode == 0 and "imported 0 entries" in result.stdout and "refused 0" in result.stdout
     assert "--import nope.tar.gz: no such file" in _error_line(cli("cache", "--import", "nope.tar.gz", env=env))
+    (tmp_path / "notes.txt").write_text("not an archive\n")  # was a tarfile traceback and exit code 1
+    assert _error_line(cli("cache", "--import", str(tmp_path / "notes.txt"), env=env)) == (
+        f"error: --import {tmp_path / 'notes.txt'}: not a cache archive (the .tar.gz that `cache --export` "
+        "writes); it is no tar archive")
+
+
+def test_a_file_that_is_no_gguf_model_is_refused_in_a_moment(tmp_path, book_unchanged):
+    """A text file named fake.gguf passed the check (03 then trained for 36 minutes), and a
+    model's refusal took 16-22 s of PyTorch and transformers imports: its header is read first,
+    and neither library is imported."""
+    (tmp_path / "fake.gguf").write_text("hello, I am text\n")
+    code = ("import sys, time; t0 = time.perf_counter(); from lmnotes.book import run as book\n"
+            "try:\n    book.resolve_parameters(['03_segmentation'], 'default', {'pretrained': ['fake.gguf']})\n"
+            "except book.BookError as exc:\n    print(exc)\n"
+            "print(round(time.perf_counter() - t0, 1), 'torch' in sys.modules, 'transformers' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    error, timing = result.stdout.splitlines()
+    assert error == (f"03_segmentation: pretrained=['{tmp_path / 'fake.gguf'}'] item 0 ('{tmp_path / 'fake.gguf'}') "
+                     "is not a GGUF model file: it begins with b'hell', not b'GGUF'"), result.stderr
+    seconds, torch_loaded, transformers_loaded = timing.split()
+    assert (torch_loaded, transformers_loaded) == ("False", "False") and float(seconds) < 10
+    assert "is not a GGUF model file" in _error_line(
+        cli("run", "03_segmentation", "-p", "pretrained", "[fake.gguf]", cwd=tmp_path))
+
+
+def test_the_gpu_profile_is_refused_on_a_machine_without_a_gpu(tmp_path, monkeypatch, capsys, book_unchanged):
+    """`run 01_models --profile gpu` on a CPU went on (device auto) for hours without a word:
+    it is refused with this CPU's last time where one is recorded, and --allow-cpu runs it."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))
+    assert book.main(["run", "01_models", "--profile", "gpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --profile gpu sizes the chapters for an accelerator, and this machine has "
+                          "none that PyTorch can use: it would run for hours here;")
+    assert "add --allow-cpu" in err and len(err.splitlines()) == 1
+    (tmp_path / "timings.json").write_text(json.dumps(
+        {"01_models [profile=gpu]": {"cold": {"seconds": 9000, "date": "2026-11-27", "built": {}}}}))
+    assert book.main(["run", "01_models", "--profile", "gpu"]) == 2
+    assert f"its last cold run of 01_models here took {book.progress.duration(9000)}" in capsys.readouterr().err
+
+    def past_the_check(*args, **kwargs):  # what run() does next: nothing is executed here
+        raise book.BookError("past the check")
+    monkeypatch.setattr(book, "notebook_names", past_the_check)
+    assert book.main(["run", "01_models", "--profile", "gpu", "--allow-cpu"]) == 2
+    assert capsys.readouterr().err == "error: past the check\n"

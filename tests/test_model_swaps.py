@@ -58,3 +58,21 @@ def test_a_study_chapter_runs_with_pretrained_models_only(tmp_path, name):
     nb = nbformat.read(tmp_path / f"{name}.ipynb", as_version=4)
     assert "smollm2" in json.dumps([c.get("outputs", []) for c in nb.cells]).lower()
     assert {p: p.read_bytes() for p in book.BOOK.glob("*.ipynb")} == before
+
+
+@pytest.mark.shared_cache
+def test_the_refusals_own_advice_runs_through(tmp_path):
+    """Chapter 02 with SmolLM2 alone is refused with a list to use instead; that list runs the
+    chapter to its end (it once failed after 34 minutes: an exercise named a model the list
+    did not hold)."""
+    with pytest.raises(BookError, match=r"e\.g\. \[") as refused:
+        book.run(["02_tendencies"], profile="smoke", overrides={"model_names": ["smollm2-135m"]},
+                 into=tmp_path)
+    advice = str(refused.value).rsplit("e.g. ", 1)[1].strip().rstrip(".")
+    names = [n.strip() for n in advice.strip("[]").split(",")]
+    assert "smollm2-135m" in names and len(names) == 2
+    before = {p: p.read_bytes() for p in book.BOOK.glob("*.ipynb")}
+    book.run(["02_tendencies"], profile="smoke", overrides={"model_names": names}, into=tmp_path)
+    nb = nbformat.read(tmp_path / "02_tendencies.ipynb", as_version=4)
+    assert names[0] in json.dumps([c.get("outputs", []) for c in nb.cells])
+    assert {p: p.read_bytes() for p in book.BOOK.glob("*.ipynb")} == before

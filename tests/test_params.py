@@ -239,3 +239,85 @@ def test_a_value_outside_the_list_it_must_lie_in_is_refused_at_once():
     assert book.resolve_parameters(["03_segmentation"], "default", {
         "segmentations": ["byte", "word"], "open_model": "byte", "stride_model": "word",
         "marginal_model": "byte"})
+
+
+def test_a_gguf_file_is_checked_by_its_header(tmp_path):
+    """A text file named .gguf passed the model check and the chapter trained for 36 minutes
+    before transformers refused it: the first 8 bytes (magic, version) decide at once."""
+    from lmnotes.core import checks
+
+    fake, empty, future, good = (tmp_path / f"{n}.gguf" for n in ("fake", "empty", "future", "good"))
+    fake.write_text("hello, I am text\n")
+    empty.write_bytes(b"")
+    future.write_bytes(b"GGUF" + (99).to_bytes(4, "little") + bytes(16))
+    good.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + bytes(16))
+    assert checks.gguf_file(fake) == "is not a GGUF model file: it begins with b'hell', not b'GGUF'"
+    assert checks.gguf_file(empty) == "is not a GGUF model file: it is empty"
+    assert "version 99, which the gguf library cannot read" in checks.gguf_file(future)
+    assert checks.gguf_file(good) is None
+    assert checks.gguf_file(tmp_path / "gone.gguf") == f"is not a file (looked for {tmp_path / 'gone.gguf'})"
+    declared = params.parse('pretrained = ["smollm2-135m"]  # models\n')
+    with pytest.raises(ParameterError, match=r"pretrained=\[.*\] item 1 \('.*fake.gguf'\) is not a GGUF model "
+                                             r"file: it begins with b'hell'"):
+        params.check("03_segmentation", declared, {"pretrained": [str(good), str(fake)]})
+
+
+@pytest.mark.parametrize("fractions, needed", [([0.8, 0.1, 0.1], 8), ([0.5, 0.25, 0.25], 4),
+                                               ([1 / 3, 1 / 3, 1 / 3], 3), ([0.98, 0.01, 0.01], 76)])
+def test_documents_needed_follows_the_corpus_split_rule(fractions, needed):
+    from lmnotes.text.corpus import SPLITS, assign_splits
+
+    def fills(n):
+        return set(assign_splits([f"doc {i}" for i in range(n)], fractions, 0)) == set(SPLITS)
+
+    assert params.documents_needed(fractions) == needed
+    assert not fills(needed - 1) and all(fills(n) for n in range(needed, 3 * needed))
+
+
+def test_a_corpus_with_too_few_documents_for_its_splits_is_refused_at_once(tmp_path):
+    """A folder of 7 (or 0) .txt files failed after 17 s inside the notebook with a traceback:
+    every split needs a document, and the check counts them first."""
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    declared = params.parse(CELL)
+    with pytest.raises(ParameterError, match=r"corpus='.*texts' holds 0 \.txt files with text; splitting it "
+                                             r"by fractions \[0.8, 0.1, 0.1\] needs at least 8"):
+        params.check("00_x", declared, {"corpus": str(folder)})
+    for i in range(7):
+        (folder / f"{i}.txt").write_text(f"Document {i} has a few words.\n")
+    (folder / "empty.txt").write_text("")
+    with pytest.raises(ParameterError, match=r"holds 7 \.txt files with text; .* needs at least 8"):
+        params.check("00_x", declared, {"corpus": str(folder)})
+    params.check("00_x", declared, {"corpus": str(folder), "fractions": [0.5, 0.25, 0.25]})  # 4 are enough
+    (folder / "7.txt").write_text("The eighth document.\n")
+    params.check("00_x", declared, {"corpus": str(folder)})
+    one_file = tmp_path / "docs.txt"  # documents between blank lines
+    one_file.write_text("First document.\n\n\nSecond, on\ntwo lines.\n\nThird.\n")
+    with pytest.raises(ParameterError, match=r"holds 3 documents \(blocks of text between blank lines\)"):
+        params.check("00_x", declared, {"corpus": str(one_file)})
+    params.check("00_x", declared, {"corpus": str(one_file), "fractions": [0.4, 0.3, 0.3]})
+
+
+def test_a_tilde_is_the_home_folder_in_every_path(tmp_path, monkeypatch):
+    """A missing ~/x.gguf was reported as <cwd>/~/x.gguf."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    out = params.resolve_paths({"corpus": "~/texts", "pretrained": ["~/x.gguf", "smollm2-135m"],
+                                "size": "~/cpu"}, tmp_path)
+    assert out == {"corpus": str(tmp_path / "home" / "texts"), "size": "~/cpu",
+                   "pretrained": [str(tmp_path / "home" / "x.gguf"), "smollm2-135m"]}
+    with pytest.raises(BookError) as err:
+        book.resolve_parameters(["03_segmentation"], "default", {"pretrained": ["~/x.gguf"]})
+    assert f"is not a file (looked for {tmp_path / 'home' / 'x.gguf'})" in str(err.value)
+    assert "/~/" not in str(err.value)
+
+
+def test_the_unknown_parameter_error_lists_the_chapters_parameters_only():
+    """The summaries that run after a chapter (intro, at_scale, status, own_model) have
+    parameters of their own that are not the reader's to set: the error does not offer them."""
+    with pytest.raises(BookError) as err:
+        book.resolve_parameters(["00_corpus", *book.SUMMARIES], "default", {"n_sample": 3})
+    message = str(err.value)
+    assert "unknown parameter(s) ['n_sample'] for ['00_corpus']" in message and "'n_samples'" in message
+    for internal in ("claims_folder", "gpu_folder", "record_file", "width"):
+        assert internal not in message

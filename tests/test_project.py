@@ -6,6 +6,7 @@ import tomllib
 import yaml
 
 from lmnotes.core.io import ROOT
+from lmnotes.core.progress import duration
 
 
 def _pins(lines):
@@ -36,3 +37,15 @@ def test_readme_and_ci_commands():
     assert "make book" in readme and "make test" in readme
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test" in ci
+
+
+def test_the_readmes_times_are_the_status_records():
+    """The README states no time of its own: its table is book/status.json's, which the status
+    page shows (it once said 49 min cold where the status page said 54 min 25 s)."""
+    from lmnotes.book import run as book, timing
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index(timing.README_BEGIN):readme.index(timing.README_END) + len(timing.README_END)]
+    assert block == timing.readme_table(timing.status_record(book.BOOK), book.chapter_names())
+    total = sum(timing.status_record(book.BOOK)["notebooks"][n]["cold"]["seconds"] for n in book.chapter_names())
+    assert f"about {duration(total)} |" in block

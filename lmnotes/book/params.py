@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import importlib
 import json
+import math
 import os
 import pkgutil
 import re
@@ -171,8 +172,9 @@ def study_rules() -> dict[str, checks.Rule]:
 #: Ranges and allowed values by parameter name (a name means the same thing in every
 #: chapter). An integer parameter that no rule names must be at least 0 (a count or a seed).
 RULES: dict[str, checks.Rule] = {**COMMON, **study_rules()}
-#: Parameters whose strings may name files or folders, resolved against the caller's directory.
-PATHS = ("corpus", "model_names", "pretrained")
+#: Parameters whose strings may name files or folders (a corpus, models), resolved against the
+#: caller's directory, ``~`` expanded, and looked at before any rule runs (:func:`check`).
+PATHS = ("corpus", "model_names", "pretrained", "tokenization_models", "sentence_models", "pretrained_language")
 
 
 def _type_problem(p: Parameter, value: Any) -> str | None:
@@ -244,10 +246,13 @@ def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any])
     """Raise :class:`ParameterError` if a value has the wrong type or lies outside its range.
 
     Every type is checked before any range, so that a misspelt value fails at once (the
-    ranges of model names and sizes import the model registry).
+    ranges of model names and sizes import the model registry, which imports PyTorch: seconds),
+    and the files that values name are looked at before any range (:func:`_files`).
     """
     problems = [f"{name} {problem}" for name, value in values.items()
                 if (problem := _type_problem(declared[name], value))]
+    if not problems:
+        problems += _files(declared, values)
     if not problems:
         for name, value in values.items():
             rule = rule_of(declared[name], notebook)
@@ -257,6 +262,86 @@ def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any])
         problems += _outside(notebook, declared, values)
     if problems:
         raise ParameterError(f"{notebook}: " + "; ".join(problems))
+
+
+def _files(declared: dict[str, Parameter], values: dict[str, Any]) -> list[str]:
+    """What is wrong with the files that the :data:`PATHS` values name, found on disk alone: a
+    ``.gguf`` model that is missing or whose header is not GGUF's
+    (:func:`lmnotes.core.checks.gguf_file`), a corpus file or folder with too few documents to
+    give each split one (the notebook found out after preparing it, with a traceback)."""
+    problems = []
+    for name in (n for n in PATHS if n in values):
+        items = values[name] if isinstance(values[name], list) else [values[name]]
+        for i, v in enumerate(items):
+            if isinstance(v, str) and v.endswith(".gguf") and (problem := checks.gguf_file(v)):
+                where = f" item {i} ({v!r})" if isinstance(values[name], list) else ""
+                problems.append(f"{name}={values[name]!r}{where} {problem}")
+    if isinstance(values.get("corpus"), str) and (problem := _too_few_documents(declared, values)):
+        problems.append(f"corpus={values['corpus']!r} {problem}")
+    return problems
+
+
+def _too_few_documents(declared: dict[str, Parameter], values: dict[str, Any]) -> str | None:
+    """For a corpus given as a ``.txt`` file or folder: whether it holds documents enough for
+    its split fractions (the notebook's ``fractions``, else those of
+    :func:`lmnotes.text.corpus.load`) to give train, valid and test one each."""
+    import inspect
+
+    from lmnotes.text import corpus
+
+    path = Path(values["corpus"])
+    if values["corpus"] == corpus.EMBEDDED or values["corpus"] in corpus.HF_DATASETS or not path.exists():
+        return None  # not a file or folder, or not there: the corpus rule says so
+    fractions = values.get("fractions", declared["fractions"].default if "fractions" in declared
+                           else inspect.signature(corpus.load).parameters["fractions"].default)
+    if checks.fractions(fractions):
+        return None  # the fractions' own rule refuses them
+    needed = documents_needed(fractions)
+    found = count_documents(path, needed)
+    if found >= needed:
+        return None
+    what = ".txt files with text" if path.is_dir() else "documents (blocks of text between blank lines)"
+    return (f"holds {found} {what}; splitting it by fractions {list(fractions)} needs at least {needed}, "
+            f"to give each of train, valid and test one")
+
+
+def documents_needed(fractions: list[float]) -> int:
+    """The fewest documents from which :func:`lmnotes.text.corpus.assign_splits` gives every
+    split one or more, and so does any larger number (rounding leaves a split of a few smaller
+    counts empty: 7 documents at [0.8, 0.1, 0.1] leave valid empty, 8 do not). From 2 / (the
+    smallest fraction) documents on, every split's share is two or more and rounds to one or
+    more, so the count goes down from there."""
+    def fills(n: int) -> bool:
+        # where assign_splits ends each split: the cumulative fractions of n, rounded
+        bounds = [0] + [round(n * sum(fractions[: k + 1])) for k in range(len(fractions))]
+        return all(b > a for a, b in zip(bounds, bounds[1:]))
+
+    n = math.ceil(2 / min(fractions))
+    while n > 1 and fills(n - 1):
+        n -= 1
+    return n
+
+
+def count_documents(path: Path, enough: int) -> int:
+    """How many documents the ``.txt`` file or folder ``path`` gives
+    :func:`lmnotes.text.corpus.load` (a folder's ``.txt`` files with text one each, a file's
+    blocks of text between blank lines one each), counted up to ``enough``: a check reads no
+    more of a large corpus than it needs."""
+    found = 0
+    if path.is_dir():
+        for f in path.rglob("*.txt"):
+            found += f.is_file() and f.stat().st_size > 0
+            if found >= enough:
+                break
+        return found
+    inside = False
+    with open(path, "rb") as fh:
+        for line in fh:
+            found += bool(line.strip()) and not inside
+            inside = bool(line.strip())
+            if found >= enough:
+                break
+    return found
 
 
 def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, Any]) -> list[str]:
@@ -270,14 +355,19 @@ def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, An
     return problems
 
 
-def resolve_paths(values: dict[str, Any], cwd: str | os.PathLike) -> dict[str, Any]:
-    """``values`` with each relative path of a :data:`PATHS` parameter that exists under ``cwd``
-    made absolute (the notebook runs in another directory); other strings are left alone."""
+def resolve_paths(values: dict[str, Any], cwd: str | os.PathLike | None = None) -> dict[str, Any]:
+    """``values`` with each string of a :data:`PATHS` parameter that starts with ``~`` expanded
+    to the home folder (whether or not it exists: a missing ``~/x.gguf`` is reported as
+    missing in the home folder, not under the current one) and, given ``cwd``, each relative
+    path that exists under ``cwd`` made absolute (the notebook runs in another directory);
+    other strings (model names, ``enwiki``) are left alone."""
     def resolve(v):
         if isinstance(v, list):
             return [resolve(x) for x in v]
-        if isinstance(v, str) and v and not os.path.isabs(v):
-            path = Path(cwd) / Path(v).expanduser()
+        if isinstance(v, str) and v.startswith("~"):
+            return os.path.expanduser(v)
+        if isinstance(v, str) and v and cwd is not None and not os.path.isabs(v):
+            path = Path(cwd) / v
             if path.exists():
                 return str(path.resolve())
         return v

@@ -132,7 +132,10 @@ def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, 
     Raises :class:`BookError` for a parameter that no notebook concerned declares, and for a
     value of the wrong type or outside its range (:func:`lmnotes.book.params.check`), before
     anything runs. Relative paths among the overrides are resolved against ``cwd`` (the
-    directory the command was run from; the notebooks run in ``book/``).
+    directory the command was run from; the notebooks run in ``book/``), and ``~`` is expanded
+    in every path (:func:`lmnotes.book.params.resolve_paths`). The overrides reach the chapters
+    named: the summaries that run after them (:data:`SUMMARIES`) take only their profile's
+    values, unless no chapter is named.
     """
     overrides = params.resolve_paths(overrides, cwd or os.getcwd())
     prof = load_profile(profile)
@@ -142,10 +145,11 @@ def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, 
     if unknown:
         raise BookError(f"profile {profile!r}: no notebook declares {sorted(unknown)}; "
                         f"declared parameters are {sorted(everything)}")
-    selected = set().union(*(declared[n] for n in names)) if names else set()
+    settable = [n for n in names if n not in SUMMARIES] or list(names)
+    selected = set().union(*(declared[n] for n in settable)) if settable else set()
     unknown = set(overrides) - selected
     if unknown:
-        raise BookError(f"unknown parameter(s) {sorted(unknown)} for {list(names)}; "
+        raise BookError(f"unknown parameter(s) {sorted(unknown)} for {settable}; "
                         f"their parameters are {sorted(selected)}")
     out = {}
     for n in names:
@@ -156,7 +160,8 @@ def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, 
                             f"it declares {sorted(declared[n])}")
         values = {k: v for k, v in prof["common"].items() if k in declared[n]}
         values.update(section)
-        values.update({k: v for k, v in overrides.items() if k in declared[n]})
+        values.update({k: v for k, v in overrides.items() if k in declared[n] and n in settable})
+        values = params.resolve_paths(values)  # ~ in the profile's paths too
         try:
             params.check(n, declared[n], values)
         except params.ParameterError as exc:
@@ -341,12 +346,16 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
 
 
 def run(names: Sequence[str] | None = None, profile: str = "default",
-        overrides: dict[str, Any] | None = None, into: str | os.PathLike | None = None) -> list[Path]:
+        overrides: dict[str, Any] | None = None, into: str | os.PathLike | None = None,
+        allow_cpu: bool = False) -> list[Path]:
     """Execute the named notebooks (all by default), printing progress per notebook. Every
     value is checked before the first notebook starts. The CPU edition (profile ``default``)
     goes to ``book/``, where the summaries (the intro and "At scale"), which read the chapters'
     verdicts, run again after any chapter; the GPU edition goes to ``book/gpu/``, any other
-    profile only to a folder given as ``into`` (:func:`lmnotes.book.editions.folder`)."""
+    profile only to a folder given as ``into`` (:func:`lmnotes.book.editions.folder`). The
+    ``gpu`` profile needs an accelerator unless ``allow_cpu`` (:func:`refuse_gpu_profile_on_cpu`)."""
+    if profile == "gpu" and not allow_cpu:
+        refuse_gpu_profile_on_cpu(names)
     known = notebook_names()
     load_profile(profile)  # an unknown profile is named as such, before where it would go
     try:
@@ -381,6 +390,8 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
             t0 = time.perf_counter()
             execute(n, values[n], profile, folder=folder, stage=stage)
             print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)}", flush=True)
+    if not main_book:  # another edition's claims folder, which "At scale" reads, even if empty
+        (folder / "claims").mkdir(exist_ok=True)
     print(f"written: {', '.join(os.path.relpath(p) for p in out)} and their claims", flush=True)
     if folder == gpu_folder():
         print("the GPU edition's pages are in book/gpu/; `run at_scale` puts their verdicts beside the "
@@ -388,29 +399,59 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
     return out
 
 
-def parameter_table(width: int = 60) -> "pd.DataFrame":
+def parameter_table() -> "pd.DataFrame":
     """One row per notebook and parameter: its default, its value in each profile (blank where
     the profile keeps the default), the values it allows beyond its type (lmnotes.book.params.RULES),
-    and what it is (the cell's comment, shortened)."""
+    and what it is (the cell's comment). Values are the cells' literals, whole."""
     import pandas as pd
-
-    def short(value, n=28):
-        text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-        return text if len(text) <= n else text[: n - 1] + "…"
 
     profs = {p: load_profile(p) for p in profiles()}
     rows = []
     for n in notebook_names():
         for name, p in parameters(n).items():
-            row = {"notebook": n, "parameter": name, "default": short(p.default)}
+            row = {"notebook": n, "parameter": name, "default": params._literal(p.default)}
             for prof, data in profs.items():
                 v = {**data["common"], **(data["notebooks"].get(n) or {})}.get(name, p.default)
-                row[f"{prof} profile"] = "" if v == p.default else short(v)
+                row[f"{prof} profile"] = "" if v == p.default else params._literal(v)
             rule = params.rule_of(p, n)
             row["allowed"] = rule[1] if rule else ""
-            row["what"] = p.comment if len(p.comment) <= width else p.comment[: width - 1] + "…"
+            row["what"] = p.comment
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def parameter_listing(width: int = 100) -> str:
+    """What ``list`` prints: a block per notebook, headed by its committed wall times
+    (``book/status.json``), with each parameter as in its cell (``name = default  # what``),
+    then the profiles' values and what it allows. Lines are wrapped to ``width`` columns, never
+    cut: a long list or comment goes on over the next lines, indented."""
+    import textwrap
+
+    def wrap(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
+                             break_on_hyphens=False) or [first.rstrip()]
+
+    table = parameter_table()
+    record = timing.status_record(BOOK).get("notebooks", {})
+    lines = []
+    for n, group in table.groupby("notebook", sort=False):
+        times = ", ".join(f"{mode} {progress.duration(record[n][mode]['seconds'])}" for mode in
+                          ("cold", "warm") if mode in record.get(n, {}))
+        lines += ["", f"{n}: {times} (book/{timing.STATUS})" if times else n]
+        for row in group.to_dict("records"):
+            head = f"{row['parameter']} = {row['default']}"
+            if row["what"] and len(head) + len(row["what"]) + 6 <= width:
+                lines.append(f"  {head}  # {row['what']}")
+            else:
+                lines += wrap(head, "  ", "      ") + (wrap(f"# {row['what']}", "      ", "        ")
+                                                      if row["what"] else [])
+            notes = [f"{c}: {row[c]}" for c in table.columns if c.endswith(" profile") and row[c]]
+            notes += [f"allowed: {row['allowed']}"] if row["allowed"] else []
+            if notes:
+                lines += wrap("; ".join(notes), "      ", "        ")
+    lines += ["", f"profiles: params/{{{','.join(profiles())}}}.yaml (a profile not named under a "
+              f"parameter keeps its default)"]
+    return "\n".join(lines)
 
 
 def _register_every_kind() -> None:
@@ -428,7 +469,15 @@ def _register_every_kind() -> None:
 
 def share_cache(export: str | None = None, import_: str | None = None) -> str:
     """``cache --export FILE`` and ``--import FILE``: a lecturer builds the cache once and the
-    students' machines skip the training (:func:`lmnotes.core.cache.export`)."""
+    students' machines skip the training (:func:`lmnotes.core.cache.export`). A file to import
+    that is not there or is no tar archive is refused before every module is imported."""
+    import tarfile
+
+    if import_ and not Path(import_).is_file():
+        raise BookError(f"--import {import_}: no such file")
+    if import_ and not tarfile.is_tarfile(import_):
+        raise BookError(f"--import {import_}: not a cache archive (the .tar.gz that `cache --export` "
+                        f"writes); it is no tar archive")
     _register_every_kind()
     lines = []
     if export:
@@ -436,11 +485,10 @@ def share_cache(export: str | None = None, import_: str | None = None) -> str:
         lines.append(f"exported {len(done)} entries ({', '.join(sorted({e.kind for e in done}))}), "
                      f"{Path(export).stat().st_size / 1e6:,.1f} MB, to {export}")
     if import_:
-        if not Path(import_).is_file():
-            raise BookError(f"--import {import_}: no such file")
-        added, refused = lmcache.import_(import_)
-        lines.append(f"imported {len(added)} entries into {lmcache.root()}; refused {len(refused)}"
-                     + "".join(f"\n  {r}" for r in refused))
+        done = lmcache.import_(import_)
+        lines.append(f"imported {len(done.added)} entries into {lmcache.root()}; "
+                     f"{len(done.present)} already present, kept; refused {len(done.refused)}"
+                     + "".join(f"\n  {r}" for r in done.refused))
     return "\n".join(lines)
 
 
@@ -464,6 +512,26 @@ def cache_report(prune: bool = False) -> str:
     lines.append(f"total {df['MB'].sum():,.1f} MB in {len(df)} entries; "
                  f"{(~df['status'].isin(['current', 'kept'])).sum()} not current (`cache --prune` removes them)")
     return "\n".join(lines)
+
+
+def refuse_gpu_profile_on_cpu(names: Sequence[str] | None) -> None:
+    """Raise :class:`BookError` if this machine has no accelerator that PyTorch can use: the
+    ``gpu`` profile sizes its models and sample counts for one (its ``device: auto`` would fall
+    back to the CPU without a word and run for hours). The message gives this CPU's last time
+    for the chapters where ``timings.json`` has one for every chapter named, and names the flag
+    that runs them anyway (``--allow-cpu``)."""
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    chapters = [n for n in names or chapter_names() if n not in SUMMARIES]
+    records = timing.read()
+    seen = [records.get(timing.key(n, "gpu", {}), {}).get("cold", {}).get("seconds") for n in chapters]
+    estimate = (f"its last cold run of {', '.join(chapters)} here took {progress.duration(sum(seen))}"
+                if chapters and None not in seen else "it would run for hours here")
+    raise BookError(f"--profile gpu sizes the chapters for an accelerator, and this machine has none that "
+                    f"PyTorch can use: {estimate}; run the default profile, or add --allow-cpu to run it "
+                    f"on the CPU anyway")
 
 
 def build() -> Path:
@@ -508,12 +576,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                        metavar=("KEY", "VALUE"), help="override one parameter (YAML value)")
         p.add_argument("--into", metavar="DIR", help="write the executed notebooks to DIR (needed for a "
                        "profile that is not published; default: book/, or book/gpu/ for --profile gpu)")
+        p.add_argument("--allow-cpu", action="store_true", help="run --profile gpu on a machine without "
+                       "a GPU (hours; refused without this flag)")
     sub.add_parser("build", help="render _build/html with jupyter-book")
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
     sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
     t = sub.add_parser("timings", help="wall time of each notebook's last runs here, cold and warm cache")
     t.add_argument("--record", nargs="*", choices=["cold", "warm"], metavar="MODE",
                    help="write this machine's last times (warm, or the modes named) into book/status.json")
+    t.add_argument("--readme", action="store_true", help="write book/status.json's times into README.md")
     c = sub.add_parser("cache", help="list the shared cache's entries")
     c.add_argument("--prune", action="store_true", help="remove entries the current code no longer produces")
     c.add_argument("--export", metavar="FILE", help="write the prepared corpus and the trained models to a "
@@ -527,19 +598,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sync":
             sync()
         elif args.command == "list":
-            table = parameter_table()
-            record = timing.status_record(BOOK).get("notebooks", {})
-            for n, group in table.groupby("notebook", sort=False):
-                group = group.drop(columns="notebook")
-                times = ", ".join(f"{mode} {progress.duration(record[n][mode]['seconds'])}" for mode in
-                                  ("cold", "warm") if mode in record.get(n, {}))
-                if times:
-                    print(f"\n{n}: {times} (book/{timing.STATUS})", end="")
-                left = {c: (lambda w: lambda x: f"{x:<{w}}")(max(map(len, group[c].astype(str))))
-                        for c in group.columns}
-                print(("\n" if times else f"\n{n}\n") + group.to_string(index=False, formatters=left,
-                                                                        justify="left"))
-            print(f"\nprofiles: params/{{{','.join(profiles())}}}.yaml (a blank: the notebook's default)")
+            print(parameter_listing())
+        elif args.command == "timings" and args.readme:
+            print(f"updated {timing.update_readme(io.ROOT / 'README.md', timing.status_record(BOOK), chapter_names())}")
         elif args.command == "timings" and args.record is not None:
             print(f"recorded in {timing.record_status(BOOK, notebook_names(), args.record or ['warm'])}")
         elif args.command == "timings":
@@ -557,7 +618,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "build":
             print(f"the book is at {build()}")
         else:
-            run(getattr(args, "names", None), args.profile, _overrides(args.parameter), args.into)
+            run(getattr(args, "names", None), args.profile, _overrides(args.parameter), args.into,
+                allow_cpu=args.allow_cpu)
             if args.command == "all":
                 print(f"the book is at {build()}")
     except (BookError, lmcache.CacheError) as exc:

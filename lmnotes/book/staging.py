@@ -28,18 +28,37 @@ from typing import Iterator
 #: The hidden prefix of a staging folder (ignored by git and by jupyter-book).
 PREFIX = ".run-"
 CLAIMS = "claims"
+OWNER = ".pid"  # the runner's process id, in its staging folder
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def _clear_leftovers(folder: Path) -> None:
-    """Remove the staging folders of runs killed without notice (SIGKILL, a power cut)."""
+    """Remove the staging folders of runs killed without notice (SIGKILL, a power cut): those
+    whose runner's process is gone; another runner's folder, still in use, stays."""
     for old in folder.glob(f"{PREFIX}*"):
-        if old.is_dir() and not old.is_symlink():
+        if not old.is_dir() or old.is_symlink():
+            continue
+        try:
+            pid = int((old / OWNER).read_text())
+        except (OSError, ValueError):
+            pid = 0
+        if not pid or not _alive(pid):
             shutil.rmtree(old, ignore_errors=True)
     for old in folder.glob(".*.ipynb.*"):  # the temporary page of a runner before this module
         old.unlink()
 
 
 def _prepare(folder: Path, stage: Path) -> None:
+    (stage / OWNER).write_text(str(os.getpid()))
     for entry in folder.iterdir():
         if entry.name.startswith(".") or entry.name == CLAIMS:
             continue

@@ -118,3 +118,52 @@ def table(names: Sequence[str]) -> "pd.DataFrame":
     df.loc["total"] = {"cold (s)": df["cold (s)"].sum(min_count=1), "warm (s)": df["warm (s)"].sum(min_count=1),
                        "cold measured": "", "warm measured": "", "cold run built": ""}
     return df
+
+
+#: Where the README's table of times begins and ends: generated from :data:`STATUS` by
+#: ``timings --readme``, so that the README states no time of its own (tests/test_project.py).
+README_BEGIN = "<!-- times: generated from book/status.json by `python -m lmnotes.book timings --readme` -->"
+README_END = "<!-- end of the generated times -->"
+
+
+def _cell(entry: dict | None) -> str:
+    from lmnotes.core.progress import duration
+
+    if not entry:
+        return "not measured"
+    text = duration(entry["seconds"]) if "seconds" in entry else entry["text"]
+    return text + (f" ({entry['note']})" if entry.get("note") else "")
+
+
+def readme_table(record: dict, chapters: Sequence[str]) -> str:
+    """The README's table of wall times, from the committed record: the commands, each page,
+    and ``make book`` as the sum of the chapters' times (the status page's total)."""
+    from lmnotes.core.progress import duration
+
+    rows = ["| command or page | cold | warm | measured (cold; warm) |", "| --- | --- | --- | --- |"]
+    order = ["make setup", "make html", "make test", "make screenshots"]
+    commands = record.get("commands", {})
+    for command, entry in sorted(commands.items(), key=lambda kv: (order + [kv[0]]).index(kv[0])):
+        rows.append(f"| `{command}` | {_cell(entry.get('cold'))} | {_cell(entry.get('warm'))} | "
+                    f"{entry.get('where', '')} |")
+    notebooks = record.get("notebooks", {})
+    for name, entry in notebooks.items():
+        when = "; ".join(f"{entry[m]['date']}, {entry[m]['machine']}" if m in entry else "–"
+                         for m in ("cold", "warm"))
+        rows.append(f"| `{name}` | {_cell(entry.get('cold'))} | {_cell(entry.get('warm'))} | {when} |")
+    total = {m: sum(notebooks.get(n, {}).get(m, {}).get("seconds", 0) for n in chapters)
+             for m in ("cold", "warm")}
+    rows.append(f"| `make book` (the chapters' sum, set-up not included) | about {duration(total['cold'])} | "
+                f"about {duration(total['warm'])} | the chapters' rows |")
+    return "\n".join([README_BEGIN, "", *rows, "", README_END])
+
+
+def update_readme(readme: Path, record: dict, chapters: Sequence[str]) -> Path:
+    """Replace the generated block of ``readme`` by :func:`readme_table`."""
+    text = readme.read_text()
+    head, found, rest = text.partition(README_BEGIN)
+    _, ended, tail = rest.partition(README_END)
+    if not (found and ended):
+        raise ValueError(f"{readme} has no block between {README_BEGIN!r} and {README_END!r}")
+    io.write_text(readme, head + readme_table(record, chapters) + tail)
+    return readme

@@ -35,10 +35,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from filelock import FileLock, Timeout
 
+from lmnotes.core import io
 from lmnotes.core.progress import note
 
 T = TypeVar("T")
@@ -321,31 +322,32 @@ def export(path: str | os.PathLike, kinds: tuple[str, ...] = SHARED_KINDS) -> li
     import tarfile
 
     chosen = [e for e in entries() if e.kind in kinds and e.status == "current"]
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        with tarfile.open(tmp, "w:gz") as tar:
-            for e in chosen:
-                tar.add(e.path, arcname=f"{e.kind}/{e.path.name}")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    # io.atomic_path gives the file the mode of any new file (0644 under the usual umask), not
+    # mkstemp's 0600: the tarball is made to be handed to other people
+    with io.atomic_path(path) as tmp, tarfile.open(tmp, "w:gz") as tar:
+        for e in chosen:
+            tar.add(e.path, arcname=f"{e.kind}/{e.path.name}")
     return chosen
 
 
-def import_(path: str | os.PathLike) -> tuple[list[str], list[str]]:
-    """Add the entries of a tarball made by :func:`export` to this cache; return (added,
-    refused with why). An entry is added only if its kind is known here, its key is the
-    folder's name, it was made by the code this machine runs (its version), and every file
-    matches its size and SHA-256; an entry already here is kept. Nothing outside the cache's
-    own folders is written."""
-    import tarfile
+class Imported(NamedTuple):
+    """What :func:`import_` did with a tarball's entries, each as ``kind/folder``."""
 
-    added, refused = [], []
-    with tempfile.TemporaryDirectory(prefix=".import-", dir=root()) as scratch, tarfile.open(path, "r:*") as tar:
-        tar.extractall(scratch, filter="data")  # no links or paths that leave the folder
+    added: list[str]
+    refused: list[str]  # each with why
+    present: list[str]  # already in this cache, kept as they were
+
+
+def import_(path: str | os.PathLike) -> Imported:
+    """Add the entries of a tarball made by :func:`export` to this cache; return what was
+    added, refused (with why) and already present. An entry is added only if its kind is known
+    here, its key is the folder's name, it was made by the code this machine runs (its
+    version), and every file matches its size and SHA-256; an entry already here is kept. Nothing
+    outside the cache's own folders is written. A file that is no such tarball (not a tar
+    archive, or cut short) raises :class:`CacheError`."""
+    added, refused, present = [], [], []
+    with tempfile.TemporaryDirectory(prefix=".import-", dir=root()) as scratch:
+        _extract(path, scratch)
         for folder in sorted(Path(scratch).glob("*/*")):
             label = f"{folder.parent.name}/{folder.name}"
             try:
@@ -363,11 +365,26 @@ def import_(path: str | os.PathLike) -> tuple[list[str], list[str]]:
                                f"machine's is {KINDS[kind]()!r})")
             else:
                 target = entry_path(kind, meta["name"], key)
-                if target.is_dir():
-                    continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with _lock(target):
-                    if not target.is_dir():
+                    if target.is_dir():
+                        present.append(label)
+                    else:
                         os.rename(folder, target)
                         added.append(label)
-    return added, refused
+    return Imported(added, refused, present)
+
+
+def _extract(path: str | os.PathLike, folder: str | os.PathLike) -> None:
+    """Unpack the tarball ``path`` into ``folder``, refusing links and paths that leave it;
+    :class:`CacheError` if it is no tar archive or is damaged."""
+    import gzip
+    import tarfile
+    import zlib
+
+    try:
+        with tarfile.open(path, "r:*") as tar:
+            tar.extractall(folder, filter="data")
+    except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise CacheError(f"{path} is not a cache archive (the .tar.gz that `cache --export` writes), or it "
+                         f"is damaged: {type(exc).__name__}: {exc}") from None

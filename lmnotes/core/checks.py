@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import re
+from pathlib import Path
 from typing import Any, Callable
 
 Check = Callable[[Any], "str | None"]  # None if the value is fine, else what is wrong
@@ -85,9 +87,53 @@ def deferred(target: str) -> Check:
     return check
 
 
+#: What a GGUF file begins with: these four bytes, then its format version (a uint32).
+GGUF_MAGIC = b"GGUF"
+
+
+def gguf_file(v: str | os.PathLike) -> str | None:
+    """``None`` if ``v`` is a file that begins as a GGUF model file does (the magic bytes
+    ``GGUF``, then a version that the ``gguf`` library reads); else what was found instead.
+    Only the first 8 bytes are read: ``gguf.GGUFReader`` would map the file and parse the
+    record of every tensor (seconds for a model of gigabytes), where the header alone tells a
+    text file named ``.gguf`` from a model, before anything loads."""
+    path = Path(v).expanduser()
+    if not path.is_file():
+        return f"is not a file (looked for {path.resolve()})"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if head[:4] != GGUF_MAGIC:
+        return ("is not a GGUF model file: it is empty" if not head else
+                f"is not a GGUF model file: it begins with {head[:4]!r}, not {GGUF_MAGIC!r}")
+    if len(head) < 8:
+        return f"is not a GGUF model file: it ends inside its header ({len(head)} bytes)"
+    from gguf.gguf_reader import READER_SUPPORTED_VERSIONS
+
+    version = int.from_bytes(head[4:], "little")
+    if not version & 0xFFFF:  # a big-endian file, as gguf's reader tells them apart
+        version = int.from_bytes(head[4:], "big")
+    if version not in READER_SUPPORTED_VERSIONS:
+        return (f"is a GGUF file of version {version}, which the gguf library cannot read "
+                f"(it reads versions {list(READER_SUPPORTED_VERSIONS)})")
+    return None
+
+
+def _gguf_first(check: Check) -> Check:
+    """``check``, after a value ending in ``.gguf`` passed :func:`gguf_file`: a file that is not
+    there or not a model is refused before the model registry loads (it imports PyTorch)."""
+    def first(v):
+        if isinstance(v, str) and v.endswith(".gguf") and (problem := gguf_file(v)):
+            return problem
+        return check(v)
+    return first
+
+
 #: A registered model, a local model folder or .gguf file, or an HF hub id
 #: (:func:`lmnotes.models.zoo.check_name`).
-model = deferred("lmnotes.models.zoo:check_name")
+model = _gguf_first(deferred("lmnotes.models.zoo:check_name"))
 
 
 def model_of(*kinds: str) -> Check:
@@ -97,7 +143,7 @@ def model_of(*kinds: str) -> Check:
         import importlib
 
         return importlib.import_module("lmnotes.models.zoo").check_kind(kinds)(v)
-    return check
+    return _gguf_first(check)
 
 
 def including(kind: str, why: str) -> Check:

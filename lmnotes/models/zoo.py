@@ -21,7 +21,7 @@ from typing import Callable
 from unittest import mock
 
 from lmnotes.core import cache as lmcache
-from lmnotes.core import io
+from lmnotes.core import checks, io
 from lmnotes.core.progress import note
 from lmnotes.models.base import LanguageModel, ModelError
 
@@ -217,15 +217,18 @@ def gemma3_270m(device="cpu", dtype="float32", **kw) -> LanguageModel:
 
 def check_name(v: str) -> str | None:
     """``None`` if ``v`` names a registered model, an existing local model folder or .gguf
-    file, or an HF hub id; else what is wrong (a parameter check, :mod:`lmnotes.book.params`)."""
-    if v in names() or Path(v).is_dir() or (Path(v).is_file() and v.endswith(".gguf")):
+    file, or an HF hub id; else what is wrong (a parameter check, :mod:`lmnotes.book.params`).
+    A ``.gguf`` file is checked by its header (:func:`lmnotes.core.checks.gguf_file`)."""
+    if v.endswith(".gguf"):
+        return checks.gguf_file(v)
+    if v in names() or Path(v).expanduser().is_dir():
         return None
     if v.startswith("wiki/"):
         return f"is not a registered model; the wiki/ models are {[n for n in names() if n.startswith('wiki/')]}"
     if "/" in v and not v.startswith((".", "/", "~")) and not Path(v).exists():
         return None  # an HF hub id: the chapter says what is wrong if there is no network
     return (f"is neither a registered model ({names()}) nor a local model folder or .gguf file "
-            f"(looked for {Path(v).resolve()})")
+            f"(looked for {Path(v).expanduser().resolve()})")
 
 
 #: The kinds of model a chapter's model parameter may take (:func:`kind_of`).
