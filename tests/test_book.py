@@ -347,8 +347,8 @@ def test_each_study_chapter_opens_with_its_findings_and_ends_with_a_summary():
         assert md[1].startswith(":::{admonition} What this chapter found\n") and "{glue:md} findings" in md[1], name
         findings = _glued(nb, "findings")
         assert findings.count("\n- {bdg-") + findings.startswith("- {bdg-") == len(table), name
-        for verdict in table["verdict"]:
-            assert f"{{bdg-{lmclaims.BADGES[verdict]}}}`{verdict}`" in findings
+        for r in table.itertuples():  # each badge links to its claim's row of the claims table
+            assert f"{{bdg-link-{lmclaims.BADGES[r.verdict]}}}`{r.verdict} <#{lmclaims.anchor(name, r.claim)}>`" in findings
         assert f"<{lmclaims.label(name)}>" in findings and f"({lmclaims.label(name)})=" in "\n".join(md)
         summary = next(m for m in md if "## Summary" in m)  # the end of the lesson, before the exercises
         assert "{glue:md}`summary`" in summary and md.index(summary) > len(md) - 10, name
@@ -458,3 +458,13 @@ def test_a_run_writes_pages_claims_and_summaries_together_or_nothing(toy_book, m
     assert (claims / "00_toy.csv").read_text() == "claim,verdict\n1,7\n"
     assert not (claims / "00_toy.cases.csv").exists()
     assert "1,7" in nbformat.read(toy_book / "book" / "intro.ipynb", as_version=4).cells[-1].outputs[0]["text"]
+
+
+def test_a_run_says_first_what_it_runs_and_about_how_long(toy_book, capsys):
+    book.run(profile="default", overrides={"x": 3})
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "running 1 notebook(s), profile default: 00_toy; no earlier run of these values to estimate "
+        "the time from")
+    book.run(profile="default", overrides={"x": 3})
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("running 1 notebook(s), profile default: 00_toy; about ") and "if it must be built" in first

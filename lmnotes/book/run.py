@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import re
 import signal
@@ -380,6 +379,7 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
                   f"{skip} do not declare it", flush=True)
     sync(names)
     out, last = [folder / f"{n}.ipynb" for n in names], timing.read()
+    print(_plan(names, profile, values, last), flush=True)
     # the pages, claims and summaries of the whole run reach the book together, or not at all
     with progress.relay(), staging.staged(folder) as stage:
         for i, n in enumerate(names, 1):
@@ -397,6 +397,28 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
         print("the GPU edition's pages are in book/gpu/; `run at_scale` puts their verdicts beside the "
               "CPU edition's, and `build` lists them in the book", flush=True)
     return out
+
+
+def _plan(names: Sequence[str], profile: str, values: dict[str, dict], last: dict) -> str:
+    """The line a run starts with: what it runs and about how long that takes here, from this
+    machine's last runs of the same notebooks and values (else the committed record of the
+    default profile, ``book/status.json``, for a plain run)."""
+    record = timing.status_record(BOOK).get("notebooks", {}) if profile == "default" else {}
+    total, unknown = {"warm": 0.0, "cold": 0.0}, []
+    for n in names:
+        name = timing.key(n, profile, values[n], profile_values(n, profile))
+        seen = last.get(name) or (record.get(n, {}) if name == n else {})  # n alone: a plain run
+        if not seen:
+            unknown.append(n)
+        for mode in total:
+            total[mode] += (seen.get(mode) or seen.get("warm" if mode == "cold" else "cold") or
+                            {"seconds": 0})["seconds"]
+    head = f"running {len(names)} notebook(s), profile {profile}: {', '.join(names)}"
+    if len(unknown) == len(names):
+        return f"{head}; no earlier run of these values to estimate the time from"
+    text = (f"{head}; about {progress.duration(total['warm'])} with everything in the cache, "
+            f"{progress.duration(total['cold'])} if it must be built")
+    return text + (f" (not counting {', '.join(unknown)}: never run with these values)" if unknown else "")
 
 
 def parameter_table() -> "pd.DataFrame":
