@@ -167,6 +167,14 @@ def test_the_runner_relays_progress_lines_to_its_console(tmp_path, monkeypatch, 
 
 
 def test_ctrl_c_is_one_line(monkeypatch, capsys):
+    import logging
+    import threading
+
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)  # restored after the test
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    for name in ("asyncio", "traitlets", "papermill", "nbclient"):
+        monkeypatch.setattr(logging.getLogger(name), "level", logging.getLogger(name).level)
+
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
     monkeypatch.setattr(book, "run", interrupted)
@@ -174,6 +182,12 @@ def test_ctrl_c_is_one_line(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("interrupted (Ctrl-C): ") and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+    # what the kernel's client says as it is torn down after the line is not printed
+    logging.getLogger("asyncio").error("Task exception was never retrieved", exc_info=RuntimeError("DeadKernelError"))
+    worker = threading.Thread(target=lambda: 1 / 0)
+    worker.start()
+    worker.join()
+    assert capsys.readouterr().err == ""
 
 
 def test_the_runners_timings_survive_a_prune():

@@ -586,6 +586,20 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def _quiet_teardown() -> None:
+    """After an interruption, what the kernel's client still says as it is torn down (a
+    ``DeadKernelError`` of the task that watched the kernel, logged by asyncio when the
+    interpreter exits, or raised in a thread) says nothing the one line has not: it is not
+    printed (a Ctrl-C printed such a traceback after the line about once in four)."""
+    import logging
+    import threading
+
+    for name in ("asyncio", "traitlets", "papermill", "nbclient"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    threading.excepthook = lambda args: None
+    sys.unraisablehook = lambda unraisable: None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lmnotes.book", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -649,6 +663,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, not the traceback
+        _quiet_teardown()
         how = str(exc) or "Ctrl-C"
         print(f"interrupted ({how}): nothing of this run was written to the book, and the cache keeps "
               "only complete entries", file=sys.stderr)
