@@ -939,9 +939,10 @@ lmclaims.show(claims, "The claims of the source and the verdicts",
               thresholds=TC.thresholds(rules))
 
 # %% [markdown]
-# How much each factor matters (claim 7), on the self-trained models: for each distance, the mean over
-# models of its range across the strategies, and the mean over strategies of its range across
-# the models, with the source's three strategies and with ancestral and nucleus alone.
+# How much each factor matters (claims 7a and 7b), on the self-trained models: for each
+# distance, the mean over models of its range across the strategies, and the mean over
+# strategies of its range across the models, with the source's three strategies and with
+# ancestral and nucleus alone.
 
 # %% tags=["hide-input"]
 spread = TC.factor_ranges(measured)
@@ -963,7 +964,7 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 # **Which verdicts could be artefacts of the models.** Our self-trained models are small and
 # trained for minutes ({doc}`01_models`): their samples are far from fluent English. A verdict
 # about "Transformers" or "LSTMs" here is a verdict about these models, and those that rest on
-# differences between architectures (claims 3, 5, 7) could change with models trained to
+# differences between architectures (claims 3, 5, 7b) could change with models trained to
 # convergence; those about decoding strategies (6, 8b, 11) and about the statistics themselves
 # (1, 10) depend less on model quality. The `gpu` profile trains larger models for longer and
 # samples as many documents as the test split has.

@@ -275,7 +275,7 @@ tables.show(overview, f"L and the learners on the {len(test):,} test sequences",
 #
 # for every M (Gibbs' inequality), with equality only if M = L. What can be learned is the
 # *median* (is the majority underestimated, claim 1) and the *shape* against $\log p_L$
-# (claim 2). The paper bins in two ways: "equally sized bins (by probability range)"
+# (claims 2a–2c). The paper bins in two ways: "equally sized bins (by probability range)"
 # keeping those with more than 10 sequences (its footnote 3), which we read as equal
 # widths of $\log p_L$ (equal widths of $p_L$ itself would put almost every sequence in the
 # lowest bin), and equal-count bins (§4.2); each bin's mean comes
@@ -1109,7 +1109,7 @@ lmclaims.show(claims, "Claims of LeBrun, Sordoni & O'Donnell (2022) and our "
 #
 # ```{exercise}
 # :label: ex-06-tails
-# Claim 2 says the rarer the sequence, the worse the underestimation (the largest error in
+# Claim 2a says the rarer the sequence, the worse the underestimation (the largest error in
 # nats). Predict how many of the rarest are underestimated at all: the share of underestimated sequences among the tenth of the test
 # sequences with the lowest $\log p_L$, and among the tenth with the highest, for the main
 # learner.

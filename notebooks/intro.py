@@ -22,13 +22,10 @@
 #
 # ## What the report found
 #
-# Each study chapter opens with its findings and ends with a **claims table**: every claim
-# of its source, the number this report measured for it with its uncertainty, and a verdict
-# that follows from the intervals. The table below counts the verdicts of the chapters
-# written so far ({glue:text}`n_chapters` of the five studies, {glue:text}`n_claims`
-# claims); the tables after it give every claim with its verdict (green: reproduced,
-# orange: differs, grey: inconclusive, red: contradicted, white: not tested), linked to the
-# chapter and to its claims table.
+# Each line is one study: which of its source's claims held here and which did not, in the
+# claims' own words, then the numbers of those that held only in some cases, stayed open at
+# this report's scale, or were not tested. Each number is a badge in its verdict's colour
+# that leads to the claim's row of its chapter's claims table.
 
 # %% tags=["parameters", "remove-cell"]
 claims_folder = "claims"  # the chapters' claims tables (relative to book/)
@@ -40,11 +37,24 @@ from myst_nb import glue
 
 from lmnotes.report import claims, tables
 
-# %% tags=["remove-input"]
 found = claims.load_all(claims_folder)
 counts = claims.summary(found)
 glue("n_chapters", len(counts) - 1, display=False)
 glue("n_claims", int(counts.loc["all chapters", "claims"]), display=False)
+
+# %% tags=["remove-input"]
+Markdown(claims.headline(found))
+
+# %% [markdown]
+# Each study chapter opens with its findings and ends with a **claims table**: every claim
+# of its source, the number this report measured for it with its uncertainty, and a verdict
+# that follows from the intervals. The table below counts the verdicts of the chapters
+# written so far ({glue:text}`n_chapters` of the five studies, {glue:text}`n_claims`
+# claims); the tables after it give every claim with its verdict (green: reproduced,
+# orange: differs, grey: inconclusive, red: contradicted, white: not tested), each badge
+# linked to the claim's row of its chapter's claims table.
+
+# %% tags=["remove-input"]
 # chapters as columns, by number, so that the table fits a phone's screen
 short = {c: c.split("_")[0] if c in set(found["chapter"]) else "all" for c in counts.index}
 tables.show(counts.rename(index=short).T, "Verdicts per chapter (02–06: the chapters, "
@@ -120,7 +130,7 @@ Markdown(claims.overview(found))
 #
 # ```bash
 # python -m lmnotes.book list   # the parameters, their defaults, the profiles
-# python -m lmnotes.book run 01_models -p model_names '[smollm2-135m]'
+# python -m lmnotes.book run 01_models -p model_names '[wiki/transformer-bpe8k, smollm2-135m]'
 # python -m lmnotes.book run --profile gpu
 # ```
 #

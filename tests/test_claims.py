@@ -111,7 +111,100 @@ def test_a_verdict_that_does_not_follow_is_refused(tmp_path):
 def test_the_chapters_show_the_evidence_beside_the_verdict():
     shown = claims.shown(_table())
     assert shown.loc[2, "cases for · against · open"] == "0 · 2 · 1"
-    assert list(shown.columns)[:3] == ["claim", "verdict", "basis"]
+    assert list(shown.columns)[:4] == ["no.", "claim", "verdict", "basis"]
+    assert shown["no."].tolist() == ["1", "2", "3", "4"] and shown.loc[0, "claim"] == "x"
+
+
+def _claims_cell(chapter):
+    """The HTML of the claims table that chapter ``chapter`` of book/ shows."""
+    import nbformat
+
+    nb = nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4)
+    tables = [o["data"]["text/html"] for c in nb.cells for o in c.get("outputs", [])
+              if "lmclaims.show(" in c.source and "text/html" in o.get("data", {})]
+    assert tables, f"{chapter}: no claims table shown"
+    return tables[0]
+
+
+def _chapters():
+    return sorted(f.stem for f in (ROOT / "book" / "claims").glob("*.csv") if not f.name.endswith(claims.CASES))
+
+
+def test_every_claims_row_is_numbered_and_a_badge_can_link_to_it():
+    """Each chapter's claims table shows the claims' numbers in a column of their own, and each
+    row carries the id its badges link to (claim-02-7a), in the chapter and on the first page."""
+    import html as html_lib
+
+    for chapter in _chapters():
+        table = claims.load_all(ROOT / "book" / "claims").query("chapter == @chapter")
+        shown = _claims_cell(chapter)
+        assert "<th class=\"col_heading level0 col0\" >no.</th>" in shown, chapter
+        for r in table.itertuples():
+            row = re.search(rf'<tr id="{claims.anchor(chapter, r.claim)}">\s*<td[^>]*>([^<]*)</td>', shown)
+            assert row and html_lib.unescape(row[1]) == claims.number(r.claim), (chapter, r.claim)
+    assert claims.anchor("02_tendencies", "7a. the fit depends on the strategy") == "claim-02-7a"
+    assert claims.link("02_tendencies", "7a") == "02_tendencies.html#claim-02-7a"
+    found = claims.load_all(ROOT / "book" / "claims")
+    overview = claims.overview(found)
+    for r in found.itertuples():
+        assert f"`{r.verdict} <{r.chapter}.html#{claims.anchor(r.chapter, r.claim)}>`" in overview, r.claim
+
+
+def test_the_first_page_says_in_words_what_held_and_what_did_not():
+    t = claims.table([
+        claims.row("1. The model is good", claims.Evidence(2), "a"),
+        claims.row("2a. More data helps", claims.Evidence(1), "b"),
+        claims.row("2b. … and levels off", claims.Evidence(0, 1), "c"),
+        claims.row("3. M is calibrated", claims.Evidence(1, 1), "d"),
+        claims.row("4. it is slow", claims.Evidence(0, 0, 1), "e")]).assign(chapter="02_x")
+    lines = claims.headline(t).splitlines()
+    assert len(lines) == 1 and lines[0].startswith("- **{doc}`02_x`** (5 claims). Held: the model is good ")
+    line = lines[0]
+    assert "Did not hold: more data helps and levels off {bdg-link-danger}`2b <02_x.html#claim-02-2b>`" in line
+    assert "Held in part: {bdg-link-warning}`3 <02_x.html#claim-02-3>`" in line  # a name keeps its capital
+    assert "Open at this scale: {bdg-link-muted}`4 <02_x.html#claim-02-4>`" in line
+    assert "Not tested" not in line and "M is calibrated" not in line  # in part: its number only
+
+
+NUMBER = r"\d+[a-z]?\b(?!\s*%)"  # "claim 95 %" is the verb
+CITED = re.compile(rf"\b[Cc]laims?\s+({NUMBER}(?:(?:\s*,\s*|\s*[–-]\s*|\s+and\s+|\s+or\s+){NUMBER})*)")
+
+
+def cited(text: str) -> set[str]:
+    """The claim numbers ``text`` cites: "claim 8", "claims 3, 5 and 7b", "claims 2a–2c"
+    (each claim of a range)."""
+    found = set()
+    for m in CITED.finditer(text):
+        numbers = re.findall(NUMBER, m[1])
+        found.update(numbers)
+        for a, b in re.findall(rf"({NUMBER})\s*[–-]\s*({NUMBER})", m[1]):
+            (i, x), (j, y) = (re.match(r"(\d+)([a-z]?)", n).groups() for n in (a, b))
+            if i == j and x and y:  # 2a–2c
+                found.update(f"{i}{chr(c)}" for c in range(ord(x), ord(y) + 1))
+            elif not x and not y:  # 2–4
+                found.update(str(k) for k in range(int(i), int(j) + 1))
+    return found
+
+
+def test_cited_numbers_are_read_whole():
+    assert cited("claim 8 and claims 3, 5 and 7b; Claims 2a–2c, claims 4–6, they claim 95 %") == {
+        "8", "3", "5", "7b", "2a", "2b", "2c", "4", "6"}
+
+
+def test_every_claim_a_chapter_cites_is_a_row_of_its_table():
+    """A number the prose, the exercises or a parameter's comment cites ("claim 8") is the
+    number of a row of the chapter's saved claims table (claim 2 of a table of 2a–2c is not)."""
+    import jupytext
+
+    for chapter in _chapters():
+        numbers = set(pd.read_csv(ROOT / "book" / "claims" / f"{chapter}.csv", dtype=str,
+                                  keep_default_na=False)["claim"].map(claims.number))
+        nb = jupytext.read(ROOT / "notebooks" / f"{chapter}.py")
+        for cell in nb.cells:
+            text = cell.source if cell.cell_type == "markdown" else "\n".join(
+                line.partition("#")[2] for line in cell.source.splitlines())
+            missing = cited(text) - numbers
+            assert not missing, f"{chapter} cites claims {sorted(missing)}, not in its table: {text[:120]!r}"
 
 
 def test_every_saved_verdict_recomputes_from_its_evidence():

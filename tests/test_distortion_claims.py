@@ -106,13 +106,13 @@ def test_constructed_evidence_reproduces_the_claims():
     for claim in ["1. M underestimates most test sequences",
                   "2a. The rarer the sequence, the worse the underestimation (binned)",
                   "2b. Rare sequences are underestimated beyond their length",
-                  "2c. The error falls non-linearly with log p_L", "3. Model size matters little",
+                  "2c. The error falls non-linearly with $\\log p_L$", "3. Model size matters little",
                   "4. Training error converges to ≈ 0 in every stratum",
                   "5. The gaps between test strata persist",
                   "6a. More data helps", "6b. … and levels off",
                   "7. The Transformer uses data more efficiently than the LSTM",
                   "8. The mass does not go to the head", "9. Perturbed sequences end up overestimated",
-                  "10. Random Σ* sequences are overestimated whatever p_L",
+                  "10. Random Σ* sequences are overestimated whatever $p_L$",
                   "11a. Lower-entropy languages suffer more",
                   "11b. The underestimation holds at T = 1 (App. A.3)",
                   "13. Natural language is in the LNRE zone, unlike dice",
@@ -127,9 +127,9 @@ def test_opposite_evidence_contradicts():
               bend={n: E(0.0, -0.1, 0.1) for n in LEARNERS},  # a line shown: against
               same_n=[below(), below(), below()],
               random_bins=rand(low=[-2.0], high=[-1.0]))
-    for claim in ["1. M underestimates most test sequences", "2c. The error falls non-linearly with log p_L",
+    for claim in ["1. M underestimates most test sequences", "2c. The error falls non-linearly with $\\log p_L$",
                   "7. The Transformer uses data more efficiently than the LSTM",
-                  "10. Random Σ* sequences are overestimated whatever p_L"]:
+                  "10. Random Σ* sequences are overestimated whatever $p_L$"]:
         assert t.loc[claim, "verdict"] == "contradicted", claim
 
 
@@ -161,7 +161,7 @@ def test_a_last_doubling_that_still_helps_leaves_levelling_off_open_or_against()
 def test_measured_text_counts_the_cases():
     t = table(random_bins=rand(low=[0.5, -0.1, -2.0], high=[2.0, 0.3, -1.0]),
               t_cmp=pd.DataFrame({"low": [-3.0, 1.0, -1.0], "high": [-1.0, 2.0, 0.5]}))
-    row = t.loc["10. Random Σ* sequences are overestimated whatever p_L"]
+    row = t.loc["10. Random Σ* sequences are overestimated whatever $p_L$"]
     assert row["measured"] == "bins above zero: 1 of 3 (tf-small, lstm)"
     assert row["verdict"] == "differs"
     cold = t.loc["11a. Lower-entropy languages suffer more"]
@@ -276,7 +276,7 @@ CONTRADICTING = {
         dict(ends={n: (bin_row(-1.0, -1.2, -0.8), bin_row(-5.0, -5.5, -4.5)) for n in LEARNERS}),
     "2b. Rare sequences are underestimated beyond their length":
         dict(tail={n: above() for n in LEARNERS}, s_coef={n: above() for n in LEARNERS}),
-    "2c. The error falls non-linearly with log p_L": dict(bend={n: E(0.0, -0.1, 0.1) for n in LEARNERS}),
+    "2c. The error falls non-linearly with $\\log p_L$": dict(bend={n: E(0.0, -0.1, 0.1) for n in LEARNERS}),
     "3. Model size matters little": dict(size=results()["size"] | {"pp_gain": E(-0.08, -0.09, -0.07)}),
     "4. Training error converges to ≈ 0 in every stratum":
         dict(final={"train": E(5.0, 4.0, 6.0), "test": below(-5.0)},
@@ -290,7 +290,7 @@ CONTRADICTING = {
              head_mass={n: above(0.05) for n in LEARNERS}),
     "9. Perturbed sequences end up overestimated":
         dict(perturbed=pd.DataFrame({"model": ["tf-small", "lstm"], "ci": [below(), below()]})),
-    "10. Random Σ* sequences are overestimated whatever p_L": dict(random_bins=rand(low=[-2.0], high=[-1.0])),
+    "10. Random Σ* sequences are overestimated whatever $p_L$": dict(random_bins=rand(low=[-2.0], high=[-1.0])),
     "11a. Lower-entropy languages suffer more":
         dict(colder={(0.7, 0.85, 0): above(), (0.85, 1.0, 0): above()},
              t_cmp=pd.DataFrame({"low": [1.0, 2.0, 0.5], "high": [2.0, 3.0, 1.0]})),

@@ -51,23 +51,63 @@ def test_the_check_sees_what_it_must(tmp_path):
 
 def test_the_phone_check_sees_what_it_must(tmp_path):
     """At 390 px: a page wider than the screen, a stretched figure and inline code past the
-    column are reported; a wide table in a scrolling box is not, except on the first page."""
+    column are reported; a wide table in a scrolling box that says it scrolls is not, except on
+    the first page; one whose box does not say so is."""
     (tmp_path / "book").mkdir()
     (tmp_path / "book" / "fig.svg").write_text(
         '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect width="200" height="100"/></svg>')
-    body = """<article class="bd-article" style="width:370px">
+    body = """<style>.cue::before { content: "scroll sideways for more"; display: block; }</style>
+      <article class="bd-article" style="width:370px">
       <img src="fig.svg" style="width:100px; height:100px">
       <p><code>""" + "a_long_file_name_" * 8 + """</code></p>
-      <div style="overflow-x:auto"><table><tr><td style="min-width:900px">wide</td></tr></table></div>
+      <div class="cue" style="overflow-x:auto"><table><tr><td style="min-width:900px">wide</td></tr></table></div>
       </article><div style="width:800px">wider than the screen</div>"""
     for name in ("bad", "intro"):
         (tmp_path / "book" / f"{name}.html").write_text(
             '<html><head><meta name="viewport" content="width=device-width, initial-scale=1"></head>'
             f'<body style="margin:0">{body}</body></html>')
+    (tmp_path / "book" / "uncued.html").write_text(
+        '<html><body style="margin:0"><article class="bd-article" style="width:370px">'
+        '<div style="overflow-x:auto"><table><tr><td style="min-width:900px">wide</td></tr></table></div>'
+        '<div style="overflow-x:auto"><img src="fig.svg" style="width:200px; height:100px; min-width:600px"></div>'
+        '</article></body></html>')
     report = screens.check(tmp_path, width=390)
     assert {f["check"] for f in report["bad"]} == {"page wider than the screen", "stretched figure",
                                                      "cut-off inline code"}
     assert "cut-off table" in {f["check"] for f in report["intro"]}
+    assert [f["what"].split(":")[0] for f in report["uncued"] if f["check"] == "hidden scroll"] == ["a table",
+                                                                                                  "a figure"]
+
+
+def test_the_check_reads_a_figure_s_text_at_the_size_it_is_shown(tmp_path):
+    """A figure shown at a third of its own width has text of a third of the style's smallest
+    font (about 4 px): reported; at its own width it is not."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "fig.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="600" height="300"><rect width="600" height="300"/></svg>')
+    (tmp_path / "book" / "page.html").write_text(
+        '<html><body style="margin:0"><article class="bd-article" style="width:700px">'
+        '<div style="width:200px"><img src="fig.svg" style="width:600px; max-width:100%; height:auto"></div>'
+        '<img src="fig.svg" style="width:600px; height:auto"></article></body></html>')
+    found = [f for f in screens.check(tmp_path)["page"] if f["check"] == "small figure text"]
+    assert len(found) == 1 and "shown 200 px wide of its 600" in found[0]["what"]
+    assert 4 < 200 / 600 * screens.figure_font_px() < 5 and screens.figure_font_px() > 12
+
+
+def test_exercises_are_numbered_per_chapter(html):
+    """Each chapter's exercises are Exercise 1, 2, ... (lmnotes.book.exercises), not numbered
+    across the book (chapter 06's read 9 and 10)."""
+    import re
+
+    pages = sorted((html / "book").glob("0*.html"))
+    numbered = {p.stem: re.findall(r'<span class="caption-number">Exercise (\d+) </span>', p.read_text())
+                for p in pages}
+    with_exercises = {page: numbers for page, numbers in numbered.items() if numbers}
+    assert len(with_exercises) >= 5, numbered
+    for page, numbers in with_exercises.items():
+        assert numbers == [str(i + 1) for i in range(len(numbers))], (page, numbers)
+        solutions = re.findall(r'Solution to<a [^>]*> Exercise (\d+)</a>', (html / "book" / f"{page}.html").read_text())
+        assert solutions == numbers, (page, solutions)  # each exercise's solution names it by its number
 
 
 def test_a_long_page_is_reported_with_its_sections_folded_and_checked_open(tmp_path):

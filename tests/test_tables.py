@@ -106,3 +106,17 @@ def test_a_model_given_by_path_is_labelled_by_its_file_name():
     assert plots.label("/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf") == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert plots.label("~/models/my-model") == "my-model" and plots.label("my.gguf") == "my.gguf"
     assert plots.label("smollm2-135m") == "SmolLM2-135M" and plots.label("org/name") == "org/name"
+
+
+def test_inline_math_goes_to_mathjax_and_rows_can_carry_ids():
+    """``$...$`` in a cell (a claim's words) becomes inline math as Sphinx writes it, which
+    MathJax typesets inside a notebook's output; the text keeps the dollars. Row ids make
+    each row a link target (a claims table's claim-02-7a)."""
+    df = pd.DataFrame({"claim": ["falls with $\\log p_L$", "costs $5 or $6"]})
+    t = tables.show(df, index=False, row_ids=["claim-06-2c", "claim-06-3"])
+    assert '<span class="math notranslate nohighlight">\\(\\log p_L\\)</span>' in t.html
+    assert "costs $5 or $6" in t.html  # a dollar before a space does not open math
+    assert '<tr id="claim-06-2c">' in t.html and '<tr id="claim-06-3">' in t.html
+    assert "falls with $\\log p_L$" in t.text
+    with pytest.raises(ValueError, match="row ids"):
+        tables.show(df, row_ids=["one"])

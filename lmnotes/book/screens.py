@@ -10,13 +10,20 @@ and exits with 1 if a page shows any of:
   out of view until the reader scrolls it sideways); on a phone, a wide table may scroll
   within its own box, and so may a wide formula, except on the first page, whose tables of
   verdicts must fit the screen whole;
+- a *hidden scroll*: a table or figure wider than the box it scrolls in, whose box does not
+  show that it scrolls (the "scroll sideways" line of ``_static/lmnotes.css``, which
+  ``_static/lmnotes.js`` shows on a box whose content is wider than it);
+- *small figure text*: a figure shown so much narrower than its own width that its smallest
+  text, the style's smallest font (:func:`figure_font_px`, in px at the figure's own width),
+  comes out below :data:`MIN_FIGURE_TEXT` px;
 - a *cut-off code line*: a code block whose lines run past the column;
 - *cut-off inline code*: inline code (a file name) that runs past the column;
 - a *page wider than the screen*, which scrolls sideways as a whole;
 - a *stretched figure*: one shown at an aspect more than 3 % from its own;
 - *NaN* in the text of the page;
 - *raw TeX*: a formula that MathJax did not typeset (it ships with the book, so this is
-  checked with the network off), or a *cut-off formula* wider than the column;
+  checked with the network off), or TeX's ``\\(...\\)`` left in the text where MathJax does
+  not look (a table's cell), or a *cut-off formula* wider than the column;
 - *plumbing*: visible code (not folded away) that only glues numbers into the prose,
   imports, or styles a table;
 - more than one search box;
@@ -42,12 +49,33 @@ WIDTH, HEIGHT = 1280, 1600
 #: (the measure of the issue that asked for shorter pages: chapter 02 was 35,452 px, "32
 #: screens"). A chapter should read in about 15; longer than this fails the check.
 SCREEN, MAX_SCREENS = 1100, 18
+#: The smallest size, in CSS px, a figure's text may be shown at (a phone included).
+MIN_FIGURE_TEXT = 9.0
+#: The font sizes of a figure's text that matplotlib's rcParams set.
+_FONT_KEYS = ("font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize",
+              "legend.fontsize", "legend.title_fontsize", "figure.titlesize", "figure.labelsize")
+
+
+def figure_font_px() -> float:
+    """The smallest text of the book's figures, in px at a figure's own width: the smallest
+    font size of the plot style (:func:`lmnotes.report.plots.use_style`, e.g. its legends'
+    "small"), at the style's ``figure.dpi`` (a figure's own width in px is its width in inches
+    times that dpi; its PNG has twice as many pixels, for sharp screens, and is shown at half)."""
+    import matplotlib as mpl
+    from matplotlib.font_manager import FontProperties
+
+    from lmnotes.report import plots
+
+    with mpl.rc_context():
+        plots.use_style()
+        points = min(FontProperties(size=mpl.rcParams[k]).get_size_in_points() for k in _FONT_KEYS)
+        return points * mpl.rcParams["figure.dpi"] / 72
 
 # Run in the page: the findings of every check but the screenshots (JavaScript, since only
 # the browser knows where things are laid out).
 _CHECKS = r"""
 const done = arguments[arguments.length - 1];
-const [width, screen, maxScreens] = arguments;
+const [width, screen, maxScreens, fontPx, minText] = arguments;
 // a phone's width: a wide table may scroll in its own box, except on the first page, whose
 // tables of verdicts must fit whole
 const phone = width < 600 && !location.pathname.endsWith('/intro.html');
@@ -55,21 +83,29 @@ const visible = el => { const r = el.getBoundingClientRect(); return r.width > 0
   getComputedStyle(el).visibility !== 'hidden' && !el.closest('details:not([open])'); };
 const found = [];
 const ready = (window.MathJax && MathJax.startup && MathJax.startup.promise) || Promise.resolve();
-ready.then(() => {
+// a box that scrolls sideways shows that it does (a hint in its ::before, lmnotes.css)
+const cued = box => /scroll/.test(getComputedStyle(box, '::before').content || '');
+// the nearest box that clips what overflows ``el`` (a scrolling output area), else the article
+const clipper = (el, article) => {
+  let box = el.parentElement;
+  while (box && box !== article && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(box).overflowX))
+    box = box.parentElement;
+  return box || article;
+};
+ready.then(async () => {
   // the page's length as a reader first sees it; then every fold is opened for the checks
   const folded = document.documentElement.scrollHeight;
   for (const d of document.querySelectorAll('details.lmnotes-fold')) d.open = true;
+  // the page reacts to what the folds show (lmnotes.js marks the boxes that scroll) before
+  // the next frames
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
   if (width >= 1000 && folded > maxScreens * screen)
     found.push({check: 'long page', what: (folded / screen).toFixed(1) + ' screens of ' + screen +
                 ' px with its sections folded (at most ' + maxScreens + ')'});
   const article = document.querySelector('article.bd-article') || document.body;
   for (const t of article.querySelectorAll('table')) {
     if (!visible(t)) continue;
-    // the nearest box that clips what overflows it (a scrolling output area), else the article
-    let box = t.parentElement;
-    while (box && box !== article && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(box).overflowX))
-      box = box.parentElement;
-    box = box || article;
+    const box = clipper(t, article);
     // nothing may reach past the article either: the page's contents panel floats beside it
     const right = t.getBoundingClientRect().right,
           limit = Math.min(box.getBoundingClientRect().right, article.getBoundingClientRect().right);
@@ -78,6 +114,10 @@ ready.then(() => {
     if (right > limit + 1 && !(phone && scrolls && box !== article)) {
       const head = Array.from(t.querySelectorAll('th')).slice(0, 4).map(h => h.innerText.trim()).join(' | ');
       found.push({check: 'cut-off table', what: (t.caption ? t.caption.innerText + ': ' : '') + head,
+                  width: Math.round(t.getBoundingClientRect().width), room: Math.round(box.getBoundingClientRect().width)});
+    } else if (right > limit + 1 && !cued(box)) {
+      const head = Array.from(t.querySelectorAll('th')).slice(0, 4).map(h => h.innerText.trim()).join(' | ');
+      found.push({check: 'hidden scroll', what: 'a table: ' + (t.caption ? t.caption.innerText + ': ' : '') + head,
                   width: Math.round(t.getBoundingClientRect().width), room: Math.round(box.getBoundingClientRect().width)});
     }
   }
@@ -99,6 +139,14 @@ ready.then(() => {
     if (!m.querySelector('mjx-container') && !m.closest('mjx-container')) {
       found.push({check: 'raw TeX', what: m.innerText.slice(0, 80)}); }
   }
+  // TeX's inline delimiters left in the text outside code: a formula MathJax never saw (in a
+  // table's cell, say, outside the elements MathJax processes)
+  const texts = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  while (texts.nextNode()) {
+    const node = texts.currentNode;
+    if (/\\\(.*?\\\)/.test(node.data) && !node.parentElement.closest('pre, code, script, style, .math, mjx-container'))
+      found.push({check: 'raw TeX', what: node.data.trim().slice(0, 80)});
+  }
   for (const cell of article.querySelectorAll('div.cell_input')) {
     if (!visible(cell)) continue;
     const code = cell.innerText;
@@ -114,9 +162,20 @@ ready.then(() => {
     if (!visible(img) || !img.naturalWidth || !img.naturalHeight) continue;
     const r = img.getBoundingClientRect();
     const ratio = (r.width / r.height) / (img.naturalWidth / img.naturalHeight);
+    const name = (img.alt || img.src.split('/').pop()).split('/').pop().slice(0, 60);
     if (Math.abs(ratio - 1) > 0.03)
-      found.push({check: 'stretched figure', what: (img.alt || img.src.split('/').pop()).slice(0, 60) +
-                  ': shown at ' + ratio.toFixed(2) + ' of its aspect'});
+      found.push({check: 'stretched figure', what: name + ': shown at ' + ratio.toFixed(2) + ' of its aspect'});
+    // its own width: the one the page gives it (a retina PNG's half), else its pixels'
+    const own = parseFloat(img.style.width) || parseFloat(img.getAttribute('width')) || img.naturalWidth;
+    const text = r.width / own * fontPx;
+    if (text < minText)
+      found.push({check: 'small figure text', what: name + ': text of ' + text.toFixed(1) + ' px (at least ' +
+                  minText + '), shown ' + Math.round(r.width) + ' px wide of its ' + Math.round(own)});
+    // a figure wider than its box scrolls in it, and the box says so
+    const box = clipper(img, article);
+    if (r.right > box.getBoundingClientRect().right + 1 && box !== article && !cued(box))
+      found.push({check: 'hidden scroll', what: 'a figure: ' + name, width: Math.round(r.width),
+                  room: Math.round(box.getBoundingClientRect().width)});
   }
   // inline code that runs past the column (a long file name that cannot wrap)
   for (const code of article.querySelectorAll('p code, li code, td code')) {
@@ -168,6 +227,7 @@ def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH,
         out.mkdir(parents=True, exist_ok=True)
         for old in out.glob("*.png"):
             old.unlink()
+    font_px = figure_font_px()
     driver = _driver(width)
     report = {}
     try:
@@ -176,7 +236,7 @@ def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH,
             shown = driver.execute_script("return window.innerWidth")
             if shown != width:
                 raise RuntimeError(f"the page is {shown} px wide, not {width}")
-            result = driver.execute_async_script(_CHECKS, width, SCREEN, MAX_SCREENS)
+            result = driver.execute_async_script(_CHECKS, width, SCREEN, MAX_SCREENS, font_px, MIN_FIGURE_TEXT)
             name = "-".join(page.relative_to(html / "book").with_suffix("").parts)  # gpu-00_corpus
             report[name] = result["found"]
             if lengths is not None:

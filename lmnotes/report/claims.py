@@ -260,9 +260,30 @@ def check(df: pd.DataFrame) -> None:
                              f"{r.rule!r}: {expected})")
 
 
+def number(claim: str) -> str:
+    """A claim's number, the part of its text before the first ". " (``"7a"`` of ``"7a. the fit
+    depends on the strategy"``): the number the chapter's prose cites and the table shows."""
+    return claim.partition(". ")[0]
+
+
+def statement(claim: str) -> str:
+    """A claim's words without its number."""
+    return claim.partition(". ")[2] or claim
+
+
+def anchor(chapter: str, claim: str) -> str:
+    """The HTML id of a claim's row in its chapter's claims table: ``claim-02-7a`` for claim
+    7a of ``02_tendencies`` (``claim`` is the number or the whole text). Badges link to it."""
+    return f"claim-{chapter.split('_')[0]}-{number(claim).lower()}"
+
+
 def shown(df: pd.DataFrame) -> pd.DataFrame:
-    """The table as a chapter shows it: the evidence in one column, "for · against · open"."""
-    out = df[["claim", "verdict", "basis"]].copy()
+    """The table as a chapter shows it: the claim's number in a column of its own (the number
+    the prose cites), its words, the verdict, and the evidence in one column, "for · against
+    · open"."""
+    out = pd.DataFrame({"no.": [number(c) for c in df["claim"]], "claim": [statement(c) for c in df["claim"]]},
+                       index=df.index)
+    out["verdict"], out["basis"] = df["verdict"], df["basis"]
     out["cases for · against · open"] = [f"{a} · {b} · {c}" for a, b, c in
                                          zip(df["n_for"], df["n_against"], df["n_unresolved"])]
     out["rule"] = df["rule"]
@@ -288,15 +309,20 @@ def to_decide(cases: pd.DataFrame, r) -> str:
     return lmcases.to_decide(r.rule, lmcases.from_records(mine.to_dict("records")))
 
 
-def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = None):
+def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = None,
+         chapter: str | None = None):
     """Display a claims table, then the statements of the rules it uses and the thresholds the
-    chapter chose (``{parameter = value: what it decides}``); returns nothing."""
+    chapter chose (``{parameter = value: what it decides}``); returns nothing. Each row of the
+    table carries the id :func:`anchor` gives it, for the badges that link to it, where the
+    chapter is known: ``chapter``, else the one :func:`publish` recorded in ``df.attrs``."""
     from IPython.display import display
 
     from lmnotes.report import tables
 
     check(df)
-    display(tables.show(shown(df), caption, index=False))
+    chapter = chapter or df.attrs.get("chapter")
+    ids = [anchor(chapter, c) for c in df["claim"]] if chapter else None
+    display(tables.show(shown(df), caption, index=False, row_ids=ids))
     statements = {**RULES, **{f"{k} (form)": v for k, v in lmcases.FORMS.items()}}
     used = [r for r in statements if r.removesuffix(" (form)") in set(df["rule"])]
     rules = pd.DataFrame({"rule": used, "statement": [statements[r] for r in used]})
@@ -435,16 +461,26 @@ def label(chapter: str) -> str:
     return f"claims-{chapter}"
 
 
-def badge(verdict: str) -> str:
-    """A verdict as a colour-coded badge (MyST)."""
-    return f"{{bdg-{BADGES[verdict]}}}`{verdict}`"
+def badge(verdict: str, href: str | None = None) -> str:
+    """A verdict as a colour-coded badge (MyST); with ``href``, a badge that links there (the
+    claim's row of its claims table, :func:`anchor`)."""
+    if href is None:
+        return f"{{bdg-{BADGES[verdict]}}}`{verdict}`"
+    return f"{{bdg-link-{BADGES[verdict]}}}`{verdict} <{href}>`"
+
+
+def link(chapter: str, claim: str, page: bool = True) -> str:
+    """The address of a claim's row: ``02_tendencies.html#claim-02-7a`` from another page of
+    the book (``page``), ``#claim-02-7a`` from the chapter itself."""
+    return (f"{chapter}.html" if page else "") + f"#{anchor(chapter, claim)}"
 
 
 def findings(df: pd.DataFrame, chapter: str) -> str:
     """The findings box of a chapter (Markdown, glued at its top): one line per claim with its
-    verdict as a badge, and a link to the claims table that holds the evidence."""
+    verdict as a badge that links to the claim's row of the claims table, and a link to the
+    table with the evidence."""
     check(df)
-    lines = [f"- {badge(row.verdict)} {row.claim}" for row in df.itertuples()]
+    lines = [f"- {badge(row.verdict, link(chapter, row.claim, page=False))} {row.claim}" for row in df.itertuples()]
     return "\n".join(lines) + (f"\n\nThe evidence for each verdict, with the rule that decides it, is in "
                                f"{{ref}}`the claims table <{label(chapter)}>`.")
 
@@ -463,9 +499,11 @@ def in_words(df: pd.DataFrame) -> str:
 def publish(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
     """What a chapter does with its claims table besides showing it: save it for the book's
     first page (:func:`save`), and glue its findings box (``findings``, shown at the top of
-    the chapter) and its summary sentence (``summary``, at the end)."""
+    the chapter) and its summary sentence (``summary``, at the end). Records ``chapter`` in
+    ``df.attrs``, so that :func:`show` gives the table's rows the ids the badges link to."""
     from lmnotes.report.glue import glue_md
 
+    df.attrs["chapter"] = chapter
     glue_md("findings", findings(df, chapter))
     glue_md("summary", in_words(df))
     return save(df, chapter, folder)
@@ -473,15 +511,56 @@ def publish(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path
 
 def overview(found: pd.DataFrame) -> str:
     """Every claim of every chapter as Markdown tables, one per chapter, each claim's verdict a
-    colour-coded badge, each chapter linked to its page and to its claims section (the
-    book's first page)."""
+    colour-coded badge that links to the claim's row of its chapter's claims table, each
+    chapter linked to its page and to its claims section (the book's first page)."""
     parts = []
     for chapter, group in found.groupby("chapter", sort=True):
         parts.append(f"**{{doc}}`{chapter}`** ({{ref}}`its claims table <{label(chapter)}>`)\n")
         parts.append("| | claim | verdict |\n| --- | --- | --- |")
         for row in group.itertuples():
-            number, _, text = row.claim.partition(". ")
             basis = "" if row.basis == "measured" else f" ({row.basis})"
-            parts.append(f"| {number} | {text.replace('|', '∣')} | {badge(row.verdict)}{basis} |")
+            parts.append(f"| {number(row.claim)} | {statement(row.claim).replace('|', '∣')} | "
+                         f"{badge(row.verdict, link(chapter, row.claim))}{basis} |")
         parts.append("")
     return "\n".join(parts)
+
+
+#: How :func:`headline` groups the verdicts: what held, what did not, in part, and the rest.
+HEADLINE = (("held", ("reproduced",)), ("did not hold", ("contradicted",)), ("held in part", ("differs",)),
+            ("open at this scale", ("inconclusive",)), ("not tested", ("not tested",)))
+
+
+def _words(claims: Sequence[str], i: int) -> str:
+    """The words of claim ``claims[i]`` as they read inside a sentence: a first word that is not
+    a name in lower case, and a claim that continues the one before it ("… and levels off")
+    with that one's words in front."""
+    text = statement(claims[i]).strip()
+    if text.startswith(("…", "...")) and i > 0:
+        text = f"{_words(claims, i - 1)} {text.lstrip('.… ')}"
+    first = text.split(" ", 1)[0]
+    if first == "A" or len(first) > 1 and first[0].isupper() and first[1:].replace("-", "").islower():
+        text = text[0].lower() + text[1:]
+    return text
+
+
+def headline(found: pd.DataFrame) -> str:
+    """What the report found, in words: one line per chapter (Markdown, the first lines of the
+    book's first page), saying which claims held and which did not, in the claims' own words,
+    then the numbers of those that held in part, stayed open or were not tested; every number
+    a badge, in its verdict's colour, that links to the claim's row of its chapter's table."""
+    lines = []
+    for chapter, group in found.groupby("chapter", sort=True):
+        texts, parts = list(group["claim"]), []
+        for name, verdicts in HEADLINE:
+            mine = [(i, r) for i, r in enumerate(group.itertuples()) if r.verdict in verdicts]
+            if not mine:
+                continue
+            cites = [f"{{bdg-link-{BADGES[r.verdict]}}}`{number(r.claim)} <{link(chapter, r.claim)}>`"
+                     for _, r in mine]
+            if name in ("held", "did not hold"):  # in words, each with its number
+                parts.append(f"{name}: " + "; ".join(f"{_words(texts, i)} {c}" for (i, _), c in zip(mine, cites)))
+            else:
+                parts.append(f"{name}: " + " ".join(cites))
+        lines.append(f"- **{{doc}}`{chapter}`** ({len(group)} claims). " + ". ".join(
+            p[0].upper() + p[1:] for p in parts) + ".")
+    return "\n".join(lines)

@@ -22,7 +22,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -156,17 +156,38 @@ def folded(table: Table, summary: str) -> Table:
                  f"{table.html}</details>", text=f"{summary}\n{table.text}")
 
 
+#: Inline math in a cell's text, ``$\\log p_L$`` (as MyST writes it): the HTML gives it to
+#: MathJax as Sphinx writes inline math, ``<span class="math">\\(\\log p_L\\)</span>``
+#: (MathJax skips the rest of a page's notebook output, which myst-nb marks ``mathjax_ignore``).
+_MATH = re.compile(r"\$(?=\S)([^$\n]+?)(?<=\S)\$")
+
+
+def _math(escaped: str) -> str:
+    """Escaped HTML with its ``$...$`` spans handed to MathJax."""
+    return _MATH.sub(r'<span class="math notranslate nohighlight">\\(\1\\)</span>', escaped)
+
+
 def _html(x: Any, text: str) -> str:
-    """HTML of a cell shown as ``text``: an estimate's interval goes under its value, smaller."""
+    """HTML of a cell shown as ``text``: an estimate's interval goes under its value, smaller;
+    inline math (``$...$``) is typeset."""
     value, sep, rest = text.partition(" [")
     if not (_is_estimate(x) and sep):
-        return html.escape(text)
+        return _math(html.escape(text))
     return f'{html.escape(value)}<br><span class="ci">[{html.escape(rest)}</span>'
+
+
+def _row_ids(body: str, ids) -> str:
+    """``body`` (a table's HTML) with the id ``ids[i]`` on the i-th row of its body."""
+    head, sep, rest = body.partition("<tbody>")
+    rows = rest.split("<tr>")
+    if len(rows) - 1 != len(ids):
+        raise ValueError(f"{len(ids)} row ids for {len(rows) - 1} rows")
+    return head + sep + rows[0] + "".join(f'<tr id="{html.escape(str(i))}">{r}' for i, r in zip(ids, rows[1:]))
 
 
 def show(df: pd.DataFrame | pd.Series, caption: str | None = None, *, digits: int = 3,
          formats: Mapping[Any, str | Callable | int] | None = None, index: bool = True,
-         shared: bool = False) -> Table:
+         shared: bool = False, row_ids: Sequence[str] | None = None) -> Table:
     """``df`` formatted by the book's rules (see the module's docstring).
 
     Parameters
@@ -179,6 +200,8 @@ def show(df: pd.DataFrame | pd.Series, caption: str | None = None, *, digits: in
     formats : per column, a format string, a callable, or a number of decimals.
     index : False hides the index (a table of samples, whose row numbers mean nothing).
     shared : one precision for every column (a table of one measure, a column per setting).
+    row_ids : an HTML id for each row, a target a link can point at (a claims table's rows,
+        ``claim-02-7a``).
     """
     if isinstance(df, pd.Series):
         df = df.to_frame()
@@ -235,4 +258,6 @@ def show(df: pd.DataFrame | pd.Series, caption: str | None = None, *, digits: in
                 name = next(names, None)
                 cells[i] = f'<th class="index_name" >{html.escape(str(name)) if name else "&nbsp;"}</th>'
         body = head[:last_row] + "".join(cells) + sep + rest
+    if row_ids is not None:
+        body = _row_ids(body, list(row_ids))
     return Table(html=f'<div class="lmnotes-table-wrap">{body}</div>', text=shown_text)

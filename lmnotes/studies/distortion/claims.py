@@ -137,7 +137,7 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
           + "; ".join(f"{n} {ci(r.tail[n])}" for n in learners)
           + "; OLS coefficient of per-token surprisal at equal length: "
           + "; ".join(f"{n} {ci(r.s_coef[n])}" for n in learners))
-    claim("2c. The error falls non-linearly with log p_L",
+    claim("2c. The error falls non-linearly with $\\log p_L$",
           [est(n, "outside", r.bend[n], q.linear_margin,
                why="relative change of the slope across the central 95 % of log p_L") for n in learners],
           "relative slope change across the central 95 % of log p_L: "
@@ -214,7 +214,7 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
           f"after {r.top_level} perturbations: " + "; ".join(
               f"{p.model} {ci(p.ci)}" for p in r.perturbed.itertuples()))
     rand_df = r.random_bins
-    claim("10. Random Σ* sequences are overestimated whatever p_L",
+    claim("10. Random Σ* sequences are overestimated whatever $p_L$",
           [Case(f"{b.model}, bin {b.bin}", "above", b.mean, b.low, b.high, why="mean error in the bin")
            for b in rand_df.itertuples()],
           f"bins above zero: {int((rand_df['low'] > 0).sum())} of {len(rand_df)}"
