@@ -68,8 +68,8 @@ def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_str
     inset.set_xscale("log")
     inset.minorticks_off()
     inset.set_xticks(sizes[1:], [f"{N:,}" for N in sizes[1:]])
-    inset.set_title("relative change", fontsize="x-small")
-    inset.tick_params(labelsize="xx-small")
+    inset.set_title("relative change", fontsize="small")
+    inset.tick_params(labelsize="small")
     for name in [main] + arch:
         e = [boot.mean_ci(err_n[name, N][0]) for N in sizes]
         axes[1].errorbar(sizes, [x.value for x in e],

@@ -54,7 +54,7 @@ def plot_error(test, logp_m: dict, main: str, learners, curves: dict, laws: dict
     axes[1].axhline(0, color=plots.REFERENCE_COLOR, lw=1)
     axes[1].set(xlabel="log p_L(x) (bin mean)", ylabel="mean error (nats)",
                 title="Mean error by bin")
-    axes[1].legend(fontsize="x-small")
+    axes[1].legend(fontsize="small")
     return fig
 
 

@@ -74,7 +74,7 @@ def plot(gt_df: pd.DataFrame):
     ax.set(xlabel="sample size N", ylabel="P̂_N (solid), exact M₀ (dotted)")
     plots.plain_log(ax, "x", ticks=[10 ** k for k in range(1, 8)])
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax.legend(fontsize="x-small", ncol=3, loc="upper center",
+    ax.legend(fontsize="small", ncol=3, loc="upper center",
               bbox_to_anchor=(0.5, -0.2))
     return fig
 
