@@ -130,7 +130,8 @@ Markdown(claims.overview(found))
 #
 # ```bash
 # python -m lmnotes.book list   # the parameters, their defaults, the profiles
-# python -m lmnotes.book run 01_models -p model_names '[wiki/transformer-bpe8k, smollm2-135m]'
+# python -m lmnotes.book run 01_models \
+#   -p model_names '[wiki/transformer-bpe8k, smollm2-135m]'
 # python -m lmnotes.book run --profile gpu
 # ```
 #

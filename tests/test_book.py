@@ -468,3 +468,17 @@ def test_a_run_says_first_what_it_runs_and_about_how_long(toy_book, capsys):
     book.run(profile="default", overrides={"x": 3})
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("running 1 notebook(s), profile default: 00_toy; about ") and "if it must be built" in first
+
+
+def test_a_notebook_reads_the_books_current_pages_while_it_runs(toy_book):
+    """The status page takes every page's title, its own too: while a run is staged, each page
+    of the book (the running notebook's own included) is there to read, as it was before."""
+    (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
+# %%
+from pathlib import Path
+print(sorted(p.name for p in Path(".").glob("*.ipynb") if not p.name.startswith(".")))
+""")
+    book.run(profile="default")
+    book.run(profile="default")
+    nb = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4)
+    assert nb.cells[-1].outputs[0]["text"] == "['00_toy.ipynb']\n"

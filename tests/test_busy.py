@@ -36,10 +36,13 @@ def test_nbval_of_a_chapter_passes_beside_a_cpu_hog(cpu_hog):
 
 
 def test_the_clis_error_comes_first_beside_a_cpu_hog(cpu_hog, tmp_path, book_unchanged):  # noqa: F811
-    docs = tmp_path / "texts"
+    docs = tmp_path / "texts"  # enough documents to pass the checks; one the notebook refuses
     docs.mkdir()
-    (docs / "0.txt").write_text("Just one document with a few words in it. " * 5 + "\n")
+    for i in range(8):
+        (docs / f"{i}.txt").write_text(f"Document number {i} has a few words in it. " * 5 + "\n")
+    (docs / "latin1.txt").write_bytes(b"Caf\xe9 au lait is a drink. " * 5)
     result = cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
                  env={"LMNOTES_CACHE": str(tmp_path / "cache")})
-    assert _error_line(result).startswith("error: 00_corpus: CorpusError: split ")
+    assert _error_line(result).startswith("error: 00_corpus: CorpusError: ")
+    assert "is not UTF-8 text" in _error_line(result)
     assert result.stderr.lstrip().startswith("error: 00_corpus: CorpusError"), result.stderr[:500]

@@ -71,12 +71,11 @@ def _prepare(folder: Path, stage: Path) -> None:
 
 
 def page(stage: Path, name: str) -> Path:
-    """Where the run writes notebook ``name``'s page in the staging folder (its link to the
-    book's current page, if any, removed first)."""
-    target = stage / f"{name}.ipynb"
-    if target.is_symlink():
-        target.unlink()
-    return target
+    """Where the run writes notebook ``name``'s page in the staging folder. Until the new page
+    is complete, the path is a link to the book's current page, which the notebook may read
+    as it runs (the status page takes every page's title, its own too); the finished page is
+    renamed onto the link, which replaces the link and leaves the book's page as it was."""
+    return stage / f"{name}.ipynb"
 
 
 def _changes(stage: Path, folder: Path) -> tuple[list[tuple[Path, Path]], list[Path]]:
