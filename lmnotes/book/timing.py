@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from lmnotes.core import cache as lmcache
 from lmnotes.core import io
+from lmnotes.core.progress import duration
 
 lmcache.register_file("timings.json", "each notebook's last wall times here (book timings)")
 
@@ -127,8 +128,6 @@ README_END = "<!-- end of the generated times -->"
 
 
 def _cell(entry: dict | None) -> str:
-    from lmnotes.core.progress import duration
-
     if not entry:
         return "not measured"
     text = duration(entry["seconds"]) if "seconds" in entry else entry["text"]
@@ -138,8 +137,6 @@ def _cell(entry: dict | None) -> str:
 def readme_table(record: dict, chapters: Sequence[str]) -> str:
     """The README's table of wall times, from the committed record: the commands, each page,
     and ``make book`` as the sum of the chapters' times (the status page's total)."""
-    from lmnotes.core.progress import duration
-
     rows = ["| command or page | cold | warm | measured (cold; warm) |", "| --- | --- | --- | --- |"]
     order = ["make setup", "make html", "make test", "make screenshots"]
     commands = record.get("commands", {})
