@@ -64,7 +64,7 @@ pretrained = ["smollm2-135m"]  # pretrained models, on fewer sentences
 size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
 corpus = "enwiki"  # what the models learn and are tested on
-n_sentences = 300  # test sentences for the self-trained models (0: all)
+n_sentences = 450  # test sentences for the self-trained models (0: all)
 n_sentences_pretrained = 40  # the first of them for the pretrained
 n_sentences_exact = 60  # the first of them searched for the exact top-10
 exact_models = ["byte", "bpe1000", "bpe8000"]  # members searched so
@@ -76,6 +76,7 @@ w2v_min_count = 5  # word2vec keeps types seen this often
 n_chance = 20  # shuffles for the soft match's chance baseline
 n_triples = 50  # rare and as many common paraphrase triples
 n_split_pool = 150  # common triples scored for the split/unsplit contrast
+n_split_words = 500  # rare and common split words per encoder (claim 8b)
 rare_zipf = 2.7  # a rare word's English Zipf frequency is below this
 common_zipf = 2.7  # a common word's is at least this (the paper's 50/103M)
 similar_share = 0.0  # "similar" margin of a pair's mean (0: the paper's)
@@ -526,13 +527,16 @@ tables.show(examples, "Examples of the mined triples (Zipf: x's English "
 # above may be a split/whole contrast. Each triple's word x is counted as *split* when the
 # encoder's own tokenizer cuts it into more than one token; among common words, split
 # and whole ones occur both, and a larger pool of {glue:text}`n_pool` common triples
-# separates the two causes.
+# separates the two causes. Claim 8b compares rare and common words that the encoder
+# splits, on every candidate triple whose word its tokenizer splits (up to
+# {glue:text}`n_split_words` of each kind): Table 2's 50 common triples hold too few.
 
 # %% tags=["hide-input"]
 pool = P.pick(candidates, {"common": min(n_split_pool,
                                         trip.attrs["candidates"]["common"])},
               seed + 1)
 glue("n_pool", len(pool), display=False)
+glue("n_split_words", n_split_words, display=False)
 pieces = {"MiniLM": P.minilm_pieces,
           plots.label(encoder_model): lambda ws: [len(enc_lm.encode(" " + w))
                                                   for w in ws]}
@@ -540,8 +544,11 @@ for name, embed in encoders.items():
     for df in (trip, pool):
         df[name + " split"] = np.asarray(pieces[name](list(df["x"]))) > 1
     pool[name] = T2.identified(embed, pool)
+# claim 8b: candidate words each encoder splits, up to n_split_words a kind
+split_pools = T2.split_pools(candidates, encoders, pieces, n_split_words,
+                             seed + 2)
 split_df = T2.split_table(encoders, {"Table 2's triples": trip,
-                                     "common pool": pool})
+                                     "common pool": pool}, split_pools)
 split_p = T2.split_fisher(pool, encoders)
 glue_md("split_sentence", T2.split_sentence(trip, encoders, split_p,
                                             n_triples))
@@ -709,8 +716,9 @@ glue_md("cal_bins_sentence", CG.bins_sentence(
 
 # %% tags=["hide-input"]
 train_sentences = data["train"].sentences
+valid_sentences = data["valid"].sentences
 spent = {("equal tokens", n): budget.training_budget(
-    lms[n], train_sentences, budget.SIZES[size]["train"])
+    lms[n], train_sentences, budget.SIZES[size]["train"], valid_sentences)
     for n in family if getattr(lms[n], "history", None) is not None}
 glue("equal_epochs", equal_epochs, display=False)
 EPOCHS = f"equal epochs ({equal_epochs})"
@@ -723,13 +731,16 @@ if equal_epochs:
     budgets_of[EPOCHS] = list(epoch_lms)
     for n, lm in epoch_lms.items():
         spent[EPOCHS, n] = budget.training_budget(
-            lm, train_sentences, budget.epoch_config(size, equal_epochs))
+            lm, train_sentences, budget.epoch_config(size, equal_epochs),
+            valid_sentences)
 div = DV.at_equal_tokens(table1, null_df, family)
 common_keys = pd.MultiIndex.from_frame(evaluated[family[0]][key])
 for n, lm in epoch_lms.items():
     t = DV.on_targets(lm, sentences, chosen, article_of, common_keys,
                       counts, max_word_tokens)
     div[EPOCHS, n] = DV.diversity(t, res)
+
+# %% tags=["hide-input"]
 ref = "bpe8000" if "bpe8000" in family else family[-1]
 tok = DV.budget_table(div, spent, ref)
 glue("byte_epochs", DV.epochs_text(spent, "byte"), display=False)
@@ -739,7 +750,7 @@ unk_share = DV.unk_shares(evaluated, others)
 unk_of = DV.unk_shares(evaluated, [n for n in family
                                    if lms[n].segmentation == "word"])
 glue_md("tok_sentence", DV.tok_sentence(div, budgets_of, ref, unk_of,
-                                        unk_share, null_df))
+                                        unk_share, null_df, spent))
 fig = DV.plot_plane(div, list(budgets_of)[0], color)
 glue("fig_plane", fig, display=False)
 plt.close(fig)
@@ -747,7 +758,8 @@ tables.show(tok, "Diversity against tokenization: the Transformer family at "
             "equal tokens and at equal epochs (percent; valid loss in nats "
             "per token; the last column is the paired difference of the "
             "ratio at the same budget)",
-            formats={"epochs": 2, "updates": "{:,.0f}", "valid loss": 3})
+            formats={"epochs": 2, "updates": "{:,.0f}", "valid loss": 3,
+                     "tokens seen": "{:,.0f}", "valid bits per byte": 3})
 
 # %% [markdown]
 # ```{glue:figure} fig_plane
@@ -841,6 +853,7 @@ results = word_claims.Results(
     concentration={n: WS.hit_concentration(res, evaluated[n])
                    for n in self_trained},
     soft_gain=soft_gain, table2=t2, trip=trip, pool=pool,
+    split_pools=split_pools,
     encoders=list(encoders), enc_diff=enc_diff, mcnemar=mcnemar,
     robust=robust, size_rows=size_rows)
 glue_all(word_claims.glued(results, rules))

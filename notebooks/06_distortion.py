@@ -73,11 +73,11 @@ learners = ["tf-small", "tf-tiny", "lstm"]  # models M, the first the main
 learner_seeds = [0]  # seeds of the main learner (more: seed spread)
 epochs = 8  # passes over the training sequences
 data_sizes = [1500, 3000]  # smaller nested N, as many updates as n_train
-size_patience = 2  # … stopping after this many epochs without progress
 n_watch = 300  # train and test sequences scored after each epoch
 n_strata = 10  # equal-count strata of log p_L in the curves
 language_temperatures = [0.7, 0.85, 1.0]  # the sweep of Fig. 5
 n_train_temperature = 1500  # coldest language's; others: as many tokens
+temperature_patience = 2  # … trained to convergence: passes without progress
 temperature_seeds = [0, 1]  # learner seeds per temperature (seed spread)
 n_test_temperature = 1000  # test sequences per temperature
 n_bins = 20  # bins of log p_L, in both of the paper's binnings
@@ -118,8 +118,8 @@ from lmnotes.studies.distortion import (
     data_size as DS, deficit as F, distortion as D, error as E,
     language as LG, lengths as LN, lnre as LR, mass as MS, overview as OV,
     paper as PA, perturbation as PT, pretrained as PR, resample as R,
-    size as SZ, temperature as TP, training as TR)
-from lmnotes.studies.distortion.resample import ci, num
+    schedule as SC, size as SZ, temperature as TP, training as TR)
+from lmnotes.studies.distortion.resample import ci, est, num
 from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
@@ -471,8 +471,7 @@ tables.show(where, "Where M's mass goes: the share of M's own samples and of "
 # each stratum's mean error traces a curve; darker curves are rarer sequences.
 
 # %% tags=["hide-input"]
-glue("n_watch_txt", f"{n_watch:,}", display=False)
-glue("n_strata_txt", n_strata, display=False)
+glue_all({"n_watch_txt": f"{n_watch:,}", "n_strata_txt": n_strata})
 history = models[main].history
 fig = TR.plot_strata(TR.strata_curves(history, watch, n_strata), history,
                      n_strata)
@@ -525,9 +524,11 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # ## Over data and architecture (Fig. 3)
 #
 # The paper trains in the online "ideal world" (a fresh sample every epoch, up to 30 M
-# sequences), where more data also means more updates. We train the main learner on nested
-# subsets of the training set, each for as many updates as the full set gets, and report
-# the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
+# sequences), where more data also means more updates, and keeps each model's best
+# validation loss. We train the main learner on nested subsets of the training set, each
+# for as many updates as the full set gets ({glue:text}`updates_txt`, a smaller set
+# repeated), on the same learning-rate schedule, which every size completes: the cosine
+# decay reaches zero at its last update. We report the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
 # stratum (its inset). The LSTM, trained on the same data, shows how efficiently each
 # architecture turns data into lower error.
 
@@ -536,32 +537,25 @@ sizes = sorted(set(data_sizes) | {n_train})
 arch = [n for n in learners if n.startswith("lstm")]
 
 
-def epochs_for(N):
-    """Epochs that give N sequences as many updates as n_train get."""
-    return DS.epochs_for(N, epochs, n_train)
-
-
-def by_size(learner):
-    """The learner trained on each nested size (the full size: the one above)."""
-    return {N: models[learner] if N == n_train else LG.learn(
-        lang, learner, train.take(0, N), valid, epochs_for(N), config,
-        seed=learner_seeds[0], tag=f"T{temperature}", device=device,
-        patience=size_patience) for N in sizes}
-
-
-err_n = {}
+share_of = {N: train.take(0, N).lengths.sum() / train.lengths.sum()
+            for N in sizes}
+passes, err_n = {N: SC.same_updates(epochs, share_of[N]) for N in sizes}, {}
 for name in [main] + arch:
-    for N, m in by_size(name).items():
-        err_n[name, N] = DS.errors(m, test, best_epoch)
+    for N in sizes:  # the full size: the learner above
+        m = models[name] if N == n_train else LG.learn(
+            lang, name, train.take(0, N), valid, passes[N], config,
+            seed=learner_seeds[0], tag=f"T{temperature}", device=device)
+        err_n[name, N] = DS.errors(m, test, config.warmup, passes[N])
 data_df = DS.by_stratum(err_n, main, sizes, count_bins)
 step_gain, rel_step = DS.doubling_gains(boot, err_n, main, sizes)
 fig = DS.plot(boot, data_df, err_n, main, arch, sizes, count_bins.max() + 1,
               color)
 glue("fig_data", fig, display=False)
 plt.close(fig)
-data_tab = DS.table(boot, err_n, main, arch, sizes, epochs_for)
-display(tables.show(data_tab, "Mean test error by training size and "
-                    "architecture (95 % intervals)", index=False))
+data_tab = DS.table(boot, err_n, main, arch, sizes)
+display(tables.show(data_tab, "What each size's learners got and their "
+                    "mean test error (95 % intervals); learning rate at "
+                    "the kept weights as a share of its peak", index=False))
 tables.show(DS.gain_table(step_gain, rel_step), f"{main}: the mean test "
             "error gained by each doubling of the training data (95 % "
             "intervals)", index=False)
@@ -578,8 +572,7 @@ else:
     ahead, same_n = [], []
     for k in ("arch_ahead", "arch_params", "arch_same"):
         glue(k, "not run (no LSTM among the learners)", display=False)
-glue_all(DS.facts(size_patience, err_n[main, n_train][2] == epochs,
-                  step_gain, rel_step))
+glue_all(DS.facts(err_n[main, n_train][1], epochs, step_gain, rel_step))
 error_at = {N: abs(err_n[main, N][0].mean()) for N in sizes}
 glue("levelled_text", study_claims.LEVELLED[
     study_claims.levelling(step_gain, error_at, level_margin).decision],
@@ -596,13 +589,14 @@ glue("levelled_text", study_claims.LEVELLED[
 #
 # The first doubling of the data gains {glue:text}`gain_first` nats of mean error, the
 # last {glue:text}`gain_last`, still {glue:text}`rel_last` of the error: the deficit is
-# weakened by data and not eliminated, and {glue:text}`levelled_text`. Every
-# size may run as many updates as the full set gets (the table's epochs), and a smaller N
-# stops once its validation loss has not improved for {glue:text}`patience_txt` epochs,
-# keeping its best epoch: none is cut short of the updates it can use. One difference
-# remains: the learning rate follows a schedule planned for the whole budget, so a smaller
-# N that stops early keeps weights from mid-schedule, not annealed, while the full set's
-# are; part of each doubling's gain may be that annealing. {glue:md}`full_note` The two architectures have similar
+# weakened by data and not eliminated, and {glue:text}`levelled_text`. The table prints
+# what each size got: the same updates, the epoch whose weights were kept (the best
+# validation loss) and the learning rate there as a share of its peak. Where a smaller N
+# peaks before its schedule ends, it peaks because it overfits, not for want of annealing.
+# Two earlier designs were unequal: stopping the smaller sizes early kept their weights
+# from mid-schedule while the full set's were annealed, and giving each size the full
+# set's passes with a schedule of its own left the smaller sizes short of convergence.
+# {glue:md}`full_note` The two architectures have similar
 # parameter counts ({glue:text}`arch_params`). On the same data, the paper's criterion,
 # the Transformer's mean error minus the LSTM's (positive: the Transformer is closer to L)
 # is {glue:text}`arch_same` nats. Against an LSTM given twice its data, a stricter
@@ -665,8 +659,11 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 # shortens the samples: equal numbers of sequences would give the warmer languages more
 # training tokens, and so more updates. We train the main learner on the coldest language's
 # first {glue:text}`n_t_txt` training sequences and on as many tokens
-# ({glue:text}`t_budget`) of every other language, once per seed, and compare the error
-# curves where their ranges of $\log p_L$ overlap. The error of each bin is compared between
+# ({glue:text}`t_budget`) of every other language, once per seed, each on the main
+# learner's schedule (as many updates planned, the same warm-up) and to convergence: it
+# stops once its validation loss has not improved for {glue:text}`t_patience` passes,
+# keeping its best. The second table prints what each learner got beside the main
+# learner, and we compare the error curves where their ranges of $\log p_L$ overlap. The error of each bin is compared between
 # the coldest and the warmest language with a bootstrap of the difference of the two
 # (independent) means.
 
@@ -679,16 +676,19 @@ t_draws = TP.draws(L, lang, train, valid, test, language_temperatures,
 # fixed blocks, so equal tokens are equal updates
 t_budget = TP.token_budget(t_draws)
 glue("t_budget", f"{t_budget:,}", display=False)
-temps, temp_err, per_tok, t_share = TP.learn_all(
+temps, temp_err, per_tok, t_share, t_got = TP.learn_all(
     boot, t_draws, t_budget, main, epochs, config, temperature_seeds,
-    device=device)
-by_seed_tab = TP.by_seed_table(per_tok, t_share, language_temperatures,
-                               temperature_seeds)
+    train.lengths.sum(), temperature_patience, device=device)
+by_seed_tab = TP.by_seed_table(per_tok, t_share, t_got, dict(  # + main
+    T=f"{temperature:.2f} (main, N = {n_train:,})", s=learner_seeds[0],
+    g=err_n[main, n_train][1], sh=share[main],
+    tok=est(*TP.per_token(boot, err[main], test.lengths, n_boot))))
 # colder minus warmer, per token and seed (independent samples): < 0,
 # colder worse
 colder = TP.colder_minus_warmer(per_tok, language_temperatures,
                                 temperature_seeds)
-glue_all(TP.facts(colder, temps, temp_err, language_temperatures))
+glue_all(TP.facts(colder, temps, temp_err, language_temperatures,
+                  temperature_patience))
 lo_t, hi_t = min(language_temperatures), max(language_temperatures)
 t_cmp = TP.compare_bins(boot, temp_err, lo_t, hi_t, n_boot)
 fig = TP.plot(temp_err, language_temperatures, n_bins, n_boot, seed=seed)
@@ -699,9 +699,10 @@ display(tables.show(temps, "The languages by temperature (entropy rate in "
                     "nats per token), the main learner's mean error per "
                     "sequence (seeds averaged) and the spread of its error per "
                     "token between seeds (95 % intervals)", index=False))
-display(tables.show(by_seed_tab, "The main learner's error per token and share "
-                    "of underestimated sequences, by temperature and seed "
-                    "(95 % intervals)", index=False))
+display(tables.show(by_seed_tab, "The training each temperature learner got "
+                    "(the main learner's last), its error per token and "
+                    "share of underestimated sequences (95 % intervals)",
+                    index=False))
 tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
             "bins of log p_L (95 % intervals)", formats={
                 c: tables.significant(3) for c in t_cmp.columns
@@ -1084,6 +1085,8 @@ results = dict(
     colder=colder, lo_t=lo_t, t_share=t_share,
     temperatures=language_temperatures,
     temperature_seeds=temperature_seeds, pretrained=pretrained,
+    t_updates=[g["updates"] for g in t_got.values()],
+    t_planned=t_got[lo_t, temperature_seeds[0]]["updates planned"],
     lnre=dict(zip(last_gt["process"], last_gt["P̂_N = N₁/N"])), rise=rise,
     gap=gap, seq_rate=seq_rate)
 rules = dict(size_cut=size_margin or 2 * paper_size_gain,

@@ -14,10 +14,12 @@ from lmnotes.studies.distortion import control as CT
 from lmnotes.studies.distortion import data_size as DS
 from lmnotes.studies.distortion import error as E
 from lmnotes.studies.distortion import lengths as LN
+from lmnotes.studies.distortion import language as LG
 from lmnotes.studies.distortion import lnre as LR
 from lmnotes.studies.distortion import mass as MS
 from lmnotes.studies.distortion import overview as OV
 from lmnotes.studies.distortion import resample as R
+from lmnotes.studies.distortion import schedule as SC
 from lmnotes.studies.distortion import size as SZ
 from lmnotes.studies.distortion import temperature as TP
 from lmnotes.studies.distortion import training as TR
@@ -177,10 +179,26 @@ def test_over_training_measures_the_gaps_between_strata():
 # -- data size -----------------------------------------------------------------------------
 
 
-def test_every_size_gets_as_many_updates():
-    assert DS.epochs_for(1500, 8, 6000) == 32
-    assert DS.epochs_for(6000, 8, 6000) == 8
-    assert DS.epochs_for(10 ** 6, 8, 6000) == 1
+def test_every_learner_gets_the_main_learners_updates_and_reports_its_training():
+    assert SC.same_updates(8, 0.25) == 32 and SC.same_updates(8, 1.0) == 8
+    assert SC.same_updates(8, 1e3) == 1
+    with pytest.raises(ValueError, match="> 0"):
+        SC.same_updates(8, 0.0)
+    # 10 updates a pass, 4 passes planned, warm-up 5; best at epoch 3, stopped after epoch 4
+    history = pd.DataFrame({"step": [10, 20, 30, 40], "epoch": [1, 2, 3, 4],
+                            "valid_loss": [3.0, 2.0, 1.5, 1.6]})
+    got = SC.summary(type("M", (), {"history": history})(), warmup=5, epochs=4)
+    assert (got["updates planned"], got["updates"], got["best epoch"]) == (40, 40, 3)
+    assert got["learning rate kept"] == pytest.approx(0.5 * (1 + np.cos(np.pi * 30 / 40)))
+    assert got["valid loss"] == 1.5
+    # the cosine's sum is about half the updates, less what the warm-up leaves out
+    assert 17 < got["Σ learning rate"] < 20
+    history.loc[3, "valid_loss"] = 1.0
+    assert SC.summary(type("M", (), {"history": history})(), 5, 4)["learning rate kept"] == 0.0
+    # stopped early: planned for 8 passes, the schedule's rate at the kept update is high
+    early = SC.summary(type("M", (), {"history": history.iloc[:3]})(), 5, 8)
+    assert (early["updates planned"], early["updates"]) == (80, 30)
+    assert early["learning rate kept"] == pytest.approx(0.5 * (1 + np.cos(np.pi * 30 / 80)))
 
 
 def test_doubling_gains_and_relative_change():
@@ -310,8 +328,8 @@ def test_architectures_compare_at_equal_and_doubled_data():
                                             "tf", "lstm", [1, 2])
     assert [e.value for e in same_n] == [1.0, 0.5] and [e.value for e in ahead] == [-0.5]
     assert texts["arch_same"] == "N = 1: 1.00 [1.00, 1.00]; N = 2: 0.500 [0.500, 0.500]"
-    f = DS.facts(2, True, {(1, 2): Estimate(1.0, 0.5, 1.5)}, {(1, 2): 0.25})
-    assert list(f) == ["patience_txt", "full_note", "gain_first", "gain_last", "rel_last"]
+    f = DS.facts({"best epoch": 8, "updates planned": 488}, 8, {(1, 2): Estimate(1.0, 0.5, 1.5)}, {(1, 2): 0.25})
+    assert list(f) == ["updates_txt", "full_note", "gain_first", "gain_last", "rel_last"]
     assert f["full_note"].startswith("The full set's best epoch is its last")
     assert f["rel_last"] == "25%"
 
@@ -320,7 +338,8 @@ def test_temperature_facts_relate_the_largest_difference_to_the_seed_spread():
     colder = {(0.7, 1.0, 0): Estimate(-0.3, -0.4, -0.2), (0.7, 1.0, 1): Estimate(0.1, 0, 0.2)}
     temps = pd.DataFrame({"seed spread": [0.1, 0.05]})
     temp_err = {0.7: (None, np.full(5, -3.0), None), 1.0: (None, np.full(5, -1.0), None)}
-    f = TP.facts(colder, temps, temp_err, [0.7, 1.0])
+    f = TP.facts(colder, temps, temp_err, [0.7, 1.0], 2)
+    assert f["t_patience"] == 2
     assert f["t_ratio"] == "3.0" and f["t_maxdiff"] == "0.30"
     assert f["t_per_seq"].endswith("the language at T = 1.0 is estimated best; its "
                                    "sequences are not the shortest.")

@@ -193,7 +193,7 @@ temperature_seeds = [0, 1]  # seeds
 lnre_acceleration = 0.2  # decay
 linear_margin = 0.2  # line
 teacher_draws = 0  # draws
-size_patience = 2  # patience
+temperature_patience = 2  # patience
 pretrained_language = ""  # skip
 '''
 
@@ -215,7 +215,7 @@ pretrained_language = ""  # skip
     ({"lnre_acceleration": 0.0}, r"positive number"),
     ({"linear_margin": 1.5}, r"must lie in \(0, 1\]"),
     ({"teacher_draws": -1}, r"at least 0"),
-    ({"size_patience": 0}, r"at least 1"),
+    ({"temperature_patience": 0}, r"at least 1"),
     ({"near_zero_nats": 0.0}, r"positive number"),
     ({"lnre_share": 0.0}, r"must lie in \(0, 1\]"),
     ({"pretrained_language": "no-such-model"}, r"neither a registered model"),

@@ -132,6 +132,12 @@ def test_training_budget_counts_steps_tokens_and_epochs(texts):
     assert row["epochs"] == pytest.approx(12 * 8 / n_blocks) and row["training tokens"] == n_blocks * 32
     assert row["steps planned"] == 12 and not row["stopped early"]
     assert row["best step"] in (4, 8, 12) and row["valid loss, best"] == lm.history["valid_loss"].min()
+    assert "valid bits per byte" not in row
+    # a byte model has a token per byte (and one per text's end, as the bytes count one):
+    # its bits per byte are its nats per token over ln 2
+    bpb = budget.training_budget(lm, texts[0], TINY["train"], texts[1])["valid bits per byte"]
+    assert sum(len(lm.encode(t)) for t in texts[1]) == sum(len(t.encode()) for t in texts[1])
+    assert bpb == pytest.approx(row["valid loss, best"] / np.log(2))
     # a history cut short by early stopping
     lm.history = lm.history.iloc[:2]
     assert budget.training_budget(lm, texts[0], TINY["train"])["stopped early"]

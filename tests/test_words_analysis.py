@@ -100,6 +100,10 @@ def test_split_tables_count_hits_by_split_and_whole_words():
                          "A split": [True, True, True, False, False, False]})
     df = T2.split_table(["A"], {"pool": pool})
     assert df[["x is", "hits", "n"]].values.tolist() == [["split", 2, 3], ["whole", 3, 3]]
+    own = pd.DataFrame({"kind": ["rare", "common"], "A": [False, True], "A split": True})
+    df = T2.split_table(["A"], {"pool": pool}, {"A": own, "B": own})
+    assert df["set"].tolist() == ["pool", "pool", "its split words", "its split words"]
+    assert df.iloc[2:][["kind", "hits", "n"]].values.tolist() == [["rare", 0, 1], ["common", 1, 1]]
     p = T2.split_fisher(pool, ["A"])["A"]
     assert p == pytest.approx(ss.fisher_exact([[2, 1], [3, 0]]).pvalue)
     assert T2.split_fisher(pool.assign(**{"A split": True}), ["A"]) == {}
@@ -198,6 +202,49 @@ def test_lower_higher_and_the_budget_table():
     assert np.isnan(tok.loc[("equal tokens", "b"), "epochs"])
     assert tok.loc[("equal tokens", "BPE-8k"), "ratio − BPE-8k"] == "—"
     assert DV.epochs_text(spent, "a") == "0.25" and DV.epochs_text(spent, "b") == "—"
+
+
+def test_each_encoder_gets_the_candidates_it_splits():
+    import torch
+
+    def embed(sentences):  # a word's states: its letters counted, so similar words match
+        return [torch.tensor([[w.count(c) + 0.1 for c in "aeiou"] for w in t.split()],
+                             dtype=torch.float32) for t in sentences]
+
+    cands = pd.DataFrame({"kind": ["rare", "rare", "common", "common", "common"],
+                          "x": ["poodle", "beagle", "dog", "cat", "horse"],
+                          "x_h": ["dog", "dog", "animal", "animal", "animal"],
+                          "x_a": ["cat", "cat", "plant", "plant", "plant"],
+                          "s_x": ["a poodle ran", "a beagle ran", "a dog ran", "a cat ran",
+                                  "a horse ran"]})
+    pools = T2.split_pools(cands, {"A": embed, "B": embed},
+                           {"A": lambda ws: [1 + (len(w) > 3) for w in ws],
+                            "B": lambda ws: [2] * len(ws)}, 1, 0)
+    assert sorted(pools["A"]["x"]) == ["horse", "poodle"] or sorted(pools["A"]["x"]) == ["beagle", "horse"]
+    assert list(pools["A"]["kind"]) == ["rare", "common"] and pools["A"]["A split"].all()
+    assert len(pools["B"]) == 2 and pools["B"]["B"].dtype == bool
+    assert set(pools["B"]["s_h"]) >= {s.replace(x, h) for s, x, h in
+                                      pools["B"][["s_x", "x", "x_h"]].values}
+
+
+def test_the_tokenization_reading_says_what_it_could_have_detected():
+    e = stats.Estimate
+    assert DV.detectable({"a": e(1, -2, 4), "b": e(-1, -6, 3), "c": e(9, 8, 10)}) == 6
+    assert DV.detectable({"c": e(9, 8, 10)}) is None
+    div = {("equal tokens", n): {DV.RATIO: est(v, reps=np.array(r))} for n, v, r in (
+        ("a", 30, [29.0, 30.0, 31.0]), ("b", 31, [20.0, 31.0, 42.0]),
+        ("bpe8000", 30, [30.0, 30.0, 30.0]))}
+    spent = {("equal tokens", "a"): {"valid bits per byte": 2.634},
+             ("equal tokens", "bpe8000"): {"valid bits per byte": 2.2}}
+    null_df = pd.DataFrame({"model": ["x"], DV.RATIO: [est(50)]})
+    text = DV.tok_sentence(div, {"equal tokens": ["a", "b", "bpe8000"]}, "bpe8000", {}, {},
+                           null_df, spent)
+    least = DV.detectable(DV.lower_higher(div, ["a", "b", "bpe8000"], "equal tokens",
+                                          "bpe8000")[2])
+    assert least > 10  # b's differences spread widely
+    assert (f"exclude only differences beyond {least:.1f} points; validation bits per byte "
+            "2.20 to 2.63)") in text
+    assert DV.quality_range({}, "equal tokens") == "not recorded"
 
 
 def test_diversity_and_unk_shares():

@@ -334,6 +334,33 @@ def test_8b_is_against_when_split_rare_words_fail_no_more_than_the_margin():
     assert case["estimate"] == pytest.approx(0.0)
 
 
+def test_an_open_claim_9_says_how_many_triples_would_decide_it():
+    """At 10 ± 8 points on 10 rare triples and a margin of 15, the interval must shrink to a
+    half-width of 5: (8 / 5)² = 2.56 times the triples; past the margin no number does."""
+    assert C.triples_needed(est(10, half=8), 10, 15) == pytest.approx(25.6)
+    assert C.triples_needed(est(-16, half=8), 10, 15) is None
+    trip, pool = triples()
+    trip.attrs["candidates"] = {"rare": 316, "common": 3110}
+    m = table(results(trip=trip, pool=pool, enc_diff=est(10, half=8))).loc["9", "measured"]
+    assert m.endswith("; showing it within at this difference would take about 26 rare triples, and "
+                      "the training split offers 316")
+    m = table(results(enc_diff=est(16, half=8))).loc["9", "measured"]
+    assert m.endswith("; no number of triples shows it within at this difference")
+
+
+def test_8b_is_decided_on_each_encoders_own_split_words_where_they_are_given():
+    """The split pools replace Table 2's rare triples and the common pool: a larger sample of
+    each encoder's rare and common split words decides the case (B splits no rare word of
+    Table 2, so without its pool it has no case)."""
+    split = pd.DataFrame({"kind": ["rare"] * 300 + ["common"] * 300,
+                          "A": [True] * 270 + [False] * 30 + [True] * 270 + [False] * 30,
+                          "B": [True] * 60 + [False] * 240 + [True] * 270 + [False] * 30})
+    df = table(results(split_pools={"A": split, "B": split}))
+    cases = cases_of(df, "8b").set_index("name")
+    assert list(cases["decision"]) == ["against", "for"]
+    assert "270/300 vs 270/300" in df.loc["8b", "measured"]
+
+
 def test_claim_10_takes_the_best_model_per_bin():
     bins = by_bin(cov=(40, 10, 5))
     bins["byte", B1]["cov"] = est(20, pattern=1)  # the byte model is best in the middle bin, above 14 %

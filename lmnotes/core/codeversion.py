@@ -27,6 +27,8 @@ from lmnotes.core import io
 # - Samples and draws were keyed by the CUDA sampler too (models.graphsample, models.static),
 #   which the CPU never runs; since 2026-11-27 only what is sampled on CUDA is
 #   (models.memo.CUDA_SAMPLING), and the CPU's versions without them map to those with them.
+# - The learning-rate schedule's formula moved from a lambda into models.train.lr_factor
+#   (the same arithmetic, 2026-11-27).
 _SAME_BITS: dict[str, str] = {
     "1fc7abf74db5b8e3": "0ea2fcfaeb7de76a",  # corpus
     "e2a157cb4e7be02c": "18386415a35a7a0f",  # draws
@@ -37,6 +39,7 @@ _SAME_BITS: dict[str, str] = {
     "900431dc176faf84": "1f9033b2b695c23a",  # words
     "0eab2a3bf81f7247": "3b2b08cfe0202a3f",  # samples, without the CUDA sampler
     "1c884a4d2a62ec0a": "114eb1af1464c3bf",  # draws, without the CUDA sampler
+    "0c5b8a4ff5216e28": "8aa232986675ac61",  # trained: the schedule's formula as lr_factor
 }
 
 

@@ -11,6 +11,7 @@ tokens (seconds), exactly as training built it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, replace
 from typing import Mapping, Sequence
 
@@ -23,8 +24,13 @@ from lmnotes.models.trained import SIZES, Recipe, on_ids
 from lmnotes.models.train import TrainConfig, _blocks, _stream
 
 
-def training_budget(lm, train_texts: Sequence[str], config: TrainConfig) -> dict:
-    """One model's budget as a dict (see the module docstring); ``lm.history`` must be set."""
+def training_budget(lm, train_texts: Sequence[str], config: TrainConfig,
+                    valid_texts: Sequence[str] = ()) -> dict:
+    """One model's budget as a dict (see the module docstring); ``lm.history`` must be set.
+    With ``valid_texts`` (the validation split it was trained with), the best validation
+    loss also in bits per byte (``valid bits per byte``): nats per token times the split's
+    tokens over its bytes (a separator byte per text, as the token stream has one), over
+    ln 2, which compares models that cut the text differently."""
     history = getattr(lm, "history", None)
     if history is None or not len(history):
         raise ValueError(f"{lm.name} has no training history (an n-gram model, or not trained here)")
@@ -49,7 +55,8 @@ def training_budget(lm, train_texts: Sequence[str], config: TrainConfig) -> dict
         "valid − train": float(best["valid_loss"] - last["train_loss"]),
         "valid falling at the end": bool(history["valid_loss"].iloc[-1] < history["valid_loss"].iloc[:-1].min())
         if len(history) > 1 else True,
-    }
+    } | ({"valid bits per byte": float(best["valid_loss"]) * (len(_stream(lm, valid_texts)) - 1)
+          / (sum(len(t.encode()) + 1 for t in valid_texts) * math.log(2))} if len(valid_texts) else {})
 
 
 def budget_table(models: Mapping[str, object], train_texts: Sequence[str], size: str = "cpu") -> pd.DataFrame:

@@ -146,6 +146,12 @@ def evaluate(lm: NeuralLM, blocks: torch.Tensor, batch_size: int = 64, precision
     return total / count
 
 
+def lr_factor(step: int, warmup: int, total: int) -> float:
+    """The learning rate as a share of its peak after ``step`` updates of ``total``: a linear
+    warm-up over ``warmup`` updates, then a cosine decay that reaches 0 at ``total``."""
+    return min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(step, total) / total))
+
+
 def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
           config: TrainConfig = TrainConfig(), progress: bool | None = None,
           callback: Callable[[int, NeuralLM], dict | None] | None = None,
@@ -165,8 +171,7 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
     steps_per_epoch = math.ceil(len(train_blocks) / config.batch_size)
     total = min(config.max_steps, steps_per_epoch * config.max_epochs)
     opt = torch.optim.AdamW(lm.net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / config.warmup) *
-                                              0.5 * (1 + math.cos(math.pi * min(s, total) / total)))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, config.warmup, total))
     history, best, best_state, bad, step, t0 = [], math.inf, None, 0, 0, time.perf_counter()
     # progress: True forces a bar, False hides it, None shows it on a terminal only (tqdm's
     # disable=None). The lines of lmnotes.core.progress are printed in every case.

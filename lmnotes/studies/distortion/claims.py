@@ -42,7 +42,7 @@ RESULTS = {
     "step_gain": "(N, 2N) -> estimate of the error gained by the doubling",
     "error_at": "N -> the size of the main learner's mean test error at N (nats)",
     "rel_step": "(N, 2N) -> the gain as a share of the error at N",
-    "steps": "N -> the main learner's training steps at N", "sizes": "the training sizes N",
+    "steps": "N -> what the main learner's training at N got (schedule.summary)", "sizes": "the training sizes N",
     "n_train": "the full training size",
     "same_n": "estimates of the Transformer's minus the LSTM's error at each N (empty: no LSTM)",
     "ahead": "estimates of the Transformer on N minus the LSTM on the next N",
@@ -56,6 +56,8 @@ RESULTS = {
     "lo_t": "the coldest temperature",
     "t_share": "(T, seed) -> estimate of the share underestimated",
     "temperatures": "the language temperatures", "temperature_seeds": "the seeds per temperature",
+    "t_updates": "the updates each temperature learner made",
+    "t_planned": "the updates its schedule planned",
     "pretrained": "None (not run), why it was skipped (a sentence), or a mapping: language, "
                   "checks (for, against), share and rand (estimates), rarest and top (the end "
                   "bins' mean errors)",
@@ -184,9 +186,10 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
     # two claims: one estimate cannot show "helps" and "does not level off" wrong at once
     claim("6a. More data helps",
           [est(f"doubling N = {a:,} → {b:,}", "above", g, why="error gained, nats") for (a, b), g in step_gain.items()],
-          f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats); every N allowed "
-          f"{r.steps[r.n_train]} updates, the smaller stopped early at "
-          + ", ".join(f"{r.steps[N]}" for N in r.sizes if N != r.n_train))
+          f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats); every N trained for "
+          + ", ".join(f"{r.steps[N]['updates']}" for N in r.sizes) + " updates, its schedule completed; "
+          "learning rate at the kept weights " + ", ".join(
+              f"{r.steps[N]['learning rate kept']:.2f}" for N in r.sizes) + " of its peak")
     claim("6b. … and levels off",
           [levelling(step_gain, r.error_at, q.level_margin)],
           f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
@@ -230,7 +233,9 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
                   "interval counts the open bins either way")],
           "per token, colder minus warmer, by seed: " + "; ".join(
               ci(c) for c in r.colder.values()) + f"; at equal log p_L, T = "
-          f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins (longer sequences there); equal training tokens")
+          f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins (longer sequences there); equal training tokens, "
+          f"the main learner's schedule of {r.t_planned} updates, each stopped at convergence after "
+          f"{min(r.t_updates)} to {max(r.t_updates)}")
     warm = [T for T in r.temperatures if T == 1.0]
     claim("11b. The underestimation holds at T = 1 (App. A.3)",
           [est(f"seed {s}", "above", r.t_share[1.0, s], 0.5, why="share underestimated at T = 1")

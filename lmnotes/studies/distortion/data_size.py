@@ -1,6 +1,7 @@
 """More data, and which architecture uses it better (LeBrun, Sordoni & O'Donnell 2022, Fig. 3,
 claims 6–7), as the distortion chapter (06) measures it: the main learner and the LSTM trained
-on nested subsets of the training sequences, each for as many updates as the full set gets.
+on nested subsets of the training sequences, each for as many updates as the full set gets, its
+schedule completed (:func:`lmnotes.studies.distortion.schedule.same_updates`).
 
 The relative change between successive sizes N′ < N is r_N = (ē_N − ē_N′)/|ē_N′| (the paper's
 Fig. 3 inset), per stratum of log p_L.
@@ -17,19 +18,15 @@ from lmnotes.report import plots
 from lmnotes.report.glue import Prose
 from lmnotes.studies.distortion import distortion as D
 from lmnotes.studies.distortion import language as LG
+from lmnotes.studies.distortion import schedule as SC
 from lmnotes.studies.distortion.resample import ci
 
 
-def epochs_for(N: int, epochs: int, n_train: int) -> int:
-    """Epochs that give N sequences as many updates as ``n_train`` get in ``epochs`` (the
-    updates, not the passes, are held equal); at least one."""
-    return max(1, round(epochs * n_train / N))
-
-
-def errors(model, test, best_epoch) -> tuple:
-    """A learner's test errors, its training steps and its best epoch."""
+def errors(model, test, warmup: int, epochs: int) -> tuple:
+    """A learner's test errors and what its training (``epochs`` passes) got
+    (:func:`SC.summary`)."""
     return (D.estimation_error(LG.model_logprob(model, test.ids), test.logp),
-            int(model.history["step"].max()), best_epoch(model))
+            SC.summary(model, warmup, epochs))
 
 
 def by_stratum(err_n: dict, main: str, sizes, strata: np.ndarray) -> pd.DataFrame:
@@ -83,15 +80,14 @@ def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_str
     return fig
 
 
-def table(boot, err_n: dict, main: str, arch, sizes, epochs) -> pd.DataFrame:
-    """Steps, best epochs and mean test error (intervals from ``boot``) by size and
-    architecture; ``epochs``: N -> the epochs allowed."""
-    return pd.DataFrame({"N": sizes,
-                         "epochs": [epochs(N) for N in sizes]}
-                        | {f"steps ({n})": [err_n[n, N][1] for N in sizes]
-                           for n in [main] + arch[:1]}
-                        | {f"best epoch ({n})": [err_n[n, N][2] for N in sizes]
-                           for n in [main] + arch[:1]}
+def table(boot, err_n: dict, main: str, arch, sizes) -> pd.DataFrame:
+    """What each size's learners got (updates; the epoch kept, the learning rate there as a
+    share of its peak and the validation loss, the main learner's and the first other's) and the
+    mean test error (intervals from ``boot``) by size and architecture."""
+    got = {(k, n): [err_n[n, N][1][k] for N in sizes]
+           for k in ("best epoch", "learning rate kept", "valid loss") for n in [main] + arch[:1]}
+    return pd.DataFrame({"N": sizes, "updates": [err_n[main, N][1]["updates"] for N in sizes]}
+                        | {f"{k} ({n})": v for (k, n), v in got.items()}
                         | {f"mean error ({n})": [ci(boot.mean_ci(err_n[n, N][0]))
                                                  for N in sizes]
                            for n in [main] + arch})
@@ -121,12 +117,13 @@ def architectures(boot, err_n: dict, main: str, lstm: str, sizes):
     return ahead, same_n, texts
 
 
-def facts(patience: int, full_last: bool, step_gain: dict, rel_step: dict) -> dict:
+def facts(full: dict, epochs: int, step_gain: dict, rel_step: dict) -> dict:
     """What the chapter states about the data sizes, by name, in the order it glues them
-    (``full_note`` is Markdown; ``full_last``: the full set's best epoch is its last)."""
-    return {"patience_txt": patience,
+    (``full_note`` is Markdown; ``full``: what the full set's training got, :func:`SC.summary`,
+    in ``epochs`` passes)."""
+    return {"updates_txt": f"{full['updates planned']:,}",
             "full_note": Prose("The full set's best epoch is its last: it is still "
-                               "improving when its budget ends." if full_last
+                               "improving when its budget ends." if full["best epoch"] == epochs
                                else "The full set, too, peaked before its last epoch."),
             "gain_first": ci(list(step_gain.values())[0]),
             "gain_last": ci(list(step_gain.values())[-1]),

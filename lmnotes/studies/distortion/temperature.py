@@ -1,7 +1,7 @@
 """The temperature of the language (LeBrun, Sordoni & O'Donnell 2022, Fig. 5, claim 11: lower-
 entropy languages suffer more), as the distortion chapter (06) measures it: L read at several
 temperatures T, the main learner trained on each with equal training tokens (equal updates),
-once per seed, and compared per token (which removes length) and at equal log p_L (the
+on the main learner's schedule and each to convergence, once per seed, and compared per token (which removes length) and at equal log p_L (the
 paper's comparison, where a colder language's sequences are longer).
 """
 
@@ -16,6 +16,7 @@ from lmnotes.report import plots
 from lmnotes.report.glue import Prose
 from lmnotes.studies.distortion import distortion as D
 from lmnotes.studies.distortion import language as LG
+from lmnotes.studies.distortion import schedule as SC
 from lmnotes.studies.distortion.error import by_bin
 from lmnotes.studies.distortion.resample import ci, est, num
 
@@ -42,24 +43,34 @@ def token_budget(t_draws: dict) -> int:
     return min(int(tr.lengths.sum()) for _, tr, _, _ in t_draws.values())
 
 
+def per_token(boot, e: np.ndarray, lengths: np.ndarray, n_boot: int) -> tuple:
+    """The error per token of sequences with errors ``e``: the summed error over their tokens,
+    and ``n_boot`` replicates resampling the sequences (from ``boot.rng``)."""
+    idx = boot.rng.integers(len(e), size=(n_boot, len(e)))
+    return e.sum() / lengths.sum(), e[idx].sum(1) / lengths[idx].sum(1)
+
+
 def learn_all(boot, t_draws: dict, t_budget: int, main: str, epochs: int, config, seeds,
-              device: str = "cpu", n_boot: int = 2000):
-    """The main learner trained on every language (``t_budget`` tokens) with every seed: the
-    table of the languages, each test sequence's (log p_L, error averaged over seeds,
-    length), the error per token (value and ``n_boot`` replicates from ``boot.rng``) and the
-    share underestimated (from ``boot``) by (T, seed)."""
-    temp_rows, temp_err, per_tok, t_share = [], {}, {}, {}
+              main_tokens: int, patience: int, device: str = "cpu", n_boot: int = 2000):
+    """The main learner trained on every language (``t_budget`` tokens) with every seed, on
+    the main learner's schedule (as many updates as ``epochs`` passes over its
+    ``main_tokens`` training tokens, :func:`SC.same_updates`), stopping at convergence (no
+    better validation loss for ``patience`` passes): the table of the languages, each test
+    sequence's (log p_L, error averaged over seeds, length), and by (T, seed) the error per
+    token (value and ``n_boot`` replicates from ``boot.rng``), the share underestimated (from
+    ``boot``) and what the training got (:func:`SC.summary`)."""
+    temp_rows, temp_err, per_tok, t_share, got = [], {}, {}, {}, {}
+    passes = SC.same_updates(epochs, t_budget / main_tokens)
     for T, (lg, tr, va, te) in t_draws.items():
         tr = tr.up_to_tokens(t_budget)
         errs = []
         for s in seeds:
-            m = LG.learn(lg, main, tr, va, epochs, config, seed=s, tag=f"T{T}",
-                         device=device)
+            m = LG.learn(lg, main, tr, va, passes, config, seed=s, tag=f"T{T}",
+                         device=device, patience=patience)
+            got[T, s] = SC.summary(m, config.warmup, passes)
             e = D.estimation_error(LG.model_logprob(m, te.ids), te.logp)
             errs.append(e)
-            idx = boot.rng.integers(len(e), size=(n_boot, len(e)))
-            per_tok[T, s] = (e.sum() / te.lengths.sum(),
-                             e[idx].sum(1) / te.lengths[idx].sum(1))
+            per_tok[T, s] = per_token(boot, e, te.lengths, n_boot)
             t_share[T, s] = boot.mean_ci(e < 0)
         # the seeds' mean error on each test sequence
         temp_err[T] = (te.logp, np.mean(errs, 0), te.lengths)
@@ -72,15 +83,20 @@ def learn_all(boot, t_draws: dict, t_budget: int, main: str, epochs: int, config
             "unfinished": f"{1 - np.exp(lg.log_finished):.2%}",
             "mean error per sequence": ci(boot.mean_ci(temp_err[T][1])),
             "seed spread": max(by_seed) - min(by_seed)})
-    return pd.DataFrame(temp_rows), temp_err, per_tok, t_share
+    return pd.DataFrame(temp_rows), temp_err, per_tok, t_share, got
 
 
-def by_seed_table(per_tok: dict, t_share: dict, temperatures, seeds) -> pd.DataFrame:
-    """The error per token and the share underestimated by temperature and seed."""
-    return pd.DataFrame([
-        {"T": f"{T:.2f}", "seed": s, "error per token": ci(est(*per_tok[T, s])),
-         "share underestimated": ci(t_share[T, s])}
-        for T in temperatures for s in seeds])
+def by_seed_table(per_tok: dict, t_share: dict, got: dict, main_row: dict) -> pd.DataFrame:
+    """By temperature and seed, what the learner's training got (:func:`SC.summary`: updates,
+    summed learning-rate factor, learning rate at the kept weights, validation loss), its
+    error per token and the share underestimated; ``main_row``, the main learner's, last."""
+    def row(T, s, g, tok, sh):
+        return {"T": T, "seed": s, "updates": f"{g['updates']} of {g['updates planned']}",
+                "Σ learning rate": g["Σ learning rate"],
+                "learning rate kept": g["learning rate kept"], "valid loss": g["valid loss"],
+                "error per token": ci(tok), "share underestimated": ci(sh)}
+    return pd.DataFrame([row(f"{T:.2f}", s, got[T, s], est(*per_tok[T, s]), t_share[T, s])
+                         for T, s in got] + [row(**main_row)])
 
 
 def colder_minus_warmer(per_tok: dict, temperatures, seeds) -> dict:
@@ -154,12 +170,13 @@ def colder_text(colder: dict) -> str:
                      for (a, b, s), c in colder.items())
 
 
-def facts(colder: dict, temps: pd.DataFrame, temp_err: dict, temperatures) -> dict:
+def facts(colder: dict, temps: pd.DataFrame, temp_err: dict, temperatures, patience: int) -> dict:
     """What the chapter states about the per-token comparison, by name, in the order it glues
-    them: the differences, the largest seed spread, the largest difference and its ratio to
-    that spread, and the per-sequence sentence (``t_per_seq``, Markdown)."""
+    them: the learners' ``patience``, the differences, the largest seed spread, the largest
+    difference and its ratio to that spread, and the per-sequence sentence (``t_per_seq``,
+    Markdown)."""
     t_maxdiff = max(abs(c.value) for c in colder.values())
-    return {"colder": colder_text(colder),
+    return {"t_patience": patience, "colder": colder_text(colder),
             "t_spread": num(temps["seed spread"].max(), 2),
             "t_maxdiff": num(t_maxdiff, 2),
             "t_ratio": f"{t_maxdiff / temps['seed spread'].max():.1f}",

@@ -41,6 +41,7 @@ PARAMETERS: dict[str, checks.Rule] = {
     "w2v_min_count": (checks.at_least(1), "≥ 1"),
     "n_chance": (checks.at_least(1), "≥ 1"),
     "n_triples": (checks.at_least(2), "≥ 2"),
+    "n_split_words": (checks.at_least(1), "≥ 1"),
     "rare_zipf": (checks.between(0, 8), "a Zipf frequency, 0 to 8"),
     "common_zipf": (checks.between(0, 8), "a Zipf frequency, 0 to 8"),
     "similar_share": (checks.between(0, 1), "[0, 1] (0: from the paper's readings)"),

@@ -97,6 +97,9 @@ class Results:
       hits``, ``common hits``, ``Fisher p``); ``trip`` and ``pool``: the triples and the common
       pool, a hit column and a ``<encoder> split`` column per encoder; ``encoders``: the two
       names; ``enc_diff`` and ``mcnemar``: their difference on rare triples and its p-value;
+      ``split_pools``: {encoder: the rare and common triples whose x its tokenizer splits,
+      with ``kind`` and a hit column}, the words of claim 8b (absent: Table 2's rare triples
+      and the common pool's split words);
     - ``robust``: {model: :func:`lmnotes.studies.words.authors.robust`};
     - ``size_rows``: the size comparison's rows (``model``, ``difference``; empty where it
       did not run).
@@ -117,6 +120,7 @@ class Results:
     mcnemar: float
     robust: Mapping[str, Mapping]
     size_rows: Sequence[Mapping] = field(default_factory=list)
+    split_pools: Mapping[str, pd.DataFrame] = field(default_factory=dict)
 
 
 #: An estimate with three significant digits, as the measured texts print it.
@@ -439,12 +443,17 @@ def soft_match(results: Results, rules: Rules) -> dict:
 
 
 def split_counts(results: Results) -> dict[str, tuple[int, int, int, int]]:
-    """Per encoder with split words among both the rare triples and the common pool: the rare
-    split words' hits and number, and the common ones'."""
+    """Per encoder with rare and common split words (its ``split_pools`` entry, else the rare
+    triples and the common pool): the rare split words' hits and number, and the common
+    ones'."""
     trip, pool, out = results.trip, results.pool, {}
     for name in results.encoders:
-        r_ = trip.loc[(trip["kind"] == "rare") & trip[name + " split"], name]
-        c_ = pool.loc[pool[name + " split"], name]
+        if name in results.split_pools:
+            sp = results.split_pools[name]
+            r_, c_ = (sp.loc[sp["kind"] == k, name] for k in ("rare", "common"))
+        else:
+            r_ = trip.loc[(trip["kind"] == "rare") & trip[name + " split"], name]
+            c_ = pool.loc[pool[name + " split"], name]
         if len(r_) and len(c_):
             out[name] = (int(r_.sum()), len(r_), int(c_.sum()), len(c_))
     return out
@@ -474,15 +483,33 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
             + (f"; {names(left)} split no rare word or no common one: no case" if left else ""), form="every")]
 
 
+def triples_needed(diff: stats.Estimate, n: int, margin: float) -> float | None:
+    """The triples that would put ``diff``'s interval (from ``n`` triples) inside ±``margin``
+    if the estimate stayed where it is: the interval narrows as 1/√n, so n times the squared
+    ratio of its half-width to the room left between the estimate and the margin. None where
+    the estimate is at or beyond the margin (no sample shows it within)."""
+    room = margin - abs(diff.value)
+    return n * ((diff.high - diff.low) / 2 / room) ** 2 if room > 0 else None
+
+
 def encoders_alike(results: Results, rules: Rules) -> dict:
-    """Claim 9: the two encoders do not differ on rare words (within ±``equal_points``)."""
+    """Claim 9: the two encoders do not differ on rare words (within ±``equal_points``). The
+    measured text says how many rare triples would decide it at the observed difference, and
+    how many the corpus offers."""
     e1, e2 = results.encoders
     n_rare = int((results.trip["kind"] == "rare").sum())
+    case = encoders_case(f"{e1} − {e2}", results.enc_diff, rules.equal_points)
+    need = triples_needed(results.enc_diff, n_rare, rules.equal_points)
+    offered = results.trip.attrs.get("candidates", {}).get("rare")
+    reach = ("" if case.decision != "open" else
+             "; no number of triples shows it within at this difference" if need is None else
+             f"; showing it within at this difference would take about {need:,.0f} rare triples"
+             + (f", and the training split offers {offered:,}" if offered else ""))
     return lmclaims.row(
-        "9. The two encoders do not differ on rare words",
-        [encoders_case(f"{e1} − {e2}", results.enc_diff, rules.equal_points)],
+        "9. The two encoders do not differ on rare words", [case],
         f"{e1} − {e2} {fmt(results.enc_diff)} points on {n_rare} rare triples "
-        f"(margin ±{rules.equal_points:g}), McNemar p {tables.pvalue(results.mcnemar)}", form="every")
+        f"(margin ±{rules.equal_points:g}), McNemar p {tables.pvalue(results.mcnemar)}" + reach,
+        form="every")
 
 
 def best_per_bin(results: Results) -> dict[str, str]:

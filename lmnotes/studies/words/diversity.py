@@ -49,7 +49,8 @@ def on_targets(lm, sentences: Sequence[str], ids: Sequence[int], article_of: np.
 
 def budget_table(div: Mapping[tuple, dict], spent: Mapping[tuple, dict], ref: str) -> pd.DataFrame:
     """The family at each budget (``div``: {(budget, member): :func:`diversity`}): epochs,
-    updates, best validation loss (``spent``), the three measures, and the ratio's paired
+    updates, tokens seen, best validation loss in nats per token and in bits per byte
+    (``spent``: :func:`lmnotes.models.budget.training_budget`), the three measures, and the ratio's paired
     difference from ``ref`` at the same budget."""
     rows_tok = []
     for (kind, n), d in div.items():
@@ -57,7 +58,9 @@ def budget_table(div: Mapping[tuple, dict], spent: Mapping[tuple, dict], ref: st
         rows_tok.append({
             "budget": kind, "model": label(n),
             "epochs": b.get("epochs", np.nan), "updates": b.get("steps", np.nan),
-            "valid loss": b.get("valid loss, best", np.nan), **d,
+            "tokens seen": b.get("tokens seen", np.nan),
+            "valid loss": b.get("valid loss, best", np.nan),
+            "valid bits per byte": b.get("valid bits per byte", np.nan), **d,
             f"ratio − {label(ref)}": (stats.excess(d[RATIO], div[kind, ref][RATIO])
                                       if n != ref else "—")})
     return pd.DataFrame(rows_tok).set_index(["budget", "model"])
@@ -72,22 +75,44 @@ def lower_higher(div: Mapping[tuple, dict], members: Sequence[str], kind: str, r
             [n for n, e in d.items() if e.low > 0], d)
 
 
+def detectable(d: Mapping[str, stats.Estimate]) -> float | None:
+    """The smallest difference that every unresolved paired difference ``d`` (member ->
+    estimate against the reference) excludes in both directions: the largest bound of their
+    intervals in absolute value. None where every difference is resolved."""
+    open_ = [e for e in d.values() if e.low <= 0 <= e.high]
+    return max(max(-e.low, e.high) for e in open_) if open_ else None
+
+
+def quality_range(spent: Mapping[tuple, dict], kind: str) -> str:
+    """The validation bits per byte of the members trained at budget ``kind``, as a range."""
+    v = [b["valid bits per byte"] for (k, _), b in spent.items()
+         if k == kind and "valid bits per byte" in b]
+    return f"{min(v):.2f} to {max(v):.2f}" if v else "not recorded"
+
+
 def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[str]], ref: str,
                  unk_of: Mapping[str, float], unk_share: Mapping[str, float],
-                 null_df: pd.DataFrame) -> str:
+                 null_df: pd.DataFrame, spent: Mapping[tuple, dict] | None = None) -> str:
     """The chapter's reading of the family's ratios: their range, the members resolved
-    against ``ref`` at each budget, which of them at both (creditable to segmentation), and
-    the cautions (``unk_of``: the word members' share of ``<unk>`` predictions; ``unk_share``
-    and the ratio in ``null_df``: those of the models outside the family)."""
+    against ``ref`` at each budget, the least difference each budget could have detected
+    (:func:`detectable`) and the members' validation bits per byte there (``spent``), which
+    of them at both (creditable to segmentation), and the cautions (``unk_of``: the word
+    members' share of ``<unk>`` predictions; ``unk_share`` and the ratio in ``null_df``:
+    those of the models outside the family)."""
     ratio = null_df.set_index("model")[RATIO]
     parts = []
     found = {}
     for kind in budgets_of:
         lo, hi, d = lower_higher(div, budgets_of[kind], kind, ref)
         found[kind] = set(lo), set(hi)
+        least = detectable(d)
         parts.append(f"at {kind}, the ratio is lower than {label(ref)}'s "
                      f"for {names(lo)} and higher for {names(hi)} beyond the "
-                     f"intervals")
+                     f"intervals" + (f" (the others' intervals exclude only differences "
+                                     f"beyond {least:.1f} points" if least is not None
+                                     else " (every difference resolved")
+                     + (f"; validation bits per byte {quality_range(spent, kind)})"
+                        if spent else ")"))
     kinds = list(budgets_of)
     kept = set.intersection(*(found[k][0] for k in kinds))
     gone = set.union(*(found[k][0] for k in kinds)) - kept

@@ -73,13 +73,16 @@ def rate_difference(hits_a: int, n_a: int, hits_b: int, n_b: int, level: float =
     return stats.Estimate(100 * d, 100 * (d - np.hypot(pa - la, ub - pb)), 100 * (d + np.hypot(ua - pa, pb - lb)))
 
 
-def split_table(encoders: Sequence[str], sets: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+def split_table(encoders: Sequence[str], sets: Mapping[str, pd.DataFrame],
+                own: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """Hits per encoder, set of triples, kind (rare, common) and whether x is split or whole:
     hits, n and the hit rate (percent). Each set has ``kind``, a hit column per encoder and a
-    ``<encoder> split`` column."""
+    ``<encoder> split`` column; ``own``: {encoder: a set of its own} (its split words), shown
+    after the shared sets as "its split words"."""
     split_rows = []
     for name in encoders:
-        for what, df in sets.items():
+        mine = {"its split words": own[name]} if own and name in own else {}
+        for what, df in (sets | mine).items():
             for kind in ("rare", "common"):
                 d = df[df["kind"] == kind]
                 for cut, part in ((True, "split"), (False, "whole")):
@@ -90,6 +93,23 @@ def split_table(encoders: Sequence[str], sets: Mapping[str, pd.DataFrame]) -> pd
                                            "hits": int(h.sum()), "n": len(h),
                                            "hit rate": 100 * h.mean()})
     return pd.DataFrame(split_rows)
+
+
+def split_pools(candidates: pd.DataFrame, encoders: Mapping[str, Callable], pieces: Mapping[str, Callable],
+                n: int, seed: int) -> dict[str, pd.DataFrame]:
+    """Claim 8b's words, per encoder: up to ``n`` rare and ``n`` common triples drawn
+    (:func:`lmnotes.studies.words.paraphrase.pick`, ``seed``) from the ``candidates`` whose
+    word x the encoder's tokenizer cuts into more than one token (``pieces[name]``: words ->
+    token counts), with the encoder's hits (``encoders[name]``: its embedding, for
+    :func:`identified`) and a ``<encoder> split`` column."""
+    out = {}
+    for name, embed in encoders.items():
+        own = candidates[np.asarray(pieces[name](list(candidates["x"]))) > 1]
+        df = P.pick(own, {k: min(n, int((own["kind"] == k).sum())) for k in ("rare", "common")}, seed)
+        df[name] = identified(embed, df)
+        df[name + " split"] = True
+        out[name] = df
+    return out
 
 
 def split_fisher(pool: pd.DataFrame, encoders: Sequence[str]) -> dict[str, float]:
