@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lmnotes.core import cache
+from lmnotes.core import io
 
 
 @pytest.fixture(autouse=True)
@@ -233,3 +234,46 @@ def test_importing_a_file_that_is_no_archive_is_a_cache_error(tmp_cache, tmp_pat
     for bad in (text, cut):
         with pytest.raises(cache.CacheError, match=f"{bad} is not a cache archive"):
             cache.import_(bad)
+
+
+def test_content_digests_see_inside_arrays_dataclasses_and_tables():
+    import dataclasses
+
+    import numpy as np
+    import pandas as pd
+
+    @dataclasses.dataclass(frozen=True)
+    class Pair:
+        a: np.ndarray
+        b: int
+
+    x = np.arange(2000.0)  # longer than numpy's printed repr, which elides the middle
+    y = x.copy()
+    y[1000] += 1e-9
+    d = io.content_digest
+    assert d(x, {"k": 1}) == d(x.copy(), {"k": 1})
+    assert d(x) != d(y) and d(x) != d(x.astype(np.float32)) and d(x) != d(x.reshape(40, 50))
+    assert d(Pair(x, 1)) == d(Pair(x.copy(), 1)) != d(Pair(x, 2))
+    t = pd.DataFrame({"u": [1, 2], "v": ["a", "b"]})
+    assert d(t) == d(t.copy()) != d(t.assign(v=["a", "c"]))
+    assert d([1, 2]) != d((1, 2)) and d({"a": 1, "b": 2}) == d({"b": 2, "a": 1})
+    with pytest.raises(TypeError, match="content digest of a object"):
+        d(object())
+
+
+def test_a_remembered_computation_runs_once_per_input(tmp_cache):
+    import numpy as np
+
+    from lmnotes.studies.importance import cached
+
+    calls = []
+
+    @cached.remembered
+    def total(a, scale=1.0):
+        calls.append(1)
+        return float(a.sum() * scale)
+
+    a = np.arange(5.0)
+    assert total(a) == total(a.copy()) == 10.0 and len(calls) == 1
+    assert total(a, scale=2.0) == 20.0 and total(a + 1) == 15.0 and len(calls) == 3
+    assert [e.kind for e in cache.entries()].count("latent") == 3

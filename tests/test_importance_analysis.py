@@ -19,6 +19,13 @@ from lmnotes.studies.importance import tokenization as TK
 from test_latent import toy
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """The chapter's heavy functions keep their values in the cache
+    (:mod:`lmnotes.studies.importance.cached`): here, a temporary one."""
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
+
+
 def test_runs_interval_is_the_student_t_interval():
     x = np.array([1.0, 2.0, 3.0, 4.0])
     e = S.runs_interval(x)

@@ -14,9 +14,11 @@ import numpy as np
 from lmnotes.core.progress import note
 from lmnotes.report import plots
 from lmnotes.studies.importance import estimators as I
+from lmnotes.studies.importance import cached
 from lmnotes.studies.importance import switch_runs as SR
 
 
+@cached.remembered
 def measure(switch: Mapping, logp: Mapping, props: Mapping, em_sub, art_sub: np.ndarray,
             sub: np.ndarray, sizes: Sequence[int], names: Sequence[str], seed: int,
             kglm_samples_per_batch: int, offset: int = 0) -> tuple[dict, ...]:

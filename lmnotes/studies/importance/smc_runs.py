@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from lmnotes.core.progress import note
-from lmnotes.studies.importance import smc as SMC
 from lmnotes.report.glue import Prose
+from lmnotes.studies.importance import cached
+from lmnotes.studies.importance import smc as SMC
 from lmnotes.studies.importance.summaries import runs_interval
 
 
@@ -19,6 +20,7 @@ from lmnotes.studies.importance.summaries import runs_interval
 RESAMPLE_BELOW = 0.5
 
 
+@cached.remembered
 def compare(switch: Mapping, em, props: Mapping, logp: Mapping, runs: Mapping, names: Sequence[str],
             k_runs: int, n_smc_runs: int, seed: int, resample_below: float, n_sentences: int) -> dict:
     """Per ``(model, proposal)``, nats per sentence: the bias of ``n_smc_runs`` importance

@@ -15,6 +15,7 @@ import pandas as pd
 from lmnotes.core.progress import note
 from lmnotes.report import plots
 from lmnotes.studies.importance import latent as L
+from lmnotes.studies.importance import cached
 from lmnotes.studies.importance import switch_runs as SR
 
 
@@ -25,6 +26,7 @@ def run_names(temperatures: Sequence[float], horizons: Sequence[int]) -> list[st
         SR.peek_label(h) for h in horizons if h > 1] + [SR.MEAN_FIELD, SR.EXACT]
 
 
+@cached.remembered
 def run_all(switch: Mapping, em, props: Mapping, names: Sequence[str], article: Sequence,
             grains: Mapping, grain_names: Sequence[str], n_runs: int, k_runs: int, seed: int) -> dict:
     """``runs[(model, name)]``: :func:`.switch_runs.repeated` of each proposal, seeded

@@ -22,10 +22,12 @@ from lmnotes.core.progress import note
 from lmnotes.report import plots, tables
 from lmnotes.report.glue import Prose
 from lmnotes.stats import inference as stats
+from lmnotes.studies.importance import cached
 from lmnotes.studies.importance import latent as L
 from lmnotes.studies.importance import switch_runs as SR
 
 
+@cached.remembered
 def divergences(props: Mapping, models: Sequence[str], families: Sequence[str], sub: np.ndarray,
                 grid: np.ndarray) -> dict:
     """``{(model, family): (mean KL, mean log(1 + χ²))}`` over the sentences ``sub``, one value
@@ -117,6 +119,7 @@ def temperature_values(grid: np.ndarray, tau_rows: Mapping, runs: Mapping, model
     return values
 
 
+@cached.remembered
 def law(fitted: L.SwitchLM, em, stickiness: Sequence[float], horizons: Sequence[int], grid: np.ndarray):
     """The best temperature τ* (on ``grid``, by the mean log(1 + χ²)) of each proposal family
     (every peek horizon, mean-field) and its mean KL from the posterior at τ = 1, on the
