@@ -167,7 +167,8 @@ def test_growth_beyond_nets_out_the_baselines_change_over_shared_bins():
     assert T.growth_beyond(table, base.iloc[:1]) is None
 
 
-def test_null_checks_play_every_deciding_check_on_one_population():
+def test_null_checks_play_every_deciding_check_on_one_population(tmp_path, monkeypatch):
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))  # the checks are kept in the cache
     rng = np.random.default_rng(7)
     texts, groups = [], []
     for g in range(30):
@@ -186,7 +187,8 @@ def test_null_checks_play_every_deciding_check_on_one_population():
     assert rate.max() <= 0.25 and df["rejected"].mean() <= 0.1
 
 
-def test_null_rejections_of_article_level_tests_are_near_their_level():
+def test_null_rejections_of_article_level_tests_are_near_their_level(tmp_path, monkeypatch):
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))  # the checks are kept in the cache
     # articles with their own mean length and share of symbols: document-level tests reject
     # often, article-level ones near their level
     rng = np.random.default_rng(4)

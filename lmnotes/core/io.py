@@ -160,6 +160,8 @@ def content_digest(*parts: Any) -> str:
             for k in sorted(x, key=repr):
                 feed(k)
                 feed(x[k])
+        elif isinstance(x, list) and all(type(v) is str for v in x):  # a document's tokens: at once
+            h.update(b"strings " + json.dumps(x).encode())
         elif isinstance(x, (list, tuple, range)):
             h.update(f"{type(x).__name__} {len(x)}".encode())
             for v in x:

@@ -43,6 +43,7 @@ from scipy import sparse
 from scipy.stats import ks_2samp
 from scipy.stats import t as t_dist
 
+from lmnotes.core import remember
 from lmnotes.stats import clusters, laws, inference as stats
 from lmnotes.text.tokenize import moses_words, split_sentences
 
@@ -451,6 +452,13 @@ def dispersion_by_length(ts: TextSet, bins) -> pd.Series:
     return pd.Series(out, name="variance / mean", dtype=float)
 
 
+#: The calibration checks' values in the shared cache (kind ``calibration``): they redo every
+#: test on 100 splits of the training articles, most of the chapter's warm time.
+remembered = remember.Store("calibration", ("lmnotes.studies.tendencies.measures",)
+                            + remember.package_modules("lmnotes.stats") + ("lmnotes.core.numerics",))
+
+
+@remembered
 def null_rejections(pool: TextSet, groups, n_splits: int = 100, articles: int = 10, documents: int = 1000,
                     alpha: float = 0.05, n_permutations: int = 1000, seed: int = 0) -> pd.DataFrame:
     """The calibration check of the tests, on human text where the null is true.
@@ -495,6 +503,7 @@ PAIRED_DISTANCES = ("rank KS to Zipf(sample)", "rank KS to reference", "unigram 
                     "length KS", "stopwords KS", "symbols KS")
 
 
+@remembered
 def null_checks(pool: TextSet, groups, n_splits: int = 100, articles: int = 10, documents: int = 1000,
                 alpha: float = 0.05, n_boot: int = 200, length_bins: Sequence[int] = (1, 11, 21, 41, 121),
                 long_length: int = 41, seed: int = 0, **compare_kw) -> pd.DataFrame:
