@@ -525,10 +525,11 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 #
 # The paper trains in the online "ideal world" (a fresh sample every epoch, up to 30 M
 # sequences), where more data also means more updates, and keeps each model's best
-# validation loss. We train the main learner on nested subsets of the training set, each
-# for as many updates as the full set gets ({glue:text}`updates_txt`, a smaller set
-# repeated), on the same learning-rate schedule, which every size completes: the cosine
-# decay reaches zero at its last update. We report the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
+# validation loss. We train the main learner on nested subsets of the training set. A
+# smaller set trains on two schedules: the full set's ({glue:text}`updates_txt` updates, the
+# set repeated), whose best epoch is kept wherever it falls, and one of its own over the
+# full set's passes, whose cosine decay reaches zero at its end; the one with the lower
+# validation loss is kept. We report the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
 # stratum (its inset). The LSTM, trained on the same data, shows how efficiently each
 # architecture turns data into lower error.
 
@@ -537,25 +538,21 @@ sizes = sorted(set(data_sizes) | {n_train})
 arch = [n for n in learners if n.startswith("lstm")]
 
 
-share_of = {N: train.take(0, N).lengths.sum() / train.lengths.sum()
-            for N in sizes}
-passes, err_n = {N: SC.same_updates(epochs, share_of[N]) for N in sizes}, {}
-for name in [main] + arch:
-    for N in sizes:  # the full size: the learner above
-        m = models[name] if N == n_train else LG.learn(
-            lang, name, train.take(0, N), valid, passes[N], config,
-            seed=learner_seeds[0], tag=f"T{temperature}", device=device)
-        err_n[name, N] = DS.errors(m, test, config.warmup, passes[N])
+# each smaller N on two schedules, the better by validation loss kept
+err_n = DS.learn_sizes(lang, models, [main] + arch, train, valid, test,
+                       data_sizes, epochs, config, learner_seeds[0],
+                       f"T{temperature}", device)
 data_df = DS.by_stratum(err_n, main, sizes, count_bins)
 step_gain, rel_step = DS.doubling_gains(boot, err_n, main, sizes)
 fig = DS.plot(boot, data_df, err_n, main, arch, sizes, count_bins.max() + 1,
               color)
 glue("fig_data", fig, display=False)
 plt.close(fig)
-data_tab = DS.table(boot, err_n, main, arch, sizes)
-display(tables.show(data_tab, "What each size's learners got and their "
-                    "mean test error (95 % intervals); learning rate at "
-                    "the kept weights as a share of its peak", index=False))
+display(tables.show(DS.training_table(err_n, [main] + arch, sizes), "What "
+                    "each learner got by training size", index=False))
+display(tables.show(DS.table(boot, err_n, main, arch, sizes), "Mean test "
+                    "error by training size and architecture (95 % "
+                    "intervals)", index=False))
 tables.show(DS.gain_table(step_gain, rel_step), f"{main}: the mean test "
             "error gained by each doubling of the training data (95 % "
             "intervals)", index=False)
@@ -573,6 +570,7 @@ else:
     for k in ("arch_ahead", "arch_params", "arch_same"):
         glue(k, "not run (no LSTM among the learners)", display=False)
 glue_all(DS.facts(err_n[main, n_train][1], epochs, step_gain, rel_step))
+glue_md("schedule_note", DS.schedule_note(err_n, main, data_sizes))
 error_at = {N: abs(err_n[main, N][0].mean()) for N in sizes}
 glue("levelled_text", study_claims.LEVELLED[
     study_claims.levelling(step_gain, error_at, level_margin).decision],
@@ -589,13 +587,10 @@ glue("levelled_text", study_claims.LEVELLED[
 #
 # The first doubling of the data gains {glue:text}`gain_first` nats of mean error, the
 # last {glue:text}`gain_last`, still {glue:text}`rel_last` of the error: the deficit is
-# weakened by data and not eliminated, and {glue:text}`levelled_text`. The table prints
-# what each size got: the same updates, the epoch whose weights were kept (the best
-# validation loss) and the learning rate there as a share of its peak. Where a smaller N
-# peaks before its schedule ends, it peaks because it overfits, not for want of annealing.
-# Two earlier designs were unequal: stopping the smaller sizes early kept their weights
-# from mid-schedule while the full set's were annealed, and giving each size the full
-# set's passes with a schedule of its own left the smaller sizes short of convergence.
+# weakened by data and not eliminated, and {glue:text}`levelled_text`. The first table
+# prints what each learner got: the schedule kept, the update kept of those planned, the
+# learning rate there as a share of its peak, the summed learning rate up to it and the
+# validation loss of both schedules. {glue:md}`schedule_note`
 # {glue:md}`full_note` The two architectures have similar
 # parameter counts ({glue:text}`arch_params`). On the same data, the paper's criterion,
 # the Transformer's mean error minus the LSTM's (positive: the Transformer is closer to L)
@@ -660,10 +655,14 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 # training tokens, and so more updates. We train the main learner on the coldest language's
 # first {glue:text}`n_t_txt` training sequences and on as many tokens
 # ({glue:text}`t_budget`) of every other language, once per seed, each on the main
-# learner's schedule (as many updates planned, the same warm-up) and to convergence: it
-# stops once its validation loss has not improved for {glue:text}`t_patience` passes,
-# keeping its best. The second table prints what each learner got beside the main
-# learner, and we compare the error curves where their ranges of $\log p_L$ overlap. The error of each bin is compared between
+# learner's schedule (the whole passes nearest its updates, the same warm-up) with early
+# stopping: it stops once its validation loss has not improved for
+# {glue:text}`t_patience` passes and keeps its best weights, each learner where it
+# converges. So the learners stop after different numbers of updates, at a learning rate
+# still near its peak; the second table prints what each got (the update kept, the summed
+# learning rate up to it) beside the main learner, whose weights, from four times the
+# data, are annealed. We compare the error curves where their ranges of $\log p_L$
+# overlap. The error of each bin is compared between
 # the coldest and the warmest language with a bootstrap of the difference of the two
 # (independent) means.
 
@@ -1085,8 +1084,9 @@ results = dict(
     colder=colder, lo_t=lo_t, t_share=t_share,
     temperatures=language_temperatures,
     temperature_seeds=temperature_seeds, pretrained=pretrained,
-    t_updates=[g["updates"] for g in t_got.values()],
+    t_kept=[g["kept update"] for g in t_got.values()],
     t_planned=t_got[lo_t, temperature_seeds[0]]["updates planned"],
+    main_planned=err_n[main, n_train][1]["updates planned"],
     lnre=dict(zip(last_gt["process"], last_gt["P̂_N = N₁/N"])), rise=rise,
     gap=gap, seq_rate=seq_rate)
 rules = dict(size_cut=size_margin or 2 * paper_size_gain,

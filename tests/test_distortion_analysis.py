@@ -184,21 +184,55 @@ def test_every_learner_gets_the_main_learners_updates_and_reports_its_training()
     assert SC.same_updates(8, 1e3) == 1
     with pytest.raises(ValueError, match="> 0"):
         SC.same_updates(8, 0.0)
-    # 10 updates a pass, 4 passes planned, warm-up 5; best at epoch 3, stopped after epoch 4
+    config = LG.TRAINING["cpu"]
+    own = SC.own_schedule(config, 0.25)
+    assert own.warmup == round(config.warmup / 4) and own.lr == config.lr
+    assert SC.own_schedule(config, 1.0) == config and SC.own_schedule(config, 1e-6).warmup == 1
+    # training keeps the first loss more than 1e-4 below all before it
+    assert SC.kept_row([3.0, 2.0, 1.99995, 2.5]) == 1 and SC.kept_row([3.0, 2.0, 1.5]) == 2
+    # 10 updates a pass, 4 passes planned, warm-up 5; best at epoch 3
     history = pd.DataFrame({"step": [10, 20, 30, 40], "epoch": [1, 2, 3, 4],
                             "valid_loss": [3.0, 2.0, 1.5, 1.6]})
     got = SC.summary(type("M", (), {"history": history})(), warmup=5, epochs=4)
-    assert (got["updates planned"], got["updates"], got["best epoch"]) == (40, 40, 3)
+    assert (got["updates planned"], got["updates"], got["kept update"]) == (40, 40, 30)
     assert got["learning rate kept"] == pytest.approx(0.5 * (1 + np.cos(np.pi * 30 / 40)))
-    assert got["valid loss"] == 1.5
-    # the cosine's sum is about half the updates, less what the warm-up leaves out
-    assert 17 < got["Σ learning rate"] < 20
+    assert got["valid loss"] == 1.5 and got["best epoch"] == 3
+    # the factors of the 30 updates up to the kept weights
+    assert got["Σ learning rate"] == pytest.approx(sum(
+        min(1, (s + 1) / 5) * 0.5 * (1 + np.cos(np.pi * s / 40)) for s in range(30)))
     history.loc[3, "valid_loss"] = 1.0
     assert SC.summary(type("M", (), {"history": history})(), 5, 4)["learning rate kept"] == 0.0
     # stopped early: planned for 8 passes, the schedule's rate at the kept update is high
     early = SC.summary(type("M", (), {"history": history.iloc[:3]})(), 5, 8)
     assert (early["updates planned"], early["updates"]) == (80, 30)
     assert early["learning rate kept"] == pytest.approx(0.5 * (1 + np.cos(np.pi * 30 / 80)))
+
+
+def test_a_smaller_set_keeps_the_schedule_that_validates_better():
+    def model(losses, steps_per_pass):
+        return type("M", (), {"history": pd.DataFrame({
+            "step": [steps_per_pass * (i + 1) for i in range(len(losses))],
+            "epoch": range(1, len(losses) + 1), "valid_loss": losses})})()
+
+    trained = {}
+
+    def learn(passes, config):  # the full schedule overfits; its own anneals lower
+        trained[passes] = config
+        return model([3.0, 2.0, 2.5, 2.6] * 2, 10) if passes == 8 else model([3.0, 2.2, 1.9, 1.8], 10)
+
+    config = LG.TRAINING["cpu"]
+    m, got, other = SC.learn_size(learn, 0.5, 4, config)
+    assert set(trained) == {8, 4} and trained[4].warmup == round(config.warmup / 2)
+    assert got["schedule"] == "own, 4 passes" and got["valid loss"] == 1.8
+    assert other["schedule"] == "full set's" and other["valid loss"] == 2.0
+    err_n = {("m", 3): (None, got, other)}
+    note = DS.schedule_note(err_n, "m", [3])
+    assert note.startswith("At N = 3 m keeps the own, 4 passes schedule (validation loss 1.800 against 2.000")
+    assert note.endswith("Every size is compared at weights taken where its learning rate had decayed.")
+    err_n = {("m", 3): (None, other, got)}
+    assert "So N = 3 is compared at weights taken before" in DS.schedule_note(err_n, "m", [3])
+    rows = DS.training_table(err_n, ["m"], [3])
+    assert rows.loc[0, "kept update"] == "20 of 80" and rows.loc[0, "other schedule's valid loss"] == 1.8
 
 
 def test_doubling_gains_and_relative_change():

@@ -56,8 +56,9 @@ RESULTS = {
     "lo_t": "the coldest temperature",
     "t_share": "(T, seed) -> estimate of the share underestimated",
     "temperatures": "the language temperatures", "temperature_seeds": "the seeds per temperature",
-    "t_updates": "the updates each temperature learner made",
+    "t_kept": "the update whose weights each temperature learner kept",
     "t_planned": "the updates its schedule planned",
+    "main_planned": "the updates the main learner's schedule planned",
     "pretrained": "None (not run), why it was skipped (a sentence), or a mapping: language, "
                   "checks (for, against), share and rand (estimates), rarest and top (the end "
                   "bins' mean errors)",
@@ -186,10 +187,11 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
     # two claims: one estimate cannot show "helps" and "does not level off" wrong at once
     claim("6a. More data helps",
           [est(f"doubling N = {a:,} → {b:,}", "above", g, why="error gained, nats") for (a, b), g in step_gain.items()],
-          f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats); every N trained for "
-          + ", ".join(f"{r.steps[N]['updates']}" for N in r.sizes) + " updates, its schedule completed; "
-          "learning rate at the kept weights " + ", ".join(
-              f"{r.steps[N]['learning rate kept']:.2f}" for N in r.sizes) + " of its peak")
+          f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats); weights kept at updates "
+          + ", ".join(f"{r.steps[N]['kept update']}" for N in r.sizes) + " (N = " + ", ".join(
+              f"{N:,}" for N in r.sizes) + "; each N the better of two schedules on validation), learning "
+          "rate there " + ", ".join(f"{r.steps[N]['learning rate kept']:.2f}" for N in r.sizes)
+          + " of its peak")
     claim("6b. … and levels off",
           [levelling(step_gain, r.error_at, q.level_margin)],
           f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
@@ -234,8 +236,9 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
           "per token, colder minus warmer, by seed: " + "; ".join(
               ci(c) for c in r.colder.values()) + f"; at equal log p_L, T = "
           f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins (longer sequences there); equal training tokens, "
-          f"the main learner's schedule of {r.t_planned} updates, each stopped at convergence after "
-          f"{min(r.t_updates)} to {max(r.t_updates)}")
+          f"{r.t_planned} updates planned (the main learner's {r.main_planned}, in whole passes), each "
+          f"learner stopped at its best validation loss, weights kept at updates "
+          + ", ".join(str(k) for k in r.t_kept) + " (unequal: each where it converged)")
     warm = [T for T in r.temperatures if T == 1.0]
     claim("11b. The underestimation holds at T = 1 (App. A.3)",
           [est(f"seed {s}", "above", r.t_share[1.0, s], 0.5, why="share underestimated at T = 1")

@@ -1,13 +1,15 @@
 """More data, and which architecture uses it better (LeBrun, Sordoni & O'Donnell 2022, Fig. 3,
 claims 6–7), as the distortion chapter (06) measures it: the main learner and the LSTM trained
-on nested subsets of the training sequences, each for as many updates as the full set gets, its
-schedule completed (:func:`lmnotes.studies.distortion.schedule.same_updates`).
+on nested subsets of the training sequences, each on the better by validation loss of two
+schedules (:func:`lmnotes.studies.distortion.schedule.learn_size`).
 
 The relative change between successive sizes N′ < N is r_N = (ē_N − ē_N′)/|ē_N′| (the paper's
 Fig. 3 inset), per stratum of log p_L.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -22,11 +24,26 @@ from lmnotes.studies.distortion import schedule as SC
 from lmnotes.studies.distortion.resample import ci
 
 
-def errors(model, test, warmup: int, epochs: int) -> tuple:
-    """A learner's test errors and what its training (``epochs`` passes) got
-    (:func:`SC.summary`)."""
-    return (D.estimation_error(LG.model_logprob(model, test.ids), test.logp),
-            SC.summary(model, warmup, epochs))
+def learn_sizes(lang, models: dict, learners, train, valid, test, sizes, epochs: int, config,
+                seed: int, tag: str, device: str) -> dict:
+    """``(learner, N)`` -> :func:`errors` of each learner at each smaller size of ``sizes`` (the
+    first N sequences of ``train``; each the better of two schedules,
+    :func:`SC.learn_size`) and at the full size (its model in ``models``, trained for
+    ``epochs`` passes on ``config``)."""
+    err_n, total = {}, train.lengths.sum()
+    for name in learners:
+        err_n[name, len(train)] = errors(models[name], test, SC.summary(models[name], config.warmup, epochs))
+        for N in sizes:
+            learn = partial(LG.learn, lang, name, train.take(0, N), valid, seed=seed, tag=tag, device=device)
+            model, got, other = SC.learn_size(learn, train.take(0, N).lengths.sum() / total, epochs, config)
+            err_n[name, N] = errors(model, test, got, other)
+    return err_n
+
+
+def errors(model, test, got: dict, other: dict | None = None) -> tuple:
+    """A learner's test errors, what its training got (:func:`SC.summary`) and what the
+    schedule not kept got (None for the full set)."""
+    return (D.estimation_error(LG.model_logprob(model, test.ids), test.logp), got, other)
 
 
 def by_stratum(err_n: dict, main: str, sizes, strata: np.ndarray) -> pd.DataFrame:
@@ -81,16 +98,26 @@ def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_str
 
 
 def table(boot, err_n: dict, main: str, arch, sizes) -> pd.DataFrame:
-    """What each size's learners got (updates; the epoch kept, the learning rate there as a
-    share of its peak and the validation loss, the main learner's and the first other's) and the
-    mean test error (intervals from ``boot``) by size and architecture."""
-    got = {(k, n): [err_n[n, N][1][k] for N in sizes]
-           for k in ("best epoch", "learning rate kept", "valid loss") for n in [main] + arch[:1]}
-    return pd.DataFrame({"N": sizes, "updates": [err_n[main, N][1]["updates"] for N in sizes]}
-                        | {f"{k} ({n})": v for (k, n), v in got.items()}
-                        | {f"mean error ({n})": [ci(boot.mean_ci(err_n[n, N][0]))
-                                                 for N in sizes]
-                           for n in [main] + arch})
+    """The mean test error (intervals from ``boot``) by size and architecture."""
+    return pd.DataFrame({"N": sizes} | {f"mean error ({n})": [ci(boot.mean_ci(err_n[n, N][0]))
+                                                              for N in sizes]
+                                        for n in [main] + arch})
+
+
+def training_table(err_n: dict, learners, sizes) -> pd.DataFrame:
+    """What each learner got at each size (:func:`SC.summary`): the schedule kept, the update
+    kept of those planned, the learning rate there as a share of its peak, the summed
+    learning rate up to it, its validation loss and the other schedule's."""
+    rows = []
+    for n in learners:
+        for N in sizes:
+            _, g, other = err_n[n, N]
+            rows.append({"learner": n, "N": N, "schedule kept": g.get("schedule", "full set's"),
+                         "kept update": f"{g['kept update']} of {g['updates planned']}",
+                         "learning rate kept": g["learning rate kept"],
+                         "Σ learning rate": g["Σ learning rate"], "valid loss": g["valid loss"],
+                         "other schedule's valid loss": other["valid loss"] if other else np.nan})
+    return pd.DataFrame(rows)
 
 
 def gain_table(step_gain: dict, rel_step: dict) -> pd.DataFrame:
@@ -117,14 +144,35 @@ def architectures(boot, err_n: dict, main: str, lstm: str, sizes):
     return ahead, same_n, texts
 
 
+def schedule_note(err_n: dict, learner: str, smaller) -> str:
+    """What the two schedules of ``learner``'s smaller sizes came to, for prose: which one
+    each size kept, the learning rate at its kept weights, and both validation losses; and
+    whether the sizes are compared at weights that were never annealed."""
+    parts, unannealed = [], []
+    for N in smaller:
+        _, g, other = err_n[learner, N]
+        parts.append(f"at N = {N:,} {learner} keeps the {g['schedule']} schedule (validation loss "
+                     f"{g['valid loss']:.3f} against {other['valid loss']:.3f}, learning rate "
+                     f"{g['learning rate kept']:.2f} of its peak at the kept weights)")
+        if g["learning rate kept"] > 0.05:
+            unannealed.append(f"{N:,}")
+    text = "; ".join(parts)
+    return (text[:1].upper() + text[1:] + ". "
+            + (f"So N = {', '.join(unannealed)} {'is' if len(unannealed) == 1 else 'are'} compared at "
+               "weights taken before the learning rate decayed, because the annealed schedule "
+               "validates worse; the full set's weights are annealed, and part of each doubling's "
+               "gain may be that annealing." if unannealed else
+               "Every size is compared at weights taken where its learning rate had decayed."))
+
+
 def facts(full: dict, epochs: int, step_gain: dict, rel_step: dict) -> dict:
     """What the chapter states about the data sizes, by name, in the order it glues them
     (``full_note`` is Markdown; ``full``: what the full set's training got, :func:`SC.summary`,
     in ``epochs`` passes)."""
     return {"updates_txt": f"{full['updates planned']:,}",
-            "full_note": Prose("The full set's best epoch is its last: it is still "
-                               "improving when its budget ends." if full["best epoch"] == epochs
-                               else "The full set, too, peaked before its last epoch."),
+            "full_note": Prose("The full set's best epoch is its last, where its schedule "
+                               "anneals to zero." if full["best epoch"] == epochs
+                               else "The full set peaked before its last epoch."),
             "gain_first": ci(list(step_gain.values())[0]),
             "gain_last": ci(list(step_gain.values())[-1]),
             "rel_last": f"{list(rel_step.values())[-1]:.0%}"}

@@ -1,46 +1,81 @@
 """How much training each learner of the distortion chapter (06) got, and the budgets that make
-training equal across the data sizes and the temperatures of the language (LeBrun, Sordoni &
-O'Donnell 2022 train every model to its best validation loss; claims 6–7 and 11).
+training comparable across the data sizes and the temperatures of the language (LeBrun,
+Sordoni & O'Donnell 2022 train every model to its best validation loss; claims 6–7 and 11).
 
-Every learner runs as many updates as the main learner, whatever the size of its training set
-(:func:`same_updates`: a smaller set is repeated), so its cosine schedule is the main
-learner's, warm-up included. The data sizes run the whole schedule, which completes (the
-learning rate reaches 0 at its last update); the temperature learners stop at convergence on
-their own validation sets. An earlier design stopped the smaller data sizes early, keeping
-weights from mid-schedule while the full set's were annealed; one that gave each size the
-main learner's passes instead left the smaller sizes short of convergence.
-:func:`summary` reports what a trained learner got: updates planned and made, the summed
-learning-rate factor, the update whose weights were kept, the learning rate there, and its
-validation loss.
+- A smaller training set trains on two schedules (:func:`learn_size`): the full set's, as
+  many updates as the full set gets with the set repeated (:func:`same_updates`), whose best
+  epoch is kept wherever it falls; and a schedule of its own over the full set's passes,
+  its cosine reaching 0 at its end (:func:`own_schedule`). The one with the lower
+  validation loss is kept, so that no size is compared only at weights that were never
+  annealed while the full set's were.
+- The temperature learners plan the main learner's updates (rounded to whole passes) and
+  stop at their best validation loss (early stopping), each where it converges.
+
+:func:`summary` reports what a learner got: updates planned and made, the update whose
+weights were kept, the learning rate there as a share of its peak, the summed learning-rate
+factor up to it, and its validation loss.
 """
 
 from __future__ import annotations
 
-from lmnotes.models.train import lr_factor
+from dataclasses import replace
+
+from lmnotes.models.train import TrainConfig, lr_factor
 
 
 def same_updates(epochs: int, share: float) -> int:
-    """The passes over a training set ``share`` times as large as the main learner's (in
-    tokens) that give it as many updates as the main learner's ``epochs``; at least one."""
+    """The whole passes over a training set ``share`` times as large as the main learner's (in
+    tokens) that come nearest the main learner's updates in ``epochs`` passes; at least one."""
     if not share > 0:
         raise ValueError(f"the training set's share of the main learner's must be > 0, not {share!r}")
     return max(1, round(epochs / share))
 
 
+def own_schedule(config: TrainConfig, share: float) -> TrainConfig:
+    """The main learner's ``config`` for a training set ``share`` times as large, trained for
+    the main learner's passes: a schedule of its own, its warm-up the same share of its
+    updates (``share`` times as long, at least one update)."""
+    if not share > 0:
+        raise ValueError(f"the training set's share of the main learner's must be > 0, not {share!r}")
+    return replace(config, warmup=max(1, round(config.warmup * share)))
+
+
+def kept_row(valid_losses) -> int:
+    """The position of the validation loss whose weights training keeps: the first to fall
+    more than 1e-4 below every one before it, last of those (lmnotes.models.train.train)."""
+    best, kept = float("inf"), 0
+    for i, v in enumerate(valid_losses):
+        if v < best - 1e-4:
+            best, kept = v, i
+    return kept
+
+
 def summary(model, warmup: int, epochs: int) -> dict:
     """What ``model`` (trained by :func:`lmnotes.studies.distortion.language.learn` for
     ``epochs`` passes, ``warmup`` warm-up updates, evaluated at each pass's end) got: its
-    updates planned and made, the summed learning-rate factor over those made, the epoch and
-    update whose weights were kept (the best validation loss), the learning rate at that
-    update as a share of its peak, and that validation loss."""
-    h = model.history.dropna(subset=["valid_loss"])
+    updates planned and made, the epoch and update whose weights were kept, the learning rate
+    at that update as a share of its peak, the summed learning-rate factor up to it, and its
+    validation loss."""
+    h = model.history.dropna(subset=["valid_loss"]).reset_index(drop=True)
     first = h.iloc[0]
     planned = int(first["step"] / first["epoch"]) * epochs
-    made = int(h["step"].max())
-    best = h.loc[h["valid_loss"].idxmin()]
+    best = h.iloc[kept_row(h["valid_loss"])]
     kept = int(best["step"])
-    return {"updates planned": planned, "updates": made,
-            "Σ learning rate": float(sum(lr_factor(s, warmup, planned) for s in range(made))),
+    return {"updates planned": planned, "updates": int(h["step"].max()),
             "best epoch": int(best["epoch"]), "kept update": kept,
             "learning rate kept": lr_factor(kept, warmup, planned),
+            "Σ learning rate": float(sum(lr_factor(s, warmup, planned) for s in range(kept))),
             "valid loss": float(best["valid_loss"])}
+
+
+def learn_size(learn, share: float, epochs: int, config: TrainConfig) -> tuple:
+    """A smaller training set (``share`` of the main learner's tokens) trained on both
+    schedules (``learn(passes, config)`` trains it): the model with the lower validation
+    loss, its :func:`summary` with the schedule's name (``schedule``), and the other's."""
+    passes = same_updates(epochs, share)
+    own = own_schedule(config, share)
+    tried = [("full set's", learn(passes, config), config.warmup, passes),
+             (f"own, {epochs} passes", learn(epochs, own), own.warmup, epochs)]
+    got = [(m, summary(m, w, e) | {"schedule": name}) for name, m, w, e in tried]
+    got.sort(key=lambda g: g[1]["valid loss"])
+    return got[0][0], got[0][1], got[1][1]

@@ -87,11 +87,12 @@ def learn_all(boot, t_draws: dict, t_budget: int, main: str, epochs: int, config
 
 
 def by_seed_table(per_tok: dict, t_share: dict, got: dict, main_row: dict) -> pd.DataFrame:
-    """By temperature and seed, what the learner's training got (:func:`SC.summary`: updates,
-    summed learning-rate factor, learning rate at the kept weights, validation loss), its
+    """By temperature and seed, what the learner's training got (:func:`SC.summary`: the update
+    kept of those planned, the summed learning-rate factor up to it, the learning rate there,
+    validation loss), its
     error per token and the share underestimated; ``main_row``, the main learner's, last."""
     def row(T, s, g, tok, sh):
-        return {"T": T, "seed": s, "updates": f"{g['updates']} of {g['updates planned']}",
+        return {"T": T, "seed": s, "kept update": f"{g['kept update']} of {g['updates planned']}",
                 "Σ learning rate": g["Σ learning rate"],
                 "learning rate kept": g["learning rate kept"], "valid loss": g["valid loss"],
                 "error per token": ci(tok), "share underestimated": ci(sh)}
