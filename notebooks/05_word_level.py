@@ -551,7 +551,7 @@ split_df = T2.split_table(encoders, {"Table 2's triples": trip,
                                      "common pool": pool}, split_pools)
 split_p = T2.split_fisher(pool, encoders)
 glue_md("split_sentence", T2.split_sentence(trip, encoders, split_p,
-                                            n_triples))
+                                            n_triples, split_pools))
 tables.show(split_df, "Paraphrase hits by whether the encoder's tokenizer "
             "splits x (percent)", index=False, formats={"hit rate": 1})
 
@@ -756,8 +756,8 @@ glue("fig_plane", fig, display=False)
 plt.close(fig)
 tables.show(tok, "Diversity against tokenization: the Transformer family at "
             "equal tokens and at equal epochs (percent; valid loss in nats "
-            "per token; the last column is the paired difference of the "
-            "ratio at the same budget)",
+            "per token, and in bits per byte for an open vocabulary; the last "
+            "column is the paired difference of the ratio at the same budget)",
             formats={"epochs": 2, "updates": "{:,.0f}", "valid loss": 3,
                      "tokens seen": "{:,.0f}", "valid bits per byte": 3})
 

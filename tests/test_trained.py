@@ -138,6 +138,8 @@ def test_training_budget_counts_steps_tokens_and_epochs(texts):
     bpb = budget.training_budget(lm, texts[0], TINY["train"], texts[1])["valid bits per byte"]
     assert sum(len(lm.encode(t)) for t in texts[1]) == sum(len(t.encode()) for t in texts[1])
     assert bpb == pytest.approx(row["valid loss, best"] / np.log(2))
+    words = trained.build(trained.Recipe("transformer", "word"), *texts, name="w", size="tiny", cache=False)
+    assert np.isnan(budget.training_budget(words, texts[0], TINY["train"], texts[1])["valid bits per byte"])
     # a history cut short by early stopping
     lm.history = lm.history.iloc[:2]
     assert budget.training_budget(lm, texts[0], TINY["train"])["stopped early"]

@@ -108,6 +108,11 @@ def test_split_tables_count_hits_by_split_and_whole_words():
     assert p == pytest.approx(ss.fisher_exact([[2, 1], [3, 0]]).pvalue)
     assert T2.split_fisher(pool.assign(**{"A split": True}), ["A"]) == {}
     text = T2.split_sentence(pool.assign(kind="rare"), ["A"], {"A": p}, 6)
+    assert text.endswith("confounded with it.")
+    own = pd.DataFrame({"kind": ["rare", "rare", "common"], "A": [True, False, True], "pieces": [3, 4, 2]})
+    more = T2.split_sentence(pool.assign(kind="rare"), ["A"], {"A": p}, 6, {"A": own})
+    assert ("Among the words each encoder splits (claim 8b), A hits 1 of 2 rare and 1 of 1 common ones, "
+            "cut into 3.50 and 2.00 pieces on average.") in more
     assert text.startswith("A splits 3 of the 6 rare words and 0 of the 6 common ones; among the pool's")
 
 
@@ -229,21 +234,22 @@ def test_each_encoder_gets_the_candidates_it_splits():
 
 def test_the_tokenization_reading_says_what_it_could_have_detected():
     e = stats.Estimate
-    assert DV.detectable({"a": e(1, -2, 4), "b": e(-1, -6, 3), "c": e(9, 8, 10)}) == 6
+    assert DV.detectable({"a": e(1, -2, 4), "b": e(-1, -6, 3), "c": e(9, 8, 10)}) == (6, 4)
     assert DV.detectable({"c": e(9, 8, 10)}) is None
     div = {("equal tokens", n): {DV.RATIO: est(v, reps=np.array(r))} for n, v, r in (
         ("a", 30, [29.0, 30.0, 31.0]), ("b", 31, [20.0, 31.0, 42.0]),
         ("bpe8000", 30, [30.0, 30.0, 30.0]))}
     spent = {("equal tokens", "a"): {"valid bits per byte": 2.634},
+             ("equal tokens", "b"): {"valid bits per byte": np.nan},  # a closed vocabulary
              ("equal tokens", "bpe8000"): {"valid bits per byte": 2.2}}
     null_df = pd.DataFrame({"model": ["x"], DV.RATIO: [est(50)]})
     text = DV.tok_sentence(div, {"equal tokens": ["a", "b", "bpe8000"]}, "bpe8000", {}, {},
                            null_df, spent)
     least = DV.detectable(DV.lower_higher(div, ["a", "b", "bpe8000"], "equal tokens",
                                           "bpe8000")[2])
-    assert least > 10  # b's differences spread widely
-    assert (f"exclude only differences beyond {least:.1f} points; validation bits per byte "
-            "2.20 to 2.63)") in text
+    assert least[0] > 10  # b's differences spread widely
+    assert (f"lie within ±{least[0]:.1f} points, the narrowest within ±{least[1]:.1f}; validation "
+            "bits per byte of the open vocabularies 2.20 to 2.63)") in text
     assert DV.quality_range({}, "equal tokens") == "not recorded"
 
 

@@ -30,7 +30,8 @@ def training_budget(lm, train_texts: Sequence[str], config: TrainConfig,
     With ``valid_texts`` (the validation split it was trained with), the best validation
     loss also in bits per byte (``valid bits per byte``): nats per token times the split's
     tokens over its bytes (a separator byte per text, as the token stream has one), over
-    ln 2, which compares models that cut the text differently."""
+    ln 2, which compares models that cut the text differently, if their vocabulary is open;
+    a closed one predicts ``<unk>`` instead of spelling a word out, so it gets NaN."""
     history = getattr(lm, "history", None)
     if history is None or not len(history):
         raise ValueError(f"{lm.name} has no training history (an n-gram model, or not trained here)")
@@ -56,7 +57,9 @@ def training_budget(lm, train_texts: Sequence[str], config: TrainConfig,
         "valid falling at the end": bool(history["valid_loss"].iloc[-1] < history["valid_loss"].iloc[:-1].min())
         if len(history) > 1 else True,
     } | ({"valid bits per byte": float(best["valid_loss"]) * (len(_stream(lm, valid_texts)) - 1)
-          / (sum(len(t.encode()) + 1 for t in valid_texts) * math.log(2))} if len(valid_texts) else {})
+          / (sum(len(t.encode()) + 1 for t in valid_texts) * math.log(2))
+          if getattr(getattr(lm, "seg", None), "open_vocabulary", False) else math.nan}
+         if len(valid_texts) else {})
 
 
 def budget_table(models: Mapping[str, object], train_texts: Sequence[str], size: str = "cpu") -> pd.DataFrame:

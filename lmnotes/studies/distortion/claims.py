@@ -235,10 +235,8 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
                   "interval counts the open bins either way")],
           "per token, colder minus warmer, by seed: " + "; ".join(
               ci(c) for c in r.colder.values()) + f"; at equal log p_L, T = "
-          f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins (longer sequences there); equal training tokens, "
-          f"{r.t_planned} updates planned (the main learner's {r.main_planned}, in whole passes), each "
-          f"learner stopped at its best validation loss, weights kept at updates "
-          + ", ".join(str(k) for k in r.t_kept) + " (unequal: each where it converged)")
+          f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins; equal tokens, {r.t_planned} updates planned "
+          f"(main: {r.main_planned}), stopped early, weights kept at updates {min(r.t_kept)}–{max(r.t_kept)}")
     warm = [T for T in r.temperatures if T == 1.0]
     claim("11b. The underestimation holds at T = 1 (App. A.3)",
           [est(f"seed {s}", "above", r.t_share[1.0, s], 0.5, why="share underestimated at T = 1")

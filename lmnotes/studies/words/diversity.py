@@ -75,18 +75,20 @@ def lower_higher(div: Mapping[tuple, dict], members: Sequence[str], kind: str, r
             [n for n, e in d.items() if e.low > 0], d)
 
 
-def detectable(d: Mapping[str, stats.Estimate]) -> float | None:
-    """The smallest difference that every unresolved paired difference ``d`` (member ->
-    estimate against the reference) excludes in both directions: the largest bound of their
-    intervals in absolute value. None where every difference is resolved."""
-    open_ = [e for e in d.values() if e.low <= 0 <= e.high]
-    return max(max(-e.low, e.high) for e in open_) if open_ else None
+def detectable(d: Mapping[str, stats.Estimate]) -> tuple[float, float] | None:
+    """How far the unresolved paired differences ``d`` (member -> estimate against the
+    reference) reach: the widest and the narrowest of them, each as the largest bound of its
+    interval in absolute value (a difference beyond it is excluded either way). None where
+    every difference is resolved."""
+    reach = [max(-e.low, e.high) for e in d.values() if e.low <= 0 <= e.high]
+    return (max(reach), min(reach)) if reach else None
 
 
 def quality_range(spent: Mapping[tuple, dict], kind: str) -> str:
-    """The validation bits per byte of the members trained at budget ``kind``, as a range."""
+    """The validation bits per byte of the open-vocabulary members trained at budget
+    ``kind``, as a range (a closed vocabulary has none)."""
     v = [b["valid bits per byte"] for (k, _), b in spent.items()
-         if k == kind and "valid bits per byte" in b]
+         if k == kind and not np.isnan(b.get("valid bits per byte", np.nan))]
     return f"{min(v):.2f} to {max(v):.2f}" if v else "not recorded"
 
 
@@ -108,11 +110,11 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
         least = detectable(d)
         parts.append(f"at {kind}, the ratio is lower than {label(ref)}'s "
                      f"for {names(lo)} and higher for {names(hi)} beyond the "
-                     f"intervals" + (f" (the others' intervals exclude only differences "
-                                     f"beyond {least:.1f} points" if least is not None
-                                     else " (every difference resolved")
-                     + (f"; validation bits per byte {quality_range(spent, kind)})"
-                        if spent else ")"))
+                     f"intervals" + (f" (the others' intervals lie within ±{least[0]:.1f} "
+                                     f"points, the narrowest within ±{least[1]:.1f}"
+                                     if least is not None else " (every difference resolved")
+                     + (f"; validation bits per byte of the open vocabularies "
+                        f"{quality_range(spent, kind)})" if spent else ")"))
     kinds = list(budgets_of)
     kept = set.intersection(*(found[k][0] for k in kinds))
     gone = set.union(*(found[k][0] for k in kinds)) - kept
