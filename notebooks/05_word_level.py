@@ -754,12 +754,14 @@ glue_md("tok_sentence", DV.tok_sentence(div, budgets_of, ref, unk_of,
 fig = DV.plot_plane(div, list(budgets_of)[0], color)
 glue("fig_plane", fig, display=False)
 plt.close(fig)
+b = next(iter(spent.values()))  # every member reads as many tokens an update
 tables.show(tok, "Diversity against tokenization: the Transformer family at "
-            "equal tokens and at equal epochs (percent; valid loss in nats "
-            "per token, and in bits per byte for an open vocabulary; the last "
-            "column is the paired difference of the ratio at the same budget)",
+            "equal tokens and at equal epochs (percent; each update reads "
+            f"{b['tokens seen'] // b['steps']:,} tokens; valid loss in nats per token, bpb: in bits per "
+            "byte, for an open vocabulary; the last column is the paired "
+            "difference of the ratio at the same budget)",
             formats={"epochs": 2, "updates": "{:,.0f}", "valid loss": 3,
-                     "tokens seen": "{:,.0f}", "valid bits per byte": 3})
+                     "bpb": 3})
 
 # %% [markdown]
 # ```{glue:figure} fig_plane

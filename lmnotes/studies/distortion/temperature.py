@@ -1,8 +1,9 @@
 """The temperature of the language (LeBrun, Sordoni & O'Donnell 2022, Fig. 5, claim 11: lower-
 entropy languages suffer more), as the distortion chapter (06) measures it: L read at several
-temperatures T, the main learner trained on each with equal training tokens (equal updates),
-on the main learner's schedule and each to convergence, once per seed, and compared per token (which removes length) and at equal log p_L (the
-paper's comparison, where a colder language's sequences are longer).
+temperatures T, the main learner trained on each with equal training tokens, on the main
+learner's schedule and stopped early at its best validation loss, once per seed, and compared
+per token (which removes length) and at equal log p_L (the paper's comparison, where a colder
+language's sequences are longer).
 """
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ def learn_all(boot, t_draws: dict, t_budget: int, main: str, epochs: int, config
               main_tokens: int, patience: int, device: str = "cpu", n_boot: int = 2000):
     """The main learner trained on every language (``t_budget`` tokens) with every seed, on
     the main learner's schedule (as many updates as ``epochs`` passes over its
-    ``main_tokens`` training tokens, :func:`SC.same_updates`), stopping at convergence (no
-    better validation loss for ``patience`` passes): the table of the languages, each test
+    ``main_tokens`` training tokens, :func:`SC.same_updates`), stopped early (no better
+    validation loss for ``patience`` passes, the best weights kept): the table of the languages, each test
     sequence's (log p_L, error averaged over seeds, length), and by (T, seed) the error per
     token (value and ``n_boot`` replicates from ``boot.rng``), the share underestimated (from
     ``boot``) and what the training got (:func:`SC.summary`)."""

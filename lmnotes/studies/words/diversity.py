@@ -49,7 +49,7 @@ def on_targets(lm, sentences: Sequence[str], ids: Sequence[int], article_of: np.
 
 def budget_table(div: Mapping[tuple, dict], spent: Mapping[tuple, dict], ref: str) -> pd.DataFrame:
     """The family at each budget (``div``: {(budget, member): :func:`diversity`}): epochs,
-    updates, tokens seen, best validation loss in nats per token and in bits per byte
+    updates, best validation loss in nats per token and in bits per byte
     (``spent``: :func:`lmnotes.models.budget.training_budget`), the three measures, and the ratio's paired
     difference from ``ref`` at the same budget."""
     rows_tok = []
@@ -58,9 +58,8 @@ def budget_table(div: Mapping[tuple, dict], spent: Mapping[tuple, dict], ref: st
         rows_tok.append({
             "budget": kind, "model": label(n),
             "epochs": b.get("epochs", np.nan), "updates": b.get("steps", np.nan),
-            "tokens seen": b.get("tokens seen", np.nan),
             "valid loss": b.get("valid loss, best", np.nan),
-            "valid bits per byte": b.get("valid bits per byte", np.nan), **d,
+            "bpb": b.get("valid bits per byte", np.nan), **d,
             f"ratio − {label(ref)}": (stats.excess(d[RATIO], div[kind, ref][RATIO])
                                       if n != ref else "—")})
     return pd.DataFrame(rows_tok).set_index(["budget", "model"])
