@@ -23,21 +23,23 @@ from dataclasses import replace
 from lmnotes.models.train import TrainConfig, lr_factor
 
 
+def _checked(share: float) -> float:
+    if not share > 0:
+        raise ValueError(f"the training set's share of the main learner's must be > 0, not {share!r}")
+    return share
+
+
 def same_updates(epochs: int, share: float) -> int:
     """The whole passes over a training set ``share`` times as large as the main learner's (in
     tokens) that come nearest the main learner's updates in ``epochs`` passes; at least one."""
-    if not share > 0:
-        raise ValueError(f"the training set's share of the main learner's must be > 0, not {share!r}")
-    return max(1, round(epochs / share))
+    return max(1, round(epochs / _checked(share)))
 
 
 def own_schedule(config: TrainConfig, share: float) -> TrainConfig:
     """The main learner's ``config`` for a training set ``share`` times as large, trained for
     the main learner's passes: a schedule of its own, its warm-up the same share of its
     updates (``share`` times as long, at least one update)."""
-    if not share > 0:
-        raise ValueError(f"the training set's share of the main learner's must be > 0, not {share!r}")
-    return replace(config, warmup=max(1, round(config.warmup * share)))
+    return replace(config, warmup=max(1, round(config.warmup * _checked(share))))
 
 
 def kept_row(valid_losses) -> int:
