@@ -193,3 +193,36 @@ def test_at_epochs_trains_every_member_for_the_same_passes_over_its_text(texts, 
         budget.at_epochs(trained.Recipe("ngram-kn", "word"), 1, size="tiny")
     with pytest.raises(ValueError, match="whole number"):
         budget.at_epochs(trained.Recipe("transformer", "byte"), 0, size="tiny")
+
+
+def test_at_quality_is_the_equal_epoch_run_stopped_at_a_bits_per_byte(texts, monkeypatch):
+    """The matched-quality view (word-level chapter): the run of at_epochs, evaluated more
+    often, stops at the first evaluation at or below the bits per byte asked for, and up to
+    there it is the same run (evaluating draws nothing at random)."""
+    from lmnotes.models import budget
+    from lmnotes.text import corpus
+
+    small = {"train": type("S", (), {"sentences": texts[0][:80]}),
+             "valid": type("S", (), {"sentences": texts[1][:40]})}
+    monkeypatch.setattr(corpus, "load", lambda name: small)
+    recipe = trained.Recipe("transformer", "bpe", 400)
+    full = budget.at_quality(recipe, 3, 1e-3, size="tiny", eval_every=2)  # never reached
+    per_byte = budget.bits_per_byte(full, small["valid"].sentences)
+    bits = (full.history["valid_loss"] * per_byte).to_numpy()
+    assert len(bits) > 4 and full.history["step"].iloc[-1] == budget.training_budget(
+        full, small["train"].sentences, budget.epoch_config("tiny", 3))["steps planned"]
+    first = next(i for i in range(2, len(bits)) if bits[i] < bits[:i].min() - 1e-3)
+    target = (bits[first] + bits[:first].min()) / 2  # between that evaluation and the ones before
+    stopped = budget.at_quality(recipe, 3, float(target), size="tiny", eval_every=2)
+    h = stopped.history
+    assert len(h) == first + 1 and h["valid_loss"].iloc[-1] == full.history["valid_loss"].iloc[first]
+    assert h["valid_loss"].iloc[-1] * per_byte <= target < h["valid_loss"].iloc[:-1].min() * per_byte
+    assert stopped.name.endswith(f"@3ep@{target:.3f}bpb")
+    with pytest.raises(ModelError, match="closed vocabulary"):
+        budget.at_quality(trained.Recipe("transformer", "word"), 1, 2.0, size="tiny")
+    with pytest.raises(ValueError, match="positive"):
+        budget.at_quality(recipe, 1, 0.0, size="tiny")
+    with pytest.raises(ValueError, match="eval_every"):
+        budget.at_quality(recipe, 1, 2.0, size="tiny", eval_every=0)
+    assert np.isnan(budget.bits_per_byte(trained.build(trained.Recipe("transformer", "word"), *texts, name="w",
+                                                       size="tiny", cache=False), texts[1]))

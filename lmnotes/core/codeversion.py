@@ -29,6 +29,8 @@ from lmnotes.core import io
 #   (models.memo.CUDA_SAMPLING), and the CPU's versions without them map to those with them.
 # - The learning-rate schedule's formula moved from a lambda into models.train.lr_factor
 #   (the same arithmetic, 2026-11-27).
+# - Training's improvement rule named (models.train.improves) and an optional stop at a
+#   validation loss (stop_below, off unless asked for, and then part of the key), 2026-11-28.
 _SAME_BITS: dict[str, str] = {
     "1fc7abf74db5b8e3": "0ea2fcfaeb7de76a",  # corpus
     "e2a157cb4e7be02c": "18386415a35a7a0f",  # draws
@@ -40,6 +42,7 @@ _SAME_BITS: dict[str, str] = {
     "0eab2a3bf81f7247": "3b2b08cfe0202a3f",  # samples, without the CUDA sampler
     "1c884a4d2a62ec0a": "114eb1af1464c3bf",  # draws, without the CUDA sampler
     "0c5b8a4ff5216e28": "8aa232986675ac61",  # trained: the schedule's formula as lr_factor
+    "5427afd96fd34ef0": "8aa232986675ac61",  # trained: improves() named, stop_below
 }
 
 

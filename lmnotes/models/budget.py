@@ -2,7 +2,9 @@
 of its own training stream, whether it stopped early, and its train–valid gap. Models chapter
 (the training table) and segmentation chapter (the family's budgets, equal in tokens, not in
 text). :func:`at_epochs` trains a registered recipe for a number of epochs of its own stream
-instead, so that a family can be compared at equal text seen (word-level chapter).
+instead, so that a family can be compared at equal text seen, and :func:`at_quality` stops
+that run at a validation bits per byte, so that it can be compared at equal quality
+(word-level chapter).
 
 The figures come from the model's training history (:func:`lmnotes.models.train.train`) and the
 recipe's :class:`~lmnotes.models.train.TrainConfig`; the training stream is re-encoded to count its
@@ -56,10 +58,18 @@ def training_budget(lm, train_texts: Sequence[str], config: TrainConfig,
         "valid − train": float(best["valid_loss"] - last["train_loss"]),
         "valid falling at the end": bool(history["valid_loss"].iloc[-1] < history["valid_loss"].iloc[:-1].min())
         if len(history) > 1 else True,
-    } | ({"valid bits per byte": float(best["valid_loss"]) * (len(_stream(lm, valid_texts)) - 1)
-          / (sum(len(t.encode()) + 1 for t in valid_texts) * math.log(2))
-          if getattr(getattr(lm, "seg", None), "open_vocabulary", False) else math.nan}
+    } | ({"valid bits per byte": float(best["valid_loss"]) * bits_per_byte(lm, valid_texts)}
          if len(valid_texts) else {})
+
+
+def bits_per_byte(lm, texts: Sequence[str]) -> float:
+    """What turns ``lm``'s mean loss on ``texts`` (nats per token of their training stream)
+    into bits per byte: the stream's targets over the texts' bytes (a separator byte per
+    text, as the stream has one), over ln 2. NaN for a closed vocabulary, which predicts
+    ``<unk>`` instead of spelling a word out, so that its loss covers less than the text."""
+    if not getattr(getattr(lm, "seg", None), "open_vocabulary", False):
+        return math.nan
+    return (len(_stream(lm, texts)) - 1) / (sum(len(t.encode()) + 1 for t in texts) * math.log(2))
 
 
 def budget_table(models: Mapping[str, object], train_texts: Sequence[str], size: str = "cpu") -> pd.DataFrame:
@@ -79,7 +89,7 @@ def epoch_config(size: str, epochs: int) -> TrainConfig:
 
 
 def at_epochs(recipe: Recipe, epochs: int, size: str = "cpu", seed: int = 0, corpus: str = "enwiki",
-              device: str | None = "cpu") -> LanguageModel:
+              device: str | None = "cpu", bits: float | None = None, eval_every: int = 20) -> LanguageModel:
     """A neural ``recipe`` trained like the registered ``wiki/...`` models (same segmentation,
     network, optimiser, schedule and seed) but for ``epochs`` passes over its own training
     stream instead of the profile's fixed number of steps: the cosine schedule spans those
@@ -97,6 +107,10 @@ def at_epochs(recipe: Recipe, epochs: int, size: str = "cpu", seed: int = 0, cor
         raise ModelError(f"unknown size {size!r}; use one of {list(SIZES)}")
     if not (isinstance(epochs, int) and epochs >= 1):
         raise ValueError(f"epochs must be a whole number of passes, at least 1, not {epochs!r}")
+    if bits is not None and not (isinstance(bits, (int, float)) and bits > 0):
+        raise ValueError(f"bits must be a positive number of bits per byte, not {bits!r}")
+    if bits is not None and not (isinstance(eval_every, int) and eval_every >= 1):
+        raise ValueError(f"eval_every must be a whole number of updates, at least 1, not {eval_every!r}")
     from lmnotes.text import corpus as corpora
 
     data = corpora.load(corpus)
@@ -105,6 +119,30 @@ def at_epochs(recipe: Recipe, epochs: int, size: str = "cpu", seed: int = 0, cor
                        min_count=recipe.min_count)
     config = epoch_config(size, epochs)
     name = f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}@{epochs}ep"
+    if bits is not None:
+        config = replace(config, eval_every=eval_every, patience=10 ** 9)
+        name += f"@{bits:.3f}bpb"
+    stop = None if bits is None else _stop_loss(seg, valid_texts, bits)
     key = io.digest("segmentation", asdict(recipe), io.digest(train_texts))
     return on_ids(recipe.arch, seg, [seg.encode(t) for t in train_texts], [seg.encode(t) for t in valid_texts],
-                  name, SIZES[size][recipe.arch], config, key, seed=seed, device=device)
+                  name, SIZES[size][recipe.arch], config, key, seed=seed, device=device, stop_below=stop)
+
+
+def _stop_loss(seg, valid_texts: Sequence[str], bits: float) -> float:
+    """The validation loss in nats per token that ``bits`` bits per byte are for a model
+    over ``seg`` (the inverse of :func:`bits_per_byte`)."""
+    if not seg.open_vocabulary:
+        raise ModelError("a closed vocabulary has no bits per byte to stop at (it predicts <unk>)")
+    n_targets = sum(len(seg.encode(t)) + 1 for t in valid_texts)
+    return bits * math.log(2) * (sum(len(t.encode()) + 1 for t in valid_texts)) / n_targets
+
+
+def at_quality(recipe: Recipe, epochs: int, bits: float, size: str = "cpu", seed: int = 0,
+               corpus: str = "enwiki", device: str | None = "cpu", eval_every: int = 20) -> LanguageModel:
+    """The checkpoint of :func:`at_epochs`'s run (``epochs`` passes) at the first
+    evaluation, every ``eval_every`` updates, whose validation bits per byte is at most
+    ``bits``: the member of a family at a quality it shares with the others. Its weights
+    are those of a run stopped part-way through its schedule (the learning rate not yet
+    annealed), which the caller prints with :func:`training_budget`."""
+    return at_epochs(recipe, epochs, size=size, seed=seed, corpus=corpus, device=device,
+                     bits=bits, eval_every=eval_every)

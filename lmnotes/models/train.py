@@ -7,8 +7,9 @@ are encoded as ``<s> text <s>`` and concatenated into one stream, cut into block
 ``block + 1`` tokens; each epoch visits the blocks in a seeded random order. The loss is the
 mean next-token cross-entropy (nats). Validation loss is computed on the validation strings
 every ``eval_every`` steps (``eval_every=0``: at the end of each epoch); training stops after
-``patience`` evaluations without improvement, at ``max_steps``, or after ``max_epochs``, and
-the best weights are restored. With the same seed, data and device the run is deterministic.
+``patience`` evaluations without improvement (:func:`improves`), at ``max_steps``, after
+``max_epochs``, or, with ``stop_below``, at the first evaluation whose loss is at most that
+(a checkpoint of the same run at a chosen quality), and the best weights are restored. With the same seed, data and device the run is deterministic.
 
 A ``callback(epoch, lm)``, called after each epoch, may return a dict of measurements that the
 history records (the distortion chapter scores fixed train and test subsets there).
@@ -152,12 +153,23 @@ def lr_factor(step: int, warmup: int, total: int) -> float:
     return min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(step, total) / total))
 
 
+#: How far below the best validation loss so far a new one must fall to count as better.
+IMPROVEMENT = 1e-4
+
+
+def improves(valid: float, best: float) -> bool:
+    """Whether a validation loss ``valid`` improves on ``best``: training keeps the weights
+    of the last evaluation that does, and counts the others towards its patience."""
+    return valid < best - IMPROVEMENT
+
+
 def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
           config: TrainConfig = TrainConfig(), progress: bool | None = None,
           callback: Callable[[int, NeuralLM], dict | None] | None = None,
-          soft_targets: torch.Tensor | None = None) -> pd.DataFrame:
+          soft_targets: torch.Tensor | None = None, stop_below: float | None = None) -> pd.DataFrame:
     """Train ``lm`` in place; return the history (step, epoch, train and valid loss, seconds,
-    and what ``callback`` returned after each epoch)."""
+    and what ``callback`` returned after each epoch). ``stop_below`` (nats per token) ends
+    training at the first evaluation whose validation loss is at most it."""
     torch.manual_seed(config.seed)
     gen = torch.Generator().manual_seed(config.seed)
     # A block of block + 1 tokens feeds `block` inputs, positions 0 .. block - 1.
@@ -173,6 +185,7 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
     opt = torch.optim.AdamW(lm.net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(s, config.warmup, total))
     history, best, best_state, bad, step, t0 = [], math.inf, None, 0, 0, time.perf_counter()
+    reached = False
     # progress: True forces a bar, False hides it, None shows it on a terminal only (tqdm's
     # disable=None). The lines of lmnotes.core.progress are printed in every case.
     bar = tqdm(total=total, desc=f"training {lm.name}", unit="step", disable={True: False, False: True}.get(progress))
@@ -210,11 +223,12 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
                 running = []
                 bar.set_postfix(valid=f"{valid:.3f}")
                 note(f"training {lm.name}: step {step}/{total}, valid loss {valid:.3f}, about {timer.left(step)} to go")
-                if valid < best - 1e-4:
+                if improves(valid, best):
                     best, best_state, bad = valid, copy.deepcopy(lm.net.state_dict()), 0
                 else:
                     bad += 1
-            if step >= total or bad >= config.patience:
+                reached = stop_below is not None and valid <= stop_below
+            if step >= total or bad >= config.patience or reached:
                 break
         if callback is not None:
             lm.net.eval()
@@ -223,7 +237,7 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
                 history[-1].update(extra)
             else:
                 history.append({"step": step, "epoch": epoch + 1, **extra})
-        if step >= total or bad >= config.patience:
+        if step >= total or bad >= config.patience or reached:
             break
     bar.close()
     if best_state is not None:

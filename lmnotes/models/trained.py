@@ -155,7 +155,7 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
            valid_ids: Sequence[Sequence[int]], name: str, net_config: dict, config: TrainConfig,
            tokenizer_key: str, seed: int = 0, device: str | None = "cpu", callback=None,
            callback_key: str = "", soft_targets=None, teacher_key: str = "",
-           progress: bool | None = None) -> LanguageModel:
+           progress: bool | None = None, stop_below: float | None = None) -> LanguageModel:
     """A neural model of ``arch`` with ``net_config``, trained from scratch on token-id
     sequences of an existing segmentation ``seg`` (the distortion chapter: M learns a
     language L's samples as ids, with L's tokenizer). The cache key hashes the ids, the
@@ -163,7 +163,7 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
     ``callback(epoch, lm)`` (see :func:`lmnotes.models.train.train`) is part of the key through
     ``callback_key``, and what it returns is in the model's ``history``. ``soft_targets`` (a
     teacher's distributions, see :func:`lmnotes.models.train.train`) enter it through
-    ``teacher_key``."""
+    ``teacher_key``, and ``stop_below`` (stop at that validation loss) through itself."""
     if arch not in ("lstm", "transformer"):
         raise ModelError(f"training on ids needs a neural architecture (lstm or transformer), not {arch!r}")
     train_ids, valid_ids = [list(map(int, s)) for s in train_ids], [list(map(int, s)) for s in valid_ids]
@@ -174,7 +174,8 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
         raise ModelError(f"{name}: ids {bad[:5]} lie outside the tokenizer's vocabulary of {seg.vocab_size}")
     config = replace(config, seed=seed)
     key = io.digest("trained-ids", name, arch, net_config, config.asdict(), tokenizer_key, io.digest(train_ids),
-                    io.digest(valid_ids), callback_key, teacher_key, _code_version())
+                    io.digest(valid_ids), callback_key, teacher_key, _code_version(),
+                    *(() if stop_below is None else (("stop below", stop_below),)))
 
     def train_it() -> LanguageModel:
         import torch
@@ -186,7 +187,7 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
         model = NeuralLM(seg, arch, name=name, device=device, **net_config)
         targets = soft_targets() if callable(soft_targets) else soft_targets
         model.history = train(model, train_ids, valid_ids, config, progress=progress, callback=callback,
-                              soft_targets=targets)
+                              soft_targets=targets, stop_below=stop_below)
         model.train_seconds = time.perf_counter() - t0
         model.cache_key = key
         return model

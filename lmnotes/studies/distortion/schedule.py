@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lmnotes.models.train import TrainConfig, lr_factor
+from lmnotes.models.train import TrainConfig, improves, lr_factor
 
 
 def _checked(share: float) -> float:
@@ -43,11 +43,11 @@ def own_schedule(config: TrainConfig, share: float) -> TrainConfig:
 
 
 def kept_row(valid_losses) -> int:
-    """The position of the validation loss whose weights training keeps: the first to fall
-    more than 1e-4 below every one before it, last of those (lmnotes.models.train.train)."""
+    """The position of the validation loss whose weights training keeps: the last that
+    improves on every one before it (:func:`lmnotes.models.train.improves`)."""
     best, kept = float("inf"), 0
     for i, v in enumerate(valid_losses):
-        if v < best - 1e-4:
+        if improves(v, best):
             best, kept = v, i
     return kept
 
