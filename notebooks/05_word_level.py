@@ -713,50 +713,70 @@ glue_md("cal_bins_sentence", CG.bins_sentence(
 # model would add little at this profile: {glue:text}`non_ascii` of the test text's
 # characters lie outside ASCII, so its tokens are the byte model's almost everywhere; the
 # `gpu` profile adds it to the family.)
+#
+# {glue:md}`matched_sentence`
 
 # %% tags=["hide-input"]
 train_sentences = data["train"].sentences
 valid_sentences = data["valid"].sentences
-spent = {("equal tokens", n): budget.training_budget(
-    lms[n], train_sentences, budget.SIZES[size]["train"], valid_sentences)
-    for n in family if getattr(lms[n], "history", None) is not None}
+spent = {n: budget.training_budget(lms[n], train_sentences,
+                                   budget.SIZES[size]["train"], valid_sentences)
+         for n in family if getattr(lms[n], "history", None) is not None}
+TOKENS = DV.tokens_budget(spent)
+spent = {(TOKENS, n): b for n, b in spent.items()}
+open_members = [n for n in family if lms[n].seg.open_vocabulary]
+trained_at = {(TOKENS, n): lms[n] for n in family}
+budgets_of = {TOKENS: family}
 glue("equal_epochs", equal_epochs, display=False)
-EPOCHS = f"equal epochs ({equal_epochs})"
-budgets_of = {"equal tokens": family}
-epoch_lms = {}
 if equal_epochs:
-    epoch_lms = {n: budget.at_epochs(recipe(n), equal_epochs, size=size,
-                                     corpus=corpus, device=device)
-                 for n in family}
-    budgets_of[EPOCHS] = list(epoch_lms)
-    for n, lm in epoch_lms.items():
+    EPOCHS = f"equal epochs ({equal_epochs})"
+    per_epoch = budget.epoch_config(size, equal_epochs)
+    for n in family:
+        trained_at[EPOCHS, n] = budget.at_epochs(
+            recipe(n), equal_epochs, size=size, corpus=corpus, device=device)
         spent[EPOCHS, n] = budget.training_budget(
-            lm, train_sentences, budget.epoch_config(size, equal_epochs),
-            valid_sentences)
-div = DV.at_equal_tokens(table1, null_df, family)
+            trained_at[EPOCHS, n], train_sentences, per_epoch, valid_sentences)
+    budgets_of[EPOCHS] = family
+matched = DV.matched_target(spent, EPOCHS) if equal_epochs else None
+MATCHED = None
+if matched:
+    bits, worst = matched
+    MATCHED = f"equal bpb ({bits:.2f})"
+    budgets_of[MATCHED] = open_members
+    for n in budgets_of[MATCHED]:
+        trained_at[MATCHED, n] = trained_at[EPOCHS, n] if n == worst else (
+            budget.at_quality(recipe(n), equal_epochs, bits, size=size,
+                              corpus=corpus, device=device))
+        spent[MATCHED, n] = budget.training_budget(
+            trained_at[MATCHED, n], train_sentences, per_epoch, valid_sentences)
+div = DV.at_equal_tokens(table1, null_df, family, TOKENS)
 common_keys = pd.MultiIndex.from_frame(evaluated[family[0]][key])
-for n, lm in epoch_lms.items():
-    t = DV.on_targets(lm, sentences, chosen, article_of, common_keys,
-                      counts, max_word_tokens)
-    div[EPOCHS, n] = DV.diversity(t, res)
+for (k, n), lm in trained_at.items():
+    if k != TOKENS:
+        t = DV.on_targets(lm, sentences, chosen, article_of, common_keys,
+                          counts, max_word_tokens)
+        div[k, n] = DV.diversity(t, res)
 
 # %% tags=["hide-input"]
-ref = "bpe8000" if "bpe8000" in family else family[-1]
+ref = "bpe8000" if "bpe8000" in family else (open_members or family)[-1]
 tok = DV.budget_table(div, spent, ref)
-glue("byte_epochs", DV.epochs_text(spent, "byte"), display=False)
+glue("byte_epochs", DV.epochs_text(spent, "byte", TOKENS), display=False)
 glue("ref_tok_label", label(ref), display=False)
-glue("ref_epochs", DV.epochs_text(spent, ref), display=False)
+glue("ref_epochs", DV.epochs_text(spent, ref, TOKENS), display=False)
 unk_share = DV.unk_shares(evaluated, others)
 unk_of = DV.unk_shares(evaluated, [n for n in family
                                    if lms[n].segmentation == "word"])
 glue_md("tok_sentence", DV.tok_sentence(div, budgets_of, ref, unk_of,
                                         unk_share, null_df, spent))
-fig = DV.plot_plane(div, list(budgets_of)[0], color)
+glue_md("matched_sentence", DV.matched_sentence(matched, MATCHED, budget.EVAL_EVERY))
+glue_md("convergence_note", DV.convergence_note(spent, list(budgets_of)[:2]))
+glue_md("wall_sentence", DV.wall_sentence(trained_at))
+fig = DV.plot_plane(div, TOKENS, color)
 glue("fig_plane", fig, display=False)
 plt.close(fig)
 b = next(iter(spent.values()))  # every member reads as many tokens an update
 tables.show(tok, "Diversity against tokenization: the Transformer family at "
-            "equal tokens and at equal epochs (percent; each update reads "
+            f"each budget (percent; each update reads "
             f"{b['tokens seen'] // b['steps']:,} tokens; valid loss in nats per token, bpb: in bits per "
             "byte, for an open vocabulary; the last column is the paired "
             "difference of the ratio at the same budget)",
@@ -767,10 +787,12 @@ tables.show(tok, "Diversity against tokenization: the Transformer family at "
 # ```{glue:figure} fig_plane
 # The accuracy–diversity plane of the Transformer family: top-1 accuracy against type
 # coverage T1, with 95% cluster-bootstrap intervals for T1; filled circles at equal
-# tokens, open squares at equal epochs.
+# tokens, open squares at equal epochs, open triangles at equal bits per byte.
 # ```
 #
 # {glue:md}`tok_sentence`
+#
+# {glue:md}`convergence_note` {glue:md}`wall_sentence`
 #
 # (fold-05-size)=
 # ## Does size cause diversity?
@@ -788,7 +810,7 @@ for n in size_compare:
                          device=device)
     t = DV.on_targets(lm_other, sentences, chosen, article_of, common_keys,
                       counts, max_word_tokens)
-    row, _ = DV.size_comparison(n, div["equal tokens", n],
+    row, _ = DV.size_comparison(n, div[TOKENS, n],
                                 DV.diversity(t, res), lms[n], lm_other,
                                 size == "gpu")
     size_rows.append(row)

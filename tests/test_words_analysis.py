@@ -253,6 +253,47 @@ def test_the_tokenization_reading_says_what_it_could_have_detected():
     assert DV.quality_range({}, "equal tokens") == "not recorded"
 
 
+def test_the_budgets_are_named_matched_and_read_from_their_training():
+    """The family's budgets (word-level chapter): the registered budget named by what
+    training did, the equal-quality target (the worst open member's best bits per byte),
+    how far each budget was from convergence, wall times, and a credit that needs every
+    budget, which a closed vocabulary cannot reach."""
+    row = lambda early, falling=True, bits=np.nan: {"stopped early": early, "valid falling at the end": falling,
+                                                    "valid bits per byte": bits}
+    assert DV.tokens_budget({"a": row(False), "b": row(False)}) == "equal tokens"
+    assert DV.tokens_budget({"a": row(True), "b": row(True)}) == "to convergence"
+    assert DV.tokens_budget({"a": row(True), "b": row(False)}) == "equal tokens, some stopped early"
+    spent = {("E", "byte"): row(False, True, 2.63), ("E", "bpe8000"): row(False, False, 2.41),
+             ("E", "word"): row(True, False), ("T", "byte"): row(False, True, 3.2)}
+    assert DV.matched_target(spent, "E") == (2.63, "byte")
+    assert DV.matched_target({("E", "word"): row(False)}, "E") is None
+    assert DV.convergence_note(spent, ["E"]) == (
+        "At E, the validation loss of 1 of the 3 members (byte) still fell at the last "
+        "evaluation, and word stopped early.")
+    assert "2.63 bits per byte" in DV.matched_sentence((2.63, "byte"), "equal bpb (2.63)", 20)
+    assert "no equal-quality view" in DV.matched_sentence(None, None, 20)
+    lm = type("M", (), {"train_seconds": 90.0})()
+    text = DV.wall_sentence({("E", "byte"): lm, ("Q", "byte"): lm, ("Q", "word"): object()})
+    assert text == "Wall time, on the machine that trained the models: at E, byte 1.5 min of training."
+    # b is lower than the reference at two budgets; at the third, where the closed word
+    # member is absent, it is not resolved: nothing is credited, and word cannot be
+    div = {}
+    for kind, b_low in (("T", True), ("E", True), ("Q", False)):
+        div[kind, "b"] = {DV.RATIO: est(20.0 if b_low else 30.0, reps=np.array([19.0, 20.0, 21.0])
+                                        if b_low else np.array([20.0, 30.0, 40.0]))}
+        div[kind, "bpe8000"] = {DV.RATIO: est(30.0, reps=np.array([30.0, 30.0, 30.0]))}
+        if kind != "Q":
+            div[kind, "word"] = {DV.RATIO: est(30.0, reps=np.array([25.0, 30.0, 35.0]))}
+    null_df = pd.DataFrame({"model": ["x"], DV.RATIO: [est(50)]})
+    members = {"T": ["b", "word", "bpe8000"], "E": ["b", "word", "bpe8000"], "Q": ["b", "bpe8000"]}
+    text = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
+    assert "No difference is resolved at every budget" in text
+    assert "the differences of b, resolved at some budgets only, cannot be credited" in text
+    assert "word cannot be compared at equal quality" in text
+    both = DV.tok_sentence(div, {"T": members["T"], "E": members["E"]}, "bpe8000", {}, {}, null_df)
+    assert "Only the difference of b is resolved at both budgets" in both
+
+
 def test_diversity_and_unk_shares():
     t = predictions().assign(pred=["the", "<unk>", "cat", "<unk>", "yak", "x"])
     res = WS.Resampler(t["article"], 50, 0)

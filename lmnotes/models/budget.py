@@ -26,6 +26,10 @@ from lmnotes.models.trained import SIZES, Recipe, on_ids
 from lmnotes.models.train import TrainConfig, _blocks, _stream
 
 
+#: Updates between evaluations of a run stopped at a quality (:func:`at_quality`).
+EVAL_EVERY = 20
+
+
 def training_budget(lm, train_texts: Sequence[str], config: TrainConfig,
                     valid_texts: Sequence[str] = ()) -> dict:
     """One model's budget as a dict (see the module docstring); ``lm.history`` must be set.
@@ -89,7 +93,8 @@ def epoch_config(size: str, epochs: int) -> TrainConfig:
 
 
 def at_epochs(recipe: Recipe, epochs: int, size: str = "cpu", seed: int = 0, corpus: str = "enwiki",
-              device: str | None = "cpu", bits: float | None = None, eval_every: int = 20) -> LanguageModel:
+              device: str | None = "cpu", bits: float | None = None,
+              eval_every: int = EVAL_EVERY) -> LanguageModel:
     """A neural ``recipe`` trained like the registered ``wiki/...`` models (same segmentation,
     network, optimiser, schedule and seed) but for ``epochs`` passes over its own training
     stream instead of the profile's fixed number of steps: the cosine schedule spans those
@@ -138,7 +143,7 @@ def _stop_loss(seg, valid_texts: Sequence[str], bits: float) -> float:
 
 
 def at_quality(recipe: Recipe, epochs: int, bits: float, size: str = "cpu", seed: int = 0,
-               corpus: str = "enwiki", device: str | None = "cpu", eval_every: int = 20) -> LanguageModel:
+               corpus: str = "enwiki", device: str | None = "cpu", eval_every: int = EVAL_EVERY) -> LanguageModel:
     """The checkpoint of :func:`at_epochs`'s run (``epochs`` passes) at the first
     evaluation, every ``eval_every`` updates, whose validation bits per byte is at most
     ``bits``: the member of a family at a quality it shares with the others. Its weights

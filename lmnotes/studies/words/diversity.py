@@ -1,10 +1,12 @@
 """Does tokenization cause diversity? The word-level chapter's (05) answer to the open question
 of Dudy & Bedrick (2020, §5): the Transformer family, one architecture with several
-segmentations, compared at two training budgets (equal tokens, equal epochs) by the ratio
-T1/E₀[T1] of :meth:`lmnotes.studies.words.wordstats.Resampler.coverage_ratio`, the share of
-the type-blind expectation that a model's type coverage reaches. A difference of a member
-from the reference member can be credited to segmentation only when it is resolved (its
-paired interval excludes 0) at both budgets.
+segmentations, compared at three training budgets (equal tokens, equal epochs, and equal
+quality: the equal-epoch runs stopped at a common validation bits per byte,
+:func:`matched_target`) by the ratio T1/E₀[T1] of
+:meth:`lmnotes.studies.words.wordstats.Resampler.coverage_ratio`, the share of the
+type-blind expectation that a model's type coverage reaches. A difference of a member from
+the reference member can be credited to segmentation only when it is resolved (its paired
+interval excludes 0) at every budget.
 """
 
 from __future__ import annotations
@@ -22,6 +24,79 @@ from lmnotes.studies.words.cached import word_predictions
 from lmnotes.studies.words.labels import label, names
 
 RATIO = "T1 / E₀[T1]"
+#: The markers of the budgets in the accuracy–diversity plane, in the chapter's order.
+MARKERS = ("o", "s", "^")
+
+
+def tokens_budget(spent: Mapping[str, dict]) -> str:
+    """The name of the registered members' budget (``spent``: member ->
+    :func:`lmnotes.models.budget.training_budget`): "equal tokens" where none stopped
+    early (the `cpu` size's fixed updates), "to convergence" where every one did (the `gpu`
+    size's early stopping), and "equal tokens, some stopped early" otherwise."""
+    early = [b["stopped early"] for b in spent.values()]
+    return ("to convergence" if early and all(early) else
+            "equal tokens, some stopped early" if any(early) else "equal tokens")
+
+
+def matched_target(spent: Mapping[tuple, dict], kind: str) -> tuple[float, str] | None:
+    """The common quality of the equal-quality view: the highest of the open-vocabulary
+    members' best validation bits per byte at budget ``kind``, a level every one of them
+    passes on its way, and the member it is of. None where fewer than two members have
+    an open vocabulary."""
+    bits = {n: b["valid bits per byte"] for (k, n), b in spent.items()
+            if k == kind and not np.isnan(b.get("valid bits per byte", np.nan))}
+    if len(bits) < 2:
+        return None
+    worst = max(bits, key=bits.get)
+    return bits[worst], worst
+
+
+def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every: int) -> str:
+    """What the equal-quality view (``kind``) is, from :func:`matched_target`'s ``matched``
+    (None: the view was not run), with evaluations every ``every`` updates."""
+    if matched is None or kind is None:
+        return ("This run trained no second budget with two open vocabularies, so it has "
+                "no equal-quality view.")
+    bits, worst = matched
+    return (f"Equal epochs still leave the members at unequal quality, so a third view, "
+            f"*{kind}*, holds quality equal: each open-vocabulary member's equal-epoch run "
+            f"is evaluated every {every} updates and stopped at the first evaluation at or "
+            f"below {bits:.2f} bits per byte on the validation split, the best that "
+            f"{label(worst)} reaches in its run (its own run is kept whole). Stopped part-way, "
+            f"those members keep weights whose learning rate was not yet annealed, a "
+            f"difference of this view; the word member, with a closed vocabulary, has no bits "
+            f"per byte and is left out of it.")
+
+
+def convergence_note(spent: Mapping[tuple, dict], budgets: Sequence[str]) -> str:
+    """How far from convergence each budget's members were: those whose validation loss
+    still fell at their last evaluation, and those stopped early by patience."""
+    parts = []
+    for kind in budgets:
+        rows = {n: b for (k, n), b in spent.items() if k == kind}
+        falling = [n for n, b in rows.items() if b["valid falling at the end"]]
+        early = [n for n, b in rows.items() if b["stopped early"]]
+        parts.append(f"at {kind}, the validation loss of {len(falling)} of the {len(rows)} "
+                     f"members ({names(falling)}) still fell at the last evaluation"
+                     + (f", and {names(early)} stopped early" if early else ""))
+    return "; ".join(parts)[:1].upper() + "; ".join(parts)[1:] + "."
+
+
+def wall_sentence(trained_at: Mapping[tuple, object]) -> str:
+    """The wall time each model's training took on the machine that trained it
+    (``train_seconds``), in minutes, by budget (``trained_at``: (budget, member) -> model;
+    a model listed at an earlier budget is not repeated). It varies from machine to machine,
+    so the book's check replaces each "N.N min of training" before comparing."""
+    by_kind: dict[str, list[str]] = {}
+    seen = set()
+    for (kind, n), lm in trained_at.items():
+        sec = getattr(lm, "train_seconds", None)
+        if sec is None or id(lm) in seen:
+            continue
+        seen.add(id(lm))
+        by_kind.setdefault(kind, []).append(f"{label(n)} {sec / 60:.1f} min of training")
+    return "Wall time, on the machine that trained the models: " + "; ".join(
+        f"at {kind}, " + ", ".join(v) for kind, v in by_kind.items()) + "."
 
 
 def diversity(t: pd.DataFrame, res: WS.Resampler) -> dict:
@@ -117,7 +192,9 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
     kinds = list(budgets_of)
     kept = set.intersection(*(found[k][0] for k in kinds))
     gone = set.union(*(found[k][0] for k in kinds)) - kept
+    unmatched = set(budgets_of[kinds[0]]) - set.intersection(*(set(budgets_of[k]) for k in kinds)) - {ref}
     rng_ratio = [div[k, n][RATIO].value for k in kinds for n in budgets_of[k]]
+    both = "both budgets" if len(kinds) == 2 else "every budget"
     return (
         f"Every member covers far fewer types than a type-blind model with its "
         f"hit rates would: between {min(rng_ratio):.0f} % and "
@@ -127,10 +204,14 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
                   "both budgets, so only it can be credited to segmentation "
                   "(with the vocabulary's other consequences, above)"
                   if kept and len(kinds) > 1 else
-                  "No difference is resolved at both budgets" if len(kinds) > 1
+                  f"No difference is resolved at {both}" if len(kinds) > 1
                   else "The family was compared at one budget only")
-        + (f"; the differences of {names(sorted(gone))}, resolved at one budget only, "
+        + (f"; the differences of {names(sorted(gone))}, resolved at "
+           f"{'one budget' if len(kinds) == 2 else 'some budgets'} only, "
            "cannot be credited to segmentation" if gone else "")
+        + (f"; {names(sorted(unmatched))} cannot be compared at equal quality "
+           "(a closed vocabulary has no bits per byte), so nothing can be credited to it"
+           if unmatched else "")
         + ". Two cautions: a member whose hits all fall in the most frequent "
         "bin has a ratio over that bin's few types only (its interval is then "
         "narrow for want of types, not for precision), and "
@@ -149,14 +230,15 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
 
 def plot_plane(div: Mapping[tuple, dict], first_kind: str, color):
     """The accuracy–diversity plane: top-1 against T1 with T1's interval, filled circles at
-    ``first_kind`` and open squares at the other budget (``color`` names a member's
-    colour). Returns the figure."""
+    ``first_kind`` and open markers at the other budgets (:data:`MARKERS`, in the order of
+    ``div``; ``color`` names a member's colour). Returns the figure."""
     fig, ax = plt.subplots(figsize=(plots.COLUMN * 0.6, 3.2))
+    kinds = list(dict.fromkeys(k for k, _ in div))
     for (kind, n), d in div.items():
         e, first = d["T1"], kind == first_kind
         ax.errorbar(d["top-1"].value, e.value,
                     yerr=[[e.value - e.low], [e.high - e.value]],
-                    marker="o" if first else "s", color=color(n),
+                    marker=MARKERS[kinds.index(kind) % len(MARKERS)], color=color(n),
                     mfc=None if first else "white",
                     label=label(n) if first else None)
     ax.set_xlabel("top-1 accuracy (%)")
@@ -165,11 +247,13 @@ def plot_plane(div: Mapping[tuple, dict], first_kind: str, color):
     return fig
 
 
-def at_equal_tokens(table1: pd.DataFrame, null_df: pd.DataFrame, family: Sequence[str]) -> dict:
-    """The family's measures at equal tokens, from the chapter's Table 1 (top-1, T1) and
-    its coverage-null table (the ratio, by ``model``): {("equal tokens", member): measures}."""
+def at_equal_tokens(table1: pd.DataFrame, null_df: pd.DataFrame, family: Sequence[str],
+                    kind: str = "equal tokens") -> dict:
+    """The family's measures at its registered budget ``kind``, from the chapter's Table 1
+    (top-1, T1) and its coverage-null table (the ratio, by ``model``): {(kind, member):
+    measures}."""
     ratio = null_df.set_index("model")[RATIO]
-    return {("equal tokens", n): {"top-1": table1.loc[n, "top-1"],
+    return {(kind, n): {"top-1": table1.loc[n, "top-1"],
                                   "T1": table1.loc[n, "T1"],
                                   RATIO: ratio[n]} for n in family}
 
