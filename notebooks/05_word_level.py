@@ -529,7 +529,10 @@ tables.show(examples, "Examples of the mined triples (Zipf: x's English "
 # and whole ones occur both, and a larger pool of {glue:text}`n_pool` common triples
 # separates the two causes. Claim 8b compares rare and common words that the encoder
 # splits, on every candidate triple whose word its tokenizer splits (up to
-# {glue:text}`n_split_words` of each kind): Table 2's 50 common triples hold too few.
+# {glue:text}`n_split_words` of each kind): Table 2's 50 common triples hold too few. Rare
+# words are also cut into more pieces, so the two kinds are compared within words cut into
+# as many pieces (2, 3, 4 or more), and the strata's differences are pooled with
+# Mantel–Haenszel weights (Greenland & Robins 1985) and Sato's (1989) interval.
 
 # %% tags=["hide-input"]
 pool = P.pick(candidates, {"common": min(n_split_pool,
@@ -846,8 +849,8 @@ glue_md("size_sentence", "The comparison ran at this profile (table above)."
 # Claim 1 counts a pair that top-1 ties (its difference neither excludes 0 nor leaves the
 # margin of "similar") for the claim when top-10 ties it too ({glue:text}`n_tied` such
 # pairs). Claim 8b is contradicted when the rare words an encoder splits fail no more than
-# {glue:text}`equal_points` points more often than the common ones it splits: the pieces
-# would then leave no rarity effect of that size. Claim 10 asks whether even our best model
+# {glue:text}`equal_points` points more often than the common ones it splits, cut into as
+# many pieces: the pieces would then leave no rarity effect of that size. Claim 10 asks whether even our best model
 # per bin stays below GPT-2; claim 11 takes the raw gain, as the paper measures it, against
 # {glue:text}`soft_share_pct` % of T1, which both of the paper's shares exceed. In claim 12
 # the exact searches that gave up ({glue:text}`n_gave_up`) count both ways, as hits and as

@@ -14,6 +14,7 @@ from lmnotes import stats
 from lmnotes.report import cases as LC, claims as lmclaims
 from lmnotes.studies.words import claims as C
 from lmnotes.studies.words import table1 as PT
+from lmnotes.studies.words import table2 as T2
 from lmnotes.studies.words import wordstats as WS
 
 MODELS = {"bpe1000": "bpe", "bpe8000": "bpe", "byte": "byte"}
@@ -438,3 +439,34 @@ def test_the_bonferroni_interval_keeps_the_small_cluster_reference():
     wide = C.at_level(e, C.bonferroni(0.05, 15))
     assert wide.high - wide.value == pytest.approx(stats.quantile(C.bonferroni(0.05, 15), 10))
     assert wide.high - wide.value > stats.quantile(C.bonferroni(0.05, 15))
+
+
+def test_8b_holds_the_number_of_pieces_fixed_where_it_is_known():
+    """Rare words cut into more pieces, and more pieces failing more, make a raw rarity
+    effect that vanishes within words of as many pieces: decided on the raw difference the
+    claim would hold; within pieces it does not."""
+    def words(with_pieces):
+        rows = ([("rare", 2, True)] * 45 + [("rare", 2, False)] * 5 + [("rare", 4, True)] * 60
+                + [("rare", 4, False)] * 140 + [("common", 2, True)] * 180 + [("common", 2, False)] * 20
+                + [("common", 4, True)] * 15 + [("common", 4, False)] * 35)
+        df = pd.DataFrame(rows, columns=["kind", "pieces", "A"])
+        return df if with_pieces else df.drop(columns="pieces")
+    raw = cases_of(table(results(split_pools={"A": words(False)})), "8b").iloc[0]
+    within = cases_of(table(results(split_pools={"A": words(True)})), "8b").iloc[0]
+    assert raw["decision"] == "for" and raw["estimate"] == pytest.approx(100 * (195 / 250 - 105 / 250))
+    assert within["decision"] == "against" and abs(within["estimate"]) < 2
+    assert "within words cut into as many pieces" in within["why"]
+
+
+def test_the_stratified_difference_is_the_mantel_haenszel_one_with_satos_variance():
+    # one stratum: the difference and the unpooled Wald interval
+    e = T2.stratified_difference([60], [100], [40], [100])
+    assert e.value == pytest.approx(20.0)
+    assert e.high - e.value == pytest.approx(100 * 1.959964 * np.sqrt(0.6 * 0.4 / 100 * 2), rel=1e-6)
+    # two strata: the weighted mean of their differences, weights n_a n_b / (n_a + n_b);
+    # a stratum without one of the groups carries no weight
+    e2 = T2.stratified_difference([60, 10, 5], [100, 20, 10], [40, 5, 0], [100, 50, 0])
+    w = np.array([50, 20 * 50 / 70])
+    assert e2.value == pytest.approx(100 * (w @ [0.2, 0.5 - 0.1]) / w.sum())
+    with pytest.raises(ValueError, match="both groups"):
+        T2.stratified_difference([1], [2], [0], [0])

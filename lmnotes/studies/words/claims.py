@@ -246,14 +246,28 @@ def fails_more_case(name: str, rare: int, n_rare: int, common: int, n_common: in
                 "with Fisher's exact p")
 
 
-def split_case(name: str, rare: int, n_rare: int, common: int, n_common: int, margin: float) -> Case:
-    """Claim 8b, one encoder: among the words its tokenizer splits, the common minus the rare
-    hit rate (points, Newcombe's interval), above ``margin``: for when the rare split words
-    still fail more by more than the margin, against when by less (or not at all)."""
-    return on(name, "above", T2.rate_difference(common, n_common, rare, n_rare), margin,
-              why=f"common minus rare hit rate among split words, points ({common}/{n_common} common, "
-              f"{rare}/{n_rare} rare; Newcombe's interval); below the margin, the pieces leave no rarity "
-              "effect of that size")
+def split_case(name: str, words: pd.DataFrame, margin: float) -> Case:
+    """Claim 8b, one encoder: among the words its tokenizer splits (``words``: ``kind``, a
+    hit column ``name`` and, where known, ``pieces``), the common minus the rare hit rate
+    (points), above ``margin``: for when the rare split words still fail more by more than
+    the margin, against when by less (or not at all). Where the pieces are known, the
+    difference is taken within words cut into as many pieces (2, 3, 4 or more;
+    :func:`~lmnotes.studies.words.table2.stratified_difference`), since rare words are cut
+    into more; otherwise it is the raw difference with Newcombe's interval."""
+    rare, common = (words.loc[words["kind"] == k, name] for k in ("rare", "common"))
+    counts = f"{int(common.sum())}/{len(common)} common, {int(rare.sum())}/{len(rare)} rare"
+    if "pieces" in words:
+        g = words.assign(stratum=T2.piece_strata(words["pieces"])).groupby(["stratum", "kind"])[name]
+        t = g.agg(["sum", "size"]).unstack("kind", fill_value=0)
+        diff = T2.stratified_difference(t["sum", "common"], t["size", "common"], t["sum", "rare"],
+                                        t["size", "rare"])
+        how = "within words cut into as many pieces (2, 3, 4+; Mantel–Haenszel, Sato's interval)"
+    else:
+        diff = T2.rate_difference(int(common.sum()), len(common), int(rare.sum()), len(rare))
+        how = "Newcombe's interval"
+    return on(name, "above", diff, margin,
+              why=f"common minus rare hit rate among split words, points ({counts}; {how}); below "
+              "the margin, the pieces leave no rarity effect of that size")
 
 
 def encoders_case(name: str, diff, margin: float) -> Case:
@@ -442,21 +456,25 @@ def soft_match(results: Results, rules: Rules) -> dict:
         form="every")
 
 
-def split_counts(results: Results) -> dict[str, tuple[int, int, int, int]]:
-    """Per encoder with rare and common split words (its ``split_pools`` entry, else the rare
-    triples and the common pool): the rare split words' hits and number, and the common
-    ones'."""
+def split_words(results: Results) -> dict[str, pd.DataFrame]:
+    """Per encoder with rare and common split words: its ``split_pools`` entry (with the
+    words' pieces), else the rare triples and the common pool whose word it splits (without)."""
     trip, pool, out = results.trip, results.pool, {}
     for name in results.encoders:
         if name in results.split_pools:
-            sp = results.split_pools[name]
-            r_, c_ = (sp.loc[sp["kind"] == k, name] for k in ("rare", "common"))
+            words = results.split_pools[name]
         else:
-            r_ = trip.loc[(trip["kind"] == "rare") & trip[name + " split"], name]
-            c_ = pool.loc[pool[name + " split"], name]
-        if len(r_) and len(c_):
-            out[name] = (int(r_.sum()), len(r_), int(c_.sum()), len(c_))
+            words = pd.concat([trip.loc[(trip["kind"] == "rare") & trip[name + " split"], ["kind", name]],
+                               pool.loc[pool[name + " split"], [name]].assign(kind="common")])
+        if {"rare", "common"} <= set(words["kind"]):
+            out[name] = words
     return out
+
+
+def split_text(name: str, words: pd.DataFrame) -> str:
+    """An encoder's rare and common split words' hits, as claim 8b's row prints them."""
+    rare, common = (words.loc[words["kind"] == k, name] for k in ("rare", "common"))
+    return f"{int(rare.sum())}/{len(rare)} vs {int(common.sum())}/{len(common)}"
 
 
 def paraphrase(results: Results, rules: Rules) -> list[dict]:
@@ -464,8 +482,8 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
     the encoder splits (all rare words are split: whole words cannot separate the causes)."""
     ours = results.table2[results.table2["source"] == "ours"]
     n = rules.n_triples
-    split = split_counts(results)
-    c8b = [split_case(name, r, nr, c, nc, rules.equal_points) for name, (r, nr, c, nc) in split.items()]
+    split = split_words(results)
+    c8b = [split_case(name, words, rules.equal_points) for name, words in split.items()]
     left = [e for e in results.encoders if e not in split]
     return [
         lmclaims.row(
@@ -478,8 +496,9 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
         lmclaims.row(
             "8b. ... and not because rare words are cut into pieces (split words only)", c8b,
             f"rare vs common split words, common minus rare (points, margin {rules.equal_points:g}): "
-            + "; ".join(f"{c.name} {r}/{nr} vs {cc}/{nc}, {fmt(stats.Estimate(c.estimate, c.low, c.high))}"
-                        for c, (r, nr, cc, nc) in zip(c8b, split.values()))
+            + "; ".join(f"{c.name} {split_text(c.name, w)}, {fmt(stats.Estimate(c.estimate, c.low, c.high))}"
+                        + (" within equal pieces" if "pieces" in w else "")
+                        for c, w in zip(c8b, split.values()))
             + (f"; {names(left)} split no rare word or no common one: no case" if left else ""), form="every")]
 
 
