@@ -19,6 +19,23 @@ from lmnotes.core import codeversion, io
 from lmnotes.core.progress import duration, note
 
 F = TypeVar("F", bound=Callable)
+T = TypeVar("T")
+
+
+def kept(kind: str, label: str, key: str, compute: Callable[[], T], what: str, file: str = "value.pkl") -> T:
+    """``compute()``, kept in the shared cache as entry ``label`` of ``kind`` under ``key``
+    (pickled into ``file``); the console hears ``what`` is computed, and how long it took,
+    when it is not found there. Every cached computation goes through here: a :class:`Store`
+    and :func:`lmnotes.models.memo.cached`."""
+    def build(folder: Path):
+        note(f"{what} ...")
+        t0 = time.perf_counter()
+        value = compute()
+        note(f"{what} done in {duration(time.perf_counter() - t0)}")
+        io.write_pickle(folder / file, value)
+        return value
+
+    return lmcache.fetch(kind, label, key, build, lambda folder: io.read_pickle(folder / file))
 
 
 class Store:
@@ -43,16 +60,7 @@ class Store:
         @functools.wraps(fn)
         def inner(*args, **kwargs):
             key = io.digest(kind, name, io.content_digest(list(args), kwargs), lmcache.KINDS[kind]())
-
-            def build(folder: Path):
-                note(f"{fn.__qualname__} ...")
-                t0 = time.perf_counter()
-                value = fn(*args, **kwargs)
-                note(f"{fn.__qualname__} done in {duration(time.perf_counter() - t0)}")
-                io.write_pickle(folder / "value.pkl", value)
-                return value
-
-            return lmcache.fetch(kind, fn.__qualname__, key, build, lambda folder: io.read_pickle(folder / "value.pkl"))
+            return kept(kind, fn.__qualname__, key, lambda: fn(*args, **kwargs), fn.__qualname__)
 
         return inner  # type: ignore[return-value]
 

@@ -18,13 +18,11 @@ same call (the models chapter and the segmentation chapter score the same test s
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
 from typing import Sequence
 
 from lmnotes.core import cache as lmcache
 from lmnotes.core import codeversion, io
-from lmnotes.core.progress import duration, note
+from lmnotes.core.remember import kept
 from lmnotes.models.base import LanguageModel, Samples, Scores, cuda_precision
 from lmnotes.models.sampling import Strategy
 
@@ -71,16 +69,7 @@ def cached(kind: str, lm: LanguageModel, call: list, compute, what: str = ""):
     if device == "cuda":
         device = [device, cuda_precision(), *([codeversion.version(_ON_CUDA[kind])] if kind in _ON_CUDA else [])]
     key = io.digest(kind, lm.cache_key, device, call, lmcache.KINDS[kind]())
-
-    def build(folder: Path):
-        t0 = time.perf_counter()
-        note(f"{lm.name}: {what or kind} ...")
-        value = compute()
-        note(f"{lm.name}: {what or kind} done in {duration(time.perf_counter() - t0)}")
-        io.write_pickle(folder / f"{kind}.pkl", value)
-        return value
-
-    return lmcache.fetch(kind, lm.name, key, build, lambda folder: io.read_pickle(folder / f"{kind}.pkl"))
+    return kept(kind, lm.name, key, compute, f"{lm.name}: {what or kind}", f"{kind}.pkl")
 
 
 def score(lm: LanguageModel, texts: Sequence[str], temperature: float = 1.0, stride: int | None = None,
