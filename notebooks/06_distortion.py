@@ -996,7 +996,10 @@ tables.show(ladder_tab, f"From samples to distillation: {main} trained on "
 # events seen exactly once, P̂_N = N₁/N (the paper's Eqs. 3–4). A process is in the
 # *large number of rare events* zone while P̂_N stays well above zero as N grows. We
 # compute it for L's sequences, for the corpus's real sentences and (whitespace) words, and for fair
-# dice. Whole sequences are almost all unique, so we also use *prefixes*: the first k
+# dice. The corpus's order is not random (an article's words follow each other), so for
+# the real sentences and words we take P̂_N's expectation over random orders, exact by
+# rarefaction: a type seen f times in all T is seen once among N drawn with probability
+# f·C(T − f, N − 1)/C(T, N). Whole sequences are almost all unique, so we also use *prefixes*: the first k
 # tokens of a sequence (EOS included), whose exact probability is the product of the
 # first k conditionals. For them the true missing mass
 # $M_0 = 1 - \sum_{x \text{ seen}} p_L(x)$ is known at every N, and Good–Turing can be checked against it.
@@ -1004,8 +1007,7 @@ tables.show(ladder_tab, f"From samples to distillation: {main} trained on "
 # %% tags=["hide-input"]
 sentences = list(data["train"].sentences)
 all_ids = train.ids + valid.ids + test.ids
-gt_df = LR.curves(rng, sentences, all_ids, L, lang, prefix_lengths,
-                  seed=seed)
+gt_df = LR.curves(sentences, all_ids, L, lang, prefix_lengths, seed=seed)
 fig = LR.plot(gt_df)
 glue("fig_lnre", fig, display=False)
 plt.close(fig)

@@ -133,6 +133,21 @@ def test_good_turing_and_missing_mass_curves_match_brute_force():
         assert m == pytest.approx(D.missing_mass(items[:n], dict(enumerate(p))))
 
 
+def test_the_expected_good_turing_curve_is_the_mean_over_orders():
+    """Over the orders of a sample, the mean of P̂_N is the rarefied expectation; at N = 1 a
+    lone item is a singleton, at the whole sample it is N₁/T, whatever the order."""
+    rng = np.random.default_rng(0)
+    items = rng.choice(40, size=120, p=rng.dirichlet(np.ones(40) * 0.3))
+    sizes = [1, 5, 30, 60, 120]
+    expected = D.expected_good_turing_curve(items, sizes)
+    mean = np.mean([D.good_turing_curve(rng.permutation(items), sizes) for _ in range(4000)], axis=0)
+    np.testing.assert_allclose(expected, mean, atol=0.01)
+    assert expected[0] == pytest.approx(1.0)
+    assert expected[-1] == pytest.approx(D.good_turing(items))
+    with pytest.raises(ValueError, match="sizes"):
+        D.expected_good_turing_curve(items, [121])
+
+
 def test_ols_recovers_known_coefficients():
     rng = np.random.default_rng(0)
     n_, s_ = rng.integers(5, 60, 2000), rng.gamma(4, 1, 2000)

@@ -24,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 #: The paper's four edit operations (§4.3).
 OPERATIONS = ("swap", "delete", "insert", "substitute")
@@ -192,6 +193,32 @@ def good_turing_curve(sample: Sequence, sizes: Sequence[int]) -> np.ndarray:
         counts = np.bincount(codes[:n])
         out.append((counts == 1).sum() / n)
     return np.array(out)
+
+
+def expected_good_turing_curve(sample: Sequence, sizes: Sequence[int]) -> np.ndarray:
+    """The expectation of P̂_N = N₁/N (Eq. 4) over the orders of ``sample``: on a random
+    subsample of N of its T items (without replacement) an item type seen f times in the
+    whole sample is seen exactly once with probability f·C(T − f, N − 1)/C(T, N), so
+    E[N₁] = Σ_f V_f · f · C(T − f, N − 1)/C(T, N), with V_f the number of types seen f times
+    (the rarefaction of ecology, Hurlbert 1971, for singletons). Unlike
+    :func:`good_turing_curve` on one order, it does not move with the order drawn, so a
+    statistic of the curve's shape has no ordering noise. At N = T it is N₁/T."""
+    counts = pd.Series(list(sample), dtype=object).value_counts().to_numpy()
+    total = len(counts) and int(counts.sum())
+    f, v = np.unique(counts, return_counts=True)
+    out = []
+    for n in sizes:
+        if not 1 <= n <= total:
+            raise ValueError(f"sizes must lie in [1, {total}], got {n}")
+        ok = total - f >= n - 1
+        log_ratio = (_log_choose(total - f[ok], n - 1) - _log_choose(total, n))
+        out.append(float(np.sum(v[ok] * f[ok] * np.exp(log_ratio))) / n)
+    return np.array(out)
+
+
+def _log_choose(a, b):
+    """ln C(a, b), elementwise."""
+    return special.gammaln(np.asarray(a) + 1.0) - special.gammaln(b + 1.0) - special.gammaln(np.asarray(a) - b + 1.0)
 
 
 def missing_mass_curve(sample: Sequence, probability: Sequence[float], sizes: Sequence[int]) -> np.ndarray:

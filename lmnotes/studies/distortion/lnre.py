@@ -26,30 +26,30 @@ from lmnotes.studies.distortion.resample import num
 GRID = np.unique(np.geomspace(10, 10 ** 7, 25).astype(int))
 
 
-def curve(label: str, items, sizes, exact=None) -> list[dict]:
+def curve(label: str, items, sizes, exact=None, over_orders: bool = False) -> list[dict]:
     """Rows (process, N, P̂_N, exact M₀ or NaN) of one process at the ``sizes`` below its
-    length and at its whole length; ``exact`` gives each item's probability."""
+    length and at its whole length; ``exact`` gives each item's probability. With
+    ``over_orders``, P̂_N is its expectation over the orders of the items
+    (:func:`.distortion.expected_good_turing_curve`), for items with no order of their own."""
     sizes = [int(x) for x in sizes if x < len(items)] + [len(items)]
-    gt = D.good_turing_curve(items, sizes)
+    gt = (D.expected_good_turing_curve if over_orders else D.good_turing_curve)(items, sizes)
     m0 = (D.missing_mass_curve(items, exact, sizes) if exact is not None
           else [np.nan] * len(sizes))
     return [{"process": label, "N": n_, "P̂_N = N₁/N": g, "exact M₀": m}
             for n_, g, m in zip(sizes, gt, m0)]
 
 
-def curves(rng: np.random.Generator, sentences, all_ids, L, lang, prefix_lengths,
-           seed: int = 0, grid=GRID) -> pd.DataFrame:
-    """Every process's curve: L's sequences, the real sentences and their whitespace words
-    (each in an order drawn from ``rng``), fair dice with 10³ and 10⁶ faces, and L's
-    first-k-token prefixes (EOS included, exact probability the product of the first k
-    conditionals)."""
+def curves(sentences, all_ids, L, lang, prefix_lengths, seed: int = 0, grid=GRID) -> pd.DataFrame:
+    """Every process's curve: L's sequences (independent draws, in the order drawn), the
+    real sentences and their whitespace words (corpus order is not random: their curves
+    are expectations over orders, so that the decay exponent carries no ordering noise),
+    fair dice with 10³ and 10⁶ faces (``seed``), and L's first-k-token prefixes (EOS
+    included, exact probability the product of the first k conditionals)."""
     words = [w for s in sentences for w in s.split()]
-    order_s = rng.permutation(len(sentences))
-    order_w = rng.permutation(len(words))
     gt_curves = []
     gt_curves += curve("L's sequences", [tuple(s) for s in all_ids], grid)
-    gt_curves += curve("real sentences", [sentences[i] for i in order_s], grid)
-    gt_curves += curve("real words", [words[i] for i in order_w], grid)
+    gt_curves += curve("real sentences", sentences, grid, over_orders=True)
+    gt_curves += curve("real words", words, grid, over_orders=True)
     for faces in (10 ** 3, 10 ** 6):
         dice = np.random.default_rng(seed).integers(faces, size=10 ** 6)
         gt_curves += curve(f"fair die, {faces:,} faces", dice, grid,
