@@ -704,8 +704,9 @@ glue_md("cal_bins_sentence", CG.bins_sentence(
 #
 # The paper's open question. Our family shares the architecture, the data and the seed;
 # the segmentation differs, and with it what comes with a vocabulary: the size of the
-# embedding and output matrices, and how much text the context window holds. It also
-# shares a training budget in *tokens* (the same steps of the same blocks), which is not
+# embedding and output matrices, and how much text the context window holds. At the `cpu`
+# size it also shares a training budget in *tokens* (the same steps of the same blocks; at
+# the `gpu` size each member stops early at its best validation loss instead), which is not
 # the same amount of *text*: the byte model saw {glue:text}`byte_epochs` of the training
 # split, {glue:text}`ref_tok_label` {glue:text}`ref_epochs` times it. So the family is
 # trained a second time, every member for {glue:text}`equal_epochs` pass(es) over its own
@@ -771,7 +772,9 @@ unk_of = DV.unk_shares(evaluated, [n for n in family
                                    if lms[n].segmentation == "word"])
 glue_md("tok_sentence", DV.tok_sentence(div, budgets_of, ref, unk_of,
                                         unk_share, null_df, spent))
-glue_md("matched_sentence", DV.matched_sentence(matched, MATCHED, budget.EVAL_EVERY))
+glue_md("matched_sentence", DV.matched_sentence(
+    matched, MATCHED, budget.EVAL_EVERY, spent,
+    [n for n in family if n not in open_members]))
 glue_md("convergence_note", DV.convergence_note(spent, list(budgets_of)[:2]))
 glue_md("wall_sentence", DV.wall_sentence(trained_at))
 fig = DV.plot_plane(div, TOKENS, color)
@@ -790,7 +793,8 @@ tables.show(tok, "Diversity against tokenization: the Transformer family at "
 # ```{glue:figure} fig_plane
 # The accuracy–diversity plane of the Transformer family: top-1 accuracy against type
 # coverage T1, with 95% cluster-bootstrap intervals for T1; filled circles at equal
-# tokens, open squares at equal epochs, open triangles at equal bits per byte.
+# tokens (the registered models' budget), open squares at equal epochs, open triangles at
+# equal bits per byte, where those views ran.
 # ```
 #
 # {glue:md}`tok_sentence`

@@ -211,6 +211,10 @@ def test_at_quality_is_the_equal_epoch_run_stopped_at_a_bits_per_byte(texts, mon
     bits = (full.history["valid_loss"] * per_byte).to_numpy()
     assert len(bits) > 4 and full.history["step"].iloc[-1] == budget.training_budget(
         full, small["train"].sentences, budget.epoch_config("tiny", 3))["steps planned"]
+    # the same run as the equal-epoch one, at every evaluation both make (every 4 updates)
+    plain = budget.at_epochs(recipe, 3, size="tiny").history.set_index("step")["valid_loss"]
+    both = full.history.set_index("step")["valid_loss"].reindex(plain.index)
+    assert len(plain) >= 2 and both.tolist() == plain.tolist()
     first = next(i for i in range(2, len(bits)) if bits[i] < bits[:i].min() - 1e-3)
     target = (bits[first] + bits[:first].min()) / 2  # between that evaluation and the ones before
     stopped = budget.at_quality(recipe, 3, float(target), size="tiny", eval_every=2)
@@ -219,10 +223,15 @@ def test_at_quality_is_the_equal_epoch_run_stopped_at_a_bits_per_byte(texts, mon
     assert h["valid_loss"].iloc[-1] * per_byte <= target < h["valid_loss"].iloc[:-1].min() * per_byte
     assert stopped.name.endswith(f"@3ep@{target:.3f}bpb")
     with pytest.raises(ModelError, match="closed vocabulary"):
-        budget.at_quality(trained.Recipe("transformer", "word"), 1, 2.0, size="tiny")
+        budget.at_quality(trained.Recipe("transformer", "word"), 1, 2.0, size="tiny", eval_every=2)
     with pytest.raises(ValueError, match="positive"):
         budget.at_quality(recipe, 1, 0.0, size="tiny")
     with pytest.raises(ValueError, match="eval_every"):
         budget.at_quality(recipe, 1, 2.0, size="tiny", eval_every=0)
+    with pytest.raises(ValueError, match="must divide"):
+        budget.at_quality(recipe, 1, 2.0, size="tiny", eval_every=3)  # the tiny size evaluates every 4
+    # a run stopped at its own bits per byte, converted to a loss and back, stops there
+    again = budget.at_quality(recipe, 3, float(bits[first]), size="tiny", eval_every=2)
+    assert len(again.history) == first + 1
     assert np.isnan(budget.bits_per_byte(trained.build(trained.Recipe("transformer", "word"), *texts, name="w",
                                                        size="tiny", cache=False), texts[1]))

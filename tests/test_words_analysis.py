@@ -261,7 +261,7 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     row = lambda early, falling=True, bits=np.nan: {"stopped early": early, "valid falling at the end": falling,
                                                     "valid bits per byte": bits}
     assert DV.tokens_budget({"a": row(False), "b": row(False)}) == "equal tokens"
-    assert DV.tokens_budget({"a": row(True), "b": row(True)}) == "to convergence"
+    assert DV.tokens_budget({"a": row(True), "b": row(True)}) == "early-stopped"
     assert DV.tokens_budget({"a": row(True), "b": row(False)}) == "equal tokens, some stopped early"
     spent = {("E", "byte"): row(False, True, 2.63), ("E", "bpe8000"): row(False, False, 2.41),
              ("E", "word"): row(True, False), ("T", "byte"): row(False, True, 3.2)}
@@ -292,6 +292,12 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     assert "word cannot be compared at equal quality" in text
     both = DV.tok_sentence(div, {"T": members["T"], "E": members["E"]}, "bpe8000", {}, {}, null_df)
     assert "Only the difference of b is resolved at both budgets" in both
+    div["Q", "b"] = div["T", "b"]
+    every = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
+    assert "Only the difference of b is resolved at every budget" in every
+    short = DV.matched_sentence((2.63, "byte"), "Q", 20, {("Q", "bpe1000"): row(False, True, 2.70),
+                                                         ("Q", "bpe8000"): row(False, True, 2.632)}, ["word"])
+    assert "; BPE-1k never came down to it, and keep their best; word, with a closed" in short
 
 
 def test_diversity_and_unk_shares():

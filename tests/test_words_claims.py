@@ -456,6 +456,10 @@ def test_8b_holds_the_number_of_pieces_fixed_where_it_is_known():
     assert raw["decision"] == "for" and raw["estimate"] == pytest.approx(100 * (195 / 250 - 105 / 250))
     assert within["decision"] == "against" and abs(within["estimate"]) < 2
     assert "within words cut into as many pieces" in within["why"]
+    # no stratum holds both kinds: the raw difference decides
+    apart = words(True).assign(pieces=lambda d: np.where(d["kind"] == "rare", 4, 2))
+    alone = cases_of(table(results(split_pools={"A": apart})), "8b").iloc[0]
+    assert "Newcombe" in alone["why"] and alone["estimate"] == pytest.approx(raw["estimate"])
 
 
 def test_the_stratified_difference_is_the_mantel_haenszel_one_with_satos_variance():

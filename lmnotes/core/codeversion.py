@@ -42,7 +42,7 @@ _SAME_BITS: dict[str, str] = {
     "0eab2a3bf81f7247": "3b2b08cfe0202a3f",  # samples, without the CUDA sampler
     "1c884a4d2a62ec0a": "114eb1af1464c3bf",  # draws, without the CUDA sampler
     "0c5b8a4ff5216e28": "8aa232986675ac61",  # trained: the schedule's formula as lr_factor
-    "5427afd96fd34ef0": "8aa232986675ac61",  # trained: improves() named, stop_below
+    "794c8b2c6eca05fd": "8aa232986675ac61",  # trained: improves() named, stop_below
 }
 
 

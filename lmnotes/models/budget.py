@@ -125,6 +125,9 @@ def at_epochs(recipe: Recipe, epochs: int, size: str = "cpu", seed: int = 0, cor
     config = epoch_config(size, epochs)
     name = f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}@{epochs}ep"
     if bits is not None:
+        if not config.eval_every or config.eval_every % eval_every:
+            raise ValueError(f"eval_every={eval_every} must divide the {size} size's evaluation interval "
+                             f"({config.eval_every}), so that the stopped run passes every evaluation of the whole one")
         config = replace(config, eval_every=eval_every, patience=10 ** 9)
         name += f"@{bits:.3f}bpb"
     stop = None if bits is None else _stop_loss(seg, valid_texts, bits)

@@ -223,11 +223,14 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
                 running = []
                 bar.set_postfix(valid=f"{valid:.3f}")
                 note(f"training {lm.name}: step {step}/{total}, valid loss {valid:.3f}, about {timer.left(step)} to go")
-                if improves(valid, best):
+                # a stop at a quality keeps the weights that reached it, even when they improve
+                # on the best so far by less than IMPROVEMENT (a relative 1e-9 absorbs the
+                # rounding of a loss converted from bits per byte and back)
+                reached = stop_below is not None and valid <= stop_below * (1 + 1e-9)
+                if improves(valid, best) or reached:
                     best, best_state, bad = valid, copy.deepcopy(lm.net.state_dict()), 0
                 else:
                     bad += 1
-                reached = stop_below is not None and valid <= stop_below
             if step >= total or bad >= config.patience or reached:
                 break
         if callback is not None:

@@ -5,7 +5,8 @@
 :func:`claims` takes what the chapter measured (:class:`Results`) and the thresholds it chose
 (:class:`Rules`). It computes no statistic of the data beyond differences of estimates (paired
 where they share their bootstrap resamples), intervals at another level from the same
-replicates, Fisher's exact tests and Newcombe's intervals of 2×2 counts. Each kind of case is
+replicates, Fisher's exact tests, Newcombe's intervals of 2×2 counts and the Mantel–Haenszel
+difference of such counts over strata. Each kind of case is
 built by one function (``*_case``) from estimates alone, so that :func:`source_cases` applies
 the same rules to the paper's own printed numbers, each with its printed precision as its
 interval. How each claim is read (its form first):
@@ -25,8 +26,9 @@ interval. How each claim is read (its form first):
    the words;
 7. every model: soft match at the largest k raises accuracy and coverage above chance;
 8a. every encoder: paraphrase identification fails more for rare words (Fisher's test, α);
-8b. every encoder: also among the words it splits, by more than ``equal_points`` (against
-    when the deficit lies below it: the pieces then leave no rarity effect of that size);
+8b. every encoder: also among the words it splits, compared within words cut into as many
+    pieces, by more than ``equal_points`` (against when the deficit lies below it: the
+    pieces then leave no rarity effect of that size);
 9. the two encoders do not differ on rare words (within ± ``equal_points``);
 10. every bin: even the best model's coverage is below GPT-2's there (§3.1);
 11. every model: soft match at k = 100 adds more than ``soft_share`` more types (§3.2's raw
@@ -98,8 +100,8 @@ class Results:
       pool, a hit column and a ``<encoder> split`` column per encoder; ``encoders``: the two
       names; ``enc_diff`` and ``mcnemar``: their difference on rare triples and its p-value;
       ``split_pools``: {encoder: the rare and common triples whose x its tokenizer splits,
-      with ``kind`` and a hit column}, the words of claim 8b (absent: Table 2's rare triples
-      and the common pool's split words);
+      with ``kind``, a hit column and ``pieces``}, the words of claim 8b (absent: Table 2's
+      rare triples and the common pool's split words, without pieces);
     - ``robust``: {model: :func:`lmnotes.studies.words.authors.robust`};
     - ``size_rows``: the size comparison's rows (``model``, ``difference``; empty where it
       did not run).
@@ -256,12 +258,16 @@ def split_case(name: str, words: pd.DataFrame, margin: float) -> Case:
     into more; otherwise it is the raw difference with Newcombe's interval."""
     rare, common = (words.loc[words["kind"] == k, name] for k in ("rare", "common"))
     counts = f"{int(common.sum())}/{len(common)} common, {int(rare.sum())}/{len(rare)} rare"
-    if "pieces" in words:
-        g = words.assign(stratum=T2.piece_strata(words["pieces"])).groupby(["stratum", "kind"])[name]
-        t = g.agg(["sum", "size"]).unstack("kind", fill_value=0)
+    g = words.assign(stratum=T2.piece_strata(words["pieces"])).groupby(["stratum", "kind"])[name] \
+        if "pieces" in words else None
+    t = g.agg(["sum", "size"]).unstack("kind", fill_value=0) if g is not None else None
+    if t is not None and ((t["size", "common"] > 0) & (t["size", "rare"] > 0)).any():
+        both = (t["size", "common"] > 0) & (t["size", "rare"] > 0)
         diff = T2.stratified_difference(t["sum", "common"], t["size", "common"], t["sum", "rare"],
                                         t["size", "rare"])
-        how = "within words cut into as many pieces (2, 3, 4+; Mantel–Haenszel, Sato's interval)"
+        dropped = int(t.loc[~both, "size"].to_numpy().sum())
+        how = ("within words cut into as many pieces (2, 3, 4+; Mantel–Haenszel, Sato's interval)"
+               + (f"; {dropped} words in strata without the other kind carry no weight" if dropped else ""))
     else:
         diff = T2.rate_difference(int(common.sum()), len(common), int(rare.sum()), len(rare))
         how = "Newcombe's interval"

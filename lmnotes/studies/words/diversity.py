@@ -31,10 +31,11 @@ MARKERS = ("o", "s", "^")
 def tokens_budget(spent: Mapping[str, dict]) -> str:
     """The name of the registered members' budget (``spent``: member ->
     :func:`lmnotes.models.budget.training_budget`): "equal tokens" where none stopped
-    early (the `cpu` size's fixed updates), "to convergence" where every one did (the `gpu`
-    size's early stopping), and "equal tokens, some stopped early" otherwise."""
+    early (the `cpu` size's fixed updates), "early-stopped" where every one stopped at its
+    best validation loss (the `gpu` size's patience), and "equal tokens, some stopped early"
+    otherwise."""
     early = [b["stopped early"] for b in spent.values()]
-    return ("to convergence" if early and all(early) else
+    return ("early-stopped" if early and all(early) else
             "equal tokens, some stopped early" if any(early) else "equal tokens")
 
 
@@ -51,21 +52,29 @@ def matched_target(spent: Mapping[tuple, dict], kind: str) -> tuple[float, str] 
     return bits[worst], worst
 
 
-def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every: int) -> str:
+def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every: int,
+                     spent: Mapping[tuple, dict] | None = None, closed: Sequence[str] = ()) -> str:
     """What the equal-quality view (``kind``) is, from :func:`matched_target`'s ``matched``
-    (None: the view was not run), with evaluations every ``every`` updates."""
+    (None: the view was not run), with evaluations every ``every`` updates; the members
+    whose run never came down to the common level (``spent`` at ``kind``: their best bits
+    per byte above it by more than 0.005) are named, and the ``closed``-vocabulary members
+    left out."""
     if matched is None or kind is None:
         return ("This run trained no second budget with two open vocabularies, so it has "
                 "no equal-quality view.")
     bits, worst = matched
+    short = [n for (k, n), b in (spent or {}).items()
+             if k == kind and b["valid bits per byte"] > bits + 0.005]
     return (f"Equal epochs still leave the members at unequal quality, so a third view, "
             f"*{kind}*, holds quality equal: each open-vocabulary member's equal-epoch run "
             f"is evaluated every {every} updates and stopped at the first evaluation at or "
             f"below {bits:.2f} bits per byte on the validation split, the best that "
             f"{label(worst)} reaches in its run (its own run is kept whole). Stopped part-way, "
             f"those members keep weights whose learning rate was not yet annealed, a "
-            f"difference of this view; the word member, with a closed vocabulary, has no bits "
-            f"per byte and is left out of it.")
+            f"difference of this view"
+            + (f"; {names(short)} never came down to it, and keep their best" if short else "")
+            + (f"; {names(closed)}, with a closed vocabulary, has no bits per byte and is left "
+               "out of it" if closed else "") + ".")
 
 
 def convergence_note(spent: Mapping[tuple, dict], budgets: Sequence[str]) -> str:
@@ -201,7 +210,7 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
         f"{max(rng_ratio):.0f} % of them. " + "; ".join(parts)[:1].upper()
         + "; ".join(parts)[1:]
         + ". " + (f"Only the difference of {names(sorted(kept))} is resolved at "
-                  "both budgets, so only it can be credited to segmentation "
+                  f"{both}, so only it can be credited to segmentation "
                   "(with the vocabulary's other consequences, above)"
                   if kept and len(kinds) > 1 else
                   f"No difference is resolved at {both}" if len(kinds) > 1

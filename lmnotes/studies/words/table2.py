@@ -78,8 +78,10 @@ def stratified_difference(hits_a, n_a, hits_b, n_b, level: float = 0.95) -> stat
     hits_a/n_a − hits_b/n_b, in points: the Mantel–Haenszel weighted mean of the strata's
     differences, weights n_a·n_b/(n_a + n_b) (Greenland & Robins 1985), with Sato's
     (1989) variance, which holds with many small strata as with few large ones. A stratum
-    missing either group carries no weight. Written out because scipy has no stratified
-    risk difference (metafor's rma.mh and epiR compute the same)."""
+    missing either group carries no weight. Where every stratum is all hits or all misses
+    in both groups, the variance is 0 and so is the interval's width (the caller's case is
+    then open). Written out because scipy has no stratified risk difference (metafor's
+    rma.mh and epiR compute the same)."""
     xa, na, xb, nb = (np.asarray(v, dtype=float) for v in (hits_a, n_a, hits_b, n_b))
     keep = (na > 0) & (nb > 0)
     xa, na, xb, nb = xa[keep], na[keep], xb[keep], nb[keep]
@@ -171,18 +173,21 @@ def split_sentence(trip: pd.DataFrame, encoders: Sequence[str], split_p: Mapping
         "beyond chance, Table 2's rare/common contrast is confounded with it.")
     if not own:
         return text
-    parts = []
+    parts, more = [], []
     for n, df in own.items():
         g = df.groupby("kind")
         hits, size, cuts = g[n].sum(), g.size(), g["pieces"].mean()
+        if cuts.get("rare", np.nan) > cuts.get("common", np.nan):
+            more.append(n)
         parts.append(f"{n} hits {hits.get('rare', 0)} of {size.get('rare', 0)} rare and "
                      f"{hits.get('common', 0)} of {size.get('common', 0)} common ones, cut into "
                      f"{cuts.get('rare', np.nan):.2f} and {cuts.get('common', np.nan):.2f} pieces on average")
     return (text + " Among the words each encoder splits (claim 8b), " + "; ".join(parts)
-            + ". Rare words are cut into more pieces, and a word cut into more pieces may be "
-            "identified less often for that alone, so claim 8b compares rare and common words "
-            "within words cut into as many pieces (2, 3, 4 or more) and pools those "
-            "differences (Mantel–Haenszel).")
+            + ". " + (f"For {', '.join(more)} the rare words are cut into more pieces, and"
+                      if more else "Where rare words are cut into more pieces,")
+            + " a word cut into more pieces may be identified less often for that alone, so "
+            "claim 8b compares rare and common words within words cut into as many pieces "
+            "(2, 3, 4 or more) and pools those differences (Mantel–Haenszel).")
 
 
 #: The paper's Table 2: hits of BERT and RoBERTa on its 50 rare and 50 common triples.
