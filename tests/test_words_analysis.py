@@ -288,6 +288,11 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     members = {"T": ["b", "word", "bpe8000"], "E": ["b", "word", "bpe8000"], "Q": ["b", "bpe8000"]}
     text = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
     assert "No difference is resolved at every budget" in text
+    # higher at one budget only is not credited either
+    div["Q", "b"] = {DV.RATIO: est(40.0, reps=np.array([39.0, 40.0, 41.0]))}
+    assert "the differences of b, resolved at some budgets only" in DV.tok_sentence(
+        div, members, "bpe8000", {}, {}, null_df)
+    div["Q", "b"] = {DV.RATIO: est(30.0, reps=np.array([20.0, 30.0, 40.0]))}
     assert "the differences of b, resolved at some budgets only, cannot be credited" in text
     assert "word cannot be compared at equal quality" in text
     both = DV.tok_sentence(div, {"T": members["T"], "E": members["E"]}, "bpe8000", {}, {}, null_df)

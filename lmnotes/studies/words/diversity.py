@@ -181,7 +181,8 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
     """The chapter's reading of the family's ratios: their range, the members resolved
     against ``ref`` at each budget, the least difference each budget could have detected
     (:func:`detectable`) and the members' validation bits per byte there (``spent``), which
-    of them at both (creditable to segmentation), and the cautions (``unk_of``: the word
+    of them in the same direction at every budget (creditable to segmentation), and the
+    cautions (``unk_of``: the word
     members' share of ``<unk>`` predictions; ``unk_share`` and the ratio in ``null_df``:
     those of the models outside the family)."""
     ratio = null_df.set_index("model")[RATIO]
@@ -199,8 +200,9 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
                      + (f"; validation bits per byte of the open vocabularies "
                         f"{quality_range(spent, kind)})" if spent else ")"))
     kinds = list(budgets_of)
-    kept = set.intersection(*(found[k][0] for k in kinds))
-    gone = set.union(*(found[k][0] for k in kinds)) - kept
+    # creditable: lower at every budget, or higher at every budget
+    kept = set.intersection(*(found[k][0] for k in kinds)) | set.intersection(*(found[k][1] for k in kinds))
+    gone = set.union(*(found[k][0] | found[k][1] for k in kinds)) - kept
     unmatched = set(budgets_of[kinds[0]]) - set.intersection(*(set(budgets_of[k]) for k in kinds)) - {ref}
     rng_ratio = [div[k, n][RATIO].value for k in kinds for n in budgets_of[k]]
     both = "both budgets" if len(kinds) == 2 else "every budget"
