@@ -270,7 +270,7 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
                   why="over the last decade of N (a power law keeps its exponent); the threshold is ours")
              for k in language_side if k != "real sentences"],
           "P̂_N and the decay exponent's rise over the last decade: " + "; ".join(
-              f"{k} {num(lnre[k])}, {num(rise[k], 2)}" for k in language_side)
+              f"{k} {num(lnre[k])}, {num(rise[k], 3)}" for k in language_side)
           + " (the sentences' rise not counted: nearly all unique at this N, they cannot tell a power law "
           "from a die with more faces than draws)"
           + "; the dice, controls whose decay accelerates by construction (not counted): " + "; ".join(

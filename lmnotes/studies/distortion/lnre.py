@@ -107,7 +107,7 @@ def facts(gt_df: pd.DataFrame, last_gt: pd.DataFrame, rise, n_sentences: int) ->
     gap between Good–Turing and the exact missing mass over the points with N ≥ 1,000."""
     checked = gt_df.dropna(subset=["exact M₀"]).query("N >= 1000")
     bias = checked["P̂_N = N₁/N"] - checked["exact M₀"]
-    return {"rise_words": num(rise["real words"], 2),
+    return {"rise_words": num(rise["real words"], 3),
             "rise_die6": num(rise["fair die, 1,000,000 faces"], 2),
             "n_sent_gt": f"{n_sentences:,}",
             "die6": num(last_gt.set_index("process").loc[

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from lmnotes import stats
+from lmnotes.models.train import lr_factor
 from lmnotes.report import claims as lmclaims, plots
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.cached import word_predictions
@@ -53,26 +54,41 @@ def matched_target(spent: Mapping[tuple, dict], kind: str) -> tuple[float, str] 
 
 
 def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every: int,
-                     spent: Mapping[tuple, dict] | None = None, closed: Sequence[str] = ()) -> str:
+                     spent: Mapping[tuple, dict] | None = None, closed: Sequence[str] = (),
+                     warmup: int = 0) -> str:
     """What the equal-quality view (``kind``) is, from :func:`matched_target`'s ``matched``
-    (None: the view was not run), with evaluations every ``every`` updates; the members
-    whose run never came down to the common level (``spent`` at ``kind``: their best bits
-    per byte above it by more than 0.005) are named, and the ``closed``-vocabulary members
+    (None: the view was not run), with evaluations every ``every`` updates: where each
+    member stopped in its schedule (``spent`` at ``kind``; the learning rate there as a share
+    of its peak, with ``warmup`` warm-up updates), the members whose run never came down to
+    the common level or went past it by more than 0.01 bits per byte (an evaluation
+    interval is a large step early in a short run), and the ``closed``-vocabulary members
     left out."""
     if matched is None or kind is None:
         return ("This run trained no second budget with two open vocabularies, so it has "
                 "no equal-quality view.")
     bits, worst = matched
-    short = [n for (k, n), b in (spent or {}).items()
-             if k == kind and b["valid bits per byte"] > bits + 0.005]
+    rows = {n: b for (k, n), b in (spent or {}).items() if k == kind}
+    short = [n for n, b in rows.items() if b["valid bits per byte"] > bits + 0.005]
+    past = [n for n, b in rows.items() if b["valid bits per byte"] < bits - 0.01]
+    stops = "; ".join(
+        f"{label(n)} at update {b['steps']:,} of {b['steps planned']:,} (learning rate "
+        f"{lr_factor(b['steps'], warmup, b['steps planned']):.2f} of its peak)"
+        for n, b in rows.items() if n != worst)
     return (f"Equal epochs still leave the members at unequal quality, so a third view, "
-            f"*{kind}*, holds quality equal: each open-vocabulary member's equal-epoch run "
+            f"*{kind}*, brings them to about the same validation bits per byte: each "
+            f"open-vocabulary member's equal-epoch run "
             f"is evaluated every {every} updates and stopped at the first evaluation at or "
             f"below {bits:.2f} bits per byte on the validation split, the best that "
-            f"{label(worst)} reaches in its run (its own run is kept whole). Stopped part-way, "
-            f"those members keep weights whose learning rate was not yet annealed, a "
-            f"difference of this view"
+            f"{label(worst)} reaches in its run (its own run is kept whole, its learning rate "
+            f"annealed to 0). The others stop part-way"
+            + (f": {stops}" if stops else "")
+            + ". The learning rate at the stop and the number of updates rise with the "
+            "vocabulary, so this view compares members at different stages of their schedules "
+            "as well as segmentations; its reference, the largest vocabulary, is the least "
+            "trained"
             + (f"; {names(short)} never came down to it, and keep their best" if short else "")
+            + (f"; {names(past)} went past it by more than 0.01 between two evaluations (see "
+               "the table's bpb)" if past else "")
             + (f"; {names(closed)}, with a closed vocabulary, has no bits per byte and is left "
                "out of it" if closed else "") + ".")
 
@@ -104,8 +120,9 @@ def wall_sentence(trained_at: Mapping[tuple, object]) -> str:
             continue
         seen.add(id(lm))
         by_kind.setdefault(kind, []).append(f"{label(n)} {sec / 60:.1f} min of training")
-    return "Wall time, on the machine that trained the models: " + "; ".join(
-        f"at {kind}, " + ", ".join(v) for kind, v in by_kind.items()) + "."
+    return ("Wall time, on the machine that trained the models (evaluations count too: a run "
+            "stopped at a quality evaluates more often than a whole one): " + "; ".join(
+                f"at {kind}, " + ", ".join(v) for kind, v in by_kind.items()) + ".")
 
 
 def diversity(t: pd.DataFrame, res: WS.Resampler) -> dict:
@@ -192,10 +209,13 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
         lo, hi, d = lower_higher(div, budgets_of[kind], kind, ref)
         found[kind] = set(lo), set(hi)
         least = detectable(d)
+        open_ = [n for n, e in d.items() if e.low <= 0 <= e.high]
         parts.append(f"at {kind}, the ratio is lower than {label(ref)}'s "
                      f"for {names(lo)} and higher for {names(hi)} beyond the "
-                     f"intervals" + (f" (the others' intervals lie within ±{least[0]:.1f} "
-                                     f"points, the narrowest within ±{least[1]:.1f}"
+                     f"intervals" + ((f" ({label(open_[0])}'s interval lies within ±{least[0]:.1f} points"
+                                      if len(open_) == 1 else
+                                      f" (the others' intervals lie within ±{least[0]:.1f} "
+                                      f"points, the narrowest within ±{least[1]:.1f}")
                                      if least is not None else " (every difference resolved")
                      + (f"; validation bits per byte of the open vocabularies "
                         f"{quality_range(spent, kind)})" if spent else ")"))
