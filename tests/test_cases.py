@@ -209,8 +209,10 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     assert C.to_decide("every", [C.Case("t", "above", 0.0, -1, 1, why="x")]) == \
         "no amount of data at the observed effects: t: an estimate on its threshold"
     assert "unbounded on one side" in C.to_decide("every", [C.Case("u", "above", 0.5, 0.1, math.inf, 1.0, why="x")])
-    assert "threshold from the source" in C.to_decide(
-        "every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")])
+    # a 'clearly' case has no interval (NaN ends): named once, for its exact value
+    assert C.to_decide("every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")]) == (
+        "no amount of data at the observed effects: c: an exact value without an interval, between half "
+        "and twice its threshold")
     assert C.to_decide("every", [decided]) == ""
     assert C.times(4.26) == "4.3×" and C.times(1300.4) == "1,300×"
 

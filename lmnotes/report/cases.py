@@ -223,9 +223,10 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
             return f"about {times(k)} the data, at the observed effects, would make it {got}"
     stuck = [c for c in cases if c.decision == "open" and more_data(c) in (None, math.inf)]
     why = {"fixed": [c.name for c in stuck if c.test in ("clearly above", "clearly below")],
-           "unbounded": [c.name for c in stuck if c.test != "p" and not math.isfinite(c.high - c.low)]}
+           "unbounded": [c.name for c in stuck if c.test not in ("p", "clearly above", "clearly below")
+                         and not math.isfinite(c.high - c.low)]}
     why["on"] = [c.name for c in stuck if c.name not in why["fixed"] + why["unbounded"]]
-    said = {"fixed": "a threshold from the source (an exact value between half and twice one it does not fix)",
+    said = {"fixed": "an exact value without an interval, between half and twice its threshold",
             "unbounded": "an interval unbounded on one side, which more of the same data does not close",
             "on": "an estimate on its threshold"}
     return "no amount of data at the observed effects: " + "; ".join(
