@@ -306,6 +306,7 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
                                                          ("Q", "bpe8000"): row(False, True, 2.60) | stop},
                                 ["word"], warmup=50)
     assert "BPE-8k at update 80 of 240 (learning rate 0.75 of its peak)" in short
+    assert "as well as segmentations; BPE-1k stops earliest" in short  # all stop at 80: the first
     assert ("; BPE-1k never came down to it, and keep their best; BPE-8k went past it by more than 0.01 "
             "between two evaluations (see the table's bpb); word, with a closed") in short
 

@@ -234,7 +234,8 @@ def test_the_measured_texts_report_the_counts():
     assert m["7"].endswith("BPE-1k +2.00 / +1.00; BPE-8k +2.00 / +1.00; byte +2.00 / +1.00")
     assert m["8a"] == ("A 10/50 vs 40/50, Fisher p < 0.001; B 20/50 vs 40/50, Fisher p < 0.001; "
                        "confounded with word-piece splitting (8b)")
-    assert m["8b"].startswith("rare vs common split words, common minus rare (points, margin 15): A 1/10 vs 18/20, ")
+    assert m["8b"].startswith("rare vs common split words, common minus rare (points; margin 15, ours, as the paper "
+                              "gives none): A 1/10 vs 18/20, ")
     assert m["8b"].endswith("; B split no rare word or no common one: no case")
     assert m["9"] == "A − B 3.00 [−2.00, 8.00] points on 10 rare triples (margin ±15), McNemar p 0.5"
     assert m["10"].startswith("best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "

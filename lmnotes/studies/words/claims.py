@@ -501,7 +501,8 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
             + "; confounded with word-piece splitting (8b)", form="every"),
         lmclaims.row(
             "8b. ... and not because rare words are cut into pieces (split words only)", c8b,
-            f"rare vs common split words, common minus rare (points, margin {rules.equal_points:g}): "
+            f"rare vs common split words, common minus rare (points; margin {rules.equal_points:g}, "
+            "ours, as the paper gives none): "
             + "; ".join(f"{c.name} {split_text(c.name, w)}, {fmt(stats.Estimate(c.estimate, c.low, c.high))}"
                         + (" within equal pieces" if "pieces" in w else "")
                         for c, w in zip(c8b, split.values()))

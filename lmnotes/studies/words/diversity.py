@@ -70,6 +70,7 @@ def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every:
     rows = {n: b for (k, n), b in (spent or {}).items() if k == kind}
     short = [n for n, b in rows.items() if b["valid bits per byte"] > bits + 0.005]
     past = [n for n, b in rows.items() if b["valid bits per byte"] < bits - 0.01]
+    earliest = min((n for n in rows if n != worst), key=lambda n: rows[n]["steps"], default=None)
     stops = "; ".join(
         f"{label(n)} at update {b['steps']:,} of {b['steps planned']:,} (learning rate "
         f"{lr_factor(b['steps'], warmup, b['steps planned']):.2f} of its peak)"
@@ -82,10 +83,9 @@ def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every:
             f"{label(worst)} reaches in its run (its own run is kept whole, its learning rate "
             f"annealed to 0). The others stop part-way"
             + (f": {stops}" if stops else "")
-            + ". The learning rate at the stop and the number of updates rise with the "
-            "vocabulary, so this view compares members at different stages of their schedules "
-            "as well as segmentations; its reference, the largest vocabulary, is the least "
-            "trained"
+            + ". So this view compares members at different stages of their schedules as well "
+            "as segmentations"
+            + (f"; {label(earliest)} stops earliest" if earliest else "")
             + (f"; {names(short)} never came down to it, and keep their best" if short else "")
             + (f"; {names(past)} went past it by more than 0.01 between two evaluations (see "
                "the table's bpb)" if past else "")
