@@ -258,11 +258,12 @@ def split_case(name: str, words: pd.DataFrame, margin: float) -> Case:
     into more; otherwise it is the raw difference with Newcombe's interval."""
     rare, common = (words.loc[words["kind"] == k, name] for k in ("rare", "common"))
     counts = f"{int(common.sum())}/{len(common)} common, {int(rare.sum())}/{len(rare)} rare"
-    g = words.assign(stratum=T2.piece_strata(words["pieces"])).groupby(["stratum", "kind"])[name] \
-        if "pieces" in words else None
-    t = g.agg(["sum", "size"]).unstack("kind", fill_value=0) if g is not None else None
-    if t is not None and ((t["size", "common"] > 0) & (t["size", "rare"] > 0)).any():
+    both = None
+    if "pieces" in words:
+        t = (words.assign(stratum=T2.piece_strata(words["pieces"])).groupby(["stratum", "kind"])[name]
+             .agg(["sum", "size"]).unstack("kind", fill_value=0))
         both = (t["size", "common"] > 0) & (t["size", "rare"] > 0)
+    if both is not None and both.any():
         diff = T2.stratified_difference(t["sum", "common"], t["size", "common"], t["sum", "rare"],
                                         t["size", "rare"])
         dropped = int(t.loc[~both, "size"].to_numpy().sum())
