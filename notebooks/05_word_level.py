@@ -107,7 +107,7 @@ from lmnotes.studies.words import (
     diversity as DV, paraphrase as P, softgain as SG, softmatch as S,
     table1 as PT, table2 as T2, targets as TG, wordstats as WS)
 from lmnotes.studies.words.labels import label, named
-from lmnotes.studies.words.cached import word_predictions
+from lmnotes.studies.words.cached import identifier, word_predictions
 from lmnotes.text import corpus as lmcorpus, tokenize as text
 
 plots.use_style()
@@ -485,10 +485,12 @@ candidates = P.candidates(lambda w: wordfreq.zipf_frequency(w, "en"),
                           rare_zipf, common_zipf)
 trip = P.pick(candidates, {"rare": n_triples, "common": n_triples}, seed)
 enc_lm = lms.get(encoder_model) or models.load(encoder_model, device=device)
-encoders = {"MiniLM": P.remembered(P.minilm_states),
-            plots.label(encoder_model): P.remembered(P.lm_states(enc_lm))}
-for name, embed in encoders.items():
-    trip[name] = T2.identified(embed, trip)
+# each encoder: triples -> hits (T2.identified), remembered in the cache
+encoders = {"MiniLM": identifier(P.remembered(P.minilm_states), P.MINILM),
+            plots.label(encoder_model): identifier(
+                P.remembered(P.lm_states(enc_lm)), enc_lm)}
+for name, identify in encoders.items():
+    trip[name] = identify(trip)
 t2 = T2.table2(trip, encoders, n_triples)
 pf = {c: tables.pvalue for c in t2.columns if c.startswith(("p", "Fisher"))}
 tables.show(t2, f"Paraphrase hits of {n_triples} rare and {n_triples} "
@@ -543,10 +545,10 @@ glue("n_split_words", n_split_words, display=False)
 pieces = {"MiniLM": P.minilm_pieces,
           plots.label(encoder_model): lambda ws: [len(enc_lm.encode(" " + w))
                                                   for w in ws]}
-for name, embed in encoders.items():
+for name, identify in encoders.items():
     for df in (trip, pool):
         df[name + " split"] = np.asarray(pieces[name](list(df["x"]))) > 1
-    pool[name] = T2.identified(embed, pool)
+    pool[name] = identify(pool)
 # claim 8b: candidate words each encoder splits, up to n_split_words a kind
 split_pools = T2.split_pools(candidates, encoders, pieces, n_split_words,
                              seed + 2)

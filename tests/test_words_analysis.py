@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as ss
+import torch
 
 from lmnotes import stats
 from lmnotes.studies.words import authors as AC
@@ -222,7 +223,8 @@ def test_each_encoder_gets_the_candidates_it_splits():
                           "x_a": ["cat", "cat", "plant", "plant", "plant"],
                           "s_x": ["a poodle ran", "a beagle ran", "a dog ran", "a cat ran",
                                   "a horse ran"]})
-    pools = T2.split_pools(cands, {"A": embed, "B": embed},
+    identify = lambda df: T2.identified(embed, df)  # noqa: E731
+    pools = T2.split_pools(cands, {"A": identify, "B": identify},
                            {"A": lambda ws: [1 + (len(w) > 3) for w in ws],
                             "B": lambda ws: [2] * len(ws)}, 1, 0)
     assert sorted(pools["A"]["x"]) == ["horse", "poodle"] or sorted(pools["A"]["x"]) == ["beagle", "horse"]
@@ -230,6 +232,32 @@ def test_each_encoder_gets_the_candidates_it_splits():
     assert len(pools["B"]) == 2 and pools["B"]["B"].dtype == bool
     assert set(pools["B"]["s_h"]) >= {s.replace(x, h) for s, x, h in
                                       pools["B"][["s_x", "x", "x_h"]].values}
+
+
+def test_an_encoders_hits_are_kept_per_encoder_and_triples(tmp_path, monkeypatch):
+    from lmnotes.studies.words.cached import identifier
+
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))
+    calls = []
+
+    def embed(sentences):  # one state per word: its length, so "longer" words match
+        calls.append(len(sentences))
+        return [torch.tensor([[float(len(w))] for w in t.split()]) for t in sentences]
+
+    trip = pd.DataFrame({"s_h": ["a dog ran", "a bird sang"], "s_x": ["a poodle ran", "a wren sang"],
+                         "s_a": ["a cat ran", "a fish sang"]})
+    identify = identifier(embed, "pytest")  # an installed package names the encoder
+    first = identify(trip)
+    assert np.array_equal(first, T2.identified(embed, trip)) and first.dtype == bool
+    n = len(calls)
+    assert np.array_equal(identify(trip), first) and len(calls) == n  # read back, not computed
+    identify(trip.iloc[:1])  # other triples: computed
+    assert len(calls) > n
+    m = len(calls)
+    identifier(embed, "pip")(trip)  # another encoder: computed too
+    assert len(calls) > m
+    with pytest.raises(ValueError, match="cache key"):
+        identifier(embed, type("LM", (), {"name": "m", "cache_key": None})())
 
 
 def test_the_tokenization_reading_says_what_it_could_have_detected():

