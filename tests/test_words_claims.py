@@ -234,8 +234,8 @@ def test_the_measured_texts_report_the_counts():
     assert m["7"].endswith("BPE-1k +2.00 / +1.00; BPE-8k +2.00 / +1.00; byte +2.00 / +1.00")
     assert m["8a"] == ("A 10/50 vs 40/50, Fisher p < 0.001; B 20/50 vs 40/50, Fisher p < 0.001; "
                        "confounded with word-piece splitting (8b)")
-    assert m["8b"].startswith("rare vs common split words, common minus rare (points; margin 15, ours, as the paper "
-                              "gives none): A 1/10 vs 18/20, ")
+    assert m["8b"].startswith("rare vs common split words, common minus rare (points), against 0.5 × the encoder's "
+                              "rare–common gap in 8a: A 1/10 vs 18/20, 80.0 [43.5, 90.9] vs 30;")
     assert m["8b"].endswith("; B split no rare word or no common one: no case")
     assert m["9"] == "A − B 3.00 [−2.00, 8.00] points on 10 rare triples (margin ±15), McNemar p 0.5"
     assert m["10"].startswith("best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "
@@ -361,6 +361,24 @@ def test_8b_is_decided_on_each_encoders_own_split_words_where_they_are_given():
     cases = cases_of(df, "8b").set_index("name")
     assert list(cases["decision"]) == ["against", "for"]
     assert "270/300 vs 270/300" in df.loc["8b", "measured"]
+    # the margin is half of each encoder's own gap in 8a (A: 60, B: 40 points), not a constant
+    assert list(cases["threshold"]) == pytest.approx([30, 20])
+    assert "vs 30" in df.loc["8b", "measured"] and "vs 20" in df.loc["8b", "measured"]
+
+
+def test_8b_reaches_every_outcome_against_half_the_gap():
+    """Within equal pieces, a remaining gap well above half of 8a's is for, one well below
+    against, one straddling it open; an encoder with no gap in 8a has a margin of 0."""
+    def split(rare_hits, n=400):
+        return pd.DataFrame({"kind": ["rare"] * n + ["common"] * n,
+                             "A": [True] * rare_hits + [False] * (n - rare_hits) + [True] * 360 + [False] * 40,
+                             "pieces": 2})
+    gap = table2(a=(10, 40))  # 60 points: margin 30
+    decide = {h: cases_of(table(results(split_pools={"A": split(h)}, table2=gap)), "8b").iloc[0]["decision"]
+              for h in (100, 240, 330)}  # remaining gaps 65, 30 and 7.5 points
+    assert decide == {100: "for", 240: "open", 330: "against"}
+    none = cases_of(table(results(split_pools={"A": split(330)}, table2=table2(a=(40, 30)))), "8b").iloc[0]
+    assert none["threshold"] == 0 and none["decision"] == "for"
 
 
 def test_claim_10_takes_the_best_model_per_bin():
@@ -414,9 +432,10 @@ def test_glued_values_and_thresholds():
     values = C.glued(results(by_bin=by_bin(hits=(5, 0, 0))), RULES)
     assert values["n_pairs"] == 3 and values["bonferroni_pct"] == "98.33" and values["family_pct"] == "5"
     assert values["n_floor"] == 6 and values["n_tied"] == 1 and values["n_gave_up"] == 0
-    assert values["soft_share_pct"] == "10" and values["equal_points"] == "15"
+    assert values["soft_share_pct"] == "10" and values["equal_points"] == "15" and values["explained_pct"] == "50"
     assert values["source_passes"] == "1, 2, 3, 4, 8a, 9 and 11"
-    assert [k.split(" = ")[0] for k in C.thresholds(RULES)] == ["margin", "equal_points", "alpha", "soft_share"]
+    assert [k.split(" = ")[0] for k in C.thresholds(RULES)] == ["margin", "equal_points", "explained_share",
+                                                            "alpha", "soft_share"]
 
 
 def test_a_size_comparison_is_measured_where_it_ran():
@@ -452,14 +471,15 @@ def test_8b_holds_the_number_of_pieces_fixed_where_it_is_known():
                 + [("common", 4, True)] * 15 + [("common", 4, False)] * 35)
         df = pd.DataFrame(rows, columns=["kind", "pieces", "A"])
         return df if with_pieces else df.drop(columns="pieces")
-    raw = cases_of(table(results(split_pools={"A": words(False)})), "8b").iloc[0]
-    within = cases_of(table(results(split_pools={"A": words(True)})), "8b").iloc[0]
+    gap = table2(a=(25, 45))  # A's rare–common gap on Table 2's triples: 40 points, margin 20
+    raw = cases_of(table(results(split_pools={"A": words(False)}, table2=gap)), "8b").iloc[0]
+    within = cases_of(table(results(split_pools={"A": words(True)}, table2=gap)), "8b").iloc[0]
     assert raw["decision"] == "for" and raw["estimate"] == pytest.approx(100 * (195 / 250 - 105 / 250))
     assert within["decision"] == "against" and abs(within["estimate"]) < 2
     assert "within words cut into as many pieces" in within["why"]
     # no stratum holds both kinds: the raw difference decides
     apart = words(True).assign(pieces=lambda d: np.where(d["kind"] == "rare", 4, 2))
-    alone = cases_of(table(results(split_pools={"A": apart})), "8b").iloc[0]
+    alone = cases_of(table(results(split_pools={"A": apart}, table2=gap)), "8b").iloc[0]
     assert "Newcombe" in alone["why"] and alone["estimate"] == pytest.approx(raw["estimate"])
 
 
