@@ -310,9 +310,30 @@ def test_good_turing_curves_of_a_die_leave_the_zone_and_match_the_exact_mass():
     assert df["N"].tolist() == [10, 100, 1000, 10_000, 20_000]
     assert df["P̂_N = N₁/N"].iloc[-1] == 0 and df["exact M₀"].iloc[-1] == pytest.approx(0)
     shape = LR.decay_shape(pd.concat([df, df.assign(process="copy")]))
-    assert np.isinf(shape["rise"]).all()
+    assert np.isinf(shape["doublings"]).all()
     assert LR.shown(df.assign(**{"exact M₀": [np.nan, 0.5, -1e-12, 0, 0]}))["exact M₀"].tolist() == \
         ["—", "0.5000", "0.0000", "0.0000", "0.0000"]
+
+
+def test_doublings_keep_a_power_law_at_0_and_put_a_die_at_log2_10_whatever_its_size():
+    sizes = np.unique(np.geomspace(10, 10 ** 6, 25).astype(int))
+    rows = [{"process": "power", "N": n, "P̂_N = N₁/N": n ** -0.3} for n in sizes]
+    rows += [{"process": "steep power", "N": n, "P̂_N = N₁/N": n ** -0.9} for n in sizes]
+    for k in (10 ** 7, 10 ** 9):  # dice far larger than the sample: still ten times the exponent
+        rows += [{"process": f"die {k}", "N": n, "P̂_N = N₁/N": np.exp(-n / k)} for n in sizes]
+    grew = LR.decay_shape(pd.DataFrame(rows)).set_index("process")["doublings"]
+    assert grew["power"] == pytest.approx(0, abs=1e-9) and grew["steep power"] == pytest.approx(0, abs=1e-9)
+    # about log2 10 (3.32; the half-decade slopes are read off a grid)
+    assert grew["die 10000000"] == pytest.approx(np.log2(10), abs=0.1)
+    assert grew["die 1000000000"] == pytest.approx(np.log2(10), abs=0.1)
+    assert LR.doublings(0.0, 0.1) != LR.doublings(0.0, 0.1)  # no decay at N/10: NaN
+    assert LR.doublings(0.2, np.inf) == np.inf
+
+
+def test_the_power_law_control_is_a_power_law_over_orders():
+    rows = LR.curve("zipf", np.random.default_rng(0).zipf(LR.ZIPF_A, size=10 ** 5), LR.GRID, over_orders=True)
+    grew = LR.decay_shape(pd.DataFrame(rows))["doublings"].iloc[0]
+    assert abs(grew) < 0.1  # far below the one doubling the claim allows, far from a die's 3.3
 
 
 # -- control -------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def bin_row(mean, low, high):
 
 
 RULES = {"size_cut": 0.05, "size_margin": 0.0, "linear_margin": 0.2, "near_zero_nats": 1.0,
-         "level_margin": 0.1, "lnre_share": 0.01, "lnre_acceleration": 0.2}
+         "level_margin": 0.1, "lnre_share": 0.01, "lnre_doublings": 1.0}
 
 
 def rand(low, high):
@@ -81,8 +81,9 @@ def results(**changes):
         t_share={(1.0, 0): above(0.7), (1.0, 1): above(0.7)}, t_kept=[90, 120], t_planned=400, main_planned=390,
         temperatures=[0.7, 0.85, 1.0], temperature_seeds=[0, 1],
         pretrained=None,
-        lnre={"real sentences": 0.9, "real words": 0.05, "fair die, 1,000 faces": 0.0},
-        rise={"real sentences": 0.01, "real words": 0.05, "fair die, 1,000 faces": float("inf")},
+        lnre={"real sentences": 0.9, "real words": 0.05, "power law, N^−0.33": 0.02, "fair die, 1,000 faces": 0.0},
+        doublings={"real sentences": 0.01, "real words": 0.2, "power law, N^−0.33": -0.01,
+                   "fair die, 1,000 faces": float("inf")},
         gap={n: above(0.1) for n in LEARNERS}, seq_rate={n: above(0.2) for n in LEARNERS})
     return r | changes
 
@@ -203,15 +204,22 @@ def test_a_pretrained_run_skipped_for_too_few_samples_says_why():
 
 def test_lnre_zone_needs_a_clearly_high_unseen_mass_and_a_clearly_steady_decay():
     claim = "13. Natural language is in the LNRE zone, unlike dice"
-    t = table(lnre={"real sentences": 0.9, "real words": 0.003}, rise={"real sentences": 0.01, "real words": 0.01})
+
+    def grew(sentences, words):
+        return results()["doublings"] | {"real sentences": sentences, "real words": words}
+    t = table(lnre=results()["lnre"] | {"real words": 0.003}, doublings=grew(0.01, 0.1))
     assert t.loc[claim, "verdict"] == "differs"  # words' unseen mass below half the threshold
+    # a decay exponent that grows like a die's (tenfold in a decade: 3.3 doublings): against
+    t = table(doublings=grew(0.01, 3.3))
+    assert t.loc[claim, "verdict"] == "differs" and t.loc[claim, "n_against"] == 1
     # within a factor of 2 of a threshold the paper does not fix: open
-    t = table(lnre={"real sentences": 0.9, "real words": 0.05}, rise={"real sentences": 0.01, "real words": 0.15})
+    t = table(doublings=grew(0.01, 0.8))
     assert (t.loc[claim, "verdict"], t.loc[claim, "n_unresolved"]) == ("inconclusive", 1)
-    assert t.loc[claim, "n_for"] == 2  # the sentences' rise is not counted
-    t = table(rise={"real sentences": 0.5, "real words": 0.05, "fair die, 1,000 faces": float("inf")})
-    assert t.loc[claim, "verdict"] == "reproduced" and "the sentences' rise not counted" in t.loc[claim, "measured"]
-    assert "the dice, controls" in table().loc[claim, "measured"]
+    assert t.loc[claim, "n_for"] == 2  # the sentences' doublings are not counted
+    t = table(doublings=grew(5.0, 0.2))
+    assert t.loc[claim, "verdict"] == "reproduced" and "the sentences' not counted" in t.loc[claim, "measured"]
+    measured = table().loc[claim, "measured"]
+    assert "controls (not counted): power law, N^−0.33 0.0200, −0.01; fair die, 1,000 faces 0, ∞" in measured
 
 
 def test_training_strata_that_stay_apart_contradict_convergence():
@@ -303,7 +311,7 @@ CONTRADICTING = {
                          "rarest_bin": bin_row(-1.0, -1.2, -0.8), "top_bin": bin_row(-5.0, -5.5, -4.5)}),
     "13. Natural language is in the LNRE zone, unlike dice":
         dict(lnre={"real sentences": 0.001, "real words": 0.001, "fair die, 1,000 faces": 0.0},
-             rise={"real sentences": 0.01, "real words": 1.0, "fair die, 1,000 faces": float("inf")}),
+             doublings={"real sentences": 0.01, "real words": 3.3, "fair die, 1,000 faces": float("inf")}),
     "14. M spreads its mass too uniformly (the conclusion)": dict(gap={n: below() for n in LEARNERS}),
 }
 

@@ -190,7 +190,7 @@ size_margin = 0.1  # margin
 near_zero_nats = 1.0  # converged
 lnre_share = 0.01  # LNRE
 temperature_seeds = [0, 1]  # seeds
-lnre_acceleration = 0.2  # decay
+lnre_doublings = 1.0  # decay
 linear_margin = 0.2  # line
 teacher_draws = 0  # draws
 temperature_patience = 2  # patience
@@ -212,7 +212,7 @@ pretrained_language = ""  # skip
     ({"perturb_levels": [1, 2]}, r"start at 0"),
     ({"size_margin": -0.1}, r"must lie in \[0, 1\]"),
     ({"temperature_seeds": []}, r"at least one seed"),
-    ({"lnre_acceleration": 0.0}, r"positive number"),
+    ({"lnre_doublings": 0.0}, r"positive number"),
     ({"linear_margin": 1.5}, r"must lie in \(0, 1\]"),
     ({"teacher_draws": -1}, r"at least 0"),
     ({"temperature_patience": 0}, r"at least 1"),

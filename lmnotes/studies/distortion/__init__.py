@@ -58,7 +58,7 @@ PARAMETERS: dict[str, checks.Rule] = {
     "prefix_lengths": (checks.increasing, "increasing, ≥ 1"),
     "size_margin": (checks.between(0, 1), "[0, 1] (0: twice the paper's own GPT2-small → medium gain)"),
     "temperature_seeds": (checks.nonempty("seed"), "at least one seed"),
-    "lnre_acceleration": (checks.positive, "> 0"),
+    "lnre_doublings": (checks.positive, "> 0"),
     "linear_margin": (checks.between(0, 1, open_low=True), "(0, 1]"),
     "near_zero_nats": (checks.positive, "> 0"),
     "lnre_share": (checks.between(0, 1, open_low=True), "(0, 1]"),

@@ -9,6 +9,8 @@ and a memo of the statistics several tables share. The interval is the percentil
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lmnotes import stats
@@ -18,6 +20,12 @@ from lmnotes.report import tables
 #: A number for prose (significant digits, a true minus), and an estimate with its interval,
 #: "value [low, high]".
 num = ci = tables.text
+
+
+def grown(x: float) -> str:
+    """A decay exponent's doublings (the LNRE zone) for prose: two decimals, a true minus
+    sign, ∞ for a decay that reached 0."""
+    return "∞" if math.isinf(x) else f"{x:.2f}".replace("-", "−")
 
 
 def scaled(e, factor: float) -> stats.Estimate:
