@@ -43,8 +43,8 @@
 #
 # They leave open whether diversity is caused by tokenization (their §5). This chapter
 # measures it with one Transformer architecture trained on the same data with several
-# segmentations, at the same number of tokens, at the same number of epochs, and at the
-# same validation bits per byte.
+# segmentations, at the same number of tokens and at the same validation bits per byte
+# (and, at the `gpu` profile, at the same number of epochs).
 
 # %% [markdown]
 # :::{admonition} What this chapter found
@@ -57,7 +57,8 @@
 # %% tags=["parameters"]
 # the Transformer family of chapter 03: byte, bpe<types>, char or word
 family = ["byte", "bpe1000", "bpe4000", "bpe8000", "word"]
-equal_epochs = 1  # the family again, trained for this many epochs (0: no)
+equal_epochs = 1  # members trained again for this many epochs (0: none)
+epochs_all = False  # all of them; else those whose run read fewer epochs
 size_compare = []  # members also trained at the other size (gpu)
 others = ["wiki/kn3-word"]  # other self-trained models, the same words
 pretrained = ["smollm2-135m"]  # pretrained models, on fewer sentences
@@ -710,12 +711,10 @@ glue_md("cal_bins_sentence", CG.bins_sentence(
 # size it also shares a training budget in *tokens* (the same steps of the same blocks; at
 # the `gpu` size each member stops early at its best validation loss instead), which is not
 # the same amount of *text*: the byte model saw {glue:text}`byte_epochs` of the training
-# split, {glue:text}`ref_tok_label` {glue:text}`ref_epochs` times it. So the family is
-# trained a second time, every member for {glue:text}`equal_epochs` pass(es) over its own
-# stream, with the same network, optimiser, schedule shape and seed: now every member has
-# read every training sentence equally often, and the number of updates differs instead.
-# Raw T1 moves with accuracy, so the comparison that isolates diversity is the ratio
-# $T/E_0[T]$, the share of the type-blind expectation that a model reaches. (A character
+# split, {glue:text}`ref_tok_label` {glue:text}`ref_epochs` times it.
+# {glue:md}`epochs_sentence` Raw T1 moves with accuracy, so the comparison that isolates
+# diversity is the ratio $T/E_0[T]$, the share of the type-blind expectation that a model
+# reaches. (A character
 # model would add little at this profile: {glue:text}`non_ascii` of the test text's
 # characters lie outside ASCII, so its tokens are the byte model's almost everywhere; the
 # `gpu` profile adds it to the family.)
@@ -733,32 +732,33 @@ spent = {(TOKENS, n): b for n, b in spent.items()}
 open_members = [n for n in family if lms[n].seg.open_vocabulary]
 trained_at = {(TOKENS, n): lms[n] for n in family}
 budgets_of = {TOKENS: family}
-glue("equal_epochs", equal_epochs, display=False)
-if equal_epochs:
-    EPOCHS = f"equal epochs ({equal_epochs})"
-    per_epoch = budget.epoch_config(size, equal_epochs)
-    for n in family:
-        trained_at[EPOCHS, n] = budget.at_epochs(
-            recipe(n), equal_epochs, size=size, corpus=corpus, device=device)
-        spent[EPOCHS, n] = budget.training_budget(
-            trained_at[EPOCHS, n], train_sentences, per_epoch, valid_sentences)
+EPOCHS = f"equal epochs ({equal_epochs})"
+again = family if epochs_all else DV.passes_short(spent, TOKENS, equal_epochs)
+config = {TOKENS: budget.SIZES[size]["train"],
+          EPOCHS: budget.epoch_config(size, max(equal_epochs, 1))}
+for n in again if equal_epochs else []:  # each again for equal_epochs passes
+    trained_at[EPOCHS, n] = budget.at_epochs(
+        recipe(n), equal_epochs, size=size, corpus=corpus, device=device)
+    spent[EPOCHS, n] = budget.training_budget(
+        trained_at[EPOCHS, n], train_sentences, config[EPOCHS], valid_sentences)
+if equal_epochs and epochs_all:
     budgets_of[EPOCHS] = family
-matched = DV.matched_target(spent, EPOCHS) if equal_epochs else None
-MATCHED = None
+matched = DV.matched_target(spent, [TOKENS, EPOCHS]) if equal_epochs else None
+MATCHED = f"equal bpb ({matched[0]:.2f})" if matched else None
 if matched:
-    bits, worst = matched
-    MATCHED = f"equal bpb ({bits:.2f})"
+    bits, worst, at = matched  # the worst member's best, and the run's budget
     budgets_of[MATCHED] = open_members
-    for n in budgets_of[MATCHED]:
-        trained_at[MATCHED, n] = trained_at[EPOCHS, n] if n == worst else (
+    for n in open_members:
+        trained_at[MATCHED, n] = trained_at[at, n] if n == worst else (
             budget.at_quality(recipe(n), equal_epochs, bits, size=size,
                               corpus=corpus, device=device))
         spent[MATCHED, n] = budget.training_budget(
-            trained_at[MATCHED, n], train_sentences, per_epoch, valid_sentences)
+            trained_at[MATCHED, n], train_sentences,
+            config[at if n == worst else EPOCHS], valid_sentences)
 div = DV.at_equal_tokens(table1, null_df, family, TOKENS)
 common_keys = pd.MultiIndex.from_frame(evaluated[family[0]][key])
 for (k, n), lm in trained_at.items():
-    if k != TOKENS:
+    if k in budgets_of and k != TOKENS:
         t = DV.on_targets(lm, sentences, chosen, article_of, common_keys,
                           counts, max_word_tokens)
         div[k, n] = DV.diversity(t, res)
@@ -777,10 +777,14 @@ glue_md("tok_sentence", DV.tok_sentence(div, budgets_of, ref, unk_of,
 glue_md("matched_sentence", DV.matched_sentence(
     matched, MATCHED, budget.EVAL_EVERY, spent,
     [n for n in family if n not in open_members],
-    budget.epoch_config(size, max(equal_epochs, 1)).warmup))
-glue_md("convergence_note", DV.convergence_note(spent, list(budgets_of)[:2]))
-glue_md("wall_sentence", DV.wall_sentence(trained_at))
-fig = DV.plot_plane(div, TOKENS, color)
+    config[EPOCHS].warmup, max(equal_epochs, 1)))
+glue_md("epochs_sentence", DV.epochs_sentence(
+    again if equal_epochs else [], family, equal_epochs, epochs_all))
+glue_md("convergence_note", DV.convergence_note(
+    spent, [k for k in budgets_of if k != MATCHED]))
+glue_md("wall_sentence", DV.wall_sentence(
+    {k: lm for k, lm in trained_at.items() if k[0] in budgets_of}))
+fig = DV.plot_plane(div, {TOKENS: "o", EPOCHS: "s", MATCHED: "^"}, color)
 glue("fig_plane", fig, display=False)
 plt.close(fig)
 b = next(iter(spent.values()))  # every member reads as many tokens an update

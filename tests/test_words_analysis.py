@@ -293,12 +293,26 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     assert DV.tokens_budget({"a": row(True), "b": row(False)}) == "equal tokens, some stopped early"
     spent = {("E", "byte"): row(False, True, 2.63), ("E", "bpe8000"): row(False, False, 2.41),
              ("E", "word"): row(True, False), ("T", "byte"): row(False, True, 3.2)}
-    assert DV.matched_target(spent, "E") == (2.63, "byte")
-    assert DV.matched_target({("E", "word"): row(False)}, "E") is None
+    assert DV.matched_target(spent, ["E"]) == (2.63, "byte", "E")
+    assert DV.matched_target({("E", "word"): row(False)}, ["E"]) is None
+    # each member's best over its runs: byte's one-pass run beats its registered one, and
+    # BPE-8k's registered run (T) is its only one
+    spent_t = {("T", "byte"): row(False, True, 3.2), ("T", "bpe8000"): row(False, False, 2.34),
+               ("E", "byte"): row(False, True, 2.63)}
+    assert DV.matched_target(spent_t, ["T", "E"]) == (2.63, "byte", "E")
+    assert DV.matched_target(spent_t, ["T"]) == (3.2, "byte", "T")
+    epochs = {("T", "byte"): {"epochs": 0.41}, ("T", "bpe1000"): {"epochs": 1.02}, ("E", "word"): {"epochs": 0.5}}
+    assert DV.passes_short(epochs, "T", 1) == ["byte"] and DV.passes_short(epochs, "T", 2) == ["byte", "bpe1000"]
+    assert "(byte) are trained again for 1 pass" in DV.epochs_sentence(["byte"], ["byte", "word"], 1, False)
+    assert "word, which had, are not trained again" in DV.epochs_sentence(["byte"], ["byte", "word"], 1, False)
+    assert "*equal epochs*" in DV.epochs_sentence(["byte", "word"], ["byte", "word"], 1, True)
+    assert "none is trained again" in DV.epochs_sentence([], ["byte"], 1, False)
+    assert "no member again" in DV.epochs_sentence([], ["byte"], 0, False)
     assert DV.convergence_note(spent, ["E"]) == (
         "At E, the validation loss of 1 of the 3 members (byte) still fell at the last "
         "evaluation, and word stopped early.")
-    assert "2.63 bits per byte" in DV.matched_sentence((2.63, "byte"), "equal bpb (2.63)", 20)
+    text = DV.matched_sentence((2.63, "byte", "equal epochs (1)"), "equal bpb (2.63)", 20)
+    assert "2.63 on the validation split, the best that byte reaches (in its run at equal epochs (1)" in text
     assert "no equal-quality view" in DV.matched_sentence(None, None, 20)
     lm = type("M", (), {"train_seconds": 90.0})()
     text = DV.wall_sentence({("E", "byte"): lm, ("Q", "byte"): lm, ("Q", "word"): object()})
@@ -329,7 +343,7 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     every = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
     assert "Only the difference of b is resolved at every budget" in every
     stop = {"steps": 80, "steps planned": 240}
-    short = DV.matched_sentence((2.63, "byte"), "Q", 20, {("Q", "bpe1000"): row(False, True, 2.70) | stop,
+    short = DV.matched_sentence((2.63, "byte", "E"), "Q", 20, {("Q", "bpe1000"): row(False, True, 2.70) | stop,
                                                          ("Q", "bpe4000"): row(False, True, 2.632) | stop,
                                                          ("Q", "bpe8000"): row(False, True, 2.60) | stop},
                                 ["word"], warmup=50)

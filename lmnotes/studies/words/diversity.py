@@ -1,8 +1,9 @@
 """Does tokenization cause diversity? The word-level chapter's (05) answer to the open question
 of Dudy & Bedrick (2020, §5): the Transformer family, one architecture with several
-segmentations, compared at three training budgets (equal tokens, equal epochs, and equal
-quality: the equal-epoch runs stopped at a common validation bits per byte,
-:func:`matched_target`) by the ratio T1/E₀[T1] of
+segmentations, compared at up to three training budgets (equal tokens; equal epochs, every
+member trained again for as many passes over its stream, or only those that read fewer,
+:func:`passes_short`; and equal quality: runs of as many passes stopped at a common
+validation bits per byte, :func:`matched_target`) by the ratio T1/E₀[T1] of
 :meth:`lmnotes.studies.words.wordstats.Resampler.coverage_ratio`, the share of the
 type-blind expectation that a model's type coverage reaches. A difference of a member from
 the reference member can be credited to segmentation only when it is resolved (its paired
@@ -25,8 +26,6 @@ from lmnotes.studies.words.cached import word_predictions
 from lmnotes.studies.words.labels import label, names
 
 RATIO = "T1 / E₀[T1]"
-#: The markers of the budgets in the accuracy–diversity plane, in the chapter's order.
-MARKERS = ("o", "s", "^")
 
 
 def tokens_budget(spent: Mapping[str, dict]) -> str:
@@ -40,24 +39,59 @@ def tokens_budget(spent: Mapping[str, dict]) -> str:
             "equal tokens, some stopped early" if any(early) else "equal tokens")
 
 
-def matched_target(spent: Mapping[tuple, dict], kind: str) -> tuple[float, str] | None:
-    """The common quality of the equal-quality view: the highest of the open-vocabulary
-    members' best validation bits per byte at budget ``kind``, a level every one of them
-    passes on its way, and the member it is of. None where fewer than two members have
-    an open vocabulary."""
-    bits = {n: b["valid bits per byte"] for (k, n), b in spent.items()
-            if k == kind and not np.isnan(b.get("valid bits per byte", np.nan))}
-    if len(bits) < 2:
+def passes_short(spent: Mapping[tuple, dict], kind: str, passes: int) -> list[str]:
+    """The members whose run at budget ``kind`` read fewer than ``passes`` passes over their
+    training stream (``spent``'s epochs): those that must be trained again for every member
+    to have read every training sentence at least that often."""
+    return [n for (k, n), b in spent.items() if k == kind and b["epochs"] < passes]
+
+
+def epochs_sentence(again: Sequence[str], family: Sequence[str], passes: int, every: bool) -> str:
+    """What the chapter trains besides the registered budget: ``again``, the members trained
+    again for ``passes`` passes over their stream, every member (``every``: the view *equal
+    epochs*) or those that had read fewer (:func:`passes_short`)."""
+    if not passes:
+        return "This run trains no member again, so it compares the family at one budget."
+    times = f"{passes} pass{'es' if passes > 1 else ''}"
+    if every:
+        return (f"So the family is trained a second time, every member for {times} over its "
+                "own stream, with the same network, optimiser, schedule shape and seed: now "
+                "every member has read every training sentence equally often, and the number "
+                "of updates differs instead (*equal epochs*).")
+    if not again:
+        return (f"Every member had read its stream at least {times} over, so none is "
+                "trained again.")
+    rest = [n for n in family if n not in again]
+    return (f"So the members that read less than {times} over their stream ({names(again)}) "
+            f"are trained again for {times}, with the same network, optimiser, schedule "
+            "shape and seed, so that every member has read every training sentence at least "
+            + ("once" if passes == 1 else f"{passes} times") + (f"; {names(rest)}, which had, are not trained again at this profile "
+                      "(the `gpu` profile trains the whole family again, *equal epochs*)"
+                      if rest else "") + ".")
+
+
+def matched_target(spent: Mapping[tuple, dict], kinds: Sequence[str]) -> tuple[float, str, str] | None:
+    """The common quality of the equal-quality view: each open-vocabulary member's best
+    validation bits per byte over its runs at the budgets ``kinds``, the highest of them (a
+    level every member passes on its way), the member it is of and the budget of that run.
+    None where fewer than two members have an open vocabulary."""
+    best: dict[str, tuple[float, str]] = {}
+    for (k, n), b in spent.items():
+        bits = b.get("valid bits per byte", np.nan)
+        if k in kinds and not np.isnan(bits) and bits < best.get(n, (np.inf, k))[0]:
+            best[n] = bits, k
+    if len(best) < 2:
         return None
-    worst = max(bits, key=bits.get)
-    return bits[worst], worst
+    worst = max(best, key=lambda n: best[n][0])
+    return best[worst][0], worst, best[worst][1]
 
 
-def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every: int,
+def matched_sentence(matched: tuple[float, str, str] | None, kind: str | None, every: int,
                      spent: Mapping[tuple, dict] | None = None, closed: Sequence[str] = (),
-                     warmup: int = 0) -> str:
+                     warmup: int = 0, passes: int = 1) -> str:
     """What the equal-quality view (``kind``) is, from :func:`matched_target`'s ``matched``
-    (None: the view was not run), with evaluations every ``every`` updates: where each
+    (None: the view was not run), with runs on the schedule of ``passes`` passes evaluated
+    every ``every`` updates: where each
     member stopped in its schedule (``spent`` at ``kind``; the learning rate there as a share
     of its peak, with ``warmup`` warm-up updates), the members whose run never came down to
     the common level or went past it by more than 0.01 bits per byte (an evaluation
@@ -66,7 +100,7 @@ def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every:
     if matched is None or kind is None:
         return ("This run trained no second budget with two open vocabularies, so it has "
                 "no equal-quality view.")
-    bits, worst = matched
+    bits, worst, at = matched
     rows = {n: b for (k, n), b in (spent or {}).items() if k == kind}
     short = [n for n, b in rows.items() if b["valid bits per byte"] > bits + 0.005]
     past = [n for n, b in rows.items() if b["valid bits per byte"] < bits - 0.01]
@@ -75,13 +109,14 @@ def matched_sentence(matched: tuple[float, str] | None, kind: str | None, every:
         f"{label(n)} at update {b['steps']:,} of {b['steps planned']:,} (learning rate "
         f"{lr_factor(b['steps'], warmup, b['steps planned']):.2f} of its peak)"
         for n, b in rows.items() if n != worst)
-    return (f"Equal epochs still leave the members at unequal quality, so a third view, "
-            f"*{kind}*, brings them to about the same validation bits per byte: each "
-            f"open-vocabulary member's equal-epoch run "
-            f"is evaluated every {every} updates and stopped at the first evaluation at or "
-            f"below {bits:.2f} bits per byte on the validation split, the best that "
-            f"{label(worst)} reaches in its run (its own run is kept whole, its learning rate "
-            f"annealed to 0). The others stop part-way"
+    return (f"These budgets leave the members at unequal quality, so a further view, "
+            f"*{kind}*, brings them to about the same validation bits per byte: "
+            f"{bits:.2f} on the validation split, the best that {label(worst)} reaches (in "
+            f"its run at {at}, kept whole, its learning rate annealed to 0), the worst of "
+            f"the open-vocabulary members' best. Every other open-vocabulary member is "
+            f"trained again on the schedule of {passes} pass{'es' if passes > 1 else ''} "
+            f"over its stream, evaluated every {every} updates and stopped at the first "
+            f"evaluation at or below that level. They stop part-way"
             + (f": {stops}" if stops else "")
             + ". So this view compares members at different stages of their schedules as well "
             "as segmentations"
@@ -259,17 +294,17 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
                   for n in unk_share if n in ratio))
 
 
-def plot_plane(div: Mapping[tuple, dict], first_kind: str, color):
-    """The accuracy–diversity plane: top-1 against T1 with T1's interval, filled circles at
-    ``first_kind`` and open markers at the other budgets (:data:`MARKERS`, in the order of
-    ``div``; ``color`` names a member's colour). Returns the figure."""
+def plot_plane(div: Mapping[tuple, dict], markers: Mapping[str, str], color):
+    """The accuracy–diversity plane: top-1 against T1 with T1's interval, each budget with
+    its marker (``markers``: budget -> marker), filled at the first budget and open at the
+    others (``color`` names a member's colour). Returns the figure."""
     fig, ax = plt.subplots(figsize=(plots.COLUMN * 0.6, 3.2))
-    kinds = list(dict.fromkeys(k for k, _ in div))
+    first_kind = next(iter(markers))
     for (kind, n), d in div.items():
         e, first = d["T1"], kind == first_kind
         ax.errorbar(d["top-1"].value, e.value,
                     yerr=[[e.value - e.low], [e.high - e.value]],
-                    marker=MARKERS[kinds.index(kind) % len(MARKERS)], color=color(n),
+                    marker=markers[kind], color=color(n),
                     mfc=None if first else "white",
                     label=label(n) if first else None)
     ax.set_xlabel("top-1 accuracy (%)")
