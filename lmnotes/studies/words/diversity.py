@@ -62,12 +62,13 @@ def epochs_sentence(again: Sequence[str], family: Sequence[str], passes: int, ev
         return (f"Every member had read its stream at least {times} over, so none is "
                 "trained again.")
     rest = [n for n in family if n not in again]
+    often = "once" if passes == 1 else f"{passes} times"
     return (f"So the members that read less than {times} over their stream ({names(again)}) "
             f"are trained again for {times}, with the same network, optimiser, schedule "
-            "shape and seed, so that every member has read every training sentence at least "
-            + ("once" if passes == 1 else f"{passes} times") + (f"; {names(rest)}, which had, are not trained again at this profile "
-                      "(the `gpu` profile trains the whole family again, *equal epochs*)"
-                      if rest else "") + ".")
+            f"shape and seed, so that every member has read every training sentence at least "
+            f"{often}" + (f"; {names(rest)}, which had, are not trained again at this profile "
+                          "(the `gpu` profile trains the whole family again, *equal epochs*)"
+                          if rest else "") + ".")
 
 
 def matched_target(spent: Mapping[tuple, dict], kinds: Sequence[str]) -> tuple[float, str, str] | None:
