@@ -1037,23 +1037,30 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # die is still in it at N = 10⁶ (its P̂_N is {glue:text}`die6`): the zone is a matter of N
 # against the number of types, and the question for language is whether N ever catches
 # up. The level of P̂_N at one N cannot tell them apart; the *shape* of its decay can. For
-# a finite number of types K, P̂_N ≈ e^{−N/K}, and its local exponent −d ln P̂/d ln N ≈ N/K
-# grows tenfold in a decade, log₂ 10 ≈ 3.3 doublings, whatever K is while N is below it;
-# for a power law P̂ ∝ N^−α it stays put, 0 doublings. We count the growth in doublings,
-# not as a difference: a difference grows with the exponent's level, so a steep power law
-# and a die still far from its size could rise alike. Over the last decade of each curve
-# the exponent's doublings are {glue:text}`grew_words` for words,
-# {glue:text}`grew_power` for the power law and {glue:text}`grew_die6` for the
-# million-faced die (the table): words decay a little faster than a pure power law, and
-# far slower than a die. The claim below counts, for real words, a P̂_N clearly above
-# `lnre_share` (above twice it) and an exponent that doubles clearly fewer times than
-# `lnre_doublings` (less than half of it; between half and twice it the case stays open,
-# since the paper fixes neither threshold), and for real sentences the P̂_N alone: nearly
-# all unique at our N, their exponent is about 0 at both ends, and its ratio means
-# nothing; it is shown, not counted. Where the truth is known, Good–Turing is within
+# a fair die with K faces, P̂_N ≈ e^{−N/K}, and its local exponent −d ln P̂/d ln N ≈ N/K
+# grows tenfold in a decade, log₂ 10 ≈ 3.3 doublings, whatever K is, until P̂ reaches 0
+# (then ∞); for a power law P̂ ∝ N^−α it stays put, 0 doublings. (A finite vocabulary with
+# unequal probabilities decays in between, like a power law until N nears its rarest
+# types; the statistic separates a power-law decay from a die's, not a finite support from
+# an infinite one.) We count the growth in doublings, not as a difference: a difference
+# grows with the exponent's level, so a steep power law and a die still far from its size
+# could rise alike. Over the last decade of each curve the exponent's doublings are
+# {glue:text}`grew_words` for words, {glue:text}`grew_power` for the power law (a control
+# matched to the words in rate, N^−1/3, not in level: its P̂_N is lower) and
+# {glue:text}`grew_die6` for the million-faced die (the table): the words' exponent grew
+# about 1.3-fold over the decade where a power law's stays put and a die's grows tenfold.
+# This is a reading at our N: over the decade before, ending at a tenth of the words,
+# their doublings are {glue:text}`grew_words_tenth` (a fair die's are 3.3 over every
+# decade until it is used up). The claim below counts, for
+# real words, a P̂_N clearly above `lnre_share` (above twice it: being in the zone) and an
+# exponent that doubles clearly fewer times than `lnre_doublings` (less than half of it:
+# unlike a die; between half and twice it the case stays open, since the paper fixes
+# neither threshold), and for real sentences the P̂_N alone: nearly all unique at our N,
+# every law's exponent grows in proportion to N there, so their doublings cannot tell laws
+# apart; they are shown, not counted. Where the truth is known, Good–Turing is within
 # {glue:text}`gt_bias_max` of the exact missing mass at all {glue:text}`gt_points` points
-# with N ≥ 1,000; its expected bias, $\sum_x p_x^2 (1 - p_x)^{N-1}$, lies in [0, 1/N] (a unit
-# test checks this on a toy).
+# with N ≥ 1,000: its expected bias, $\sum_x p_x^2 (1 - p_x)^{N-1}$, lies in [0, 1/N] (a
+# unit test checks this on a toy), so at these N the gap is sampling fluctuation.
 
 # %% [markdown]
 # (claims-06_distortion)=

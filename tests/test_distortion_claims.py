@@ -218,6 +218,12 @@ def test_lnre_zone_needs_a_clearly_high_unseen_mass_and_a_clearly_steady_decay()
     assert t.loc[claim, "n_for"] == 2  # the sentences' doublings are not counted
     t = table(doublings=grew(5.0, 0.2))
     assert t.loc[claim, "verdict"] == "reproduced" and "the sentences' not counted" in t.loc[claim, "measured"]
+    # a decay that reached P̂ = 0 (∞) is against; one with no exponent at N/10 (NaN) is not counted
+    t = table(doublings=grew(0.01, float("inf")))
+    assert t.loc[claim, "verdict"] == "differs" and t.loc[claim, "n_against"] == 1
+    t = table(doublings=grew(0.01, float("nan")))
+    assert (t.loc[claim, "n_for"], t.loc[claim, "n_against"], t.loc[claim, "n_unresolved"]) == (2, 0, 0)
+    assert "no decay at N/10 to compare for real words" in t.loc[claim, "measured"]
     measured = table().loc[claim, "measured"]
     assert "controls (not counted): power law, N^−0.33 0.0200, −0.01; fair die, 1,000 faces 0, ∞" in measured
 

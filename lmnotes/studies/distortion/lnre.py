@@ -8,11 +8,14 @@ prefixes).
 A process is in the large-number-of-rare-events zone while P̂_N stays well above zero as N
 grows; the level at one N cannot tell a power law P̂ ∝ N^−α from a finite die (P̂ ≈ e^{−N/K}),
 the local decay exponent −d ln P̂ / d ln N (:func:`.deficit.decay_exponent`) can: it stays put
-for a power law and grows like N/K for a die, tenfold in a decade of N whatever K is while N
-is below K. Its growth is therefore measured as a ratio, in doublings over the last decade
-(log₂ of the exponent at N over the one at N/10): 0 for a power law, log₂ 10 ≈ 3.3 for a die,
-on the same scale whatever the level of the exponent (an absolute rise is not: it grows with
-the level, and a steep power law can rise more than a die with few draws).
+for a power law and grows like N/K for a fair K-faced die, tenfold in a decade of N whatever K
+is, until P̂ reaches 0. Its growth is therefore measured as a ratio, in doublings over the
+last decade (log₂ of the exponent at N over the one at N/10): 0 for a power law, log₂ 10 ≈
+3.3 for a die, on the same scale whatever the level of the exponent (an absolute rise is
+not: it grows with the level, and a steep power law can rise more than a die with few
+draws). The doublings test the claim's "unlike dice" (a power-law decay rather than a
+die's); being in the zone is the level of P̂_N's. Where nearly every item is unique, every
+law's exponent grows in proportion to N, and the doublings cannot tell laws apart.
 """
 
 from __future__ import annotations
@@ -99,14 +102,18 @@ def decay_shape(gt_df: pd.DataFrame) -> pd.DataFrame:
     compare)."""
     shape = []
     for label, g in gt_df.groupby("process", sort=False):
-        top = g["N"].max()
-        alpha = [F.decay_exponent(g["N"], g["P̂_N = N₁/N"], at)
-                 if at / 10 ** 0.5 >= g["N"].min() else np.nan
-                 for at in (top / 10, top)]
+        alpha = exponents(g, g["N"].max())
         shape.append({"process": label, "decay exponent, N/10": alpha[0],
                       "decay exponent, N": alpha[1],
                       "doublings": doublings(*alpha)})
     return pd.DataFrame(shape)
+
+
+def exponents(g: pd.DataFrame, top: float) -> tuple[float, float]:
+    """One curve's local decay exponents over the half-decades below ``top``/10 and ``top``
+    (NaN where the curve does not reach that far down)."""
+    return tuple(F.decay_exponent(g["N"], g["P̂_N = N₁/N"], at) if at / 10 ** 0.5 >= g["N"].min()
+                 else np.nan for at in (top / 10, top))
 
 
 def doublings(before: float, after: float) -> float:
@@ -129,12 +136,16 @@ def at_largest(gt_df: pd.DataFrame, shape: pd.DataFrame) -> pd.DataFrame:
 def facts(gt_df: pd.DataFrame, last_gt: pd.DataFrame, grew, n_sentences: int) -> dict:
     """What the chapter states about the curves, by name, in the order it glues them: the
     doublings of the words', the power law's and the million-faced die's decay exponents
-    (``grew``: process -> doublings), the sentences, that die's P̂_N, and the largest
-    gap between Good–Turing and the exact missing mass over the points with N ≥ 1,000."""
+    (``grew``: process -> doublings), the words' over the decade before (at a tenth of
+    their N, by the same expectation over orders), the sentences, that die's P̂_N, and the
+    largest gap between Good–Turing and the exact missing mass over the points with
+    N ≥ 1,000."""
     checked = gt_df.dropna(subset=["exact M₀"]).query("N >= 1000")
     bias = checked["P̂_N = N₁/N"] - checked["exact M₀"]
     power = next(p for p in grew.index if p.startswith("power law"))
-    return {"grew_words": grown(grew["real words"]), "grew_power": grown(grew[power]),
+    words = gt_df[gt_df["process"] == "real words"]
+    return {"grew_words_tenth": grown(doublings(*exponents(words, words["N"].max() / 10))),
+            "grew_words": grown(grew["real words"]), "grew_power": grown(grew[power]),
             "grew_die6": grown(grew["fair die, 1,000,000 faces"]),
             "n_sent_gt": f"{n_sentences:,}",
             "die6": num(last_gt.set_index("process").loc[
