@@ -303,16 +303,16 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     assert DV.matched_target(spent_t, ["T"]) == (3.2, "byte", "T")
     epochs = {("T", "byte"): {"epochs": 0.41}, ("T", "bpe1000"): {"epochs": 1.02}, ("E", "word"): {"epochs": 0.5}}
     assert DV.passes_short(epochs, "T", 1) == ["byte"] and DV.passes_short(epochs, "T", 2) == ["byte", "bpe1000"]
-    assert "(byte) are trained again for 1 pass" in DV.epochs_sentence(["byte"], ["byte", "word"], 1, False)
-    assert "word, which had, are not trained again" in DV.epochs_sentence(["byte"], ["byte", "word"], 1, False)
-    assert "*equal epochs*" in DV.epochs_sentence(["byte", "word"], ["byte", "word"], 1, True)
-    assert "none is trained again" in DV.epochs_sentence([], ["byte"], 1, False)
-    assert "no member again" in DV.epochs_sentence([], ["byte"], 0, False)
+    assert "(byte) are trained again for 1 pass" in DV.epochs_sentence(["byte"], 1, False)
+    assert "no view compares the whole family at equal epochs" in DV.epochs_sentence(["byte"], 1, False)
+    assert "*equal epochs*" in DV.epochs_sentence(["byte", "word"], 1, True)
+    assert "none is trained again" in DV.epochs_sentence([], 1, False)
+    assert "no member again" in DV.epochs_sentence([], 0, False)
     assert DV.convergence_note(spent, ["E"]) == (
         "At E, the validation loss of 1 of the 3 members (byte) still fell at the last "
         "evaluation, and word stopped early.")
     text = DV.matched_sentence((2.63, "byte", "equal epochs (1)"), "equal bpb (2.63)", 20)
-    assert "2.63 on the validation split, the best that byte reaches (in its run at equal epochs (1)" in text
+    assert "2.63 on the validation split, the best that byte reaches (in its run of 1 pass, kept whole" in text
     assert "no equal-quality view" in DV.matched_sentence(None, None, 20)
     lm = type("M", (), {"train_seconds": 90.0})()
     text = DV.wall_sentence({("E", "byte"): lm, ("Q", "byte"): lm, ("Q", "word"): object()})
@@ -330,10 +330,12 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     members = {"T": ["b", "word", "bpe8000"], "E": ["b", "word", "bpe8000"], "Q": ["b", "bpe8000"]}
     text = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
     assert "No difference is resolved at every budget" in text
-    # higher at one budget only is not credited either
+    # lower at two budgets and higher at the third: resolved at every budget, but the order
+    # turns, and it is not credited either
     div["Q", "b"] = {DV.RATIO: est(40.0, reps=np.array([39.0, 40.0, 41.0]))}
-    assert "the differences of b, resolved at some budgets only" in DV.tok_sentence(
-        div, members, "bpe8000", {}, {}, null_df)
+    turned = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
+    assert "the differences of b, resolved at every budget but in opposite directions" in turned
+    assert "resolved at some budgets only" not in turned
     div["Q", "b"] = {DV.RATIO: est(30.0, reps=np.array([20.0, 30.0, 40.0]))}
     assert "the differences of b, resolved at some budgets only, cannot be credited" in text
     assert "word cannot be compared at equal quality" in text
@@ -350,7 +352,8 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     assert "BPE-8k at update 80 of 240 (learning rate 0.75 of its peak)" in short
     assert "as well as segmentations; BPE-1k stops earliest" in short  # all stop at 80: the first
     assert ("; BPE-1k never came down to it, and keep their best; BPE-8k went past it by more than 0.01 "
-            "between two evaluations (see the table's bpb); word, with a closed") in short
+            "between two evaluations (see the table's bpb), so a difference from them is one of quality as well; "
+            "word, with a closed") in short
 
 
 def test_diversity_and_unk_shares():

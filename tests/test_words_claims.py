@@ -234,8 +234,8 @@ def test_the_measured_texts_report_the_counts():
     assert m["7"].endswith("BPE-1k +2.00 / +1.00; BPE-8k +2.00 / +1.00; byte +2.00 / +1.00")
     assert m["8a"] == ("A 10/50 vs 40/50, Fisher p < 0.001; B 20/50 vs 40/50, Fisher p < 0.001; "
                        "confounded with word-piece splitting (8b)")
-    assert m["8b"].startswith("rare vs common split words, common minus rare (points), against 0.5 × the encoder's "
-                              "rare–common gap in 8a: A 1/10 vs 18/20, 80.0 [43.5, 90.9] vs 30;")
+    assert m["8b"].startswith("common minus rare split words (points) against 0.5 × 8a's gap × the split words' "
+                              "Zipf contrast over Table 2's: A 1/10 vs 18/20, 80.0 [43.5, 90.9] vs 30 (×1.00);")
     assert m["8b"].endswith("; B split no rare word or no common one: no case")
     assert m["9"] == "A − B 3.00 [−2.00, 8.00] points on 10 rare triples (margin ±15), McNemar p 0.5"
     assert m["10"].startswith("best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "
@@ -377,8 +377,21 @@ def test_8b_reaches_every_outcome_against_half_the_gap():
     decide = {h: cases_of(table(results(split_pools={"A": split(h)}, table2=gap)), "8b").iloc[0]["decision"]
               for h in (100, 240, 330)}  # remaining gaps 65, 30 and 7.5 points
     assert decide == {100: "for", 240: "open", 330: "against"}
-    none = cases_of(table(results(split_pools={"A": split(330)}, table2=table2(a=(40, 30)))), "8b").iloc[0]
-    assert none["threshold"] == 0 and none["decision"] == "for"
+    no_gap = table(results(split_pools={"A": split(330)}, table2=table2(a=(40, 30))))
+    assert cases_of(no_gap, "8b").empty and "A: no gap in 8a, no case" in no_gap.loc["8b", "measured"]
+
+
+def test_8b_scales_the_margin_to_the_split_words_frequency_contrast():
+    """Split common words are rarer than Table 2's: frequency alone predicts a smaller gap
+    among them, so the margin shrinks by the ratio of the two Zipf contrasts."""
+    trip, pool = triples()
+    trip = trip.assign(zipf=np.where(trip["kind"] == "rare", 2.0, 4.0))  # a contrast of 2
+    split = pd.DataFrame({"kind": ["rare"] * 400 + ["common"] * 400, "A": [True] * 200 + [False] * 200
+                          + [True] * 250 + [False] * 150, "zipf": [2.0] * 400 + [3.0] * 400, "pieces": 2})
+    df = table(results(trip=trip, pool=pool, split_pools={"A": split}, table2=table2(a=(10, 40))))
+    case = cases_of(df, "8b").iloc[0]
+    assert case["threshold"] == pytest.approx(0.5 * 60 * 0.5)  # half the gap, at half the contrast
+    assert case["estimate"] == pytest.approx(12.5) and "(×0.50)" in df.loc["8b", "measured"]
 
 
 def test_claim_10_takes_the_best_model_per_bin():

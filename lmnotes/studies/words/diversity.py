@@ -46,7 +46,7 @@ def passes_short(spent: Mapping[tuple, dict], kind: str, passes: int) -> list[st
     return [n for (k, n), b in spent.items() if k == kind and b["epochs"] < passes]
 
 
-def epochs_sentence(again: Sequence[str], family: Sequence[str], passes: int, every: bool) -> str:
+def epochs_sentence(again: Sequence[str], passes: int, every: bool) -> str:
     """What the chapter trains besides the registered budget: ``again``, the members trained
     again for ``passes`` passes over their stream, every member (``every``: the view *equal
     epochs*) or those that had read fewer (:func:`passes_short`)."""
@@ -61,14 +61,12 @@ def epochs_sentence(again: Sequence[str], family: Sequence[str], passes: int, ev
     if not again:
         return (f"Every member had read its stream at least {times} over, so none is "
                 "trained again.")
-    rest = [n for n in family if n not in again]
-    often = "once" if passes == 1 else f"{passes} times"
     return (f"So the members that read less than {times} over their stream ({names(again)}) "
             f"are trained again for {times}, with the same network, optimiser, schedule "
-            f"shape and seed, so that every member has read every training sentence at least "
-            f"{often}" + (f"; {names(rest)}, which had, are not trained again at this profile "
-                          "(the `gpu` profile trains the whole family again, *equal epochs*)"
-                          if rest else "") + ".")
+            "shape and seed: these runs set the equal-quality level below and are those "
+            "members' points in that view. The others are not trained again at this "
+            "profile, so no view compares the whole family at equal epochs (the `gpu` "
+            "profile trains every member again, *equal epochs*).")
 
 
 def matched_target(spent: Mapping[tuple, dict], kinds: Sequence[str]) -> tuple[float, str, str] | None:
@@ -110,10 +108,11 @@ def matched_sentence(matched: tuple[float, str, str] | None, kind: str | None, e
         f"{label(n)} at update {b['steps']:,} of {b['steps planned']:,} (learning rate "
         f"{lr_factor(b['steps'], warmup, b['steps planned']):.2f} of its peak)"
         for n, b in rows.items() if n != worst)
+    run = f"its run of {passes} pass{'es' if passes > 1 else ''}" if "epochs" in at else f"its run at {at}"
     return (f"These budgets leave the members at unequal quality, so a further view, "
             f"*{kind}*, brings them to about the same validation bits per byte: "
             f"{bits:.2f} on the validation split, the best that {label(worst)} reaches (in "
-            f"its run at {at}, kept whole, its learning rate annealed to 0), the worst of "
+            f"{run}, kept whole, its learning rate annealed to 0), the worst of "
             f"the open-vocabulary members' best. Every other open-vocabulary member is "
             f"trained again on the schedule of {passes} pass{'es' if passes > 1 else ''} "
             f"over its stream, evaluated every {every} updates and stopped at the first "
@@ -124,7 +123,7 @@ def matched_sentence(matched: tuple[float, str, str] | None, kind: str | None, e
             + (f"; {label(earliest)} stops earliest" if earliest else "")
             + (f"; {names(short)} never came down to it, and keep their best" if short else "")
             + (f"; {names(past)} went past it by more than 0.01 between two evaluations (see "
-               "the table's bpb)" if past else "")
+               "the table's bpb), so a difference from them is one of quality as well" if past else "")
             + (f"; {names(closed)}, with a closed vocabulary, has no bits per byte and is left "
                "out of it" if closed else "") + ".")
 
@@ -258,7 +257,9 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
     kinds = list(budgets_of)
     # creditable: lower at every budget, or higher at every budget
     kept = set.intersection(*(found[k][0] for k in kinds)) | set.intersection(*(found[k][1] for k in kinds))
-    gone = set.union(*(found[k][0] | found[k][1] for k in kinds)) - kept
+    # resolved at every budget, but lower at one and higher at another: the order turns
+    turned = set.intersection(*(found[k][0] | found[k][1] for k in kinds)) - kept if len(kinds) > 1 else set()
+    gone = set.union(*(found[k][0] | found[k][1] for k in kinds)) - kept - turned
     unmatched = set(budgets_of[kinds[0]]) - set.intersection(*(set(budgets_of[k]) for k in kinds)) - {ref}
     rng_ratio = [div[k, n][RATIO].value for k in kinds for n in budgets_of[k]]
     both = "both budgets" if len(kinds) == 2 else "every budget"
@@ -273,6 +274,9 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
                   if kept and len(kinds) > 1 else
                   f"No difference is resolved at {both}" if len(kinds) > 1
                   else "The family was compared at one budget only")
+        + (f"; the differences of {names(sorted(turned))}, resolved at {both} but in "
+           "opposite directions (the members' order turns with the budget), cannot be credited "
+           "to segmentation" if turned else "")
         + (f"; the differences of {names(sorted(gone))}, resolved at "
            f"{'one budget' if len(kinds) == 2 else 'some budgets'} only, "
            "cannot be credited to segmentation" if gone else "")

@@ -184,7 +184,8 @@ def split_sentence(trip: pd.DataFrame, encoders: Sequence[str], split_p: Mapping
                      f"{hits.get('common', 0)} of {size.get('common', 0)} common ones, cut into "
                      f"{cuts.get('rare', np.nan):.2f} and {cuts.get('common', np.nan):.2f} pieces on average")
     return (text + " Among the words each encoder splits (claim 8b), " + "; ".join(parts)
-            + ". " + (f"For {', '.join(more)} the rare words are cut into more pieces, and"
+            + ". " + (f"For {' and '.join([', '.join(more[:-1]), more[-1]] if len(more) > 1 else more)} "
+                      "the rare words are cut into more pieces, and"
                       if more else "Where rare words are cut into more pieces,")
             + " a word cut into more pieces may be identified less often for that alone, so "
             "claim 8b compares rare and common words within words cut into as many pieces "
