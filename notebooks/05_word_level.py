@@ -486,7 +486,7 @@ candidates = P.candidates(lambda w: wordfreq.zipf_frequency(w, "en"),
                           rare_zipf, common_zipf)
 trip = P.pick(candidates, {"rare": n_triples, "common": n_triples}, seed)
 enc_lm = lms.get(encoder_model) or models.load(encoder_model, device=device)
-# each encoder: triples -> hits (T2.identified), remembered in the cache
+# each encoder: triples -> hits (P.identified), remembered in the cache
 encoders = {"MiniLM": identifier(P.remembered(P.minilm_states), P.MINILM),
             plots.label(encoder_model): identifier(
                 P.remembered(P.lm_states(enc_lm)), enc_lm)}

@@ -13,6 +13,7 @@ from lmnotes.studies.words import authors as AC
 from lmnotes.studies.words import calgaps as CG
 from lmnotes.studies.words import diversity as DV
 from lmnotes.studies.words import softgain as SG
+from lmnotes.studies.words import paraphrase as P
 from lmnotes.studies.words import table2 as T2
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.labels import label, named, names, signed
@@ -223,7 +224,7 @@ def test_each_encoder_gets_the_candidates_it_splits():
                           "x_a": ["cat", "cat", "plant", "plant", "plant"],
                           "s_x": ["a poodle ran", "a beagle ran", "a dog ran", "a cat ran",
                                   "a horse ran"]})
-    identify = lambda df: T2.identified(embed, df)  # noqa: E731
+    identify = lambda df: P.identified(embed, df)  # noqa: E731
     pools = T2.split_pools(cands, {"A": identify, "B": identify},
                            {"A": lambda ws: [1 + (len(w) > 3) for w in ws],
                             "B": lambda ws: [2] * len(ws)}, 1, 0)
@@ -248,7 +249,7 @@ def test_an_encoders_hits_are_kept_per_encoder_and_triples(tmp_path, monkeypatch
                          "s_a": ["a cat ran", "a fish sang"]})
     identify = identifier(embed, "pytest")  # an installed package names the encoder
     first = identify(trip)
-    assert np.array_equal(first, T2.identified(embed, trip)) and first.dtype == bool
+    assert np.array_equal(first, P.identified(embed, trip)) and first.dtype == bool
     n = len(calls)
     assert np.array_equal(identify(trip), first) and len(calls) == n  # read back, not computed
     identify(trip.iloc[:1])  # other triples: computed
@@ -467,6 +468,7 @@ def test_size_comparison_orders_larger_and_smaller():
 def test_the_papers_encoder_comparison_is_computed_from_its_counts():
     from scipy.stats import fisher_exact
 
-    from lmnotes.studies.words import table2 as T2
+    from lmnotes.studies.words import paraphrase as P
+from lmnotes.studies.words import table2 as T2
 
     assert T2.paper_encoders_p() == fisher_exact([[14, 36], [11, 39]]).pvalue  # Table 2: 14 and 11 of 50

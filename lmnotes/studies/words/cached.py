@@ -17,10 +17,10 @@ from lmnotes.core.remember import kept
 from lmnotes.models import memo
 from lmnotes.models.base import LanguageModel
 from lmnotes.studies.words import predict as words
-from lmnotes.studies.words import table2 as T2
+from lmnotes.studies.words import paraphrase as P
 
 memo.register("words", ("lmnotes.studies.words.predict",))
-memo.register("paraphrase", ("lmnotes.studies.words.paraphrase", "lmnotes.studies.words.table2"))
+memo.register("paraphrase", ("lmnotes.studies.words.paraphrase",))
 
 
 def word_predictions(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence[int],
@@ -44,7 +44,7 @@ def word_predictions(lm: LanguageModel, sentences: Sequence[str], sentence_ids: 
 
 
 def identifier(embed: Callable, encoder: LanguageModel | str) -> Callable[[pd.DataFrame], np.ndarray]:
-    """``triples -> table2.identified(embed, triples)``, each call's hits remembered in the
+    """``triples -> paraphrase.identified(embed, triples)``, each call's hits remembered in the
     shared cache (kind ``paraphrase``). ``encoder`` is what decides ``embed``'s states: the
     pretrained model it reads (:func:`lmnotes.studies.words.paraphrase.lm_states`, keyed by
     the model and its device), or the name of the installed package that holds the encoder
@@ -60,7 +60,7 @@ def identifier(embed: Callable, encoder: LanguageModel | str) -> Callable[[pd.Da
     def identify(triples: pd.DataFrame) -> np.ndarray:
         call = [source, *(list(triples[c]) for c in ("s_h", "s_x", "s_a"))]
         key = io.digest("paraphrase", call, lmcache.KINDS["paraphrase"]())
-        return kept("paraphrase", label, key, lambda: T2.identified(embed, triples),
+        return kept("paraphrase", label, key, lambda: P.identified(embed, triples),
                     f"{label}: paraphrase hits of {len(triples):,} triples", "hits.pkl")
 
     return identify

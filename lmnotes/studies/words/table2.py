@@ -22,14 +22,6 @@ from lmnotes.report import tables
 from lmnotes.studies.words import paraphrase as P
 
 
-def identified(embed: Callable, triples: pd.DataFrame) -> np.ndarray:
-    """Per triple, whether BERTScore F1 (:func:`lmnotes.studies.words.paraphrase.bertscore`)
-    ranks the sentence with x above the one with x_a as a match for the one with x_h."""
-    f_x = P.bertscore(embed, list(triples["s_h"]), list(triples["s_x"]))
-    f_a = P.bertscore(embed, list(triples["s_h"]), list(triples["s_a"]))
-    return f_x > f_a
-
-
 def table2_stats(hits_rare: int, hits_common: int, n_r: int, n_c: int) -> dict:
     """The tests of a Table 2 row: χ² with and without Yates's correction and Fisher's exact
     test on the 2×2 table of hits and misses of ``n_r`` rare and ``n_c`` common triples."""
@@ -130,7 +122,7 @@ def split_pools(candidates: pd.DataFrame, encoders: Mapping[str, Callable], piec
     (:func:`lmnotes.studies.words.paraphrase.pick`, ``seed``) from the ``candidates`` whose
     word x the encoder's tokenizer cuts into more than one token (``pieces[name]``: words ->
     token counts), with the encoder's hits (``encoders[name]``: triples -> hits, such as
-    :func:`identified` of its embedding), the number of ``pieces`` and a ``<encoder> split``
+    :func:`lmnotes.studies.words.paraphrase.identified` of its embedding), the number of ``pieces`` and a ``<encoder> split``
     column."""
     out = {}
     for name, identify in encoders.items():
