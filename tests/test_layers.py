@@ -38,5 +38,5 @@ def test_the_cache_listing_knows_every_kind_any_module_registers(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "LMNOTES_CACHE": str(tmp_path)})
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["calibration", "corpus", "draws", "latent", "pretrained", "samples", "scores", "trained",
-                                   "word2vec", "wordnet", "words"]
+    assert done.stdout.split() == ["calibration", "corpus", "draws", "latent", "paraphrase", "pretrained", "samples",
+                                   "scores", "trained", "word2vec", "wordnet", "words"]

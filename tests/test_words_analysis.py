@@ -5,15 +5,15 @@ by frequency bin and the diversity-against-tokenization comparison, on construct
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats as ss
 import torch
+from scipy import stats as ss
 
 from lmnotes import stats
 from lmnotes.studies.words import authors as AC
 from lmnotes.studies.words import calgaps as CG
 from lmnotes.studies.words import diversity as DV
-from lmnotes.studies.words import softgain as SG
 from lmnotes.studies.words import paraphrase as P
+from lmnotes.studies.words import softgain as SG
 from lmnotes.studies.words import table2 as T2
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.labels import label, named, names, signed
@@ -468,7 +468,6 @@ def test_size_comparison_orders_larger_and_smaller():
 def test_the_papers_encoder_comparison_is_computed_from_its_counts():
     from scipy.stats import fisher_exact
 
-    from lmnotes.studies.words import paraphrase as P
-from lmnotes.studies.words import table2 as T2
+    from lmnotes.studies.words import table2 as T2
 
     assert T2.paper_encoders_p() == fisher_exact([[14, 36], [11, 39]]).pvalue  # Table 2: 14 and 11 of 50
