@@ -296,10 +296,11 @@ def doublings_case(name: str, doublings: float, threshold: float) -> lmcases.Cas
     beyond twice the threshold."""
     used_up = math.isinf(doublings)
     return lmcases.Case(f"{name}: decay exponent's doublings", "clearly below",
-                max(4 * threshold, math.log2(10)) if used_up else doublings, threshold=threshold,
-                why="over the last decade of N, log₂ of the exponent's ratio (a power law 0, a fair "
-                "die log₂ 10): a power-law decay rather than a die's; the threshold is ours"
-                + ("; P̂ reached 0 (∞ doublings), counted beyond twice the threshold" if used_up else ""))
+                        max(4 * threshold, math.log2(10)) if used_up else doublings, threshold=threshold,
+                        why="over the last decade of N, log₂ of the exponent's ratio (a power law 0, a "
+                        "fair die log₂ 10): a power-law decay rather than a die's; the threshold is ours"
+                        + ("; P̂ reached 0 (∞ doublings), counted beyond twice the threshold"
+                           if used_up else ""))
 
 
 def thresholds(rules: Mapping, paper_size_gain: float) -> dict[str, str]:

@@ -281,8 +281,8 @@ def split_case(name: str, words: pd.DataFrame, margin: float) -> Case:
         how = "Newcombe's interval"
     return on(name, "above", diff, margin,
               why=f"common minus rare hit rate among split words, points ({counts}; {how}); below "
-              "the margin (a share of the encoder's rare–common gap, claim 8a), the pieces "
-              "explain most of that gap")
+              "the margin (half of the encoder's gap in 8a at these words' frequency contrast), "
+              "less than half of the rarity gap remains with the pieces held fixed")
 
 
 def encoders_case(name: str, diff, margin: float) -> Case:
