@@ -1048,7 +1048,7 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # {glue:text}`grew_words` for words, {glue:text}`grew_power` for the power law (a control
 # matched to the words in rate, N^−1/3, not in level: its P̂_N is lower) and
 # {glue:text}`grew_die6` for the million-faced die (the table): the words' exponent grew
-# about 1.3-fold over the decade where a power law's stays put and a die's grows tenfold.
+# over the decade, where a power law's stays put, but far less than a die's tenfold.
 # This is a reading at our N: over the decade before, ending at a tenth of the words,
 # their doublings are {glue:text}`grew_words_tenth` (a fair die's are 3.3 over every
 # decade until it is used up). The claim below counts, for

@@ -122,8 +122,8 @@ def split_pools(candidates: pd.DataFrame, encoders: Mapping[str, Callable], piec
     (:func:`lmnotes.studies.words.paraphrase.pick`, ``seed``) from the ``candidates`` whose
     word x the encoder's tokenizer cuts into more than one token (``pieces[name]``: words ->
     token counts), with the encoder's hits (``encoders[name]``: triples -> hits, such as
-    :func:`lmnotes.studies.words.paraphrase.identified` of its embedding), the number of ``pieces`` and a ``<encoder> split``
-    column."""
+    :func:`lmnotes.studies.words.paraphrase.identified` of its embedding), the number of
+    ``pieces`` and a ``<encoder> split`` column."""
     out = {}
     for name, identify in encoders.items():
         cut = np.asarray(pieces[name](list(candidates["x"])))
@@ -176,7 +176,7 @@ def split_sentence(trip: pd.DataFrame, encoders: Sequence[str], split_p: Mapping
                      f"{hits.get('common', 0)} of {size.get('common', 0)} common ones, cut into "
                      f"{cuts.get('rare', np.nan):.2f} and {cuts.get('common', np.nan):.2f} pieces on average")
     return (text + " Among the words each encoder splits (claim 8b), " + "; ".join(parts)
-            + ". " + (f"For {' and '.join([', '.join(more[:-1]), more[-1]] if len(more) > 1 else more)} "
+            + ". " + (f"For {', '.join(more[:-1]) + ' and ' if len(more) > 1 else ''}{more[-1]} "
                       "the rare words are cut into more pieces, and"
                       if more else "Where rare words are cut into more pieces,")
             + " a word cut into more pieces may be identified less often for that alone, so "
