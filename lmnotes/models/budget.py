@@ -27,7 +27,7 @@ from lmnotes.models.train import TrainConfig, _blocks, _stream
 
 
 #: Updates between evaluations of a run stopped at a quality (:func:`at_quality`).
-EVAL_EVERY = 20
+EVAL_EVERY = 10
 
 
 def training_budget(lm, train_texts: Sequence[str], config: TrainConfig,
