@@ -235,7 +235,8 @@ def test_the_measured_texts_report_the_counts():
     assert m["8a"] == ("A 10/50 vs 40/50, Fisher p < 0.001; B 20/50 vs 40/50, Fisher p < 0.001; "
                        "confounded with word-piece splitting (8b)")
     assert m["8b"].startswith("common minus rare split words (points) against 0.5 × 8a's gap × the split words' "
-                              "Zipf contrast over Table 2's: A 1/10 vs 18/20, 80.0 [43.5, 90.9] vs 30 (×1.00);")
+                              "Zipf contrast over Table 2's (its ± widens the interval): A 1/10 vs 18/20, 80.0 "
+                              "[42.7, 93.4] vs 30 ± 7.7 (×1.00);")
     assert m["8b"].endswith("; B split no rare word or no common one: no case")
     assert m["9"] == "A − B 3.00 [−2.00, 8.00] points on 10 rare triples (margin ±15), McNemar p 0.5"
     assert m["10"].startswith("best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "
@@ -379,6 +380,22 @@ def test_8b_reaches_every_outcome_against_half_the_gap():
     assert decide == {100: "for", 240: "open", 330: "against"}
     no_gap = table(results(split_pools={"A": split(330)}, table2=table2(a=(40, 30))))
     assert cases_of(no_gap, "8b").empty and "A: no gap in 8a, no case" in no_gap.loc["8b", "measured"]
+
+
+def test_8b_counts_the_margins_own_uncertainty():
+    """The margin is half of an estimate from 50 + 50 triples: its half-width widens the
+    case's interval in quadrature, so that a difference that clears the point margin by less
+    than the two uncertainties together stays open."""
+    widened = C.with_margin(est(10, half=4), est(5, half=3))
+    assert (widened.value, widened.low, widened.high) == pytest.approx((10, 5, 15))
+    def split(rare_hits, n=400):
+        return pd.DataFrame({"kind": ["rare"] * n + ["common"] * n, "pieces": 2,
+                             "A": [True] * rare_hits + [False] * (n - rare_hits) + [True] * 360 + [False] * 40})
+    gap = table2(a=(10, 40))  # 60 [43, 75] points: a margin of 30 ± 7.7
+    case = cases_of(table(results(split_pools={"A": split(210)}, table2=gap)), "8b").iloc[0]
+    narrow = T2.stratified_difference([360], [400], [210], [400])  # 37.5 ± 5.7 points alone
+    assert narrow.low > 30 and case["low"] < 30 < case["high"] and case["decision"] == "open"
+    assert case["threshold"] == pytest.approx(30) and case["estimate"] == pytest.approx(37.5)
 
 
 def test_8b_scales_the_margin_to_the_split_words_frequency_contrast():

@@ -32,7 +32,8 @@ interval. How each claim is read (its form first):
     2's (:func:`zipf_contrast`: split common words are rarer than Table 2's, so frequency
     alone predicts a smaller gap there): "not because of the pieces" is read as "not
     mostly", so the case is against when what remains lies below that share, for when
-    above;
+    above; the margin rests on 8a's 50 + 50 triples, so its own 95 % half-width (Newcombe's,
+    times the share and the scale) widens the case's interval in quadrature;
 9. the two encoders do not differ on rare words (within ± ``equal_points``);
 10. every bin: even the best model's coverage is below GPT-2's there (§3.1);
 11. every model: soft match at k = 100 adds more than ``soft_share`` more types (§3.2's raw
@@ -255,14 +256,19 @@ def fails_more_case(name: str, rare: int, n_rare: int, common: int, n_common: in
                 "with Fisher's exact p")
 
 
-def split_case(name: str, words: pd.DataFrame, margin: float) -> Case:
+def split_case(name: str, words: pd.DataFrame, margin: stats.Estimate) -> Case:
     """Claim 8b, one encoder: among the words its tokenizer splits (``words``: ``kind``, a
     hit column ``name`` and, where known, ``pieces``), the common minus the rare hit rate
     (points), above ``margin``: for when the rare split words still fail more by more than
     the margin, against when by less (or not at all). Where the pieces are known, the
     difference is taken within words cut into as many pieces (2, 3, 4 or more;
     :func:`~lmnotes.studies.words.table2.stratified_difference`), since rare words are cut
-    into more; otherwise it is the raw difference with Newcombe's interval."""
+    into more; otherwise it is the raw difference with Newcombe's interval.
+
+    The margin is itself an estimate (``margin.value`` with its interval): the difference
+    is compared with its value, each side of the difference's interval widened by the
+    margin's half-width in quadrature, so that the case is decided on the difference of the
+    two (:func:`with_margin`)."""
     rare, common = (words.loc[words["kind"] == k, name] for k in ("rare", "common"))
     counts = f"{int(common.sum())}/{len(common)} common, {int(rare.sum())}/{len(rare)} rare"
     both = None
@@ -279,10 +285,29 @@ def split_case(name: str, words: pd.DataFrame, margin: float) -> Case:
     else:
         diff = T2.rate_difference(int(common.sum()), len(common), int(rare.sum()), len(rare))
         how = "Newcombe's interval"
-    return on(name, "above", diff, margin,
+    return on(name, "above", with_margin(diff, margin), margin.value,
               why=f"common minus rare hit rate among split words, points ({counts}; {how}); below "
-              "the margin (half of the encoder's gap in 8a at these words' frequency contrast), "
-              "less than half of the rarity gap remains with the pieces held fixed")
+              "the margin (half of the encoder's gap in 8a at these words' frequency contrast, "
+              f"{margin.low:.3g} to {margin.high:.3g} within its own interval, which widens the "
+              "case's), less than half of the rarity gap remains with the pieces held fixed")
+
+
+def times(e: stats.Estimate, factor: float) -> stats.Estimate:
+    """``e`` and its interval times ``factor`` (ends swapped for a negative one)."""
+    ends = sorted((e.low * factor, e.high * factor))
+    return stats.Estimate(e.value * factor, *ends)
+
+
+def with_margin(diff: stats.Estimate, margin: stats.Estimate) -> stats.Estimate:
+    """``diff``'s interval widened for a margin that is an estimate too: each side's
+    half-width and the margin's mean half-width added in quadrature, the interval of
+    diff − margin shifted back by the margin's value. The two are taken as independent,
+    which overstates the spread where they share data and rise and fall together (claim
+    8b's rare split words include Table 2's rare triples): the wider interval decides fewer
+    cases, never more."""
+    m = (margin.high - margin.low) / 2
+    return stats.Estimate(diff.value, diff.value - math.hypot(diff.value - diff.low, m),
+                          diff.value + math.hypot(diff.high - diff.value, m))
 
 
 def encoders_case(name: str, diff, margin: float) -> Case:
@@ -502,12 +527,13 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
            for _, r in ours.iterrows()]
     # 8b's margin: the share of the encoder's own gap (8a) that the pieces must leave, scaled
     # to the frequency contrast of its split words (a gap per unit of Zipf frequency)
-    gap = {c.name: c.estimate for c in c8a}
+    gap = {r["encoder"]: T2.rate_difference(int(r["common hits"]), n, int(r["rare hits"]), n)
+           for _, r in ours.iterrows()}
     scale = {name: zipf_contrast(words) / zipf_contrast(results.trip) for name, words in split.items()}
     scale = {name: s if math.isfinite(s) else 1.0 for name, s in scale.items()}
-    decided = {name: words for name, words in split.items() if gap[name] > 0}
-    c8b = [split_case(name, words, rules.explained_share * gap[name] * scale[name])
-           for name, words in decided.items()]
+    decided = {name: words for name, words in split.items() if gap[name].value > 0}
+    margin = {name: times(gap[name], rules.explained_share * scale[name]) for name in decided}
+    c8b = [split_case(name, words, margin[name]) for name, words in decided.items()]
     left = [e for e in results.encoders if e not in split]
     no_gap = [e for e in split if e not in decided]
     return [
@@ -519,10 +545,11 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
         lmclaims.row(
             "8b. ... and not because rare words are cut into pieces (our check; split words only)", c8b,
             f"common minus rare split words (points) against {rules.explained_share:g} × 8a's gap × "
-            "the split words' Zipf contrast over Table 2's: "
+            "the split words' Zipf contrast over Table 2's (its ± widens the interval): "
             + "; ".join(f"{c.name} {split_text(c.name, w)}, {fmt(stats.Estimate(c.estimate, c.low, c.high))}"
                         + (" in equal pieces" if "pieces" in w else "")
-                        + f" vs {c.threshold:.3g} (×{scale[c.name]:.2f})"
+                        + f" vs {c.threshold:.3g} ± {(margin[c.name].high - margin[c.name].low) / 2:.2g}"
+                        f" (×{scale[c.name]:.2f})"
                         for c, w in zip(c8b, decided.values()))
             + (f"; {names(no_gap)}: no gap in 8a, no case" if no_gap else "")
             + (f"; {names(left)} split no rare word or no common one: no case" if left else ""), form="every")]
