@@ -868,7 +868,8 @@ glue_md("size_sentence", "The comparison ran at this profile (table above)."
 # the ratio of the two mean Zipf contrasts), and the claim is contradicted when they fail
 # more by less. The margin is itself an estimate (8a's gap rests on 50 triples a kind):
 # its half-width widens the case's interval in quadrature, as if the two were independent
-# (they share the rare triples, so the true interval is narrower). Claim
+# (they share the rare triples, so the true interval is narrower); the ratio of the Zipf
+# contrasts is taken as fixed. Claim
 # 10 asks whether even our best model per bin stays below GPT-2; claim 11 takes the raw
 # gain, as the paper measures it, against
 # {glue:text}`soft_share_pct` % of T1, which both of the paper's shares exceed. In claim 12

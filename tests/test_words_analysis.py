@@ -330,7 +330,7 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     null_df = pd.DataFrame({"model": ["x"], DV.RATIO: [est(50)]})
     members = {"T": ["b", "word", "bpe8000"], "E": ["b", "word", "bpe8000"], "Q": ["b", "bpe8000"]}
     text = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
-    assert "No difference is resolved at every budget" in text
+    assert "No difference is resolved in the same direction at every budget" in text
     # lower at two budgets and higher at the third: resolved at every budget, but the order
     # turns, and it is not credited either
     div["Q", "b"] = {DV.RATIO: est(40.0, reps=np.array([39.0, 40.0, 41.0]))}
@@ -352,8 +352,8 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
                                 ["word"], warmup=50)
     assert "BPE-8k at update 80 of 240 (learning rate 0.75 of its peak)" in short
     assert "as well as segmentations; BPE-1k stops earliest" in short  # all stop at 80: the first
-    assert ("; BPE-1k never came down to it, and keep their best; BPE-8k went past it by more than 0.01 "
-            "between two evaluations (see the table's bpb), so a difference from them is one of quality as well; "
+    assert ("; BPE-1k never came down to it, and keeps its best; BPE-8k went past it by more than 0.01 "
+            "between two evaluations (see the table's bpb), so a difference from it is one of quality as well; "
             "word, with a closed") in short
 
 

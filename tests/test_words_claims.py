@@ -235,8 +235,8 @@ def test_the_measured_texts_report_the_counts():
     assert m["8a"] == ("A 10/50 vs 40/50, Fisher p < 0.001; B 20/50 vs 40/50, Fisher p < 0.001; "
                        "confounded with word-piece splitting (8b)")
     assert m["8b"].startswith("common minus rare split words (points) against 0.5 × 8a's gap × the split words' "
-                              "Zipf contrast over Table 2's (its ± widens the interval): A 1/10 vs 18/20, 80.0 "
-                              "[42.7, 93.4] vs 30 ± 7.7 (×1.00);")
+                              "Zipf contrast over Table 2's (its interval widens the case's): A 1/10 vs 18/20, "
+                              "80.0 [43.0, 94.3] vs 30 [20.8, 36.2] (×1.00);")
     assert m["8b"].endswith("; B split no rare word or no common one: no case")
     assert m["9"] == "A − B 3.00 [−2.00, 8.00] points on 10 rare triples (margin ±15), McNemar p 0.5"
     assert m["10"].startswith("best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "
@@ -333,7 +333,7 @@ def test_8b_is_against_when_split_rare_words_fail_no_more_than_the_margin():
     trip, pool = triples(rare_split=(45, 50), common_split=(180, 200))
     df = table(results(trip=trip, pool=pool))
     case = cases_of(df, "8b").iloc[0]
-    assert case["decision"] == "against" and case["high"] < 15
+    assert case["decision"] == "against" and case["high"] < case["threshold"]
     assert case["estimate"] == pytest.approx(0.0)
 
 
@@ -388,14 +388,22 @@ def test_8b_counts_the_margins_own_uncertainty():
     than the two uncertainties together stays open."""
     widened = C.with_margin(est(10, half=4), est(5, half=3))
     assert (widened.value, widened.low, widened.high) == pytest.approx((10, 5, 15))
+    # an asymmetric margin: the low end takes its upper side, the high end its lower side
+    lopsided = C.with_margin(stats.Estimate(10, 6, 14), stats.Estimate(5, 2, 9))
+    assert (lopsided.low, lopsided.high) == pytest.approx((10 - math.hypot(4, 4), 15))
     def split(rare_hits, n=400):
         return pd.DataFrame({"kind": ["rare"] * n + ["common"] * n, "pieces": 2,
                              "A": [True] * rare_hits + [False] * (n - rare_hits) + [True] * 360 + [False] * 40})
-    gap = table2(a=(10, 40))  # 60 [43, 75] points: a margin of 30 ± 7.7
+    gap = table2(a=(10, 40))  # 60 [42, 72] points: a margin of 30 [20.8, 36.2]
     case = cases_of(table(results(split_pools={"A": split(210)}, table2=gap)), "8b").iloc[0]
     narrow = T2.stratified_difference([360], [400], [210], [400])  # 37.5 ± 5.7 points alone
     assert narrow.low > 30 and case["low"] < 30 < case["high"] and case["decision"] == "open"
     assert case["threshold"] == pytest.approx(30) and case["estimate"] == pytest.approx(37.5)
+    # 7.5 points above a margin that reaches 9.2 below its value: more split words alone
+    # cannot decide it; 10 points above can be
+    assert "more split words cannot decide the case" in case["why"]
+    clear = cases_of(table(results(split_pools={"A": split(200)}, table2=gap)), "8b").iloc[0]
+    assert "cannot decide" not in clear["why"]
 
 
 def test_8b_scales_the_margin_to_the_split_words_frequency_contrast():

@@ -285,11 +285,14 @@ def split_case(name: str, words: pd.DataFrame, margin: stats.Estimate) -> Case:
     else:
         diff = T2.rate_difference(int(common.sum()), len(common), int(rare.sum()), len(rare))
         how = "Newcombe's interval"
+    side = margin.high - margin.value if diff.value < margin.value else margin.value - margin.low
+    stuck = ("; the margin's own interval alone reaches past the estimate, so more split words "
+             "cannot decide the case without more of Table 2's triples" if side >= abs(diff.value - margin.value) else "")
     return on(name, "above", with_margin(diff, margin), margin.value,
               why=f"common minus rare hit rate among split words, points ({counts}; {how}); below "
               "the margin (half of the encoder's gap in 8a at these words' frequency contrast, "
               f"{margin.low:.3g} to {margin.high:.3g} within its own interval, which widens the "
-              "case's), less than half of the rarity gap remains with the pieces held fixed")
+              "case's), less than half of the rarity gap remains with the pieces held fixed" + stuck)
 
 
 def times(e: stats.Estimate, factor: float) -> stats.Estimate:
@@ -299,15 +302,15 @@ def times(e: stats.Estimate, factor: float) -> stats.Estimate:
 
 
 def with_margin(diff: stats.Estimate, margin: stats.Estimate) -> stats.Estimate:
-    """``diff``'s interval widened for a margin that is an estimate too: each side's
-    half-width and the margin's mean half-width added in quadrature, the interval of
-    diff − margin shifted back by the margin's value. The two are taken as independent,
-    which overstates the spread where they share data and rise and fall together (claim
-    8b's rare split words include Table 2's rare triples): the wider interval decides fewer
-    cases, never more."""
-    m = (margin.high - margin.low) / 2
-    return stats.Estimate(diff.value, diff.value - math.hypot(diff.value - diff.low, m),
-                          diff.value + math.hypot(diff.high - diff.value, m))
+    """``diff``'s interval widened for a margin that is an estimate too: the interval of
+    diff − margin, each side's half-widths added in quadrature (its low end takes the
+    margin's upper side, its high end the lower), shifted back by the margin's value. The
+    two are taken as independent, which overstates the spread where they share data and rise
+    and fall together (claim 8b's rare split words include Table 2's rare triples): the
+    wider interval decides fewer cases, never more."""
+    return stats.Estimate(diff.value,
+                          diff.value - math.hypot(diff.value - diff.low, margin.high - margin.value),
+                          diff.value + math.hypot(diff.high - diff.value, margin.value - margin.low))
 
 
 def encoders_case(name: str, diff, margin: float) -> Case:
@@ -545,10 +548,10 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
         lmclaims.row(
             "8b. ... and not because rare words are cut into pieces (our check; split words only)", c8b,
             f"common minus rare split words (points) against {rules.explained_share:g} × 8a's gap × "
-            "the split words' Zipf contrast over Table 2's (its ± widens the interval): "
+            "the split words' Zipf contrast over Table 2's (its interval widens the case's): "
             + "; ".join(f"{c.name} {split_text(c.name, w)}, {fmt(stats.Estimate(c.estimate, c.low, c.high))}"
                         + (" in equal pieces" if "pieces" in w else "")
-                        + f" vs {c.threshold:.3g} ± {(margin[c.name].high - margin[c.name].low) / 2:.2g}"
+                        + f" vs {c.threshold:.3g} [{margin[c.name].low:.3g}, {margin[c.name].high:.3g}]"
                         f" (×{scale[c.name]:.2f})"
                         for c, w in zip(c8b, decided.values()))
             + (f"; {names(no_gap)}: no gap in 8a, no case" if no_gap else "")

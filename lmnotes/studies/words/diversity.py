@@ -121,9 +121,11 @@ def matched_sentence(matched: tuple[float, str, str] | None, kind: str | None, e
             + ". So this view compares members at different stages of their schedules as well "
             "as segmentations"
             + (f"; {label(earliest)} stops earliest" if earliest else "")
-            + (f"; {names(short)} never came down to it, and keep their best" if short else "")
+            + (f"; {names(short)} never came down to it, and "
+               f"{'keep their' if len(short) > 1 else 'keeps its'} best" if short else "")
             + (f"; {names(past)} went past it by more than 0.01 between two evaluations (see "
-               "the table's bpb), so a difference from them is one of quality as well" if past else "")
+               f"the table's bpb), so a difference from {'them' if len(past) > 1 else 'it'} is one of "
+               "quality as well" if past else "")
             + (f"; {names(closed)}, with a closed vocabulary, has no bits per byte and is left "
                "out of it" if closed else "") + ".")
 
@@ -272,7 +274,7 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
                   f"{both}, so only it can be credited to segmentation "
                   "(with the vocabulary's other consequences, above)"
                   if kept and len(kinds) > 1 else
-                  f"No difference is resolved at {both}" if len(kinds) > 1
+                  f"No difference is resolved in the same direction at {both}" if len(kinds) > 1
                   else "The family was compared at one budget only")
         + (f"; the differences of {names(sorted(turned))}, resolved at {both} but in "
            "opposite directions (the members' order turns with the budget), cannot be credited "
