@@ -285,9 +285,11 @@ def split_case(name: str, words: pd.DataFrame, margin: stats.Estimate) -> Case:
     else:
         diff = T2.rate_difference(int(common.sum()), len(common), int(rare.sum()), len(rare))
         how = "Newcombe's interval"
+    # the margin's own interval reaching the estimate: no number of split words decides it
     side = margin.high - margin.value if diff.value < margin.value else margin.value - margin.low
     stuck = ("; the margin's own interval alone reaches past the estimate, so more split words "
-             "cannot decide the case without more of Table 2's triples" if side >= abs(diff.value - margin.value) else "")
+             "cannot decide the case without more of Table 2's triples"
+             if side >= abs(diff.value - margin.value) else "")
     return on(name, "above", with_margin(diff, margin), margin.value,
               why=f"common minus rare hit rate among split words, points ({counts}; {how}); below "
               "the margin (half of the encoder's gap in 8a at these words' frequency contrast, "
