@@ -493,6 +493,7 @@ encoders = {"MiniLM": identifier(P.remembered(P.minilm_states), P.MINILM),
 for name, identify in encoders.items():
     trip[name] = identify(trip)
 t2 = T2.table2(trip, encoders, n_triples)
+glue("n_triples", n_triples, display=False)
 pf = {c: tables.pvalue for c in t2.columns if c.startswith(("p", "Fisher"))}
 tables.show(t2, f"Paraphrase hits of {n_triples} rare and {n_triples} "
             "common triples, and the tests (the paper's Table 2 "
@@ -866,7 +867,8 @@ glue_md("size_sentence", "The comparison ran at this profile (table above)."
 # (claim 8a), scaled to the frequencies compared (split common words are rarer than Table
 # 2's, so frequency alone predicts a smaller gap among them: the margin is multiplied by
 # the ratio of the two mean Zipf contrasts), and the claim is contradicted when they fail
-# more by less. The margin is itself an estimate (8a's gap rests on 50 triples a kind):
+# more by less. The margin is itself an estimate (8a's gap rests on
+# {glue:text}`n_triples` triples a kind):
 # its half-width widens the case's interval in quadrature, as if the two were independent
 # (they share the rare triples, so the true interval is narrower); the ratio of the Zipf
 # contrasts is taken as fixed. Claim

@@ -348,3 +348,10 @@ def bootstrap_ols(y, columns: dict[str, np.ndarray], n_boot: int = 1000, seed: i
     point["low"], point["high"] = np.quantile(boots[:, :, 0], q, axis=0)
     point["R² low"], point["R² high"] = np.quantile(boots[:, :, 1], q, axis=0)
     return point
+
+
+def scaled(e: Estimate, factor: float) -> Estimate:
+    """An estimate with its value and interval multiplied by ``factor`` (100: a share in %;
+    the ends swap for a negative one). Its replicates are not kept."""
+    low, high = sorted((factor * e.low, factor * e.high))
+    return Estimate(factor * e.value, low, high)

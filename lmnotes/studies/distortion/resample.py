@@ -28,10 +28,8 @@ def grown(x: float) -> str:
     return "∞" if math.isinf(x) else f"{x:.2f}".replace("-", "−")
 
 
-def scaled(e, factor: float) -> stats.Estimate:
-    """An estimate with its value and interval multiplied by a positive ``factor`` (100: a
-    share in %)."""
-    return stats.Estimate(factor * e.value, factor * e.low, factor * e.high)
+#: An estimate and its interval times a factor (:func:`lmnotes.stats.scaled`).
+scaled = stats.scaled
 
 
 def negated(e) -> stats.Estimate:

@@ -32,8 +32,8 @@ interval. How each claim is read (its form first):
     2's (:func:`zipf_contrast`: split common words are rarer than Table 2's, so frequency
     alone predicts a smaller gap there): "not because of the pieces" is read as "not
     mostly", so the case is against when what remains lies below that share, for when
-    above; the margin rests on 8a's 50 + 50 triples, so its own 95 % half-width (Newcombe's,
-    times the share and the scale) widens the case's interval in quadrature;
+    above; the margin rests on 8a's rare and common triples, so its own 95 % interval
+    (Newcombe's, times the share and the scale) widens the case's in quadrature;
 9. the two encoders do not differ on rare words (within ± ``equal_points``);
 10. every bin: even the best model's coverage is below GPT-2's there (§3.1);
 11. every model: soft match at k = 100 adds more than ``soft_share`` more types (§3.2's raw
@@ -297,12 +297,6 @@ def split_case(name: str, words: pd.DataFrame, margin: stats.Estimate) -> Case:
               "case's), less than half of the rarity gap remains with the pieces held fixed" + stuck)
 
 
-def times(e: stats.Estimate, factor: float) -> stats.Estimate:
-    """``e`` and its interval times ``factor`` (ends swapped for a negative one)."""
-    ends = sorted((e.low * factor, e.high * factor))
-    return stats.Estimate(e.value * factor, *ends)
-
-
 def with_margin(diff: stats.Estimate, margin: stats.Estimate) -> stats.Estimate:
     """``diff``'s interval widened for a margin that is an estimate too: the interval of
     diff − margin, each side's half-widths added in quadrature (its low end takes the
@@ -537,7 +531,7 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
     scale = {name: zipf_contrast(words) / zipf_contrast(results.trip) for name, words in split.items()}
     scale = {name: s if math.isfinite(s) else 1.0 for name, s in scale.items()}
     decided = {name: words for name, words in split.items() if gap[name].value > 0}
-    margin = {name: times(gap[name], rules.explained_share * scale[name]) for name in decided}
+    margin = {name: stats.scaled(gap[name], rules.explained_share * scale[name]) for name in decided}
     c8b = [split_case(name, words, margin[name]) for name, words in decided.items()]
     left = [e for e in results.encoders if e not in split]
     no_gap = [e for e in split if e not in decided]
