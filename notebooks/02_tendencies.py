@@ -164,8 +164,8 @@ glue("max_tokens_pretrained_used", max_tokens_pretrained, display=False)
 #   "Transformer (AS)" role: a closed vocabulary);
 # - *LSTM*: over the same BPE; *Trigram*: the unsmoothed maximum-likelihood word trigram of the
 #   source's Eq. 16;
-# - *SmolLM2-135M* (the *Instruct* model, the one its package ships) and *Gemma-3-270M*:
-#   pretrained on web text, **not** on this corpus, and started from their document
+# - *SmolLM2-135M* (the *Instruct* model, the one its package ships) and, at the `gpu`
+#   profile, *Gemma-3-270M*: pretrained on web text, **not** on this corpus, and started from their document
 #   separator, so they write whatever documents their training data held; we keep the
 #   first sentence of each sample (split as the corpus was, with pysbd), since a sentence is
 #   what the reference calls a document, and stop them after

@@ -336,8 +336,9 @@ tables.show(adv.table(), "Where the word model's advantage comes from",
 #
 # ## Pretrained models: tokens, words and bytes
 #
-# SmolLM2-135M (a byte-level BPE) and Gemma-3-270M (a SentencePiece vocabulary with byte
-# fallback; the table gives both vocabulary sizes) were trained on web text, not on this corpus. Both
+# SmolLM2-135M (a byte-level BPE) and, at the `gpu` profile, Gemma-3-270M (a SentencePiece
+# vocabulary with byte fallback; the table gives the vocabulary sizes) were trained on web
+# text, not on this corpus. Both
 # conventions are shown: the string convention of this report, and the harness convention
 # (whitespace words and UTF-8 bytes of the original text, EOS not scored).
 
@@ -782,9 +783,9 @@ for spec, s in scores.items():
 # At equal bits per byte the members come in the order of their tokens' lengths, byte
 # first and word last, and the perplexity per token grows exponentially with the bytes a
 # token holds. The printed order differs only in the word model, which its much lower bits
-# per byte (partly the closed vocabulary's `<unk>`, measured above) put below BPE-4k and
-# BPE-8k. Token length alone nearly decides a ranking by perplexity per token: such a
-# ranking ranks segmentations, the post's point.
+# per byte (partly the closed vocabulary's `<unk>`, measured above) put below the BPE
+# members with the longest tokens. Token length alone nearly decides a ranking by
+# perplexity per token: such a ranking ranks segmentations, the post's point.
 #
 # ```{solution-end}
 # ```
