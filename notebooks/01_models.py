@@ -32,8 +32,8 @@
 #   with `<unk>`) and bytes. Their sizes are the `cpu` profile's, minutes of training on two
 #   CPU cores, in float32 with pinned kernels, so that a re-run on one machine trains the same
 #   weights (CPUs of another make can differ in the last digits: see the README); the `gpu` profile
-#   trains larger ones. The segmentation chapter adds BPE at other vocabulary sizes (and
-#   characters in the `gpu` profile).
+#   trains larger ones. The segmentation chapter adds BPE at another vocabulary size (more
+#   sizes, and characters, in the `gpu` profile).
 #
 # This chapter lists them, measures each on the test split, and shows what each generates.
 #

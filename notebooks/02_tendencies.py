@@ -984,7 +984,7 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 # the test split has and the vocabulary lacks. So the verdict counts the top types only.
 #
 # The pretrained models were sampled from their document separator with no prompt, so they
-# write the web text they were trained on (code, markup, other languages; see the samples
+# write the kind of web text they were trained on (code and the like; see the samples
 # above). Their first sentences lie beyond the human shift: {glue:text}`pre_beyond`.
 # Perplexity orders them the other
 # way: on this test split they have the lowest bits per byte of all our models

@@ -32,7 +32,8 @@
 #
 # This chapter recomputes the post's worked examples, then measures each claim on real
 # models: one Transformer architecture trained on this report's corpus with each of several
-# segmentations, and two pretrained models whose tokenizers differ fivefold in size. It goes
+# segmentations, and pretrained models with tokenizers of their own (SmolLM2's; Gemma-3's, five
+# times larger, joins at the `gpu` profile). It goes
 # past the post where the post stops: it *estimates* the marginal over segmentations.
 
 # %% [markdown]
@@ -170,7 +171,7 @@ tables.show(examples.set_index("quantity"),
 #
 # The Transformer of {doc}`01_models` (same size, same training budget, same seed) trained on
 # the corpus's training sentences with each of {glue:text}`n_segmentations` segmentations
-# (the `segmentations` parameter): UTF-8 bytes, byte-level BPE at several vocabulary sizes,
+# (the `segmentations` parameter): UTF-8 bytes, byte-level BPE at different vocabulary sizes,
 # and words with a closed vocabulary (types seen at least twice in training; the rest
 # `<unk>`). A character model is one `-p segmentations` away and is part of the `gpu`
 # profile; on this corpus, where {glue:text}`non_ascii_pct`% of the training characters lie
@@ -355,11 +356,13 @@ tables.show(pre_table,
             "Pretrained models on the test subset, in both conventions")
 
 # %% [markdown]
-# On {glue:text}`n_pretrained_sentences` test sentences the model with the larger vocabulary
-# needs fewer tokens for the same text; per token it must choose among more types, so its
-# perplexity per token carries its tokenizer as well as its quality. Bits per byte and
-# perplexity per word compare the two. The conventions move every figure (EOS is a hard
-# prediction for a model trained on documents, not sentences) but not the order.
+# The table scores {glue:text}`n_pretrained_sentences` test sentences. A model with a
+# larger vocabulary needs fewer tokens for the same text; per token it must choose among
+# more types, so its perplexity per token carries its tokenizer as well as its quality,
+# while bits per byte and perplexity per word compare models whatever their tokenizers
+# (the `gpu` profile sets Gemma-3, with five times SmolLM2's types, beside it). The
+# conventions move every figure (EOS is a hard prediction for a model trained on
+# documents, not sentences).
 #
 # Every sentence is scored after a *prefix* token (the *prefix* column), which is part of
 # the convention too. For {glue:text}`stride_pre_name` this report uses
@@ -591,7 +594,7 @@ tables.show(estimates.gap_shares(gap_table),
 # is cut at 0. Summing over all its segmentations gains the self-trained model
 # {glue:text}`gap_self_pct:.2f` % of its bits per character (estimated from
 # {glue:text}`n_sweep_max` draws per sentence) and {glue:text}`stride_pre_name`
-# {glue:text}`gap_pre_pct:.2f` % (from {glue:text}`n_is_samples_used`). Two cautions
+# {glue:text}`gap_pre_pct:.2g` % (from {glue:text}`n_is_samples_used`). Two cautions
 # go with these figures.
 #
 # - **The estimate is biased low.** $\hat p(x)$ is unbiased, but its logarithm is not:
@@ -603,8 +606,8 @@ tables.show(estimates.gap_shares(gap_table),
 #   a partial sum, which lies below $p(x)$ for certain:
 #   $\log \sum_{s \in \{s^*\} \cup \{s_1, \dots, s_N\}} p(s) \le \log p(x)$. For the
 #   self-trained model it is {glue:text}`cert_self_pct:.2f` % of its bits per character, for
-#   {glue:text}`stride_pre_name` {glue:text}`cert_pre_pct:.3f` %, against an interval whose
-#   upper end is {glue:text}`upper_pre_pct:.3f` %.
+#   {glue:text}`stride_pre_name` {glue:text}`cert_pre_pct:.2g` %, against an interval whose
+#   upper end is {glue:text}`upper_pre_pct:.2g` %.
 #
 # The pretrained model's figures rest on fewer sentences
 # ({glue:text}`n_marginal_pre_used` against {glue:text}`n_marginal_used`, the parameters
@@ -730,8 +733,8 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 # At {glue:text}`negligible_alt_pct:g` %, {glue:text}`alt_text` (a certified bound holds for
 # the sentences drawn). On the sentences drawn, the marginal adds at least
 # {glue:text}`cert_self_pct:.2f` % ({glue:text}`marginal_label`; certified,
-# {glue:text}`gap_self_trend`) and at least {glue:text}`cert_pre_pct:.3f` %
-# ({glue:text}`stride_pre_name`; estimated at {glue:text}`gap_pre_pct:.2f` % from fewer
+# {glue:text}`gap_self_trend`) and at least {glue:text}`cert_pre_pct:.2g` %
+# ({glue:text}`stride_pre_name`; estimated at {glue:text}`gap_pre_pct:.2g` % from fewer
 # draws) to the canonical segmentation's bits per character, while a single long word can
 # owe much of its probability to other segmentations.
 #
@@ -783,8 +786,8 @@ for spec, s in scores.items():
 # At equal bits per byte the members come in the order of their tokens' lengths, byte
 # first and word last, and the perplexity per token grows exponentially with the bytes a
 # token holds. The printed order differs only in the word model, which its much lower bits
-# per byte (partly the closed vocabulary's `<unk>`, measured above) put below the BPE
-# members with the longest tokens. Token length alone nearly decides a ranking by
+# per byte (partly the closed vocabulary's `<unk>`, measured above) move down the order,
+# below a BPE member whose tokens are shorter. Token length alone nearly decides a ranking by
 # perplexity per token: such a ranking ranks segmentations, the post's point.
 #
 # ```{solution-end}

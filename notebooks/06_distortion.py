@@ -499,8 +499,9 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # After the last epoch the training sequences' mean error is {glue:text}`train_final`
 # nats and the test sequences' {glue:text}`test_final` (which is −KL, below zero by
 # Gibbs' inequality whatever M learns). After the second epoch they were still close
-# ({glue:text}`m2_train` and {glue:text}`m2_test`); then the learner fits its training
-# sequences, down to the rarest stratum ({glue:text}`rarest_train` nats):
+# ({glue:text}`m2_train` and {glue:text}`m2_test`); then its error on the training
+# sequences shrinks toward zero, in every stratum down to the rarest
+# ({glue:text}`rarest_train` nats):
 # {glue:text}`train_strata`, with a gap of {glue:text}`gap_train_last` between the most
 # probable and the rarest.
 # On test sequences that gap shrinks, from {glue:text}`gap_test_first` after the first
@@ -513,7 +514,7 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # length; claim 5, which is the paper's claim about the gaps themselves, counts the whole
 # gap, most of it length. The paper's GPT2-medium fitted its training set
 # around epoch 5, and its test strata kept "a relatively consistent distance"; ours keep
-# apart, at a narrowing distance. Two differences from the paper limit what this can show.
+# apart, at a narrowing distance. Two points bear on the comparison with the paper.
 # The paper's training strata *converge* on one another; {glue:text}`train_strata_paper`.
 # And the paper stops where the validation loss is least (its shaded area), after the
 # training set is fitted; for {glue:text}`best_last` learners the best validation epoch is
@@ -660,14 +661,15 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 # {glue:text}`t_patience` passes and keeps its best weights, each learner where it
 # converges. So the learners stop after different numbers of updates, at a learning rate
 # still near its peak; the second table prints what each got (the update kept, the summed
-# learning rate up to it) beside the main learner, whose weights, from four times the
-# data, are annealed. We compare the error curves where their ranges of $\log p_L$
-# overlap. The error of each bin is compared between
+# learning rate up to it) beside the main learner, whose weights, from
+# {glue:text}`t_data_ratio` times as many sequences, are annealed. We compare the error
+# curves where their ranges of $\log p_L$ overlap. The error of each bin is compared between
 # the coldest and the warmest language with a bootstrap of the difference of the two
 # (independent) means.
 
 # %% tags=["hide-input"]
 glue("n_t_txt", f"{n_train_temperature:,}", display=False)
+glue("t_data_ratio", f"{n_train / n_train_temperature:.2g}", display=False)
 t_draws = TP.draws(L, lang, train, valid, test, language_temperatures,
                    n_train_temperature, n_valid, n_test_temperature,
                    seed=seed)

@@ -59,7 +59,9 @@ tables.show(pages.drop(columns="chapter"), "The GPU edition's pages: a chapter n
 # Until a chapter has run at `gpu`, its GPU column says *not run*. A verdict that changes
 # is the point of this page: a claim *inconclusive* on the CPU and *reproduced* at scale
 # was a question of resolution; one that flips between *reproduced* and *contradicted* is
-# a finding about scale itself, and the chapter's GPU page says which numbers moved.
+# a finding about scale, or about the models the `gpu` profile adds (Gemma-3 in chapters
+# 01–04, more members of the segmentation family), and the chapter's GPU page says which
+# numbers moved.
 
 # %% tags=["remove-input"]
 cpu = claims.load_all(claims_folder)

@@ -166,6 +166,14 @@ def test_the_first_page_says_in_words_what_held_and_what_did_not():
     assert "Not tested" not in line and "M is calibrated" not in line  # in part: its number only
 
 
+def test_a_claim_that_starts_with_a_name_keeps_its_capital_on_the_first_page():
+    t = claims.table([claims.row("3. Transformers fall off at long lengths", claims.Evidence(0, 1), "a"),
+                      claims.row("4. Most sequences are underestimated", claims.Evidence(1), "b")])
+    line = claims.headline(t.assign(chapter="02_x"))
+    assert "Did not hold: Transformers fall off at long lengths" in line
+    assert "Held: most sequences are underestimated" in line
+
+
 NUMBER = r"\d+[a-z]?\b(?!\s*%)"  # "claim 95 %" is the verb
 CITED = re.compile(rf"\b[Cc]laims?\s+({NUMBER}(?:(?:\s*,\s*|\s*[–-]\s*|\s+and\s+|\s+or\s+){NUMBER})*)")
 

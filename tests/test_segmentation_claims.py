@@ -97,7 +97,7 @@ def test_the_stricter_threshold_is_reported_not_decisive():
     res = results(gaps={"BPE 8k": gap(0.006, 0.008, 0.0055)})
     table = SC.claims(res, RULES)
     assert table.iloc[3].verdict == "reproduced"
-    assert "below 0.5 %: BPE 8k against, so contradicted" in table.iloc[3].measured
+    assert "below 0.5 %: BPE 8k against: contradicted at that threshold" in table.iloc[3].measured
     values = SC.glued(res, RULES)
     assert (values["v4"], values["v4_alt"]) == ("reproduced", "contradicted")
 
@@ -158,3 +158,11 @@ def test_the_stricter_threshold_says_why_each_model_is_decided():
     text = SC.glued(res, RULES)["alt_text"]
     assert text == ("BPE 8k is against: its certified lower bound, 0.550 %, lies above it; smollm2-135m is for: "
                     "its estimate has levelled off and its interval lies below it (up to 0.200 %)")
+
+
+def test_a_small_share_keeps_two_significant_digits():
+    from lmnotes.studies.segmentation.claims import _pct
+
+    assert _pct(0.76, 2) == "0.76" and _pct(0.501, 3) == "0.501" and _pct(0.0, 2) == "0.00"
+    # a share of a thousandth of a percent must not print as 0.00
+    assert _pct(0.00098, 2) == "0.00098" and _pct(0.00029, 3) == "0.00029"

@@ -530,6 +530,10 @@ HEADLINE = (("held", ("reproduced",)), ("did not hold", ("contradicted",)), ("he
             ("open at this scale", ("inconclusive",)), ("not tested", ("not tested",)))
 
 
+#: First words that are names (of architectures, laws, people), kept capitalised inside a sentence.
+NAMES = ("Transformer", "Zipf", "Heaps", "Kneser", "Good", "English", "Wikipedia")
+
+
 def _words(claims: Sequence[str], i: int) -> str:
     """The words of claim ``claims[i]`` as they read inside a sentence: a first word that is not
     a name in lower case, and a claim that continues the one before it ("… and levels off")
@@ -538,6 +542,8 @@ def _words(claims: Sequence[str], i: int) -> str:
     if text.startswith(("…", "...")) and i > 0:
         text = f"{_words(claims, i - 1)} {text.lstrip('.… ')}"
     first = text.split(" ", 1)[0]
+    if first.startswith(NAMES):
+        return text
     if first == "A" or len(first) > 1 and first[0].isupper() and first[1:].replace("-", "").islower():
         text = text[0].lower() + text[1:]
     return text

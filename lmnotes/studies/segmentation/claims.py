@@ -177,12 +177,19 @@ def claims(results: Results, rules: Rules) -> pd.DataFrame:
         lmclaims.row(
             "4. the marginal over segmentations differs negligibly from the canonical segmentation", c4,
             "gap as a share of bits per char: " + "; ".join(
-                f"{m} {100 * g[GAP]:.2f} % (certified ≥ {100 * g[CERTIFIED]:.3f} %)"
+                f"{m} {_pct(100 * g[GAP], 2)} % (certified ≥ {_pct(100 * g[CERTIFIED], 3)} %)"
                 for m, g in r.gaps.items())
             + f"; {levelled_text(r)}. Below "
             f"{100 * rules.negligible_share:g} %: {_decisions(c4)}; below {100 * rules.negligible_share_alt:g} %: "
-            f"{_decisions(c4_alt)}, so {negligible_verdict(r, rules.negligible_share_alt)}.", form="every"),
+            f"{_decisions(c4_alt)}: {negligible_verdict(r, rules.negligible_share_alt)} at that threshold.",
+            form="every"),
     ])
+
+
+def _pct(value: float, decimals: int) -> str:
+    """A share in percent with ``decimals`` decimals, or two significant digits where that
+    would print a small non-zero share as 0."""
+    return f"{value:.{decimals}f}" if value == 0 or abs(value) >= 10 ** (1 - decimals) else f"{value:.2g}"
 
 
 def alt_text(results: Results, rules: Rules) -> str:
