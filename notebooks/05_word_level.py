@@ -795,7 +795,7 @@ tables.show(tok, "Diversity against tokenization: the Transformer family at "
             "byte, for an open vocabulary; the last column is the paired "
             "difference of the ratio at the same budget)",
             formats={"epochs": 2, "updates": "{:,.0f}", "valid loss": 3,
-                     "bpb": 3})
+                     "bpb": 3, DV.RATIO: 1})  # one decimal: fits 1280 px
 
 # %% [markdown]
 # ```{glue:figure} fig_plane
