@@ -868,9 +868,9 @@ glue_md("size_sentence", "The comparison ran at this profile (table above)."
 # 2's, so frequency alone predicts a smaller gap among them: the margin is multiplied by
 # the ratio of the two mean Zipf contrasts), and the claim is contradicted when they fail
 # more by less. The margin is itself an estimate (8a's gap rests on
-# {glue:text}`n_triples` triples a kind):
-# its half-width widens the case's interval in quadrature, as if the two were independent
-# (they share the rare triples, so the true interval is narrower); the ratio of the Zipf
+# {glue:text}`n_triples` triples a kind): its interval widens the case's in quadrature,
+# side by side, as if the two were independent (they share the rare triples, so the true
+# interval is narrower); the ratio of the Zipf
 # contrasts is taken as fixed. Claim
 # 10 asks whether even our best model per bin stays below GPT-2; claim 11 takes the raw
 # gain, as the paper measures it, against

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lmnotes.stats import Estimate
+from lmnotes.stats import Estimate, scaled
 from lmnotes.studies.distortion import calibration as CB
 from lmnotes.studies.distortion import control as CT
 from lmnotes.studies.distortion import data_size as DS
@@ -38,7 +38,7 @@ def test_intervals_are_formatted_with_a_true_minus_and_scaled_exactly():
     e = Estimate(-0.0123, -0.02, -0.005)
     assert R.ci(e) == "−0.0123 [−0.0200, −0.00500]"
     assert R.num(1234.5678) == "1,230"  # three significant digits
-    assert R.scaled(Estimate(0.01, 0.0, 0.02), 100) == Estimate(1.0, 0.0, 2.0)
+    assert scaled(Estimate(0.01, 0.0, 0.02), 100) == Estimate(1.0, 0.0, 2.0)
     assert R.negated(e) == Estimate(0.0123, 0.005, 0.02)
     row = pd.Series({"mean": 1.0, "low": 0.5, "high": 2.0, "n": 3})
     assert R.bin_estimate(row) == Estimate(1.0, 0.5, 2.0)

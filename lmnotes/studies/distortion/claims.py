@@ -16,7 +16,8 @@ from typing import Mapping
 import pandas as pd
 
 from lmnotes.report import cases as lmcases, claims as lmclaims
-from lmnotes.studies.distortion.resample import bin_estimate, ci, grown, negated, num, scaled
+from lmnotes.stats import scaled
+from lmnotes.studies.distortion.resample import bin_estimate, ci, grown, negated, num
 from lmnotes.studies.distortion.training import strata_end
 
 #: The keys of ``results`` and what each holds (an "estimate" has value, low and high).

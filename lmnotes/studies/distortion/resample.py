@@ -28,10 +28,6 @@ def grown(x: float) -> str:
     return "∞" if math.isinf(x) else f"{x:.2f}".replace("-", "−")
 
 
-#: An estimate and its interval times a factor (:func:`lmnotes.stats.scaled`).
-scaled = stats.scaled
-
-
 def negated(e) -> stats.Estimate:
     """−e: the value negated and the interval's ends swapped (a deficit from an error)."""
     return stats.Estimate(-e.value, -e.high, -e.low)

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from lmnotes.report import plots
-from lmnotes.studies.distortion.resample import ci, est, scaled
+from lmnotes.stats import scaled
+from lmnotes.studies.distortion.resample import ci, est
 
 
 def compare(rng: np.random.Generator, err: dict, logp_m: dict, test, curves: dict, main: str,
