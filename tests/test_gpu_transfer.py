@@ -1,0 +1,117 @@
+"""The GPU edition's transfer, tested on the CPU with small files: laying files out in calls
+(bench/gpu_transfer.py), joining them call by call as the accelerator machine does
+(bench/gpu_chapter.sh --receive), and trimming a wheel (bench/gpu_edition.py)."""
+
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+transfer = importlib.import_module("gpu_transfer")
+
+
+def _edition():
+    spec = importlib.util.spec_from_file_location("gpu_edition", ROOT / "bench" / "gpu_edition.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = __import__("random").Random(0)
+    out = []
+    for name, size in [("a.whl", 10), ("big.gguf", 41), ("empty.txt", 0), ("c.tar.gz", 7)]:
+        path = tmp_path / "src" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(bytes(rng.randrange(256) for _ in range(size)))
+        out.append(path)
+    return out
+
+
+def test_layout_fills_every_call_but_the_last(files, tmp_path):
+    calls = transfer.layout(files, tmp_path / "calls", room=16)
+    sizes = [sum(p.stat().st_size for p in c.iterdir() if p.name != transfer.MANIFEST) for c in calls]
+    assert sizes == [16, 16, 16, 10]  # 58 bytes: the fewest calls of 16
+    manifest = json.loads((calls[0] / transfer.MANIFEST).read_text())
+    assert [len(e["pieces"]) for e in manifest["files"].values()] == [1, 4, 1, 1]  # big.gguf spans all four calls
+    assert all(json.loads((c / transfer.MANIFEST).read_text()) == manifest for c in calls)
+
+
+def test_join_call_by_call_gives_the_files_back(files, tmp_path):
+    calls = transfer.layout(files, tmp_path / "calls", room=16)
+    store = tmp_path / "store"
+    states = [transfer.join(c, store) for c in calls]
+    assert states[0] == {"complete": ["a.whl"], "waiting": ["big.gguf", "empty.txt", "c.tar.gz"]}
+    assert states[-1] == {"complete": [f.name for f in files], "waiting": []}
+    for f in files:
+        assert (store / "files" / f.name).read_bytes() == f.read_bytes()
+    assert not list((store / "pieces").iterdir())  # the pieces of a joined file are removed
+    # a call carried again (the machine still warm) changes nothing
+    assert transfer.join(calls[1], store)["complete"] == [f.name for f in files]
+
+
+def test_a_damaged_piece_is_named_and_nothing_is_joined(files, tmp_path):
+    calls = transfer.layout(files, tmp_path / "calls", room=16)
+    piece = calls[1] / "big.gguf.001"
+    data = bytearray(piece.read_bytes())
+    data[0] ^= 1
+    piece.write_bytes(bytes(data))
+    store = tmp_path / "store"
+    transfer.join(calls[0], store)
+    with pytest.raises(transfer.TransferError, match="big.gguf.001"):
+        transfer.join(calls[1], store)
+    assert not (store / "files" / "big.gguf").exists()
+
+
+def test_a_call_larger_than_a_command_allows_is_refused(files, tmp_path):
+    with pytest.raises(transfer.TransferError, match="room"):
+        transfer.layout(files, tmp_path / "calls", room=transfer.PIECE_BYTES + 1)
+    with pytest.raises(transfer.TransferError, match="share a name"):
+        transfer.layout([files[0], files[0]], tmp_path / "calls", room=16)
+
+
+def test_the_machine_script_receives_in_order_and_refuses_a_missing_call(files, tmp_path):
+    calls = transfer.layout(files, tmp_path / "calls", room=16)
+    env = {**os.environ, "OUT": str(tmp_path / "out"), "LMNOTES_TRANSFER": str(tmp_path / "store")}
+    script = ["bash", str(ROOT / "bench" / "gpu_chapter.sh")]
+
+    def receive(call, *chapters):
+        return subprocess.run([*script, "--receive", str(call), *chapters], env=env, capture_output=True, text=True)
+
+    first = receive(calls[0])
+    assert first.returncode == 0 and "still waiting" in first.stdout
+    # the last call, with a chapter to run, while call 2 and 3 never came: stops before running
+    early = receive(calls[-1], "06_distortion")
+    assert early.returncode == 1 and "incomplete" in early.stderr
+    for c in calls[1:]:
+        assert receive(c).returncode == 0
+    assert hashlib.sha256((tmp_path / "store" / "files" / "big.gguf").read_bytes()).hexdigest() == \
+        hashlib.sha256(files[1].read_bytes()).hexdigest()
+
+
+def test_trim_wheel_keeps_english_and_its_record(tmp_path):
+    edition = _edition()
+    whl = tmp_path / "wordfreq-3.1.1-py3-none-any.whl"
+    names = ["wordfreq/__init__.py", "wordfreq/data/large_en.msgpack.gz", "wordfreq/data/large_fr.msgpack.gz",
+             "wordfreq/data/small_en.msgpack.gz", "wordfreq/data/jieba_zh.txt"]
+    record = "".join(f"{n},sha256=x,1\n" for n in names) + "wordfreq-3.1.1.dist-info/RECORD,,\n"
+    with zipfile.ZipFile(whl, "w") as z:
+        for n in names:
+            z.writestr(n, b"x")
+        z.writestr("wordfreq-3.1.1.dist-info/RECORD", record)
+    edition.trim_wheel(whl, edition._english_only)
+    with zipfile.ZipFile(whl) as z:
+        kept = z.namelist()
+        record = z.read("wordfreq-3.1.1.dist-info/RECORD").decode()
+    assert kept == ["wordfreq/__init__.py", "wordfreq/data/large_en.msgpack.gz",
+                    "wordfreq/data/small_en.msgpack.gz", "wordfreq-3.1.1.dist-info/RECORD"]
+    assert "large_fr" not in record and "jieba" not in record and "large_en" in record
