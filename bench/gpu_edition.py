@@ -1,36 +1,39 @@
-"""The GPU edition's plan: what to carry to an accelerator machine, in which order to run the
-chapters there, and what each step costs. Run here, by hand, never in CI.
+"""The GPU edition's plan: each chapter's minutes on the accelerator machine, and what to carry
+there in which calls. Run here, by hand, never in CI.
 
-    .venv/bin/python bench/gpu_edition.py plan              # the steps, their minutes, what to carry
-    .venv/bin/python bench/gpu_edition.py wheels [--extra nltk wordfreq]   # .whl/ for that machine
+    .venv/bin/python bench/gpu_edition.py plan                 # each chapter's floor and room in its slice
+    .venv/bin/python bench/gpu_edition.py prepare [NAME ...]   # its files, in calls under .gpu/calls/NAME/
+    .venv/bin/python bench/gpu_edition.py publish DIR          # what came back: into book/gpu/, committed
 
 The machine this plan is written for (an H100 or H200 lent to a development session) starts
 bare, reaches no network, runs one command of at most 10 minutes at a time, takes at most
-64 MiB of files with each command and gives back at most 64 MiB (16 MiB a file). Its Python
-(3.12) has PyTorch, transformers, numpy, scipy, pandas, matplotlib and seaborn; the rest of what
-the chapters import travels as wheels (``wheels``). Its disk keeps what a command wrote (the
-installed wheels, the shared cache) only while the machine stays warm between commands, so
-the plan runs the steps that share trained models back to back; when it has gone cold, the
-next step retrains what it needs. That costs time, and on a GPU it gives other weights in the
-last bits (cuDNN's attention backward is not deterministic), so the chapters of one edition
-should come from one warm stretch where they can.
+64 MiB of files with each command (the working tree included) and gives back at most 64 MiB.
+Its Python (3.12) has PyTorch, transformers, numpy, scipy, pandas, matplotlib and seaborn; the
+rest travels as wheels, and the pretrained models as their packages' wheels, in pieces
+(:mod:`gpu_transfer`). A session has about 15 minutes of device time, so each chapter is sized
+(``params/gpu.yaml``) to run in one 8-minute slice from a bare machine after its transfers; its
+disk keeps what a command wrote (the store of files, the installed wheels, the shared cache)
+only while the machine stays warm between commands. On a GPU, cuDNN's attention backward is
+not deterministic, so weights retrained on another machine differ in the last bits.
 
-On the machine, each step is one command: ``bench/gpu_chapter.sh NAME ...`` (it installs the
-wheels, executes the chapters at ``--profile gpu`` into ``book/gpu/`` and copies the pages and
-their claims to the folder that comes back). Bring them into ``book/gpu/`` here, commit, then
-``python -m lmnotes.book run at_scale`` and ``build``.
+On the machine, the calls ``prepare`` prints end with ``bench/gpu_chapter.sh --receive CALL
+NAME``: it installs what arrived, executes the chapter at ``--profile gpu`` into ``book/gpu/``
+and copies the page and its claims to the folder that comes back; ``publish`` brings them
+into ``book/gpu/`` here, re-runs ``at_scale`` and commits.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tarfile
 import zipfile
 from pathlib import Path
 
+import gpu_budget
 import gpu_transfer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,32 +64,16 @@ IMAGE_HAS = {
     "six", "tqdm", "typing-extensions", "urllib3", "wrapt", "torch", "transformers", "tokenizers",
     "safetensors", "accelerate", "huggingface-hub", "sentencepiece",
 }
-#: The steps in order, what each does and what it costs on the accelerator: measured there
-#: (an H200, 2026-11-26, a cold machine's start of about a minute not included) or not yet.
-STEPS = [
-    ("00_corpus", "parse, split and tokenize the corpus (CPU work, as in the CPU edition)",
-     "46 s and 54 s in two measurements (cold cache; plus about 20 s to install the wheels once "
-     "per machine)"),
-    ("01_models", "train the six wiki/ models at the gpu size (Transformers d = 512, 8 layers; LSTM "
-                  "d = 1024; at most 20 epochs) and score the whole test split",
-     "4 min 9 s measured for the six self-trained models (cold); the page also needs the two GGUF "
-     "models (94 and 245 MB), which exceed one command's 64 MiB: carry them in pieces of about 50 MB "
-     "over consecutive commands while the machine stays warm, then run the whole chapter"),
-    ("03_segmentation", "train the BPE sweep (char to BPE-32k, word) at the gpu size",
-     "not finished in one command (H200, 2026-11-27, bench/results/h200-2026-11-27-buckets/"
-     "gpu_edition_03.log): after 00 (54 s) and the wheels, 6 min trained char (2,460 steps, about "
-     "2 min 8 s), byte (2,460, about 1 min 54 s), BPE-1k (980, 41 s) and BPE-4k (700, 29 s) and "
-     "were inside BPE-8k; BPE-16k, BPE-32k, word and the scoring remain: more than one 8-minute "
-     "slice, so the sweep needs fewer steps for char and byte, or two slices on a warm machine"),
-    ("02_tendencies", "10,000 samples per model and strategy, 1,000 of each pretrained model", "not measured"),
-    ("05_word_level", "whole-word prediction by the family, exact top-10 on 300 sentences; needs "
-                      "WordNet's data and `wheels --extra nltk wordfreq gguf`", "not measured"),
-    ("06_distortion", "N = 200,000 samples of L, four learners, three seeds, 10 epochs",
-     "not measured; by the probe's step time (about 0.03 s for 64 x 256 tokens) each learner's "
-     "10 epochs over 200,000 sequences take several minutes, so this chapter needs more than one "
-     "10-minute command and a split of its learners across commands"),
-    ("04_importance_sampling", "200 runs per proposal, K to 10^5", "not measured"),
-]
+#: The order of the chapters in a warm stretch (cheapest transfers first) and what has been
+#: measured of each at gpu on an accelerator (the card; seconds; what).
+ORDER = ["00_corpus", "06_distortion", "03_segmentation", "01_models", "02_tendencies", "04_importance_sampling",
+         "05_word_level"]
+MEASURED = {
+    "00_corpus": ("H200", 54, "published 2026-11-26 (46 s; 54 s in a second run)"),
+    "01_models": ("H200", 249, "2026-11-26, the six self-trained models alone at 20 epochs, cold; not published"),
+    "03_segmentation": ("H200", None, "2026-11-27, at 20 epochs: not finished in 6 min (char, byte, BPE-1k, BPE-4k "
+                                      "trained: bench/results/h200-2026-11-27-buckets/gpu_edition_03.log)"),
+}
 
 
 def _normalise(name: str) -> str:
@@ -155,18 +142,22 @@ def _wordnet_archive(target: Path) -> Path:
     return target
 
 
-def _chapter_needs(name: str) -> tuple[list[str], bool]:
-    """The pretrained models chapter ``name`` uses at the gpu profile (from its parameter
-    values now) and whether it is the word-level chapter (WordNet, wordfreq, MiniLM)."""
+def gpu_values(name: str) -> dict:
+    """Chapter ``name``'s parameter values at the gpu profile now (its defaults where the
+    profile is silent)."""
     sys.path.insert(0, str(ROOT))
     from lmnotes.book import run as book
 
-    values = {**book.declared_parameters(name), **(book.profile_values(name, "gpu") or {})}
-    found = {v for value in values.values() for v in (value if isinstance(value, list) else [value])
-             if isinstance(v, str) and v in PRETRAINED}
+    return {**book.declared_parameters(name), **(book.profile_values(name, "gpu") or {})}
+
+
+def _chapter_needs(name: str) -> tuple[list[str], bool]:
+    """The pretrained models chapter ``name`` uses at the gpu profile and whether it is the
+    word-level chapter (WordNet, wordfreq, MiniLM)."""
+    values = gpu_values(name)
     if values.get("model_names") == []:  # chapter 01: [] shows every registered model
-        found |= set(PRETRAINED)
-    return [m for m in PRETRAINED if m in found], name.startswith("05_")
+        return list(PRETRAINED), False
+    return gpu_budget.pretrained(values), name.startswith("05_")
 
 
 def tree_bytes() -> int:
@@ -230,18 +221,50 @@ def prepare(chapters: list[str]) -> dict[str, list[Path]]:
 
 
 def plan() -> None:
-    """Print the steps in order, with their minutes and what stays between them."""
-    probe = ROOT / "bench" / "gpu_probe.json"
-    measured = json.loads(probe.read_text()) if probe.is_file() else {}
-    print("Each step is one command on the accelerator machine: bench/gpu_chapter.sh NAME\n")
-    for i, (name, what, cost) in enumerate(STEPS, 1):
-        print(f"{i}. {name}: {what}\n   {cost}")
-    if measured:
-        print("\nThe training step times behind the estimates (bench/gpu_probe.py, "
-              f"{measured['device']}):")
-        for model, row in measured["models"].items():
-            print(f"  {model}: {row['seconds_per_step'] * 1e3:.0f} ms a step, {row['steps_per_epoch']} steps an "
-                  f"epoch, at most {row['max_steps']} steps: at most {row['max_minutes']:.1f} min")
+    """Print, per chapter in the order of a warm stretch, its calls, the floor of its minutes
+    on the H200 (set-up, conversions, training: :mod:`gpu_budget`), the room that leaves in
+    the 8-minute slice, and what was measured there."""
+    print(f"Each chapter is one slice of at most {gpu_budget.SLICE_S // 60} min on the accelerator, after its "
+          "transfers (`prepare` lays them out). Seconds from measured step times (bench/gpu_budget.py); "
+          "the chapter's scoring, sampling and statistics are not in the floor.\n")
+    for name in ORDER:
+        values = gpu_values(name)
+        pretrained, _ = _chapter_needs(name)
+        parts = gpu_budget.floor(name, values, pretrained)
+        total = sum(parts.values())
+        verdict = "fits" if total < gpu_budget.SLICE_S else "DOES NOT FIT: split or shrink"
+        print(f"{name}: floor {total / 60:.1f} min, room left {(gpu_budget.SLICE_S - total) / 60:.1f} min ({verdict})")
+        print("   " + "; ".join(f"{k} {v:.0f} s" for k, v in parts.items()))
+        if name in MEASURED:
+            card, seconds, what = MEASURED[name]
+            print(f"   measured on an {card}: " + (f"{seconds} s, " if seconds else "") + what)
+        else:
+            print("   not yet run on an accelerator")
+
+
+def publish(came_back: Path, book: Path = ROOT / "book") -> list[str]:
+    """Bring the pages and claims a chapter's last call gave back (``$OUT``: ``NAME.ipynb``,
+    ``claims/NAME.*csv``) into ``book/gpu/``; refuse a page that did not run on a GPU at the
+    gpu profile. Return the chapters brought in."""
+    import nbformat
+
+    sys.path.insert(0, str(ROOT))
+    from lmnotes.book import editions
+
+    pages = sorted(came_back.glob("[0-9][0-9]_*.ipynb"))
+    if not pages:
+        raise SystemExit(f"{came_back} holds no chapter page")
+    for page in pages:
+        meta = nbformat.read(page, as_version=4).metadata.get("lmnotes", {}).get("edition", {})
+        if meta.get("profile") != "gpu" or not editions.ran_on_gpu(meta):
+            raise SystemExit(f"{page.name}: ran at {meta.get('profile')!r} on {meta.get('device')!r}, not at "
+                             "gpu on a GPU; the GPU edition publishes only that")
+    (book / "gpu" / "claims").mkdir(parents=True, exist_ok=True)
+    for page in pages:
+        shutil.copyfile(page, book / "gpu" / page.name)
+        for table in (came_back / "claims").glob(f"{page.stem}.*csv"):
+            shutil.copyfile(table, book / "gpu" / "claims" / table.name)
+    return [p.stem for p in pages]
 
 
 def main(argv=None) -> int:
@@ -250,9 +273,17 @@ def main(argv=None) -> int:
     sub.add_parser("plan", help="the steps in order, with their minutes")
     p = sub.add_parser("prepare", help="what the chapters need on the machine, in pieces, and their calls")
     p.add_argument("chapters", nargs="*", help="chapters (default: every chapter but 00_corpus, which ran)")
+    b = sub.add_parser("publish", help="bring a chapter's page and claims into book/gpu/, renew at_scale, commit")
+    b.add_argument("came_back", type=Path, help="the folder the last call's files came back to")
     args = parser.parse_args(argv)
     if args.command == "plan":
         plan()
+    elif args.command == "publish":
+        names = publish(args.came_back)
+        subprocess.run([sys.executable, "-m", "lmnotes.book", "run", "at_scale"], cwd=ROOT, check=True)
+        subprocess.run(["git", "add", "book/gpu", "book/at_scale.ipynb"], cwd=ROOT, check=True)
+        subprocess.run(["git", "commit", "-qm", f"GPU edition: {', '.join(names)} at the gpu profile"],
+                       cwd=ROOT, check=True)
     else:
         sys.path.insert(0, str(ROOT))
         from lmnotes.book import run as book

@@ -25,7 +25,8 @@
 #   SentencePiece vocabulary). They were trained on trillions of tokens of web text, **not** on
 #   this report's corpus, and they are instruction-tuned (SmolLM2) or a base model (Gemma-3).
 #   The `default` profile, which must train and compute the whole book within CI's hour on
-#   two cores, shows SmolLM2 alone; Gemma-3 joins every chapter at the `gpu` profile;
+#   two cores, shows SmolLM2 alone; Gemma-3 joins this chapter and the next at the `gpu`
+#   profile;
 # - **self-trained** models on the sentences of the corpus's training split: an unsmoothed word
 #   trigram and an interpolated Kneser–Ney trigram (counts), an LSTM, and Transformer decoders
 #   (GPT-2 architecture) over three segmentations: byte-level BPE, words (closed vocabulary
@@ -33,7 +34,7 @@
 #   CPU cores, in float32 with pinned kernels, so that a re-run on one machine trains the same
 #   weights (CPUs of another make can differ in the last digits: see the README); the `gpu` profile
 #   trains larger ones. The segmentation chapter adds BPE at another vocabulary size (more
-#   sizes, and characters, in the `gpu` profile).
+#   sizes in the `gpu` profile).
 #
 # This chapter lists them, measures each on the test split, and shows what each generates.
 #

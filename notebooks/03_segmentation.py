@@ -173,10 +173,9 @@ tables.show(examples.set_index("quantity"),
 # the corpus's training sentences with each of {glue:text}`n_segmentations` segmentations
 # (the `segmentations` parameter): UTF-8 bytes, byte-level BPE at different vocabulary sizes,
 # and words with a closed vocabulary (types seen at least twice in training; the rest
-# `<unk>`). A character model is one `-p segmentations` away and is part of the `gpu`
-# profile; on this corpus, where {glue:text}`non_ascii_pct`% of the training characters lie
-# outside ASCII, it is a near-copy of the byte model and the `default` profile spends its
-# minutes elsewhere. All are scored on the
+# `<unk>`). A character model is one `-p segmentations` away; on this corpus, where
+# {glue:text}`non_ascii_pct`% of the training characters lie outside ASCII, it is a
+# near-copy of the byte model, and both profiles spend their minutes elsewhere. All are scored on the
 # {glue:text}`n_test:,` test sentences of {glue:text}`n_test_articles` articles
 # ({glue:text}`n_test_bytes:,` bytes).
 
@@ -337,8 +336,8 @@ tables.show(adv.table(), "Where the word model's advantage comes from",
 #
 # ## Pretrained models: tokens, words and bytes
 #
-# SmolLM2-135M (a byte-level BPE) and, at the `gpu` profile, Gemma-3-270M (a SentencePiece
-# vocabulary with byte fallback; the table gives the vocabulary sizes) were trained on web
+# SmolLM2-135M (a byte-level BPE; `-p pretrained` adds Gemma-3-270M, a SentencePiece
+# vocabulary with byte fallback; the table gives the vocabulary sizes) was trained on web
 # text, not on this corpus. Both
 # conventions are shown: the string convention of this report, and the harness convention
 # (whitespace words and UTF-8 bytes of the original text, EOS not scored).
@@ -360,7 +359,7 @@ tables.show(pre_table,
 # larger vocabulary needs fewer tokens for the same text; per token it must choose among
 # more types, so its perplexity per token carries its tokenizer as well as its quality,
 # while bits per byte and perplexity per word compare models whatever their tokenizers
-# (the `gpu` profile sets Gemma-3, with five times SmolLM2's types, beside it). The
+# (Gemma-3, with five times SmolLM2's types, is one `-p pretrained` away). The
 # conventions move every figure (EOS is a hard prediction for a model trained on
 # documents, not sentences).
 #

@@ -716,9 +716,8 @@ glue_md("cal_bins_sentence", CG.bins_sentence(
 # {glue:md}`epochs_sentence` Raw T1 moves with accuracy, so the comparison that isolates
 # diversity is the ratio $T/E_0[T]$, the share of the type-blind expectation that a model
 # reaches. (A character
-# model would add little at this profile: {glue:text}`non_ascii` of the test text's
-# characters lie outside ASCII, so its tokens are the byte model's almost everywhere; the
-# `gpu` profile adds it to the family.)
+# model would add little: {glue:text}`non_ascii` of the test text's characters lie outside
+# ASCII, so its tokens are the byte model's almost everywhere; `-p family` adds it.)
 #
 # {glue:md}`matched_sentence`
 

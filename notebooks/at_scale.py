@@ -60,20 +60,23 @@ tables.show(pages.drop(columns="chapter"), "The GPU edition's pages: a chapter n
 # is the point of this page: a claim *inconclusive* on the CPU and *reproduced* at scale
 # was a question of resolution; one that flips between *reproduced* and *contradicted* is
 # a finding about scale, or about the models the `gpu` profile adds (Gemma-3 in chapters
-# 01–04, more members of the segmentation family), and the chapter's GPU page says which
-# numbers moved.
+# 01 and 02, more members of the segmentation family in 03 and 05), and the chapter's GPU
+# page says which numbers moved.
 
 # %% tags=["remove-input"]
 cpu = claims.load_all(claims_folder)
 gpu = claims.load_all(Path(gpu_folder) / "claims")
 both = claims.side_by_side(cpu, gpu, titles)
 ran = both[both["verdict (GPU)"] != claims.NOT_RUN]
+to_run = list(pages.loc[pages["page"] != "current", "chapter"])  # not run, or stale
 glue_md("gpu_state", (
     f"Of the {len(chapters)} chapters, **{int((pages['page'] != 'not run').sum())}** "
     f"{'has' if (pages['page'] != 'not run').sum() == 1 else 'have'} run at `gpu` "
     f"({int((pages['page'] == 'stale').sum())} of them stale), and "
     f"{len(ran)} of the {len(both)} claims have a verdict in both editions, "
-    f"{int((ran['changed'] == 'yes').sum())} of them a different one."))
+    f"{int((ran['changed'] == 'yes').sum())} of them a different one. "
+    + (f"Still to run at `gpu`: {', '.join(titles[c] for c in to_run)}." if to_run
+       else "Every chapter has run.")))
 counts = pd.crosstab(ran["verdict (CPU)"], ran["verdict (GPU)"])
 tables.show(counts if len(ran) else pd.DataFrame({"claims": [0]}, index=["none yet"]),
             "Verdicts on the CPU (rows) and at the gpu profile (columns), for the "
@@ -106,6 +109,8 @@ tables.show(both[["chapter", "claim", "measured (CPU)", "measured (GPU)"]],
 # python -m lmnotes.book build
 # ```
 #
-# Chapters 02–06 use the models chapter 01 trains, through the shared cache, so 01 runs
-# first. `bench/gpu_edition.py plan` prints the order, what each step costs, and what a
-# machine that allows only short commands must carry between them.
+# Chapters 02–06 use the models chapter 01 trains, through the shared cache, so on one
+# machine 01 runs first; `make book PROFILE=gpu` runs them all in order. A machine lent for
+# short commands only (this project's: 8-minute slices, 64 MiB a command) runs one chapter
+# per slice from a bare machine: `bench/gpu_edition.py plan` prints each chapter's minutes
+# there, and `prepare` the calls that carry what it needs, in pieces checked on arrival.

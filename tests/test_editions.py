@@ -85,7 +85,7 @@ def test_the_gpu_editions_pages_ran_on_an_accelerator_and_say_whether_they_are_s
         nb = nbformat.read(path, as_version=4)
         meta = nb.metadata["lmnotes"]["edition"]
         assert meta["profile"] == "gpu", path
-        assert "GPU" in meta["device"] or "NVIDIA" in meta["device"], f"{path}: not executed on a GPU"
+        assert editions.ran_on_gpu(meta), f"{path}: not executed on a GPU"
         expected = editions.banner(nb, book.NOTEBOOKS / f"{path.stem}.py", book.profile_values(path.stem, "gpu"))
         banner = [c.source for c in nb.cells if editions.BANNER_TAG in c.metadata.get("tags", [])]
         assert banner == [expected], f"{path.name}: its banner is out of date; run `python -m lmnotes.book sync`"
@@ -146,3 +146,9 @@ def test_stamping_relabels_what_the_prose_glues():
     editions.stamp(nb, book.NOTEBOOKS / "00_corpus.py", "gpu", {}, 1.0)
     assert "(gpu-claims-02_x)=" in nb.cells[0].source
     assert "<gpu-claims-02_x>" in nb.cells[1].outputs[0]["data"]["application/papermill.record/text/markdown"]
+
+
+def test_a_page_run_without_cuda_is_not_a_gpu_page():
+    """"the CPU (no GPU)" holds the letters GPU: a substring test took it for one."""
+    assert not editions.ran_on_gpu({"device": editions.CPU_DEVICE})
+    assert not editions.ran_on_gpu({}) and editions.ran_on_gpu({"device": "NVIDIA H200"})

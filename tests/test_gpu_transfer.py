@@ -115,3 +115,45 @@ def test_trim_wheel_keeps_english_and_its_record(tmp_path):
     assert kept == ["wordfreq/__init__.py", "wordfreq/data/large_en.msgpack.gz",
                     "wordfreq/data/small_en.msgpack.gz", "wordfreq-3.1.1.dist-info/RECORD"]
     assert "large_fr" not in record and "jieba" not in record and "large_en" in record
+
+
+def test_the_step_times_give_back_the_measured_training():
+    """bench/gpu_budget.py's constants against the H200 log they come from: char and byte
+    trained 2,460 steps (20 epochs) in about 2 min 8 s and 1 min 54 s, BPE-1k 980 in 41 s."""
+    budget = importlib.import_module("gpu_budget")
+    for seg, seconds in [("char", 128), ("byte", 114), ("bpe1000", 41), ("bpe4000", 29)]:
+        assert budget.train_s(seg, epochs=20) == pytest.approx(seconds, rel=0.05), seg
+
+
+def test_every_chapter_at_the_gpu_profile_leaves_room_in_its_slice():
+    """params/gpu.yaml is sized to the plan: set-up, conversions and training leave each
+    chapter at least 2 minutes of its 8-minute slice for its own work."""
+    edition, budget = _edition(), importlib.import_module("gpu_budget")
+    for name in edition.ORDER:
+        pretrained, _ = edition._chapter_needs(name)
+        floor = sum(budget.floor(name, edition.gpu_values(name), pretrained).values())
+        assert floor <= budget.SLICE_S - 120, (name, floor)
+    # the first run of 03 at the old profile (20 epochs, char, Gemma-3) would not have fitted
+    old = {**edition.gpu_values("03_segmentation"), "segmentations": ["char", "byte", "bpe1000", "bpe4000",
+                                                                      "bpe8000", "bpe16000", "bpe32000", "word"]}
+    slow = {k: v * 20 / budget.MAX_EPOCHS if k.startswith("train") else v
+            for k, v in budget.floor("03_segmentation", old, ["smollm2-135m", "gemma3-270m"]).items()}
+    assert sum(slow.values()) > budget.SLICE_S
+
+
+def test_publish_brings_a_gpu_page_in_and_refuses_a_cpu_one(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    edition = _edition()
+    came_back = tmp_path / "out"
+    (came_back / "claims").mkdir(parents=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["lmnotes"] = {"edition": {"profile": "gpu", "device": "NVIDIA H200"}}
+    nbformat.write(nb, came_back / "06_distortion.ipynb")
+    (came_back / "claims" / "06_distortion.csv").write_text("claim,verdict\n")
+    book = tmp_path / "book"
+    assert edition.publish(came_back, book) == ["06_distortion"]
+    assert (book / "gpu" / "06_distortion.ipynb").is_file() and (book / "gpu" / "claims" / "06_distortion.csv").is_file()
+    nb.metadata["lmnotes"]["edition"]["device"] = "the CPU (no GPU)"
+    nbformat.write(nb, came_back / "06_distortion.ipynb")
+    with pytest.raises(SystemExit, match="not at gpu on a GPU"):
+        edition.publish(came_back, tmp_path / "book2")

@@ -80,6 +80,15 @@ def commit() -> str:
     return head + ("-dirty" if dirty else "")
 
 
+#: The device a run on a machine without CUDA records.
+CPU_DEVICE = "the CPU (no GPU)"
+
+
+def ran_on_gpu(edition: dict) -> bool:
+    """Whether a page's edition metadata (:func:`stamp`) says it ran on a GPU."""
+    return bool(edition.get("device")) and edition["device"] != CPU_DEVICE
+
+
 def machine() -> dict[str, str]:
     """The machine and the device a run used, in words."""
     cpu = platform.processor() or platform.machine()
@@ -93,7 +102,7 @@ def machine() -> dict[str, str]:
     import torch
 
     if not torch.cuda.is_available():
-        return {"machine": f"{cpu}, {os.cpu_count()} cores", "device": "the CPU (no GPU)"}
+        return {"machine": f"{cpu}, {os.cpu_count()} cores", "device": CPU_DEVICE}
     from lmnotes.models.base import cuda_precision
 
     return {"machine": f"{cpu}, {os.cpu_count()} cores", "device": torch.cuda.get_device_name(0),

@@ -31,6 +31,8 @@ from lmnotes.core import io
 #   (the same arithmetic, 2026-11-27).
 # - Training's improvement rule named (models.train.improves) and an optional stop at a
 #   validation loss (stop_below, off unless asked for, and then part of the key), 2026-11-28.
+# - The gpu size's training settings (12 epochs, an evaluation every 250 steps), 2026-11-29:
+#   the cpu size's bits are unchanged, and a gpu-size entry's key holds its settings itself.
 _SAME_BITS: dict[str, str] = {
     "1fc7abf74db5b8e3": "0ea2fcfaeb7de76a",  # corpus
     "e2a157cb4e7be02c": "18386415a35a7a0f",  # draws
@@ -43,6 +45,7 @@ _SAME_BITS: dict[str, str] = {
     "1c884a4d2a62ec0a": "114eb1af1464c3bf",  # draws, without the CUDA sampler
     "0c5b8a4ff5216e28": "8aa232986675ac61",  # trained: the schedule's formula as lr_factor
     "794c8b2c6eca05fd": "8aa232986675ac61",  # trained: improves() named, stop_below
+    "622ca7690063a14b": "8aa232986675ac61",  # trained: the gpu size's epochs and evaluations
 }
 
 
