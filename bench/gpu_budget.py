@@ -11,6 +11,13 @@ row is an estimate; its measured minutes replace it in ``bench/gpu_edition.py``'
 
 from __future__ import annotations
 
+import functools
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
 #: The slice: one chapter from a bare machine, after its transfers.
 SLICE_S = 8 * 60
 
@@ -22,20 +29,63 @@ SETUP_S = {"corpus": 54, "wheels": 20}
 #: not measured on the accelerator machine's 16): the upper figure.
 CONVERT_S = {"smollm2-135m": 60, "gemma3-270m": 60}
 
-#: Optimiser steps per epoch of the enwiki training split at the gpu size (64 blocks of 256
-#: tokens): measured there (bench/gpu_probe.json; bench/results/h200-2026-11-27-buckets/
-#: gpu_edition_03.log) except BPE-16k and BPE-32k, extrapolated from BPE-1k/4k/8k's tokens.
-STEPS_PER_EPOCH = {"char": 123, "byte": 123, "bpe1000": 49, "bpe4000": 35, "bpe8000": 30, "bpe16000": 27,
-                   "bpe32000": 25, "word": 24}
-#: Seconds a step, evaluations included, inside a chapter on the H200 (gpu_edition_03.log:
-#: char 2,460 steps in about 2 min 8 s, byte 2,460 in 1 min 54 s, BPE-1k 980 in 41 s, BPE-4k 700
-#: in 29 s). BPE-8k and word are taken as BPE-4k's; BPE-16k, BPE-32k (larger output layers)
-#: and the LSTM (the probe's 40 ms against the Transformer's 34 ms) are extrapolated.
-STEP_S = {"char": 0.052, "byte": 0.046, "bpe1000": 0.042, "bpe4000": 0.041, "bpe8000": 0.042, "bpe16000": 0.045,
-          "bpe32000": 0.050, "word": 0.042, "lstm": 0.049}
-#: Epochs at most at the gpu size (lmnotes.models.trained.SIZES; early stopping may end sooner).
-MAX_EPOCHS = 12
+#: Where the step times come from: chapter 03 at the gpu profile of 2026-11-27 on an H200 (20
+#: epochs, an evaluation every 500 steps), and the probe of single training steps.
+LOG = Path(__file__).resolve().parent / "results" / "h200-2026-11-27-buckets" / "gpu_edition_03.log"
+PROBE = Path(__file__).resolve().parent / "gpu_probe.json"
+_PROGRESS = re.compile(r"training wiki/transformer-(\w+): step (\d+)/(\d+), valid loss [\d.]+, about (.+) to go")
 
+
+def _seconds(text: str) -> float:
+    """``1 min 42 s`` -> 102."""
+    units = {"h": 3600, "min": 60, "s": 1}
+    parts = text.split()
+    return float(sum(float(n) * units[u] for n, u in zip(parts[::2], parts[1::2])))
+
+
+def measured_steps(log: str) -> dict[str, tuple[int, float]]:
+    """Per segmentation in a chapter's training log, its steps (20 epochs) and seconds a step:
+    the last progress line before the end says how long the steps left will take at the mean
+    rate so far (lmnotes.core.progress.Timer), evaluations included."""
+    out = {}
+    for seg, done, total, left in _PROGRESS.findall(log):
+        done, total = int(done), int(total)
+        if done < total:
+            out[{"bpe8k": "bpe8000"}.get(seg, seg)] = (total, _seconds(left) / (total - done))
+    return out
+
+
+_MEASURED = measured_steps(LOG.read_text())
+_PROBE = json.loads(PROBE.read_text())["models"]
+#: The epochs the log's runs were planned for (its steps are 20 epochs' worth).
+EPOCHS_MEASURED = 20
+
+
+@functools.lru_cache(maxsize=None)
+def steps_per_epoch(segmentation: str) -> int:
+    """Optimiser steps per epoch over the enwiki training split at the gpu size, counted with
+    the segmenter the chapters train (as lmnotes.models.train streams it: BOS, then each
+    sentence and an EOS, cut into blocks): the H200 log's 2,460 steps of 20 epochs for byte,
+    980 for BPE-1k and 700 for BPE-4k are 123, 49 and 35 an epoch."""
+    from lmnotes.text import corpus, segment
+
+    config = _project()[0].SIZES["gpu"]["train"]
+    texts = corpus.load()["train"].sentences
+    kind, types = (("bpe", int(segmentation[3:])) if segmentation.startswith("bpe") else (segmentation, None))
+    seg = segment.train(kind, texts, vocab_size=types)
+    tokens = 1 + sum(len(seg.encode(t)) + 1 for t in texts)
+    return math.ceil((tokens - 1) // config.block / config.batch_size)
+
+
+#: Seconds a step inside a chapter on the H200, evaluations included: measured for char, byte,
+#: BPE-1k and BPE-4k (the log); BPE-8k and word at the mean of BPE-1k's and BPE-4k's; BPE-16k
+#: and BPE-32k 5 % and 15 % above (larger output layers: an assumption); the LSTM by the
+#: probe's ratio of its step to the BPE-8k Transformer's.
+STEP_S = {s: r for s, (_, r) in _MEASURED.items()}
+STEP_S["bpe8000"] = STEP_S["word"] = (STEP_S["bpe1000"] + STEP_S["bpe4000"]) / 2
+STEP_S |= {"bpe16000": 1.05 * STEP_S["bpe8000"], "bpe32000": 1.15 * STEP_S["bpe8000"],
+           "lstm": STEP_S["bpe8000"] * _PROBE["wiki/lstm-bpe8k"]["seconds_per_step"]
+           / _PROBE["wiki/transformer-bpe8k"]["seconds_per_step"]}
 #: Chapter 06's learners (block 128, batch 64): seconds a step, extrapolated from the probe's
 #: 34 ms for the gpu-size Transformer at 64 x 256 tokens by tokens and width; not measured.
 LEARNER_STEP_S = {"tf-large": 0.020, "tf-medium": 0.010, "tf-small": 0.006, "tf-tiny": 0.005,
@@ -43,17 +93,36 @@ LEARNER_STEP_S = {"tf-large": 0.020, "tf-medium": 0.010, "tf-small": 0.006, "tf-
 #: Tokens per sample of L (BPE-8k at T = 0.85), EOS included: the CPU edition's BPE-1k
 #: samples average 41 tokens; BPE-8k's words take fewer. An assumption, not a measurement.
 L_TOKENS = 30
-LEARNER_TOKENS_PER_STEP = 64 * 128
+#: Chapter 04's runs per proposal draw latent paths in numpy on the CPU, whatever the device:
+#: 2.6 minutes per 50 runs on this project's 2 cores (README, *What the sample size costs*),
+#: taken as the accelerator host's too (its cores are not slower; numpy draws on one).
+RUNS_S_PER_RUN = 2.6 * 60 / 50
 
 
-def train_s(segmentation: str, epochs: float = MAX_EPOCHS, arch: str = "transformer") -> float:
-    """Seconds to train one gpu-size model over ``segmentation`` for ``epochs``."""
+def _project():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from lmnotes.models import trained
+    from lmnotes.studies.distortion import language
+
+    return trained, language
+
+
+def max_epochs() -> int:
+    """The gpu size's epochs at most (lmnotes.models.trained.SIZES; early stopping may end
+    sooner)."""
+    return _project()[0].SIZES["gpu"]["train"].max_epochs
+
+
+def train_s(segmentation: str, epochs: float | None = None, arch: str = "transformer") -> float:
+    """Seconds to train one gpu-size model over ``segmentation`` for ``epochs`` (the gpu
+    size's at most, by default)."""
     step = STEP_S["lstm"] if arch == "lstm" else STEP_S[segmentation]
-    return STEPS_PER_EPOCH[segmentation] * epochs * step
+    return steps_per_epoch(segmentation) * (max_epochs() if epochs is None else epochs) * step
 
 
 def _learner_s(learner: str, sequences: float, epochs: float) -> float:
-    return sequences * L_TOKENS / LEARNER_TOKENS_PER_STEP * epochs * LEARNER_STEP_S[learner]
+    config = _project()[1].TRAINING["gpu"]
+    return sequences * L_TOKENS / (config.block * config.batch_size) * epochs * LEARNER_STEP_S[learner]
 
 
 def _seg(name: str) -> str:
@@ -108,10 +177,13 @@ def pretrained(v: dict) -> list[str]:
 
 
 def floor(chapter: str, v: dict, pretrained_models: list[str]) -> dict[str, float]:
-    """Set-up, conversions and training: the seconds a chapter needs before its own work."""
+    """Set-up, conversions, training (and chapter 04's draws, CPU work measured here): the
+    seconds a chapter needs besides its scoring, sampling and statistics."""
     out = {"wheels": SETUP_S["wheels"]}
     if not chapter.startswith("00_"):
         out["corpus"] = SETUP_S["corpus"]
     out |= {f"convert {m}": CONVERT_S[m] for m in pretrained_models}
     out |= {f"train {k}": s for k, s in training(chapter, v).items() if s}
+    if chapter.startswith("04_"):
+        out["draw the runs (CPU)"] = v["n_runs"] * RUNS_S_PER_RUN
     return out

@@ -17,18 +17,22 @@ SITE=${LMNOTES_SITE:-/tmp/site}
 if [ "${1:-}" = "--receive" ]; then
   rc=0; python3 bench/gpu_transfer.py join "$2" --store "$STORE" || rc=$?
   shift 2
-  if [ "$rc" = 1 ] || { [ "$rc" = 3 ] && [ $# -gt 0 ]; }; then
+  # 0: every file whole; 3: pieces still to come (fine before the last call); else damaged
+  if [ "$rc" != 0 ] && { [ "$rc" != 3 ] || [ $# -gt 0 ]; }; then
     echo "the transfer is incomplete or damaged: carry the calls in order, back to back" >&2; exit 1
   fi
 fi
 [ $# -gt 0 ] || exit 0
 mkdir -p "$SITE"
+new=()
 for whl in "$STORE"/files/*.whl; do  # each wheel once per machine: a later chapter may bring more
   [ -e "$whl" ] || continue
-  grep -qxF "$(basename "$whl")" "$SITE/.lmnotes-installed" 2>/dev/null && continue
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" "$whl"
-  basename "$whl" >> "$SITE/.lmnotes-installed"
+  grep -qxF "$(basename "$whl")" "$SITE/.lmnotes-installed" 2>/dev/null || new+=("$whl")
 done
+if [ ${#new[@]} -gt 0 ]; then  # in one call: pip --target skips folders (bin/, share/) that exist
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$SITE" "${new[@]}"
+  for whl in "${new[@]}"; do basename "$whl" >> "$SITE/.lmnotes-installed"; done
+fi
 if [ -f "$STORE/files/wordnet.tar.gz" ] && [ ! -f /tmp/wordnet/data.noun ]; then
   python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall("/tmp", filter="data")' "$STORE/files/wordnet.tar.gz"
 fi

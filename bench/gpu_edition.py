@@ -64,9 +64,11 @@ IMAGE_HAS = {
     "six", "tqdm", "typing-extensions", "urllib3", "wrapt", "torch", "transformers", "tokenizers",
     "safetensors", "accelerate", "huggingface-hub", "sentencepiece",
 }
-#: The order of the chapters in a warm stretch (cheapest transfers first) and what has been
-#: measured of each at gpu on an accelerator (the card; seconds; what).
-ORDER = ["00_corpus", "06_distortion", "03_segmentation", "01_models", "02_tendencies", "04_importance_sampling",
+#: The order to run the chapters in, one slice each: those that need three calls of
+#: transfers first, then 01 and 02 (Gemma-3: seven calls, none for 02 after 01 on a warm
+#: machine), then 05 (five); and what has been measured of each at gpu on an accelerator
+#: (the card; seconds; what).
+ORDER = ["00_corpus", "06_distortion", "03_segmentation", "04_importance_sampling", "01_models", "02_tendencies",
          "05_word_level"]
 MEASURED = {
     "00_corpus": ("H200", 54, "published 2026-11-26 (46 s; 54 s in a second run)"),
@@ -173,51 +175,84 @@ def _commit() -> str:
                           text=True, check=True).stdout.strip()
 
 
-def prepare(chapters: list[str]) -> dict[str, list[Path]]:
-    """Everything the chapters need on the machine, in pieces, and each chapter's calls
-    (``.gpu/calls/NAME/1``, ...), printed with what each carries and runs."""
-    common, words, models = GPU / "wheels" / "common", GPU / "wheels" / "words", GPU / "models"
-    if not any(common.glob("*.whl")):
-        _download(common, _pins(NEEDED))
-        _download(common, _pins(NO_DEPS), no_deps=True)
-    if not any(words.glob("*.whl")):
-        have = {_normalise(w.name.split("-")[0]) for w in common.glob("*.whl")}
-        _download(words, _pins(WORDS), skip=have)
-        for whl in words.glob("wordfreq-*.whl"):
+def _fetch_once(folder: Path, fetch) -> Path:
+    """``fetch(folder)`` once: a folder is reused only if a fetch into it finished (its
+    ``.complete`` marker), so an interrupted download is done again, not carried half."""
+    if not (folder / ".complete").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        fetch(folder)
+        (folder / ".complete").touch()
+    return folder
+
+
+def _files(name: str) -> list[Path]:
+    """What chapter ``name`` needs on the machine, fetched here once (``.gpu/``)."""
+    common = _fetch_once(GPU / "wheels" / "common", lambda d: (_download(d, _pins(NEEDED)),
+                                                               _download(d, _pins(NO_DEPS), no_deps=True)))
+
+    def words_fetch(d: Path) -> None:
+        _download(d, _pins(WORDS), skip={_normalise(w.name.split("-")[0]) for w in common.glob("*.whl")})
+        for whl in d.glob("wordfreq-*.whl"):
             trim_wheel(whl, _english_only)
-    if not any(models.glob("*.whl")):
-        wanted = dict.fromkeys(p for ps in [*PRETRAINED.values(), [MINILM]] for p in ps)
-        _download(models, _pins(list(wanted)), no_deps=True)
-    wordnet = GPU / "data" / "wordnet.tar.gz"
-    if not wordnet.is_file():
-        wordnet.parent.mkdir(parents=True, exist_ok=True)
-        _wordnet_archive(wordnet)
+
+    words = _fetch_once(GPU / "wheels" / "words", words_fetch)
+    wanted = list(dict.fromkeys(p for ps in [*PRETRAINED.values(), [MINILM]] for p in ps))
+    models = _fetch_once(GPU / "models", lambda d: _download(d, _pins(wanted), no_deps=True))
+    data = _fetch_once(GPU / "data", lambda d: _wordnet_archive(d / "wordnet.tar.gz"))
+
+    def wheel(package: str) -> list[Path]:
+        return sorted(models.glob(package.replace("-", "_") + "-*.whl"))
+
+    pretrained, is_words = _chapter_needs(name)
+    files = sorted(common.glob("*.whl"))
+    files += list(dict.fromkeys(w for m in pretrained for p in PRETRAINED[m] for w in wheel(p)))
+    if is_words:
+        files += [*sorted(words.glob("*.whl")), *wheel(MINILM), data / "wordnet.tar.gz"]
+    return files
+
+
+def prepare(chapters: list[str], held: list[str] = ()) -> dict[str, list[Path]]:
+    """Each chapter's calls (``.gpu/calls/NAME/1``, ...), printed with what each carries and
+    runs; the files of the ``held`` chapters (run earlier in the same warm stretch, so on the
+    machine already) are left out."""
     room = min(CALL_BYTES - tree_bytes() - MARGIN_BYTES, gpu_transfer.PIECE_BYTES)
     print(f"Each call carries the working tree ({tree_bytes() / MiB:.1f} MiB) and at most "
           f"{room / MiB:.1f} MiB of pieces. Commit first, and give each command "
-          f"LMNOTES_COMMIT={_commit()}. In one warm stretch a later chapter needs only the calls "
-          f"that carry files the earlier ones did not (the machine's store keeps the rest).")
+          f"LMNOTES_COMMIT={_commit()}.")
+    there = {f.name for h in held for f in _files(h)}
     out = {}
     for name in chapters:
-        pretrained, is_words = _chapter_needs(name)
-        files = sorted(common.glob("*.whl"))
-        if pretrained:
-            files += [w for w in sorted(models.glob("*.whl")) if any(
-                w.name.startswith(p.split("==")[0].replace("-", "_") + "-") for m in pretrained for p in PRETRAINED[m])]
-        if is_words:
-            files += [*sorted(words.glob("*.whl")), *models.glob(MINILM.split("==")[0].replace("-", "_") + "-*.whl"),
-                      wordnet]
-        calls = gpu_transfer.layout(files, GPU / "calls" / name, room)
+        files = [f for f in _files(name) if f.name not in there]
+        shutil.rmtree(GPU / "calls" / name, ignore_errors=True)
+        calls = gpu_transfer.layout(files, GPU / "calls" / name, room) if files else []
         out[name] = calls
         size = sum(f.stat().st_size for f in files)
-        print(f"\n{name}: {len(files)} files, {size / MiB:.1f} MiB"
-              + (f" (with {', '.join(pretrained)})" if pretrained else "") + f", in {len(calls)} calls, back to back:")
+        print(f"\n{name}: {len(files)} files to carry, {size / MiB:.1f} MiB"
+              + (f" (the machine holds those of {', '.join(held)})" if held else "")
+              + f", in {len(calls)} calls, back to back:")
+        last_piece = {e["pieces"][-1]["name"]: f for f, e in _manifest(calls).items()}
         for i, folder in enumerate(calls, 1):
-            carried = sum(p.stat().st_size for p in folder.iterdir())
             where = folder.relative_to(ROOT)
-            print(f"  {i}. carry {where} ({carried / MiB:.1f} MiB): bench/gpu_chapter.sh --receive {where}"
-                  + (f" {name}" if i == len(calls) else ""))
+            done = [last_piece[p.name] for p in sorted(folder.iterdir()) if p.name in last_piece]
+            print(f"  {i}. carry {where} ({sum(p.stat().st_size for p in folder.iterdir()) / MiB:.1f} MiB): "
+                  f"bench/gpu_chapter.sh --receive {where}" + (f" {name}" if i == len(calls) else "")
+                  + f"\n     completes {_listing(done)}")
+        if not calls:
+            print(f"  nothing to carry: bench/gpu_chapter.sh {name}")
     return out
+
+
+def _manifest(calls: list[Path]) -> dict:
+    return json.loads((calls[0] / gpu_transfer.MANIFEST).read_text())["files"] if calls else {}
+
+
+def _listing(names: list[str]) -> str:
+    """The files a call completes: the models' packages and WordNet by name, wheels counted."""
+    models = tuple(p.replace("-", "_") + "-" for ps in [*PRETRAINED.values(), [MINILM]] for p in ps if p != "gguf")
+    named = [n for n in names if n.startswith(models) or not n.endswith(".whl")]
+    rest = len(names) - len(named)
+    return ", ".join(named + ([f"{rest} wheel{'s' * (rest > 1)}"] if rest else [])) or "nothing yet (a file goes on in the next call)"
 
 
 def plan() -> None:
@@ -273,6 +308,8 @@ def main(argv=None) -> int:
     sub.add_parser("plan", help="the steps in order, with their minutes")
     p = sub.add_parser("prepare", help="what the chapters need on the machine, in pieces, and their calls")
     p.add_argument("chapters", nargs="*", help="chapters (default: every chapter but 00_corpus, which ran)")
+    p.add_argument("--held", nargs="*", default=[], help="chapters run earlier in the same warm stretch: "
+                                                        "their files are on the machine already")
     b = sub.add_parser("publish", help="bring a chapter's page and claims into book/gpu/, renew at_scale, commit")
     b.add_argument("came_back", type=Path, help="the folder the last call's files came back to")
     args = parser.parse_args(argv)
@@ -291,7 +328,9 @@ def main(argv=None) -> int:
         known = book.chapter_names()
         if unknown := [c for c in args.chapters if c not in known]:
             parser.error(f"unknown chapters {unknown}; the chapters are {known}")
-        prepare(args.chapters or [c for c in known if c != "00_corpus"])
+        if unknown := [c for c in args.held if c not in known]:
+            parser.error(f"unknown chapters {unknown}; the chapters are {known}")
+        prepare(args.chapters or [c for c in known if c != "00_corpus"], args.held)
     return 0
 
 

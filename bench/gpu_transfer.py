@@ -57,8 +57,10 @@ def _write_piece(path: Path, offset: int, size: int, piece: Path) -> dict:
 def layout(files: list[Path], calls: Path, room: int) -> list[Path]:
     """Lay ``files`` out as one stream cut into calls of ``room`` bytes (at most
     :data:`PIECE_BYTES`): call folders ``calls/1``, ``calls/2``, ... each hold the pieces of
-    the files that fall in its stretch of the stream (``NAME.000``, ``NAME.001``, ...) and
-    the whole manifest. A file may so span two calls, and every call but the last is full:
+    the files that fall in its stretch of the stream and the whole manifest. A piece is named
+    by its file, the file's SHA-256 and its offset (``NAME.<sha256[:12]>.<offset>``), so that
+    pieces of another layout of the same file (another chapter's, a later ``prepare``) never
+    pass for this one's in the machine's store. A file may so span two calls, and every call but the last is full:
     the fewest calls that can carry the files. Return the call folders in order."""
     if not 0 < room <= PIECE_BYTES:
         raise TransferError(f"a call's room must be between 1 byte and {PIECE_BYTES / MiB:.0f} MiB, got {room}")
@@ -69,15 +71,15 @@ def layout(files: list[Path], calls: Path, room: int) -> list[Path]:
     folders: list[Path] = []
     used = room  # the current call is full: the first piece opens call 1
     for path in files:
-        size, offset = path.stat().st_size, 0
-        entry = manifest["files"][path.name] = {"sha256": sha256(path), "size": size, "pieces": []}
+        size, offset, digest = path.stat().st_size, 0, sha256(path)
+        entry = manifest["files"][path.name] = {"sha256": digest, "size": size, "pieces": []}
         while offset < size or not entry["pieces"]:
             if used == room:
                 folders.append(calls / str(len(folders) + 1))
                 folders[-1].mkdir(parents=True)
                 used = 0
             take = min(room - used, size - offset)
-            piece = folders[-1] / f"{path.name}.{len(entry['pieces']):03d}"
+            piece = folders[-1] / f"{path.name}.{digest[:12]}.{offset}"
             entry["pieces"].append(_write_piece(path, offset, take, piece))
             offset, used = offset + take, used + take
     for folder in folders:
@@ -129,9 +131,10 @@ def join(carried: Path, store: Path = STORE) -> dict[str, list[str]]:
             partial.unlink()
             raise TransferError(f"{name}: the joined file's SHA-256 is not the manifest's")
         partial.replace(target)
-        for p in parts:
-            p.unlink()
         complete.append(name)
+    for name in complete:  # its pieces, of this layout or another, are no longer needed
+        for p in received.glob(f"{name}.*"):
+            p.unlink()
     return {"complete": complete, "waiting": waiting}
 
 

@@ -127,7 +127,7 @@ def test_list_shows_every_parameter_whole_within_100_columns():
         for p in book.parameters(name).values():  # every default and comment whole (some wrapped)
             assert " ".join(f"{p.name} = {params._literal(p.default)}".split()) in flat, (name, p.name)
             assert " ".join(p.comment.split()) in flat, (name, p.name)
-    assert ('gpu profile: ["char", "byte", "bpe1000", "bpe4000", "bpe8000", "bpe16000", "bpe32000", '
+    assert ('gpu profile: ["byte", "bpe1000", "bpe4000", "bpe8000", "bpe16000", "bpe32000", '
             '"word"]') in flat  # a profile's long list, whole
     assert "{'" not in result.stdout and "':" not in result.stdout  # no dict reprs
 

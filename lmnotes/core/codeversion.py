@@ -45,7 +45,7 @@ _SAME_BITS: dict[str, str] = {
     "1c884a4d2a62ec0a": "114eb1af1464c3bf",  # draws, without the CUDA sampler
     "0c5b8a4ff5216e28": "8aa232986675ac61",  # trained: the schedule's formula as lr_factor
     "794c8b2c6eca05fd": "8aa232986675ac61",  # trained: improves() named, stop_below
-    "622ca7690063a14b": "8aa232986675ac61",  # trained: the gpu size's epochs and evaluations
+    "3f1547f96f731536": "8aa232986675ac61",  # trained: the gpu size's epochs and evaluations
 }
 
 

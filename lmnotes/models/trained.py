@@ -45,9 +45,10 @@ SIZES = {
     "gpu": {
         "transformer": dict(d_model=512, n_layers=8, n_heads=8, context=512, dropout=0.1),
         "lstm": dict(d_model=1024, n_layers=3, dropout=0.3),
-        # 12 epochs: at 20, measured on an H200 (bench/results/h200-2026-11-27-buckets/
-        # gpu_edition_03.log), the validation loss of char, byte, BPE-1k and BPE-4k was lowest
-        # between epochs 10 and 14 and rose after; 12 fits a chapter in an 8-minute slice there
+        # 12 epochs: at 20 on an H200 (bench/results/h200-2026-11-27-buckets/gpu_edition_03.log,
+        # evaluated every 500 steps), char's and byte's validation loss was lowest at epoch 12
+        # and rose after, and BPE-1k's and BPE-4k's was lower at their one evaluation before the
+        # end (epochs 10 and 14) than at it; 12 fits a chapter in an 8-minute slice there
         "train": TrainConfig(block=256, batch_size=64, lr=1e-3, max_steps=20000, max_epochs=12, eval_every=250,
                              patience=4, precision="bfloat16"),
     },
