@@ -49,6 +49,7 @@
 
 # %% tags=["parameters"]
 model_names = []  # models to show; []: every registered model
+leave_out = []  # registered models left out of those
 size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
 corpus = "enwiki"  # what the self-trained models learn and are tested on
@@ -77,7 +78,7 @@ from lmnotes.text.segment import WordSegmentation
 plots.use_style()
 
 # %%
-names = model_names or models.names()
+names = models.chosen(model_names, leave_out)
 data = lmcorpus.load(corpus)
 subset = data["test"].sentence_sample(test_sentences, seed)
 test = [data["test"].sentences[i] for i in subset]

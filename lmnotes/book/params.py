@@ -203,6 +203,7 @@ NOTEBOOK_RULES: dict[tuple[str, str], checks.Rule] = {
             "self-trained", "the chapter ranks the models trained here against the others "
             "([] takes every registered model)")(v)),
         "registered models, model folders or .gguf files; [] or at least one self-trained wiki/ model"),
+    ("01_models", "leave_out"): (checks.each(checks.registered), "registered models"),
     ("03_segmentation", "segmentations"): (
         checks.all_of(checks.each(checks.segmentation), lambda v: None if "word" in v else
                       "must include word (the closed vocabulary is measured on the word model)"),

@@ -134,6 +134,8 @@ def _gguf_first(check: Check) -> Check:
 #: A registered model, a local model folder or .gguf file, or an HF hub id
 #: (:func:`lmnotes.models.zoo.check_name`).
 model = _gguf_first(deferred("lmnotes.models.zoo:check_name"))
+#: A registered model's name (not a file or folder).
+registered = deferred("lmnotes.models.zoo:check_registered")
 
 
 def model_of(*kinds: str) -> Check:

@@ -29,8 +29,8 @@ from lmnotes.core import numerics as _numerics
 _numerics.configure_torch()  # threads and deterministic algorithms (see lmnotes.core.numerics)
 
 from lmnotes.models.base import LanguageModel, ModelError, Samples, Scores, resolve_device
-from lmnotes.models.zoo import load, names, register
+from lmnotes.models.zoo import chosen, load, names, register
 from lmnotes.models import trained  # noqa: E402,F401  (registers the wiki/... models)
 
-__all__ = ["LanguageModel", "ModelError", "Samples", "Scores", "load", "names", "register",
+__all__ = ["LanguageModel", "ModelError", "Samples", "Scores", "chosen", "load", "names", "register",
            "resolve_device"]

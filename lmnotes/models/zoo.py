@@ -51,6 +51,12 @@ def names() -> list[str]:
     return sorted(REGISTRY)
 
 
+def chosen(model_names: list[str], leave_out: list[str] = ()) -> list[str]:
+    """The models a chapter shows: ``model_names``, or every registered model when it is
+    empty (one registered later included), less those in ``leave_out``."""
+    return [n for n in (model_names or names()) if n not in leave_out]
+
+
 def load(name: str, device: str | None = "cpu", dtype: str = "float32", **kw) -> LanguageModel:
     """A model by registered name, local directory, ``.gguf`` file, or HF hub id."""
     if not isinstance(name, str) or not name:
@@ -229,6 +235,11 @@ def check_name(v: str) -> str | None:
         return None  # an HF hub id: the chapter says what is wrong if there is no network
     return (f"is neither a registered model ({names()}) nor a local model folder or .gguf file "
             f"(looked for {Path(v).expanduser().resolve()})")
+
+
+def check_registered(v: str) -> str | None:
+    """``None`` if ``v`` is a registered model's name; else what is wrong (a parameter check)."""
+    return None if v in names() else f"is not a registered model ({names()})"
 
 
 #: The kinds of model a chapter's model parameter may take (:func:`kind_of`).
