@@ -252,7 +252,8 @@ def _listing(names: list[str]) -> str:
     models = tuple(p.replace("-", "_") + "-" for ps in [*PRETRAINED.values(), [MINILM]] for p in ps if p != "gguf")
     named = [n for n in names if n.startswith(models) or not n.endswith(".whl")]
     rest = len(names) - len(named)
-    return ", ".join(named + ([f"{rest} wheel{'s' * (rest > 1)}"] if rest else [])) or "nothing yet (a file goes on in the next call)"
+    listed = named + ([f"{rest} wheel{'s' * (rest > 1)}"] if rest else [])
+    return ", ".join(listed) or "nothing yet (a file goes on in the next call)"
 
 
 def plan() -> None:

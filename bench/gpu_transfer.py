@@ -7,7 +7,7 @@ the machine before anything is installed. ``bench/gpu_edition.py prepare`` uses 
 
 A call folder holds ``manifest.json`` (every file of the chapter's transfer: its SHA-256, size
 and pieces, each with its own SHA-256) and the pieces this call carries. ``join`` checks each
-carried piece against the manifest and moves it into the store, which survives between the
+carried piece against the manifest and copies it into the store, which survives between the
 commands of one warm stretch (``/tmp``); once a file's pieces are all there it joins them,
 checks the whole file's SHA-256 and removes the pieces. It prints what is complete and what
 is still to come, and fails at once, naming the piece, on a piece or file whose hash is wrong.
@@ -60,8 +60,9 @@ def layout(files: list[Path], calls: Path, room: int) -> list[Path]:
     the files that fall in its stretch of the stream and the whole manifest. A piece is named
     by its file, the file's SHA-256 and its offset (``NAME.<sha256[:12]>.<offset>``), so that
     pieces of another layout of the same file (another chapter's, a later ``prepare``) never
-    pass for this one's in the machine's store. A file may so span two calls, and every call but the last is full:
-    the fewest calls that can carry the files. Return the call folders in order."""
+    pass for this one's in the machine's store. A file may so span two calls, and every call
+    but the last is full: the fewest calls that can carry the files. Return the call folders
+    in order."""
     if not 0 < room <= PIECE_BYTES:
         raise TransferError(f"a call's room must be between 1 byte and {PIECE_BYTES / MiB:.0f} MiB, got {room}")
     if len({f.name for f in files}) < len(files):

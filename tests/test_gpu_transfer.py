@@ -168,8 +168,9 @@ def test_publish_brings_a_gpu_page_in_and_refuses_a_cpu_one(tmp_path):
     (came_back / "claims" / "06_distortion.csv").write_text("claim,verdict\n")
     book = tmp_path / "book"
     assert edition.publish(came_back, book) == ["06_distortion"]
-    assert (book / "gpu" / "06_distortion.ipynb").is_file() and (book / "gpu" / "claims" / "06_distortion.csv").is_file()
-    nb.metadata["lmnotes"]["edition"]["device"] = "the CPU (no GPU)"
+    assert (book / "gpu" / "06_distortion.ipynb").is_file()
+    assert (book / "gpu" / "claims" / "06_distortion.csv").is_file()
+    nb.metadata["lmnotes"]["edition"]["device"] = "the CPU (no GPU)"  # editions.CPU_DEVICE
     nbformat.write(nb, came_back / "06_distortion.ipynb")
     with pytest.raises(SystemExit, match="not at gpu on a GPU"):
         edition.publish(came_back, tmp_path / "book2")
