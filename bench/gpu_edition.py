@@ -156,9 +156,11 @@ def gpu_values(name: str) -> dict:
 def _chapter_needs(name: str) -> tuple[list[str], bool]:
     """The pretrained models chapter ``name`` uses at the gpu profile and whether it is the
     word-level chapter (WordNet, wordfreq, MiniLM)."""
+    from lmnotes import models
+
     values = gpu_values(name)
-    if values.get("model_names") == []:  # chapter 01: [] shows every registered model
-        return list(PRETRAINED), False
+    if "leave_out" in values:  # chapter 01: the models it shows, as it chooses them
+        values["model_names"] = models.chosen(values["model_names"], values["leave_out"])
     return gpu_budget.pretrained(values), name.startswith("05_")
 
 
@@ -216,8 +218,9 @@ def prepare(chapters: list[str], held: list[str] = ()) -> dict[str, list[Path]]:
     """Each chapter's calls (``.gpu/calls/NAME/1``, ...), printed with what each carries and
     runs; the files of the ``held`` chapters (run earlier in the same warm stretch, so on the
     machine already) are left out."""
-    room = min(CALL_BYTES - tree_bytes() - MARGIN_BYTES, gpu_transfer.PIECE_BYTES)
-    print(f"Each call carries the working tree ({tree_bytes() / MiB:.1f} MiB) and at most "
+    tree = tree_bytes()
+    room = min(CALL_BYTES - tree - MARGIN_BYTES, gpu_transfer.PIECE_BYTES)
+    print(f"Each call carries the working tree ({tree / MiB:.1f} MiB) and at most "
           f"{room / MiB:.1f} MiB of pieces. Commit first, and give each command "
           f"LMNOTES_COMMIT={_commit()}.")
     there = {f.name for h in held for f in _files(h)}

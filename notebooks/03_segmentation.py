@@ -32,9 +32,9 @@
 #
 # This chapter recomputes the post's worked examples, then measures each claim on real
 # models: one Transformer architecture trained on this report's corpus with each of several
-# segmentations, and pretrained models with tokenizers of their own (SmolLM2's; Gemma-3's, five
-# times larger, joins at the `gpu` profile). It goes
-# past the post where the post stops: it *estimates* the marginal over segmentations.
+# segmentations, and a pretrained model with a tokenizer of its own (SmolLM2's; Gemma-3's,
+# five times larger, is one `-p pretrained` away). It goes past the post where the post
+# stops: it *estimates* the marginal over segmentations.
 
 # %% [markdown]
 # :::{admonition} What this chapter found
@@ -175,8 +175,8 @@ tables.show(examples.set_index("quantity"),
 # and words with a closed vocabulary (types seen at least twice in training; the rest
 # `<unk>`). A character model is one `-p segmentations` away; on this corpus, where
 # {glue:text}`non_ascii_pct`% of the training characters lie outside ASCII, it is a
-# near-copy of the byte model, and both profiles spend their minutes elsewhere. All are scored on the
-# {glue:text}`n_test:,` test sentences of {glue:text}`n_test_articles` articles
+# near-copy of the byte model, and both profiles spend their minutes elsewhere. All are
+# scored on the {glue:text}`n_test:,` test sentences of {glue:text}`n_test_articles` articles
 # ({glue:text}`n_test_bytes:,` bytes).
 
 # %% tags=["hide-input"]

@@ -20,8 +20,8 @@
 # thousands. Some verdicts are *inconclusive* for that reason alone, and a reader should
 # know which verdicts survive larger models and more samples. The **GPU edition** executes
 # the same chapters, unchanged, at the `gpu` profile (`params/gpu.yaml`: larger models,
-# more samples and sentences, each chapter sized to run in eight minutes on one H200) on an
-# accelerator, and publishes each executed
+# more samples and sentences, each chapter sized by estimate to an eight-minute slice of
+# one H200) on an accelerator, and publishes each executed
 # page beside the CPU one. Each of its pages opens with a banner that says where, on what
 # and at which commit it ran, and says *stale* when the chapter's source or the profile
 # changed since.
