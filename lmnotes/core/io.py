@@ -66,48 +66,10 @@ def write_pickle(path: str | os.PathLike, obj: Any) -> None:
     write_bytes(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-#: Modules renamed when the package was laid out in layers: a cache entry pickled before
-#: names its classes by the old module, and :func:`read_pickle` finds them under the new one.
-RENAMED = {
-    "lmnotes.book": "lmnotes.book.run", "lmnotes.budget": "lmnotes.models.budget",
-    "lmnotes.cache": "lmnotes.core.cache", "lmnotes.claims": "lmnotes.report.claims",
-    "lmnotes.clusters": "lmnotes.stats.clusters",
-    "lmnotes.comparability": "lmnotes.studies.segmentation.comparability",
-    "lmnotes.components": "lmnotes.studies.importance.components",
-    "lmnotes.corpus": "lmnotes.text.corpus",
-    "lmnotes.deficit": "lmnotes.studies.distortion.deficit",
-    "lmnotes.distortion": "lmnotes.studies.distortion.distortion",
-    "lmnotes.importance": "lmnotes.studies.importance.estimators", "lmnotes.io": "lmnotes.core.io",
-    "lmnotes.language": "lmnotes.studies.distortion.language",
-    "lmnotes.latent": "lmnotes.studies.importance.latent", "lmnotes.laws": "lmnotes.stats.laws",
-    "lmnotes.marginal": "lmnotes.studies.segmentation.marginal",
-    "lmnotes.memo": "lmnotes.models.memo", "lmnotes.numerics": "lmnotes.core.numerics",
-    "lmnotes.params": "lmnotes.book.params",
-    "lmnotes.paraphrase": "lmnotes.studies.words.paraphrase",
-    "lmnotes.plots": "lmnotes.report.plots", "lmnotes.progress": "lmnotes.core.progress",
-    "lmnotes.sampling": "lmnotes.models.sampling", "lmnotes.screens": "lmnotes.book.screens",
-    "lmnotes.segment": "lmnotes.text.segment", "lmnotes.smc": "lmnotes.studies.importance.smc",
-    "lmnotes.softmatch": "lmnotes.studies.words.softmatch",
-    "lmnotes.stats": "lmnotes.stats.inference",
-    "lmnotes.switch_runs": "lmnotes.studies.importance.switch_runs",
-    "lmnotes.tables": "lmnotes.report.tables",
-    "lmnotes.tendencies": "lmnotes.studies.tendencies.measures",
-    "lmnotes.text": "lmnotes.text.tokenize", "lmnotes.train": "lmnotes.models.train",
-    "lmnotes.units": "lmnotes.stats.units", "lmnotes.wiki": "lmnotes.text.wiki",
-    "lmnotes.words": "lmnotes.studies.words.predict",
-    "lmnotes.wordstats": "lmnotes.studies.words.wordstats",
-}
-
-
-class _Unpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        return super().find_class(RENAMED.get(module, module), name)
-
-
 def read_pickle(path: str | os.PathLike) -> Any:
-    """Load a pickle written by :func:`write_pickle` (or before a module was renamed)."""
+    """Load a pickle written by :func:`write_pickle`."""
     with open(path, "rb") as fh:
-        return _Unpickler(fh).load()
+        return pickle.load(fh)
 
 
 def digest(*parts: Any) -> str:

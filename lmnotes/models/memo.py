@@ -29,7 +29,7 @@ from lmnotes.models.sampling import Strategy
 #: The modules whose edits change scores; samples also depend on the decoders (SAMPLING).
 #: A study that caches its own computation on a model adds its modules (:func:`register`).
 CODE = ("lmnotes.models.base", "lmnotes.models.hf", "lmnotes.models.neural", "lmnotes.models.kvcache",
-        "lmnotes.core.numerics")
+        "lmnotes.core.numerics", "lmnotes.core.kernels")
 SAMPLING = ("lmnotes.models.beam", "lmnotes.models.sampling")
 #: The sampler that runs on CUDA alone (the CPU samples step by step): it keys only what is
 #: sampled on CUDA, so that an edit to it leaves the CPU edition's samples in the cache.

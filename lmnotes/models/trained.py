@@ -84,7 +84,7 @@ RECIPES = {
 # The code that decides a trained model's weights (scoring and sampling code, in
 # models/base.py, does not; editing it does not retrain).
 _CODE = ("lmnotes.models.trained", "lmnotes.models.neural", "lmnotes.models.ngram", "lmnotes.models.train",
-         "lmnotes.text.segment", "lmnotes.core.numerics")
+         "lmnotes.text.segment", "lmnotes.core.numerics", "lmnotes.core.kernels")
 
 
 def _code_version() -> str:

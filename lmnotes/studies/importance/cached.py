@@ -13,6 +13,7 @@ from lmnotes.core import remember
 #: The modules whose code decides the cached values: this study's, but for its claims (which
 #: read the values and compute none) and this one, and the statistics and numerics they use.
 MODULES = (remember.package_modules("lmnotes.studies.importance", ("cached", "claims"))
-           + remember.package_modules("lmnotes.stats") + ("lmnotes.core.numerics",))
+           + remember.package_modules("lmnotes.stats")
+           + ("lmnotes.core.numerics", "lmnotes.core.kernels"))
 
 remembered = remember.Store("latent", MODULES)

@@ -455,7 +455,8 @@ def dispersion_by_length(ts: TextSet, bins) -> pd.Series:
 #: The calibration checks' values in the shared cache (kind ``calibration``): they redo every
 #: test on 100 splits of the training articles, most of the chapter's warm time.
 remembered = remember.Store("calibration", ("lmnotes.studies.tendencies.measures",)
-                            + remember.package_modules("lmnotes.stats") + ("lmnotes.core.numerics",))
+                            + remember.package_modules("lmnotes.stats")
+                            + ("lmnotes.core.numerics", "lmnotes.core.kernels"))
 
 
 @remembered
