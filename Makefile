@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh clone (Python 3.11 and pip; no GPU; the network only for
 # PyPI, once the npm registry for MathJax, and Debian's wordnet-base if it is missing,
-# installed as root or unpacked for the user otherwise):
+# installed as root or unpacked for the user otherwise, and Debian's qemu-user, as root):
 #   make book   set up .venv, execute every notebook (papermill, default profile), build the HTML book
 #   make test   set up .venv, run the unit tests and nbval over the executed notebooks in book/
 #   make test-cold   make test with an empty, temporary cache: every model trained, every
@@ -17,6 +17,7 @@ STAMP := $(VENV)/.installed
 
 MATHJAX := _vendor/mathjax/tex-mml-chtml.js
 WORDNET := $(VENV)/.wordnet
+QEMU := $(VENV)/.qemu
 MATHJAX_VERSION := 3.2.2
 
 .PHONY: book test test-cold setup html screenshots clean clean-cache
@@ -24,14 +25,14 @@ MATHJAX_VERSION := 3.2.2
 book: $(STAMP) $(MATHJAX) $(WORDNET)
 	$(BIN)/python -m lmnotes.book all --profile $(PROFILE)
 
-test: $(STAMP) $(MATHJAX) $(WORDNET)
+test: $(STAMP) $(MATHJAX) $(WORDNET) $(QEMU)
 	$(BIN)/python -m pytest
 
 test-cold: $(STAMP)
 	@cold=$$(mktemp -d) && echo "make test with the empty cache LMNOTES_CACHE=$$cold" && \
 	LMNOTES_CACHE=$$cold $(MAKE) --no-print-directory test; rc=$$?; rm -rf "$$cold"; exit $$rc
 
-setup: $(STAMP) $(MATHJAX) $(WORDNET)
+setup: $(STAMP) $(MATHJAX) $(WORDNET) $(QEMU)
 
 html: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m lmnotes.book build
@@ -58,6 +59,12 @@ $(MATHJAX):
 # root, else downloaded and unpacked into .venv/wordnet for this user (setup/wordnet.sh).
 $(WORDNET): $(STAMP)
 	@sh setup/wordnet.sh $(VENV)/wordnet
+	@touch $@
+
+# qemu-user, for the test that runs the book's arithmetic under emulated AMD and Intel CPUs:
+# Debian's package, installed as root (setup/qemu.sh); elsewhere that test says what to install.
+$(QEMU): $(STAMP)
+	@sh setup/qemu.sh
 	@touch $@
 
 # The environment is rebuilt when the pins change. requirements.lock pins every package

@@ -47,7 +47,7 @@ from typing import Any, Sequence
 import yaml
 
 from lmnotes.core import cache as lmcache
-from lmnotes.core import io, progress
+from lmnotes.core import io, numerics, progress
 from lmnotes.book import editions, params, staging, timing
 
 NOTEBOOKS = io.ROOT / "notebooks"
@@ -314,6 +314,11 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
     cell.source = params.write_into(cell.source, values)
     target = staging.page(stage, name)
     before, t0 = _entry_paths(), time.perf_counter()
+    # the kernel saves its claims into the staging folder's claims/, whatever the caller's
+    # environment says (the tests point LMNOTES_CLAIMS elsewhere for nbval)
+    from lmnotes.report.claims import FOLDER_ENV
+
+    redirected = os.environ.pop(FOLDER_ENV, None)
     with io.atomic_path(target, suffix=".ipynb") as tmp, tempfile.TemporaryFile("w+") as kernel_log:
         try:
             papermill.execute_notebook(
@@ -323,6 +328,9 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
             )
         except PapermillExecutionError as exc:
             raise _failure(name, profile, exc) from None
+        finally:
+            if redirected is not None:
+                os.environ[FOLDER_ENV] = redirected
         except Exception as exc:  # the kernel died, or did not start: what it said is the clue
             kernel_log.seek(0)
             said = kernel_log.read().strip()
@@ -331,7 +339,7 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
             raise BookError(f"{name}: {type(exc).__name__}: {exc}\n  the kernel's last words:\n"
                             + "\n".join(said.splitlines()[-20:])) from exc
         nb = nbformat.read(tmp, as_version=4)
-        nb.metadata.setdefault("lmnotes", {})["profile"] = profile
+        nb.metadata.setdefault("lmnotes", {}).update(profile=profile, arithmetic=numerics.describe())
         _scrub(nb)
         plain = profile_values(name, profile)  # the profile's own values, without -p
         if folder != BOOK:

@@ -27,6 +27,7 @@ and the intro.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -62,6 +63,9 @@ COLUMNS = ("claim", "verdict", "basis", "n_for", "n_against", "n_unresolved", "r
 #: The longest ``measured`` text: one or two sentences; the details belong in the chapter.
 MAX_MEASURED = 400
 FOLDER = Path("claims")
+#: Where a chapter saves its claims instead of ``claims/`` when set: the tests set it to a
+#: temporary folder, so that nbval's re-execution of the book never writes ``book/claims``.
+FOLDER_ENV = "LMNOTES_CLAIMS"
 
 
 @dataclass(frozen=True)
@@ -365,7 +369,10 @@ def shown_cases(cases: pd.DataFrame) -> pd.DataFrame:
 def save(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
     """Write a chapter's claims table to ``folder/<chapter>.csv`` and return the path, where that
     folder exists (the book's, ``book/claims``, when the runner executes a chapter); elsewhere
-    (a chapter run with papermill in a folder of one's own) check the table and write nothing."""
+    (a chapter run with papermill in a folder of one's own) check the table and write nothing.
+    The default folder gives way to ``$LMNOTES_CLAIMS`` (:data:`FOLDER_ENV`) where that is set."""
+    if Path(folder) == FOLDER and os.environ.get(FOLDER_ENV):
+        folder = os.environ[FOLDER_ENV]
     check(df)
     if "cases" in df.attrs:
         check_cases(df, df.attrs["cases"])
