@@ -328,9 +328,6 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
             )
         except PapermillExecutionError as exc:
             raise _failure(name, profile, exc) from None
-        finally:
-            if redirected is not None:
-                os.environ[FOLDER_ENV] = redirected
         except Exception as exc:  # the kernel died, or did not start: what it said is the clue
             kernel_log.seek(0)
             said = kernel_log.read().strip()
@@ -338,6 +335,9 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
                 raise
             raise BookError(f"{name}: {type(exc).__name__}: {exc}\n  the kernel's last words:\n"
                             + "\n".join(said.splitlines()[-20:])) from exc
+        finally:
+            if redirected is not None:
+                os.environ[FOLDER_ENV] = redirected
         nb = nbformat.read(tmp, as_version=4)
         nb.metadata.setdefault("lmnotes", {}).update(profile=profile, arithmetic=numerics.describe())
         _scrub(nb)
