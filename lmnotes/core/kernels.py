@@ -16,8 +16,9 @@ the whole process, with NumPy's (the tests hash them natively and under emulated
   OpenBLAS thread): AVX2 and FMA only, the same IEEE operations in the same order on any such
   CPU, Intel or AMD, and as fast as MKL's AVX2 branch. OpenBLAS's own threading changes the
   bits with the thread count, and it uses fewer threads on a machine with fewer cores; so a
-  large product is cut here into :data:`~lmnotes.core.numerics.THREADS` blocks of rows, by its
-  shape alone, each computed by one OpenBLAS call on its own thread. A dot product is NumPy's
+  large product is cut here into as many blocks of rows as the book has threads
+  (:data:`lmnotes.core.numerics.THREADS`), by its shape alone, each computed by one OpenBLAS
+  call on its own thread. A dot product is NumPy's
   pairwise sum of the elementwise products;
 - the elementwise functions MKL's vector math computes for PyTorch (:data:`FUNCTIONS`) are
   NumPy's (SciPy's for the error functions): IEEE's correctly rounded square root, NumPy's
@@ -45,8 +46,6 @@ import numpy as np
 import scipy.special
 import torch
 
-from lmnotes.core.numerics import THREADS
-
 #: dtypes NumPy computes natively; others (bfloat16, float16) are computed in float32 and
 #: rounded back, so that no CPU-dependent reduced-precision instruction runs.
 _NATIVE = {torch.float32, torch.float64, torch.complex64, torch.complex128, torch.int64, torch.int32,
@@ -58,6 +57,7 @@ SPLIT_WORK = 1 << 23
 BLOCK_ROWS = 16
 
 _LIBRARY: torch.library.Library | None = None
+_THREADS = 1  # the blocks a large product is cut into: numerics.THREADS, set by install()
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
 
@@ -74,7 +74,7 @@ def _pool() -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=max(1, THREADS - 1), thread_name_prefix="lmnotes-blas")
+            _POOL = ThreadPoolExecutor(max_workers=max(1, _THREADS - 1), thread_name_prefix="lmnotes-blas")
         return _POOL
 
 
@@ -98,7 +98,7 @@ def _row_blocks(n: int, parts: int) -> list[tuple[int, int]]:
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` (NumPy's broadcasting rules) on OpenBLAS, cut into blocks of rows of ``a`` by
     the shapes alone when large, so that the bits never depend on the machine's cores."""
-    if a.ndim < 2 or THREADS < 2:
+    if a.ndim < 2 or _THREADS < 2:
         return np.matmul(a, b)
     n, p = a.shape[-2], (b.shape[-1] if b.ndim > 1 else 1)
     work = n * a.shape[-1] * p * int(np.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 2 else ())))
@@ -113,7 +113,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     def block(r0: int, r1: int) -> None:
         np.matmul(a[..., r0:r1, :], b, out=out[..., r0:r1] if b.ndim == 1 else out[..., r0:r1, :])
 
-    (first, *rest) = _row_blocks(n, THREADS)
+    (first, *rest) = _row_blocks(n, _THREADS)
     jobs = [_pool().submit(block, *rows) for rows in rest]
     block(*first)
     for job in jobs:
@@ -241,11 +241,13 @@ KERNELS = {
 }
 
 
-def install() -> None:
-    """Register :data:`KERNELS` as PyTorch's CPU kernels of those operators (once a process)."""
-    global _LIBRARY
+def install(threads: int) -> None:
+    """Register :data:`KERNELS` as PyTorch's CPU kernels of those operators (once a process),
+    large products cut into ``threads`` blocks."""
+    global _LIBRARY, _THREADS
     if _LIBRARY is not None:
         return
+    _THREADS = threads
     lib = torch.library.Library("aten", "IMPL")
     with warnings.catch_warnings():
         # PyTorch warns that each registration overrides its own CPU kernel: that is the point

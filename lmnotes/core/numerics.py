@@ -141,7 +141,7 @@ def configure_torch() -> None:
     torch.backends.mkldnn.enabled = False
     from lmnotes.core import kernels
 
-    kernels.install()
+    kernels.install(THREADS)
     if _has_avx2() and torch.backends.cpu.get_cpu_capability() != "AVX2":
         warnings.warn(f"PyTorch runs its {torch.backends.cpu.get_cpu_capability()} kernels: it was used "
                       f"before lmnotes was imported, so results may differ from the book's in the last "
