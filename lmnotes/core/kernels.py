@@ -26,8 +26,11 @@ the whole process, with NumPy's (the tests hash them natively and under emulated
   ``pow`` with exponent 0.5 (which PyTorch computes with MKL's square root) takes that square
   root too.
 
-The replacements compute the same quantities from the same inputs; results differ from MKL's
-in the last bits only. Autograd, the key–value cache and every model above see ordinary
+One fused kernel still calls MKL's products directly: PyTorch's CPU attention
+(``scaled_dot_product_attention``), which runs on MKL's ``COMPATIBLE`` branch, the same on
+every CPU (:mod:`lmnotes.core.numerics`). The replacements compute the same quantities from
+the same inputs, with PyTorch's checks of shapes and dtypes, its result types, layouts and
+``out=`` rules; results differ from MKL's in the last bits only. Autograd, the key–value cache and every model above see ordinary
 tensors. The kernels are registered for the CPU dispatch key only: CUDA keeps its own.
 
 Written by hand because no library routes PyTorch's CPU BLAS and vector-math calls elsewhere
@@ -83,9 +86,55 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return (t if t.dtype in _NATIVE else t.float()).resolve_conj().resolve_neg().numpy()
 
 
+def _np_dtype(t: torch.Tensor) -> np.dtype:
+    """The NumPy dtype :func:`_np` gives ``t``."""
+    return torch.empty(0, dtype=t.dtype if t.dtype in _NATIVE else torch.float32).numpy().dtype
+
+
 def _tensor(a, dtype: torch.dtype) -> torch.Tensor:
-    out = torch.from_numpy(np.ascontiguousarray(a))
+    a = np.asarray(a)  # a 0-d result stays 0-d
+    if a.size == 0:  # PyTorch's strides for an empty result
+        return torch.empty(a.shape, dtype=dtype)
+    out = torch.from_numpy(a)
     return out if out.dtype == dtype else out.to(dtype)
+
+
+def _check(ok: bool, message: str) -> None:
+    """PyTorch's own refusal of a malformed product, with its message."""
+    if not ok:
+        raise RuntimeError(message)
+
+
+def _same_dtype(*tensors: torch.Tensor) -> None:
+    dtypes = {t.dtype for t in tensors}
+    _check(len(dtypes) == 1, f"expected the operands to have the same dtype, but got: "
+                             f"{' != '.join(str(t.dtype) for t in tensors)}")
+    _check(torch.bool not in dtypes, "matrix products are not implemented for 'Bool'")
+
+
+def _matrices(a: torch.Tensor, b: torch.Tensor) -> tuple[int, int]:
+    _check(a.dim() == 2, "self must be a matrix")
+    _check(b.dim() == 2, "mat2 must be a matrix")
+    _check(a.shape[1] == b.shape[0], f"mat1 and mat2 shapes cannot be multiplied "
+                                     f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    return a.shape[0], b.shape[1]
+
+
+def _batches(a: torch.Tensor, b: torch.Tensor) -> tuple[int, int, int]:
+    _check(a.dim() == 3, "batch1 must be a 3D tensor")
+    _check(b.dim() == 3, "batch2 must be a 3D tensor")
+    _check(b.shape[:2] == (a.shape[0], a.shape[2]), f"Expected size for first two dimensions of batch2 tensor "
+                                                    f"to be: [{a.shape[0]}, {a.shape[2]}] but got: "
+                                                    f"[{b.shape[0]}, {b.shape[1]}].")
+    return a.shape[0], a.shape[1], b.shape[2]
+
+
+def _broadcasts(self: torch.Tensor, shape: tuple[int, ...]) -> None:
+    try:
+        ok = torch.broadcast_shapes(self.shape, shape) == torch.Size(shape)
+    except RuntimeError:
+        ok = False
+    _check(ok, f"the tensor of shape {list(self.shape)} cannot be broadcast to the result's {list(shape)}")
 
 
 def _row_blocks(n: int, parts: int) -> list[tuple[int, int]]:
@@ -97,21 +146,21 @@ def _row_blocks(n: int, parts: int) -> list[tuple[int, int]]:
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` (NumPy's broadcasting rules) on OpenBLAS, cut into blocks of rows of ``a`` by
-    the shapes alone when large, so that the bits never depend on the machine's cores."""
-    if a.ndim < 2 or _THREADS < 2:
-        return np.matmul(a, b)
-    n, p = a.shape[-2], (b.shape[-1] if b.ndim > 1 else 1)
-    work = n * a.shape[-1] * p * int(np.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 2 else ())))
-    if work < SPLIT_WORK or n < 2 * BLOCK_ROWS:
-        return np.matmul(a, b)
-    if b.ndim == 1:
-        shape = a.shape[:-1]
-    else:
-        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (n, p)
+    the shapes alone when large, so that the bits never depend on the machine's cores. Silent
+    on overflow and NaN, as PyTorch is."""
+    with np.errstate(all="ignore"):
+        if a.ndim < 2 or _THREADS < 2:
+            return np.matmul(a, b)
+        n, p = a.shape[-2], (b.shape[-1] if b.ndim > 1 else 1)
+        batch = int(np.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 2 else ())))
+        if n * a.shape[-1] * p * batch < SPLIT_WORK or n < 2 * BLOCK_ROWS:
+            return np.matmul(a, b)
+    shape = a.shape[:-1] if b.ndim == 1 else np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (n, p)
     out = np.empty(shape, dtype=np.result_type(a, b))
 
     def block(r0: int, r1: int) -> None:
-        np.matmul(a[..., r0:r1, :], b, out=out[..., r0:r1] if b.ndim == 1 else out[..., r0:r1, :])
+        with np.errstate(all="ignore"):  # per thread
+            np.matmul(a[..., r0:r1, :], b, out=out[..., r0:r1] if b.ndim == 1 else out[..., r0:r1, :])
 
     (first, *rest) = _row_blocks(n, _THREADS)
     jobs = [_pool().submit(block, *rows) for rows in rest]
@@ -121,59 +170,129 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _scaled(prod: np.ndarray, self: torch.Tensor | None, beta, alpha) -> np.ndarray:
-    """``beta · self + alpha · prod`` in place of ``prod``; ``self`` ignored when beta is 0
-    (BLAS's rule: a NaN in it does not propagate)."""
-    if alpha != 1:
-        prod *= alpha
-    if self is not None and beta != 0:
-        s = _np(self)
-        prod += s if beta == 1 else beta * s
-    return prod
+def _added(self: torch.Tensor, mat1: torch.Tensor, mat2: torch.Tensor, shape, beta, alpha) -> torch.Tensor:
+    """``beta · self + alpha · mat1 @ mat2``, BLAS's rules: ``self`` is not read when beta is 0
+    and the product is not computed when alpha is 0 (a NaN in either does not propagate)."""
+    _same_dtype(self, mat1, mat2)
+    _broadcasts(self, shape)
+    with np.errstate(all="ignore"):
+        if alpha == 0:
+            prod = np.zeros(shape, dtype=_np_dtype(mat1))
+        else:
+            prod = matmul(_np(mat1), _np(mat2))
+            if alpha != 1:
+                np.multiply(prod, alpha, out=prod, casting="unsafe")
+        if beta != 0:
+            s = _np(self)
+            np.add(prod, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=prod, casting="unsafe")
+    return _tensor(prod, mat1.dtype)
 
 
 def mm(self, mat2):
-    """``self @ mat2`` [n, m] @ [m, p]; also ``bmm`` [b, n, m] @ [b, m, p]."""
+    """``self @ mat2`` [n, m] @ [m, p]."""
+    _matrices(self, mat2)
+    _same_dtype(self, mat2)
+    return _tensor(matmul(_np(self), _np(mat2)), self.dtype)
+
+
+def bmm(self, mat2):
+    """``self @ mat2`` [b, n, m] @ [b, m, p]."""
+    _batches(self, mat2)
+    _same_dtype(self, mat2)
     return _tensor(matmul(_np(self), _np(mat2)), self.dtype)
 
 
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    """``beta · self + alpha · mat1 @ mat2`` (``self`` broadcast: a bias [p] or [n, p]); also
-    ``baddbmm`` and ``addmv``."""
-    return _tensor(_scaled(matmul(_np(mat1), _np(mat2)), self, beta, alpha), mat1.dtype)
+    """``beta · self + alpha · mat1 @ mat2`` (``self`` broadcast: a bias [p] or [n, p])."""
+    return _added(self, mat1, mat2, _matrices(mat1, mat2), beta, alpha)
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return _added(self, batch1, batch2, _batches(batch1, batch2), beta, alpha)
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """``beta · self + alpha · mat @ vec`` (``mv`` is built on it)."""
+    _check(mat.dim() == 2 and vec.dim() == 1, f"vector + matrix @ vector expected, got {self.dim()}, "
+                                              f"{mat.dim()}, {vec.dim()}")
+    _check(mat.shape[1] == vec.shape[0], f"size mismatch, got input ({mat.shape[0]}), mat "
+                                         f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    return _added(self, mat, vec, (mat.shape[0],), beta, alpha)
 
 
 def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """``beta · self + alpha · Σ_b batch1[b] @ batch2[b]`` (summed over the batch in order)."""
-    prod = matmul(_np(batch1), _np(batch2))
-    total = np.zeros((batch1.shape[1], batch2.shape[2]), prod.dtype)
-    for p in prod:
-        total += p
-    return _tensor(_scaled(total, self, beta, alpha), batch1.dtype)
+    _, n, p = _batches(batch1, batch2)
+    _same_dtype(self, batch1, batch2)
+    _broadcasts(self, (n, p))
+    with np.errstate(all="ignore"):
+        total = np.zeros((n, p), dtype=_np_dtype(batch1))
+        if alpha != 0:
+            for prod in matmul(_np(batch1), _np(batch2)):
+                total += prod
+            if alpha != 1:
+                np.multiply(total, alpha, out=total, casting="unsafe")
+        if beta != 0:
+            s = _np(self)
+            np.add(total, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=total, casting="unsafe")
+    return _tensor(total, batch1.dtype)
+
+
+def _vectors(self: torch.Tensor, other: torch.Tensor) -> None:
+    _check(self.dim() == 1 and other.dim() == 1, f"1D tensors expected, but got {self.dim()}D and "
+                                                 f"{other.dim()}D tensors")
+    _check(self.numel() == other.numel(), f"inconsistent tensor size, expected tensor [{self.numel()}] and src "
+                                          f"[{other.numel()}] to have the same number of elements, but got "
+                                          f"{self.numel()} and {other.numel()} elements respectively")
+    _same_dtype(self, other)
 
 
 def dot(self, tensor):
     """Σ self · tensor, NumPy's pairwise sum (one thread, so the same on any core count)."""
-    return _tensor(np.asarray(np.add.reduce(_np(self) * _np(tensor))), self.dtype)
+    _vectors(self, tensor)
+    with np.errstate(all="ignore"):
+        return _tensor(np.add.reduce(_np(self) * _np(tensor)), self.dtype)
 
 
 def vdot(self, other):
-    return _tensor(np.asarray(np.add.reduce(np.conj(_np(self)) * _np(other))), self.dtype)
+    _vectors(self, other)
+    with np.errstate(all="ignore"):
+        return _tensor(np.add.reduce(np.conj(_np(self)) * _np(other)), self.dtype)
 
 
 def addmm_activation(self, mat1, mat2, *, beta=1, alpha=1, use_gelu=False):
+    """``addmm`` then ReLU or GELU (the exact one, as PyTorch's CPU kernel)."""
     out = addmm(self, mat1, mat2, beta=beta, alpha=alpha)
-    return torch.nn.functional.gelu(out, approximate="tanh") if use_gelu else torch.relu(out)
+    return torch.nn.functional.gelu(out) if use_gelu else torch.relu(out)
 
 
-def _forms(name: str, fn, inplace: bool = True) -> dict:
-    """The functional kernel ``name``, its in-place ``name_`` and its ``name.out`` form."""
+def _castable(value: torch.Tensor, out: torch.Tensor) -> None:
+    _check(torch.can_cast(value.dtype, out.dtype),
+           f"result type {value.dtype} can't be cast to the desired output type {out.dtype}")
+
+
+def _forms(name: str, fn, inplace: bool = True, exact_out: bool = False) -> dict:
+    """The functional kernel ``name``, its in-place ``name_`` and its ``name.out`` form, with
+    PyTorch's rules: a result is cast into ``self`` or ``out`` only where PyTorch would (a
+    product's ``out`` must have its dtype), and an ``out`` of another shape is resized, with
+    PyTorch's warning when it held elements."""
     def in_place(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
+        value = fn(self, *args, **kwargs)
+        _castable(value, self)
+        return self.copy_(value)
 
     def out_form(*args, out, **kwargs):
         value = fn(*args, **kwargs)
-        out.resize_(value.shape)
+        if exact_out:
+            _check(out.dtype == value.dtype, f"Expected out tensor to have dtype {value.dtype}, but got "
+                                             f"{out.dtype} instead")
+        _castable(value, out)
+        if out.shape != value.shape:
+            if out.numel():
+                warnings.warn(f"An output with one or more elements was resized since it had shape "
+                              f"{list(out.shape)}, which does not match the required output shape "
+                              f"{list(value.shape)}.", stacklevel=2)
+            out.resize_(value.shape)
         return out.copy_(value)
 
     return {name: fn, f"{name}.out": out_form, **({f"{name}_": in_place} if inplace else {})}
@@ -181,9 +300,9 @@ def _forms(name: str, fn, inplace: bool = True) -> dict:
 
 #: The matrix products, by ATen operator.
 PRODUCTS = {
-    **_forms("mm", mm, inplace=False), **_forms("bmm", mm, inplace=False),
-    **_forms("addmm", addmm), **_forms("baddbmm", addmm), **_forms("addmv", addmm),
-    **_forms("addbmm", addbmm),
+    **_forms("mm", mm, inplace=False, exact_out=True), **_forms("bmm", bmm, inplace=False, exact_out=True),
+    **_forms("addmm", addmm, exact_out=True), **_forms("baddbmm", baddbmm, exact_out=True),
+    **_forms("addmv", addmv, exact_out=True), **_forms("addbmm", addbmm, exact_out=True),
     "dot": dot, "vdot": vdot, "_addmm_activation": addmm_activation,
 }
 
@@ -196,15 +315,22 @@ FUNCTIONS = {
     "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
     "erf": scipy.special.erf, "erfc": scipy.special.erfc, "erfinv": scipy.special.erfinv,
 }
+#: Those PyTorch computes for real numbers only.
+REAL_ONLY = ("erf", "erfc", "erfinv")
 
 
-def _unary(fn):
+def _unary(name: str, fn):
     def kernel(self):
+        _check(not (self.is_complex() and name in REAL_ONLY), f'"{name}" not implemented for {self.dtype}')
         if not (self.is_floating_point() or self.is_complex()):
             self = self.to(torch.get_default_dtype())  # PyTorch's promotion of an integer input
+        native = self.dtype in _NATIVE
+        work = self if native else self.float()
+        out = torch.empty_like(work)  # the input's shape and layout, 0-d included
         with np.errstate(all="ignore"):  # PyTorch returns NaN and ±inf silently
-            return _tensor(fn(_np(self)), self.dtype)
-    kernel.__name__ = fn.__name__
+            fn(_np(work), out=out.numpy())
+        return out if native else out.to(self.dtype)
+    kernel.__name__ = name
     return kernel
 
 
@@ -212,25 +338,28 @@ def pow_scalar(self, exponent):
     """``self ** exponent`` as PyTorch computes it on the CPU, but for 0.5, which PyTorch's CPU
     build sends to MKL's square root: the correctly rounded one here. Every other exponent
     takes PyTorch's own rules (1 copies, 0 gives ones, 2 and 3 multiply, −0.5 and −1 and −2
-    divide) or, otherwise, its vectorised ``pow`` (the same as for a tensor exponent)."""
+    divide) or, otherwise, its vectorised ``pow`` (the same as for a tensor exponent), in
+    PyTorch's result type."""
     e = exponent.item() if isinstance(exponent, torch.Tensor) else exponent
-    x = self
+    dtype = torch.result_type(self, e)
+    x = self.to(dtype)
     if e == 0:
         return torch.ones_like(x)
     if e == 1:
         return x.clone()
-    if not (x.is_floating_point() or x.is_complex()):
-        return torch.pow(x, torch.tensor(e, dtype=x.dtype if isinstance(e, int) else torch.get_default_dtype()))
-    if e == 0.5 and not x.is_complex():
+    if not (dtype.is_floating_point or dtype.is_complex):
+        _check(e > 0, "Integers to negative integer powers are not allowed.")
+        return torch.pow(x, torch.tensor(e, dtype=dtype))
+    if e == 0.5:
         return _UNARY["sqrt"](x)
     special = {2: lambda: x * x, 3: lambda: x * x * x, -0.5: lambda: torch.rsqrt(x),
                -1: lambda: torch.reciprocal(x), -2: lambda: torch.reciprocal(x * x)}
-    if e in special and not x.is_complex():
+    if not dtype.is_complex and e in special:
         return special[e]()
-    return torch.pow(x, torch.tensor(e, dtype=x.dtype))
+    return torch.pow(x, torch.tensor(e, dtype=dtype))
 
 
-_UNARY = {name: _unary(fn) for name, fn in FUNCTIONS.items()}
+_UNARY = {name: _unary(name, fn) for name, fn in FUNCTIONS.items()}
 
 KERNELS = {
     **PRODUCTS,
