@@ -30,8 +30,8 @@ One fused kernel still calls MKL's products directly: PyTorch's CPU attention
 (``scaled_dot_product_attention``), which runs on MKL's ``COMPATIBLE`` branch, the same on
 every CPU (:mod:`lmnotes.core.numerics`). The replacements compute the same quantities from
 the same inputs, with PyTorch's checks of shapes and dtypes, its result types, layouts and
-``out=`` rules; results differ from MKL's in the last bits only. Autograd, the key–value cache and every model above see ordinary
-tensors. The kernels are registered for the CPU dispatch key only: CUDA keeps its own.
+``out=`` rules; results differ from MKL's in the last bits only. Autograd, the key–value
+cache and every model above see ordinary tensors. The kernels are registered for the CPU dispatch key only: CUDA keeps its own.
 
 Written by hand because no library routes PyTorch's CPU BLAS and vector-math calls elsewhere
 at run time (the CPU wheel links MKL statically); ``torch.library`` is PyTorch's own mechanism
@@ -99,33 +99,35 @@ def _tensor(a, dtype: torch.dtype) -> torch.Tensor:
     return out if out.dtype == dtype else out.to(dtype)
 
 
-def _check(ok: bool, message: str) -> None:
-    """PyTorch's own refusal of a malformed product, with its message."""
-    if not ok:
-        raise RuntimeError(message)
-
-
 def _same_dtype(*tensors: torch.Tensor) -> None:
     dtypes = {t.dtype for t in tensors}
-    _check(len(dtypes) == 1, f"expected the operands to have the same dtype, but got: "
-                             f"{' != '.join(str(t.dtype) for t in tensors)}")
-    _check(torch.bool not in dtypes, "matrix products are not implemented for 'Bool'")
+    if len(dtypes) != 1:
+        raise RuntimeError(f"expected the operands to have the same dtype, but got: "
+                           f"{' != '.join(str(t.dtype) for t in tensors)}")
+    if torch.bool in dtypes:
+        raise RuntimeError("matrix products are not implemented for 'Bool'")
 
 
 def _matrices(a: torch.Tensor, b: torch.Tensor) -> tuple[int, int]:
-    _check(a.dim() == 2, "self must be a matrix")
-    _check(b.dim() == 2, "mat2 must be a matrix")
-    _check(a.shape[1] == b.shape[0], f"mat1 and mat2 shapes cannot be multiplied "
-                                     f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+    if a.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
     return a.shape[0], b.shape[1]
 
 
 def _batches(a: torch.Tensor, b: torch.Tensor) -> tuple[int, int, int]:
-    _check(a.dim() == 3, "batch1 must be a 3D tensor")
-    _check(b.dim() == 3, "batch2 must be a 3D tensor")
-    _check(b.shape[:2] == (a.shape[0], a.shape[2]), f"Expected size for first two dimensions of batch2 tensor "
-                                                    f"to be: [{a.shape[0]}, {a.shape[2]}] but got: "
-                                                    f"[{b.shape[0]}, {b.shape[1]}].")
+    if a.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b.shape[:2] != (a.shape[0], a.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor "
+                           f"to be: [{a.shape[0]}, {a.shape[2]}] but got: "
+                           f"[{b.shape[0]}, {b.shape[1]}].")
     return a.shape[0], a.shape[1], b.shape[2]
 
 
@@ -134,7 +136,9 @@ def _broadcasts(self: torch.Tensor, shape: tuple[int, ...]) -> None:
         ok = torch.broadcast_shapes(self.shape, shape) == torch.Size(shape)
     except RuntimeError:
         ok = False
-    _check(ok, f"the tensor of shape {list(self.shape)} cannot be broadcast to the result's {list(shape)}")
+    if not ok:
+        raise RuntimeError(f"the tensor of shape {list(self.shape)} cannot be broadcast to the result's "
+                           f"{list(shape)}")
 
 
 def _row_blocks(n: int, parts: int) -> list[tuple[int, int]]:
@@ -184,7 +188,8 @@ def _added(self: torch.Tensor, mat1: torch.Tensor, mat2: torch.Tensor, shape, be
                 np.multiply(prod, alpha, out=prod, casting="unsafe")
         if beta != 0:
             s = _np(self)
-            np.add(prod, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=prod, casting="unsafe")
+            np.add(prod, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=prod,
+                   casting="unsafe")
     return _tensor(prod, mat1.dtype)
 
 
@@ -213,10 +218,12 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 
 def addmv(self, mat, vec, *, beta=1, alpha=1):
     """``beta · self + alpha · mat @ vec`` (``mv`` is built on it)."""
-    _check(mat.dim() == 2 and vec.dim() == 1, f"vector + matrix @ vector expected, got {self.dim()}, "
-                                              f"{mat.dim()}, {vec.dim()}")
-    _check(mat.shape[1] == vec.shape[0], f"size mismatch, got input ({mat.shape[0]}), mat "
-                                         f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    if mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.dim()}, "
+                           f"{mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     return _added(self, mat, vec, (mat.shape[0],), beta, alpha)
 
 
@@ -234,16 +241,19 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
                 np.multiply(total, alpha, out=total, casting="unsafe")
         if beta != 0:
             s = _np(self)
-            np.add(total, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=total, casting="unsafe")
+            np.add(total, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=total,
+                   casting="unsafe")
     return _tensor(total, batch1.dtype)
 
 
 def _vectors(self: torch.Tensor, other: torch.Tensor) -> None:
-    _check(self.dim() == 1 and other.dim() == 1, f"1D tensors expected, but got {self.dim()}D and "
-                                                 f"{other.dim()}D tensors")
-    _check(self.numel() == other.numel(), f"inconsistent tensor size, expected tensor [{self.numel()}] and src "
-                                          f"[{other.numel()}] to have the same number of elements, but got "
-                                          f"{self.numel()} and {other.numel()} elements respectively")
+    if self.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and "
+                           f"{other.dim()}D tensors")
+    if self.numel() != other.numel():
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.numel()}] and src "
+                           f"[{other.numel()}] to have the same number of elements, but got "
+                           f"{self.numel()} and {other.numel()} elements respectively")
     _same_dtype(self, other)
 
 
@@ -267,8 +277,8 @@ def addmm_activation(self, mat1, mat2, *, beta=1, alpha=1, use_gelu=False):
 
 
 def _castable(value: torch.Tensor, out: torch.Tensor) -> None:
-    _check(torch.can_cast(value.dtype, out.dtype),
-           f"result type {value.dtype} can't be cast to the desired output type {out.dtype}")
+    if not torch.can_cast(value.dtype, out.dtype):
+        raise RuntimeError(f"result type {value.dtype} can't be cast to the desired output type {out.dtype}")
 
 
 def _forms(name: str, fn, inplace: bool = True, exact_out: bool = False) -> dict:
@@ -284,8 +294,9 @@ def _forms(name: str, fn, inplace: bool = True, exact_out: bool = False) -> dict
     def out_form(*args, out, **kwargs):
         value = fn(*args, **kwargs)
         if exact_out:
-            _check(out.dtype == value.dtype, f"Expected out tensor to have dtype {value.dtype}, but got "
-                                             f"{out.dtype} instead")
+            if out.dtype != value.dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {value.dtype}, but got "
+                                   f"{out.dtype} instead")
         _castable(value, out)
         if out.shape != value.shape:
             if out.numel():
@@ -321,7 +332,8 @@ REAL_ONLY = ("erf", "erfc", "erfinv")
 
 def _unary(name: str, fn):
     def kernel(self):
-        _check(not (self.is_complex() and name in REAL_ONLY), f'"{name}" not implemented for {self.dtype}')
+        if self.is_complex() and name in REAL_ONLY:
+            raise RuntimeError(f'"{name}" not implemented for {self.dtype}')
         if not (self.is_floating_point() or self.is_complex()):
             self = self.to(torch.get_default_dtype())  # PyTorch's promotion of an integer input
         native = self.dtype in _NATIVE
@@ -348,7 +360,8 @@ def pow_scalar(self, exponent):
     if e == 1:
         return x.clone()
     if not (dtype.is_floating_point or dtype.is_complex):
-        _check(e > 0, "Integers to negative integer powers are not allowed.")
+        if e < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return torch.pow(x, torch.tensor(e, dtype=dtype))
     if e == 0.5:
         return _UNARY["sqrt"](x)
