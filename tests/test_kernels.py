@@ -40,6 +40,8 @@ cases = {
     "tanh half": lambda: torch.tanh(torch.tensor([0.5, 1.0], dtype=torch.float16)),
     "erf complex": lambda: torch.erf(torch.tensor([1 + 1j])),
     "int sqrt_": lambda: torch.tensor([4, 9]).sqrt_(),
+    "exp_ strided": lambda: torch.arange(12.0).view(3, 4).t().exp_(),
+    "refused: exp_ expanded": lambda: torch.ones(3).expand(2, 3).exp_(),
     "exp out=int": lambda: torch.exp(torch.tensor([1.0]), out=torch.empty(1, dtype=torch.long)),
     "int ** 0.0": lambda: torch.tensor([2, 3]) ** 0.0,
     "int ** 1.0": lambda: torch.tensor([2, 3]) ** 1.0,

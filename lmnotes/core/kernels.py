@@ -101,7 +101,7 @@ def _tensor(a, dtype: torch.dtype) -> torch.Tensor:
 
 def _same_dtype(*tensors: torch.Tensor) -> None:
     dtypes = {t.dtype for t in tensors}
-    if len(dtypes) != 1:
+    if len(dtypes) > 1:
         raise RuntimeError(f"expected the operands to have the same dtype, but got: "
                            f"{' != '.join(str(t.dtype) for t in tensors)}")
     if torch.bool in dtypes:
@@ -132,12 +132,9 @@ def _batches(a: torch.Tensor, b: torch.Tensor) -> tuple[int, int, int]:
 
 
 def _broadcasts(self: torch.Tensor, shape: tuple[int, ...]) -> None:
-    try:
-        ok = torch.broadcast_shapes(self.shape, shape) == torch.Size(shape)
-    except RuntimeError:
-        ok = False
-    if not ok:
-        raise RuntimeError(f"the tensor of shape {list(self.shape)} cannot be broadcast to the result's "
+    own = tuple(self.shape)  # written out: torch.broadcast_shapes costs 11 µs a call
+    if len(own) > len(shape) or any(d not in (1, t) for d, t in zip(reversed(own), reversed(shape))):
+        raise RuntimeError(f"the tensor of shape {list(own)} cannot be broadcast to the result's "
                            f"{list(shape)}")
 
 
@@ -150,20 +147,20 @@ def _row_blocks(n: int, parts: int) -> list[tuple[int, int]]:
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` (NumPy's broadcasting rules) on OpenBLAS, cut into blocks of rows of ``a`` by
-    the shapes alone when large, so that the bits never depend on the machine's cores. Silent
-    on overflow and NaN, as PyTorch is."""
-    with np.errstate(all="ignore"):
-        if a.ndim < 2 or _THREADS < 2:
-            return np.matmul(a, b)
-        n, p = a.shape[-2], (b.shape[-1] if b.ndim > 1 else 1)
-        batch = int(np.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 2 else ())))
-        if n * a.shape[-1] * p * batch < SPLIT_WORK or n < 2 * BLOCK_ROWS:
-            return np.matmul(a, b)
+    the shapes alone when large, so that the bits never depend on the machine's cores. Call it
+    under ``np.errstate(all="ignore")``: PyTorch is silent on overflow and NaN."""
+    if a.ndim < 2 or _THREADS < 2:
+        return np.matmul(a, b)
+    n, p = a.shape[-2], (b.shape[-1] if b.ndim > 1 else 1)
+    batch = 1 if a.ndim == 2 and b.ndim <= 2 else \
+        int(np.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 2 else ())))
+    if n * a.shape[-1] * p * batch < SPLIT_WORK or n < 2 * BLOCK_ROWS:
+        return np.matmul(a, b)
     shape = a.shape[:-1] if b.ndim == 1 else np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (n, p)
     out = np.empty(shape, dtype=np.result_type(a, b))
 
     def block(r0: int, r1: int) -> None:
-        with np.errstate(all="ignore"):  # per thread
+        with np.errstate(all="ignore"):  # a thread of its own starts with NumPy's defaults
             np.matmul(a[..., r0:r1, :], b, out=out[..., r0:r1] if b.ndim == 1 else out[..., r0:r1, :])
 
     (first, *rest) = _row_blocks(n, _THREADS)
@@ -197,14 +194,16 @@ def mm(self, mat2):
     """``self @ mat2`` [n, m] @ [m, p]."""
     _matrices(self, mat2)
     _same_dtype(self, mat2)
-    return _tensor(matmul(_np(self), _np(mat2)), self.dtype)
+    with np.errstate(all="ignore"):
+        return _tensor(matmul(_np(self), _np(mat2)), self.dtype)
 
 
 def bmm(self, mat2):
     """``self @ mat2`` [b, n, m] @ [b, m, p]."""
     _batches(self, mat2)
     _same_dtype(self, mat2)
-    return _tensor(matmul(_np(self), _np(mat2)), self.dtype)
+    with np.errstate(all="ignore"):
+        return _tensor(matmul(_np(self), _np(mat2)), self.dtype)
 
 
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
@@ -330,20 +329,63 @@ FUNCTIONS = {
 REAL_ONLY = ("erf", "erfc", "erfinv")
 
 
-def _unary(name: str, fn):
-    def kernel(self):
+#: Elements above which an elementwise function is cut into :data:`_THREADS` chunks, each on
+#: its own thread (each element's value does not depend on the cut).
+SPLIT_ELEMENTS = 1 << 17
+
+
+def _elementwise(fn, x: np.ndarray, out: np.ndarray) -> None:
+    """``out[...] = fn(x)``, silent on NaN and ±inf as PyTorch is; a large contiguous array in
+    chunks on the threads."""
+    if x.size < SPLIT_ELEMENTS or _THREADS < 2 or not (x.flags.c_contiguous and out.flags.c_contiguous):
+        with np.errstate(all="ignore"):
+            fn(x, out=out)
+        return
+    flat_x, flat_out = x.reshape(-1), out.reshape(-1)
+
+    def chunk(a: int, b: int) -> None:
+        with np.errstate(all="ignore"):
+            fn(flat_x[a:b], out=flat_out[a:b])
+
+    (first, *rest) = _row_blocks(x.size, _THREADS)
+    jobs = [_pool().submit(chunk, *bounds) for bounds in rest]
+    chunk(*first)
+    for job in jobs:
+        job.result()
+
+
+def _unary(name: str, fn) -> dict:
+    """The kernels of ``name``, ``name_`` and ``name.out`` computed by the NumPy or SciPy
+    function ``fn``, in PyTorch's result type, shape and layout (0-d included). Arrays come
+    from NumPy, not ``torch.empty``: PyTorch's deterministic mode fills every new tensor with
+    NaN first, a pass over memory that the result overwrites anyway."""
+    def operand(self: torch.Tensor) -> torch.Tensor:
         if self.is_complex() and name in REAL_ONLY:
             raise RuntimeError(f'"{name}" not implemented for {self.dtype}')
         if not (self.is_floating_point() or self.is_complex()):
-            self = self.to(torch.get_default_dtype())  # PyTorch's promotion of an integer input
-        native = self.dtype in _NATIVE
-        work = self if native else self.float()
-        out = torch.empty_like(work)  # the input's shape and layout, 0-d included
-        with np.errstate(all="ignore"):  # PyTorch returns NaN and ±inf silently
-            fn(_np(work), out=out.numpy())
-        return out if native else out.to(self.dtype)
-    kernel.__name__ = name
-    return kernel
+            return self.to(torch.get_default_dtype())  # PyTorch's promotion of an integer input
+        return self
+
+    def kernel(self):
+        x = operand(self)
+        a = _np(x)
+        out = np.empty_like(a)  # the input's layout
+        _elementwise(fn, a, out)
+        return _tensor(out, x.dtype)
+
+    def in_place(self):
+        x = operand(self)
+        if x is not self:
+            raise RuntimeError(f"result type {x.dtype} can't be cast to the desired output type {self.dtype}")
+        if (self.dtype not in _NATIVE or self.is_conj() or self.is_neg()
+                or torch._debug_has_internal_overlap(self)):  # PyTorch's own refusal of the last
+            return self.copy_(kernel(self))
+        a = self.detach().numpy()  # the tensor's own memory
+        _elementwise(fn, a, a)
+        return self
+
+    kernel.__name__ = in_place.__name__ = name
+    return {name: kernel, f"{name}_": in_place, f"{name}.out": _forms(name, kernel, inplace=False)[f"{name}.out"]}
 
 
 def pow_scalar(self, exponent):
@@ -364,7 +406,7 @@ def pow_scalar(self, exponent):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return torch.pow(x, torch.tensor(e, dtype=dtype))
     if e == 0.5:
-        return _UNARY["sqrt"](x)
+        return _UNARY["sqrt"]["sqrt"](x)
     special = {2: lambda: x * x, 3: lambda: x * x * x, -0.5: lambda: torch.rsqrt(x),
                -1: lambda: torch.reciprocal(x), -2: lambda: torch.reciprocal(x * x)}
     if not dtype.is_complex and e in special:
@@ -376,7 +418,7 @@ _UNARY = {name: _unary(name, fn) for name, fn in FUNCTIONS.items()}
 
 KERNELS = {
     **PRODUCTS,
-    **{k: v for name, fn in _UNARY.items() for k, v in _forms(name, fn).items()},
+    **{k: v for forms in _UNARY.values() for k, v in forms.items()},
     "pow.Tensor_Scalar": pow_scalar,
     "pow.Tensor_Scalar_out": _forms("pow", pow_scalar)["pow.out"],
     "pow_.Scalar": _forms("pow", pow_scalar)["pow_"],
