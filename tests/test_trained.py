@@ -235,3 +235,14 @@ def test_at_quality_is_the_equal_epoch_run_stopped_at_a_bits_per_byte(texts, mon
     assert len(again.history) == first + 1
     assert np.isnan(budget.bits_per_byte(trained.build(trained.Recipe("transformer", "word"), *texts, name="w",
                                                        size="tiny", cache=False), texts[1]))
+
+
+def test_bfloat16_trains_in_float32_on_the_cpu(texts, monkeypatch):
+    """bf16 arithmetic on a CPU rounds by the CPU's instructions: a bfloat16 config trains there in
+    float32, the same weights bit for bit."""
+    recipe = trained.Recipe("transformer", "bpe", 300)
+    a = trained.build(recipe, *texts, name="t", size="tiny", cache=False)
+    monkeypatch.setitem(trained.SIZES, "tiny", {**TINY, "train": TrainConfig(**{**TINY["train"].asdict(),
+                                                                               "precision": "bfloat16"})})
+    b = trained.build(recipe, *texts, name="t", size="tiny", cache=False)
+    assert all(torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), b.net.state_dict().values()))

@@ -177,17 +177,18 @@ def _added(self: torch.Tensor, mat1: torch.Tensor, mat2: torch.Tensor, shape, be
     _same_dtype(self, mat1, mat2)
     _broadcasts(self, shape)
     with np.errstate(all="ignore"):
-        if alpha == 0:
-            prod = np.zeros(shape, dtype=_np_dtype(mat1))
-        else:
-            prod = matmul(_np(mat1), _np(mat2))
-            if alpha != 1:
-                np.multiply(prod, alpha, out=prod, casting="unsafe")
-        if beta != 0:
-            s = _np(self)
-            np.add(prod, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=prod,
-                   casting="unsafe")
-    return _tensor(prod, mat1.dtype)
+        prod = np.zeros(shape, dtype=_np_dtype(mat1)) if alpha == 0 else matmul(_np(mat1), _np(mat2))
+        return _tensor(_scaled(prod, self, beta, alpha), mat1.dtype)
+
+
+def _scaled(prod: np.ndarray, self: torch.Tensor, beta, alpha) -> np.ndarray:
+    """``beta · self + alpha · prod``, in ``prod``'s memory (``self`` not read when beta is 0)."""
+    if alpha not in (0, 1):
+        np.multiply(prod, alpha, out=prod, casting="unsafe")
+    if beta != 0:
+        s = _np(self)
+        np.add(prod, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=prod, casting="unsafe")
+    return prod
 
 
 def mm(self, mat2):
@@ -236,13 +237,7 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         if alpha != 0:
             for prod in matmul(_np(batch1), _np(batch2)):
                 total += prod
-            if alpha != 1:
-                np.multiply(total, alpha, out=total, casting="unsafe")
-        if beta != 0:
-            s = _np(self)
-            np.add(total, s if beta == 1 else np.multiply(s, beta, casting="unsafe"), out=total,
-                   casting="unsafe")
-    return _tensor(total, batch1.dtype)
+        return _tensor(_scaled(total, self, beta, alpha), batch1.dtype)
 
 
 def _vectors(self: torch.Tensor, other: torch.Tensor) -> None:

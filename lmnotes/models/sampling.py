@@ -94,28 +94,38 @@ def nucleus_filter(logp: torch.Tensor, p: float, first_k: int = 256) -> torch.Te
     V = logp.shape[-1]
     flat = logp.reshape(-1, V)
     top, idx = torch.topk(flat, min(first_k, V), dim=-1)  # sorted, descending
-    covered = top.exp().sum(-1) >= p
+    mass = torch.cumsum(top.exp(), dim=-1)
+    # the first token beyond the top first_k is dropped iff the mass before it reaches p: the
+    # same running sum, to the last bit, as the full sort's (a prefix of the same scan)
+    covered = mass[:, -1] >= p
     if not bool(covered.all()):  # rows whose nucleus reaches beyond the top first_k
         rest = (~covered).nonzero()[:, 0]
         out = flat.clone()
         out[rest] = _nucleus_by_sort(flat[rest], p)
         if bool(covered.any()):
-            out[covered] = _nucleus_in_top(flat[covered], top[covered], idx[covered], p)
+            out[covered] = _nucleus_in_top(flat[covered], top[covered], idx[covered], mass[covered], p)
         return out.reshape(logp.shape)
-    return _nucleus_in_top(flat, top, idx, p).reshape(logp.shape)
+    return _nucleus_in_top(flat, top, idx, mass, p).reshape(logp.shape)
 
 
-def _nucleus_in_top(logp: torch.Tensor, top: torch.Tensor, idx: torch.Tensor, p: float) -> torch.Tensor:
-    """The nucleus of rows [N, V] whose sorted top entries ``top`` (at ``idx``) reach p."""
-    mass_before = torch.cumsum(top.exp(), dim=-1) - top.exp()
+def _mass_before(mass: torch.Tensor) -> torch.Tensor:
+    """The probability of the tokens before each one in sorted order, from the running sum
+    ``mass`` (0 for the most probable token): the running sum shifted by one place."""
+    return torch.cat([torch.zeros_like(mass[..., :1]), mass[..., :-1]], dim=-1)
+
+
+def _nucleus_in_top(logp: torch.Tensor, top: torch.Tensor, idx: torch.Tensor, mass: torch.Tensor,
+                    p: float) -> torch.Tensor:
+    """The nucleus of rows [N, V] whose sorted top entries ``top`` (at ``idx``, running sum
+    ``mass``) reach p."""
     out = torch.full_like(logp, float("-inf"))
-    return out.scatter(-1, idx, top.masked_fill(mass_before >= p, float("-inf")))
+    return out.scatter(-1, idx, top.masked_fill(_mass_before(mass) >= p, float("-inf")))
 
 
 def _nucleus_by_sort(logp: torch.Tensor, p: float) -> torch.Tensor:
     """The nucleus of rows [N, V] by a full sort of each row."""
     sorted_logp, order = torch.sort(logp, dim=-1, descending=True)
-    mass_before = torch.cumsum(sorted_logp.exp(), dim=-1) - sorted_logp.exp()  # [..., V]
+    mass_before = _mass_before(torch.cumsum(sorted_logp.exp(), dim=-1))  # [..., V]
     drop_sorted = mass_before >= p
     drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
     return logp.masked_fill(drop, float("-inf"))

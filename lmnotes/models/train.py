@@ -18,13 +18,13 @@ the stream, replace the one-hot targets (word-level knowledge distillation: Hint
 2015, Kim & Rush 2016); the loss −Σ_v q_v log p_M(v) is the KL to the teacher up to the
 teacher's entropy. The distortion chapter's control trains on L's full conditionals so.
 
-``precision="bfloat16"`` trains with mixed precision (Micikevicius et al. 2018): matrix
-products run in bfloat16 under ``torch.autocast`` while the weights, the optimiser state and
-the loss stay in float32. It pays on a GPU, and on a CPU with native bf16 instructions (a step
-of the default Transformer took 0.63 s against 1.43 s in float32 on an AVX512-BF16 machine);
-on an AVX2 CPU, which emulates them, the same step took 26.8 s against 2.2 s. Its rounding
-also depends on the instructions, so the `cpu` size trains in float32, which gives the same
-weights on every CPU (:mod:`lmnotes.core.numerics`). Models are always scored in float32.
+``precision="bfloat16"`` trains with mixed precision (Micikevicius et al. 2018) on a GPU:
+matrix products run in bfloat16 under ``torch.autocast`` while the weights, the optimiser
+state and the loss stay in float32. On the CPU it trains in float32: bfloat16 arithmetic there
+runs on native instructions where a CPU has them and is emulated elsewhere, with other
+rounding (and on an AVX2 CPU a step of the default Transformer took 26.8 s against 2.2 s in
+float32), so only float32 gives the same weights on every CPU (:mod:`lmnotes.core.numerics`).
+Models are always scored in float32.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ PRECISIONS = {"float32": None, "bfloat16": torch.bfloat16}
 
 def _autocast(lm: NeuralLM, precision: str):
     dtype = PRECISIONS[precision]
-    return torch.autocast(lm.device.type, dtype=dtype, enabled=dtype is not None)
+    return torch.autocast(lm.device.type, dtype=dtype, enabled=dtype is not None and lm.device.type != "cpu")
 
 
 @dataclass(frozen=True)
