@@ -1,6 +1,6 @@
 """What the vendor-independent arithmetic costs (lmnotes.core.numerics, lmnotes.core.kernels): one
 training step of each `cpu`-size model and SmolLM2-135M's scoring, under the book's arithmetic and
-under the former pinning (MKL's AVX2 branch, which holds on Intel CPUs only, oneDNN, MKL's vector
+under MKL's own pinning (MKL's AVX2 branch, which holds on Intel CPUs only, oneDNN, MKL's vector
 math), in alternating processes within one run, so that the ratios compare like with like.
 
     .venv/bin/python bench/arithmetic_speed.py [--rounds 3] [--steps 6]
@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: The former pinning, as the environment of a process with the pinning off.
+#: MKL's own pinning, as the environment of a process with the pinning off.
 OLD = {"LMNOTES_NATIVE_CPU": "1", "ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT",
        "ONEDNN_MAX_CPU_ISA": "AVX2", "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "2",
        "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2",
@@ -33,7 +33,7 @@ OLD = {"LMNOTES_NATIVE_CPU": "1", "ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AV
 #: The `cpu`-size models of the book (lmnotes.models.trained.SIZES) by segmentation: the vocabulary
 #: sizes of the embedded corpus's segmenters (BPE targets, bytes, the closed word vocabulary).
 MODELS = {"transformer-bpe8k": ("transformer", 8000), "transformer-bpe1k": ("transformer", 1000),
-          "transformer-byte": ("transformer", 259), "transformer-word": ("transformer", 16000),
+          "transformer-byte": ("transformer", 259), "transformer-word": ("transformer", 15650),
           "lstm-bpe8k": ("lstm", 8000)}
 
 CHILD = r"""
@@ -105,7 +105,7 @@ def main() -> None:
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
                platform.processor())
     print(f"{cpu}, {os.cpu_count()} cores; median of {args.rounds} rounds, old and new alternating")
-    print("| measurement | former pinning (ms) | book's arithmetic (ms) | ratio new / old |")
+    print("| measurement | MKL's pinning (ms) | book's arithmetic (ms) | ratio new / old |")
     print("| --- | --- | --- | --- |")
     for w in whats:
         old, new = statistics.median(times[w, "old"]), statistics.median(times[w, "new"])

@@ -2,10 +2,10 @@
 every kind of computation the book makes (tests/same_bits.py: a Transformer and an LSTM trained,
 scored and sampled, a Kneser-Ney trigram, word2vec, MiniLM, SmolLM2's scores and samples, the
 elementwise functions and products) gives the same bits natively, on one core, under settings that
-would pick other kernels, and under qemu-user emulating an AMD CPU (EPYC-Rome) and another Intel one
+would pick other kernels, and under qemu-user emulating an AMD CPU (EPYC-Rome) and an Intel one
 (Skylake-Client), each with its own vendor and features and IEEE-exact arithmetic. The control: with
-the old pinning (MKL's AVX2 branch, oneDNN, MKL's vector math) the emulated Intel CPU trains other
-weights than this machine.
+MKL's own reproducibility setting alone (its AVX2 branch, which holds on Intel CPUs only), oneDNN and
+MKL's vector math, the emulated CPU of the other vendor trains other weights than this machine.
 """
 
 import json
@@ -24,8 +24,8 @@ SCRIPT = str(ROOT / "tests" / "same_bits.py")
 STAGES = ["functions", "transformer", "lstm", "ngram", "word2vec", "minilm", "smollm2"]
 #: What every emulated CPU must agree on with this one; qemu-user 7.2 emulates AVX2 and FMA, not AVX-512.
 CPUS = ["EPYC-Rome", "Skylake-Client"]
-#: The pinning before lmnotes.core.kernels: MKL's AVX2 branch (Intel-only), oneDNN, MKL's vector math.
-OLD_PINNING = {"LMNOTES_NATIVE_CPU": "1", "ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT",
+#: The control: MKL's AVX2 branch (reproducible on Intel CPUs only), oneDNN, MKL's vector math.
+MKL_PINNING = {"LMNOTES_NATIVE_CPU": "1", "ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT",
                "ONEDNN_MAX_CPU_ISA": "AVX2", "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "2",
                "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2"}
 QEMU = shutil.which("qemu-x86_64")
@@ -83,9 +83,9 @@ def test_emulated_amd_and_intel_cpus_give_the_same_bits(here):
         emulated = dict(zip(CPUS, pool.map(lambda cpu: run(STAGES, cpu=cpu), CPUS)))
     for cpu, hashes in emulated.items():
         assert differing(here, hashes) == [], f"{cpu} computes other bits in these stages"
-    # the control: under the old pinning an emulated CPU of the other vendor trains other weights than
+    # the control: under MKL's own pinning an emulated CPU of the other vendor trains other weights than
     # this one (the LSTM, in oneDNN's kernel, does not run under emulation at all)
     other = "EPYC-Rome" if vendor() == "GenuineIntel" else "Skylake-Client"
-    old_here = run(["transformer"], **OLD_PINNING)
-    old_there = run(["transformer"], cpu=other, **OLD_PINNING)
-    assert "transformer/weights" in differing(old_here, old_there)
+    mkl_here = run(["transformer"], **MKL_PINNING)
+    mkl_there = run(["transformer"], cpu=other, **MKL_PINNING)
+    assert "transformer/weights" in differing(mkl_here, mkl_there)

@@ -4,7 +4,7 @@ every x86-64 CPU with AVX2 and FMA. Every chapter (installed by
 
 PyTorch's CPU build computes with MKL, which picks its kernels by CPU: its reproducible
 branches other than ``COMPATIBLE`` hold on Intel CPUs only, so an AMD CPU computes other
-matrix products, and ``COMPATIBLE`` makes them about 2.5 times slower. Its vector math
+matrix products, and ``COMPATIBLE`` makes them slower (``bench/README.md``). Its vector math
 (``sqrt``, ``log``, ``log2``, ``log10``, ``tan``, ``asin``, ``acos``, ``atan`` measured) takes
 other code on CPUs with AVX-512 even in ``COMPATIBLE`` mode, and its square root is not
 correctly rounded. :func:`install` replaces PyTorch's CPU kernels of those operators, for
@@ -14,7 +14,7 @@ the whole process, with NumPy's (the tests hash them natively and under emulated
 - the matrix products (:data:`PRODUCTS`: ``linear``, ``matmul`` and ``einsum`` are built on
   them) run on NumPy's OpenBLAS with its Haswell kernels pinned (``OPENBLAS_CORETYPE``, one
   OpenBLAS thread): AVX2 and FMA only, the same IEEE operations in the same order on any such
-  CPU, Intel or AMD, and as fast as MKL's AVX2 branch. OpenBLAS's own threading changes the
+  CPU, Intel or AMD. OpenBLAS's own threading changes the
   bits with the thread count, and it uses fewer threads on a machine with fewer cores; so a
   large product is cut here into as many blocks of rows as the book has threads
   (:data:`lmnotes.core.numerics.THREADS`), by its shape alone, each computed by one OpenBLAS

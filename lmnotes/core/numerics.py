@@ -14,7 +14,7 @@ stage of a training step natively and under qemu-user emulating other CPUs
 - MKL, PyTorch's BLAS, picks its kernels by vendor: its reproducible branches other than
   ``COMPATIBLE`` hold on Intel CPUs only, so an AMD CPU computes other products, and its
   vector math (``exp``, ``log``, ``erf``) other values; its ``COMPATIBLE`` branch is the same
-  everywhere but its products are about 2.5 times slower;
+  everywhere but its products are slower (``bench/README.md``);
 - MKL's square root is not correctly rounded, and differs between CPUs with and without
   AVX-512 even in ``COMPATIBLE`` mode;
 - oneDNN's LSTM kernels differ between CPUs whatever ISA it is limited to;
@@ -24,7 +24,7 @@ stage of a training step natively and under qemu-user emulating other CPUs
 :func:`pin_environment` (run when :mod:`lmnotes` is imported, before PyTorch or NumPy load)
 makes every library take a path that every such CPU computes alike: PyTorch's kernels at AVX2
 (``ATEN_CPU_CAPABILITY``), MKL on its ``COMPATIBLE`` branch in strict mode for what still
-reaches it (its vector math, LAPACK, the fused CPU attention), NumPy's AVX-512 loops off
+reaches it (LAPACK, the fused CPU attention), NumPy's AVX-512 loops off
 (``NPY_DISABLE_CPU_FEATURES``), OpenBLAS's Haswell kernels (``OPENBLAS_CORETYPE``), and
 :data:`THREADS` threads everywhere. Idle threads sleep rather than spin
 (``OMP_WAIT_POLICY``, ``OPENBLAS_THREAD_TIMEOUT``): PyTorch's OpenMP threads and OpenBLAS's
@@ -32,7 +32,8 @@ own threads take turns on the same cores, and a spinning one slowed a training s
 to 15 times (how threads wait never changes what they compute). :func:`configure_torch` (run
 when :mod:`lmnotes.models` imports torch) fixes PyTorch's thread count, asks for
 deterministic algorithms, turns oneDNN off and installs :mod:`lmnotes.core.kernels`: the
-matrix products on NumPy's OpenBLAS and a correctly rounded square root. Models train in
+matrix products on NumPy's OpenBLAS and the elementwise functions MKL's vector math would
+compute on NumPy. Models train in
 float32. :data:`ARITHMETIC` names this arithmetic; each executed notebook records it
 (:func:`describe`).
 
