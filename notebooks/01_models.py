@@ -24,15 +24,15 @@
 #   SmolLM2-135M-Instruct (a 49k-type BPE vocabulary) and Gemma-3-270M (a 262k-type
 #   SentencePiece vocabulary). They were trained on trillions of tokens of web text, **not** on
 #   this report's corpus, and they are instruction-tuned (SmolLM2) or a base model (Gemma-3).
-#   The `default` profile, which must train and compute the whole book within CI's hour on
+#   The `default` profile, which must train and compute the whole book within CI's time on
 #   two cores, shows SmolLM2 alone; Gemma-3 joins this chapter and the next at the `gpu`
 #   profile;
 # - **self-trained** models on the sentences of the corpus's training split: an unsmoothed word
 #   trigram and an interpolated Kneser–Ney trigram (counts), an LSTM, and Transformer decoders
 #   (GPT-2 architecture) over three segmentations: byte-level BPE, words (closed vocabulary
 #   with `<unk>`) and bytes. Their sizes are the `cpu` profile's, minutes of training on two
-#   CPU cores, in float32 with pinned kernels, so that a re-run on one machine trains the same
-#   weights (CPUs of another make can differ in the last digits: see the README); the `gpu` profile
+#   CPU cores, in float32 with pinned kernels, so that a re-run trains the same weights to the
+#   last bit on any x86-64 CPU with AVX2, Intel or AMD (see the README); the `gpu` profile
 #   trains larger ones. The segmentation chapter adds BPE at another vocabulary size (more
 #   sizes in the `gpu` profile).
 #

@@ -499,9 +499,8 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # After the last epoch the training sequences' mean error is {glue:text}`train_final`
 # nats and the test sequences' {glue:text}`test_final` (which is −KL, below zero by
 # Gibbs' inequality whatever M learns). After the second epoch they were still close
-# ({glue:text}`m2_train` and {glue:text}`m2_test`); then its error on the training
-# sequences shrinks toward zero, in every stratum down to the rarest
-# ({glue:text}`rarest_train` nats):
+# ({glue:text}`m2_train` and {glue:text}`m2_test`); then the two part. The rarest stratum
+# of the training sequences ends at {glue:text}`rarest_train` nats:
 # {glue:text}`train_strata`, with a gap of {glue:text}`gap_train_last` between the most
 # probable and the rarest.
 # On test sequences that gap shrinks, from {glue:text}`gap_test_first` after the first

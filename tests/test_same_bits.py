@@ -1,11 +1,13 @@
 """The same bits on every x86-64 CPU with AVX2 and FMA (lmnotes.core.numerics, lmnotes.core.kernels):
 every kind of computation the book makes (tests/same_bits.py: a Transformer and an LSTM trained,
 scored and sampled, a Kneser-Ney trigram, word2vec, MiniLM, SmolLM2's scores and samples, the
-elementwise functions and products) gives the same bits natively, on one core, under settings that
-would pick other kernels, and under qemu-user emulating an AMD CPU (EPYC-Rome) and an Intel one
-(Skylake-Client), each with its own vendor and features and IEEE-exact arithmetic. The control: with
-MKL's own reproducibility setting alone (its AVX2 branch, which holds on Intel CPUs only), oneDNN and
-MKL's vector math, the emulated CPU of the other vendor trains other weights than this machine.
+elementwise functions and products) gives the same bits natively, on one core and under settings
+that would pick other kernels; and under qemu-user emulating a CPU of the other vendor (an AMD
+EPYC-Rome on an Intel machine, an Intel Skylake-Client on an AMD one: its own vendor and features,
+IEEE-exact arithmetic), every stage with SmolLM2 and MiniLM at a tiny size, and the functions and
+the Transformer emulating the other CPU. The control: with MKL's own reproducibility setting alone
+(its AVX2 branch, which holds on Intel CPUs only), oneDNN and MKL's vector math, the emulated CPU
+of the other vendor trains other weights than this machine.
 """
 
 import json
@@ -21,7 +23,11 @@ from lmnotes.core import numerics
 from lmnotes.core.io import ROOT
 
 SCRIPT = str(ROOT / "tests" / "same_bits.py")
-STAGES = ["functions", "transformer", "lstm", "ngram", "word2vec", "minilm", "smollm2"]
+STAGES = ["functions", "transformer", "lstm", "ngram", "word2vec", "minilm", "smollm2", "llama", "bert"]
+#: What the emulated CPU of the other vendor runs: every stage, SmolLM2 and MiniLM at a tiny size
+#: (llama, bert: the same code; the real ones take many minutes under emulation); the emulated CPU
+#: of this machine's own vendor runs the first two.
+EMULATED = ["functions", "transformer", "lstm", "ngram", "word2vec", "llama", "bert"]
 #: What every emulated CPU must agree on with this one; qemu-user 7.2 emulates AVX2 and FMA, not AVX-512.
 CPUS = ["EPYC-Rome", "Skylake-Client"]
 #: The control: MKL's AVX2 branch (reproducible on Intel CPUs only), oneDNN, MKL's vector math.
@@ -79,13 +85,17 @@ def test_another_core_count_and_settings_give_the_same_bits(here):
 @pytest.mark.skipif(QEMU is None, reason="qemu-user is not installed: apt-get install qemu-user (make setup "
                                          "installs it when run as root)")
 def test_emulated_amd_and_intel_cpus_give_the_same_bits(here):
-    with ThreadPoolExecutor(len(CPUS)) as pool:
-        emulated = dict(zip(CPUS, pool.map(lambda cpu: run(STAGES, cpu=cpu), CPUS)))
-    for cpu, hashes in emulated.items():
-        assert differing(here, hashes) == [], f"{cpu} computes other bits in these stages"
+    other = "EPYC-Rome" if vendor() == "GenuineIntel" else "Skylake-Client"
+    same = next(cpu for cpu in CPUS if cpu != other)
     # the control: under MKL's own pinning an emulated CPU of the other vendor trains other weights than
     # this one (the LSTM, in oneDNN's kernel, does not run under emulation at all)
-    other = "EPYC-Rome" if vendor() == "GenuineIntel" else "Skylake-Client"
-    mkl_here = run(["transformer"], **MKL_PINNING)
-    mkl_there = run(["transformer"], cpu=other, **MKL_PINNING)
+    with ThreadPoolExecutor(3) as pool:
+        emulated = {other: pool.submit(run, EMULATED, cpu=other), same: pool.submit(run, EMULATED[:2], cpu=same)}
+        mkl_there = pool.submit(run, ["transformer"], cpu=other, **MKL_PINNING)
+        mkl_here = run(["transformer"], **MKL_PINNING)
+        emulated = {cpu: job.result() for cpu, job in emulated.items()}
+        mkl_there = mkl_there.result()
+    for cpu, hashes in emulated.items():
+        assert differing(here, hashes) == [], f"{cpu} computes other bits in these stages"
+    assert {k.split("/")[0] for k in emulated[other] if "/" in k} == set(EMULATED)
     assert "transformer/weights" in differing(mkl_here, mkl_there)
