@@ -252,3 +252,9 @@ def test_titles_come_from_the_chapters(tmp_path):
     nbformat.write(nb, tmp_path / "02_x.ipynb")
     assert claims.title("02_x", tmp_path) == "A study"
     assert claims.title("03_missing", tmp_path) == "03_missing"
+
+
+def test_a_chapters_summary_sentence_holds_no_role_an_inline_glue_would_print_as_text():
+    # the summary is glued inline ({glue:md}), where MyST roles are not parsed: a Markdown link only
+    text = claims.in_words(_table())
+    assert not re.search(r"\{[a-z:-]+\}`", text) and "](at_scale.html)" in text

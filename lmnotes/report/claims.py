@@ -499,8 +499,8 @@ def in_words(df: pd.DataFrame) -> str:
     parts = [f"{int(counts[v])} {v}" for v in VERDICTS if counts.get(v, 0)]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     return (f"Of the {len(df)} claims of this chapter, the verdicts are {listed}. A verdict is "
-            f"about the models and the corpus of this report at its scale; the GPU edition "
-            f"({{doc}}`at_scale`) says which survive larger models and more samples.")
+            f"about the models and the corpus of this report at its scale; [the GPU edition]"
+            f"(at_scale.html) says which survive larger models and more samples.")  # an inline glue: no roles
 
 
 def publish(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
