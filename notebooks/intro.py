@@ -22,82 +22,80 @@
 #
 # ## What the report found
 #
-# Each line is one study: which of its source's claims held here and which did not, in the
-# claims' own words, then the numbers of those that held only in some cases, stayed open at
-# this report's scale, or were not tested. Each number is a badge in its verdict's colour
-# that leads to the claim's row of its chapter's claims table.
+# Every claim of the five sources was tested here on real text and real models, and each got
+# one of five verdicts, computed from its cases, never typed. The first line counts them; each
+# chapter's line counts its own (each badge leads to the chapter's claims table) and gives in
+# the claims' words those reproduced and those contradicted.
 
 # %% tags=["parameters", "remove-cell"]
 claims_folder = "claims"  # the chapters' claims tables (relative to book/)
 
 # %% tags=["remove-cell"]
-import pandas as pd
 from IPython.display import Markdown
-from myst_nb import glue
 
-from lmnotes.report import claims, tables
+from lmnotes.report import cases, claims, tables
 
 found = claims.load_all(claims_folder)
 counts = claims.summary(found)
-glue("n_chapters", len(counts) - 1, display=False)
-glue("n_claims", int(counts.loc["all chapters", "claims"]), display=False)
 
 # %% tags=["remove-input"]
 Markdown(claims.headline(found))
 
 # %% [markdown]
-# Each study chapter opens with its findings and ends with a **claims table**: every claim
-# of its source, the number this report measured for it with its uncertainty, and a verdict
-# that follows from the intervals. The table below counts the verdicts of the chapters
-# written so far ({glue:text}`n_chapters` of the five studies, {glue:text}`n_claims`
-# claims); the tables after it give every claim with its verdict (green: reproduced,
-# orange: differs, grey: inconclusive, red: contradicted, white: not tested), each badge
-# linked to the claim's row of its chapter's claims table.
+# What the verdicts mean:
+
+# %% tags=["remove-input"]
+Markdown(claims.key())
+
+# %% [markdown]
+# A contradicted claim is a finding, not a failure: the claims are about the sources' models
+# and data, the verdicts about the small models and the Wikipedia excerpt of this report,
+# on two CPU cores; {doc}`at_scale` runs the chapters with larger models and samples.
 
 # %% tags=["remove-input"]
 # chapters as columns, by number, so that the table fits a phone's screen
 short = {c: c.split("_")[0] if c in set(found["chapter"]) else "all" for c in counts.index}
-tables.show(counts.rename(index=short).T, "Verdicts per chapter (02–06: the chapters, "
-            "linked below)")
+tables.show(counts.rename(index=short).T, "Verdicts per chapter")
 
-# %% tags=["remove-input"]
-bases = claims.summary(found, by="basis")
-tables.show(bases.rename(index=short).T, "What the verdicts rest on, per chapter")
-
-# %% tags=["remove-input"]
-forms = claims.summary(found, by="rule")
-tables.show(forms.rename(index=short).T, "How the verdicts are decided, per chapter: by one of "
-            "the three older rules, or by the form the source's words give the claim")
+# %% [markdown]
+# ## Every claim
+#
+# Each chapter's claims in their own words, with their verdicts; each badge leads to the
+# claim's row of its chapter's claims table, where its cases and their numbers are.
 
 # %% tags=["remove-input"]
 Markdown(claims.overview(found))
 
 # %% [markdown]
-# Every verdict is computed by one rule from the cases the chapter tested (models,
-# strategies, statistics), each decided by its 95% interval or test: a case shows the
-# claim, shows the opposite, or is *open* (its interval cannot decide at this report's
-# scale). Under the rule most claims use, a claim is *reproduced* when every case shows
-# it; *contradicted* when every case shows the opposite; it *differs* when some cases show
-# it and some the opposite; it is *inconclusive* when some cases are open and none
-# conflict; it is *not tested* when no case could be run (the chapter says what would
-# test it). Claims worded "mostly" or "often" are judged by a majority of the cases
-# instead, and claims that a theorem guarantees in every case by "none against" (no case
-# shows the opposite, and more show the claim than stay open: such claims have cases whose
-# effect is expected to fall below a run's resolution). Each chapter states the rules its
-# table uses under the table. The chapters are moving to rules that follow the source's
-# words: each claim declares its *form* (it holds in every case, in most, in some case, an
-# effect of a given sign and size, or an exact identity), its cases are shown under the
-# table with the numbers that decide each and saved beside it, and one function turns a
-# form and its cases into the verdict; a case whose two sides sit at a floor no data can
-# move is *not applicable* and neither counts nor blocks (the third table above says which
-# chapters decide by forms so far). Beside the verdict, its *basis*: measured at this report's scale; by
-# construction (an identity the test could not fail, shown for completeness); in
-# expectation (a claim about a mean, tested on the mean over repeated runs); or gpu
-# profile only (run by the larger profile, not by the published book). A contradicted
-# claim is a finding, not a failure: the claims are about the source's models and data,
-# and the verdicts about the small models and the Wikipedia excerpt of this report, on two
-# CPU cores.
+# ## How a verdict is decided
 #
+# A claim is tested in *cases* (models, decoding strategies, statistics, settings). Each case
+# is decided by its 95% interval or test against a threshold: it is *for* the claim,
+# *against* it, or *open* when its interval cannot decide at this report's scale. A case whose
+# estimate, interval and threshold all sit at a floor that no data can move is *not
+# applicable* and counts neither way. Each claim declares the *form* its source's words give
+# it, and one function turns the form and the counts of its cases into the verdict:
+
+# %% tags=["remove-input"]
+Markdown("\n".join(f"- **{form}**: {text}." for form, text in cases.FORMS.items()))
+
+# %% [markdown]
+# Beside the verdict stands its *basis*: measured at this report's scale; by construction
+# (an identity the test could not fail, shown for completeness); in expectation (a claim
+# about a mean, tested on the mean over repeated runs); gpu profile only (run by the larger
+# profile only); or source code (a reading of the source's own code). The chapters' claims
+# tables name the form of every claim and list its cases beneath.
+
+# %% tags=["remove-input"]
+forms = claims.summary(found, by="rule")
+forms = forms[[*cases.FORMS, "claims"]]
+tables.show(forms.rename(index=short).T, "The forms of the claims, per chapter")
+
+# %% tags=["remove-input"]
+bases = claims.summary(found, by="basis")
+tables.show(bases.rename(index=short).T, "What the verdicts rest on, per chapter")
+
+# %% [markdown]
 # ## The chapters
 #
 # | chapter | source work | the question |

@@ -150,28 +150,30 @@ def test_every_claims_row_is_numbered_and_a_badge_can_link_to_it():
         assert f"`{r.verdict} <{r.chapter}.html#{claims.anchor(r.chapter, r.claim)}>`" in overview, r.claim
 
 
-def test_the_first_page_says_in_words_what_held_and_what_did_not():
+def test_the_first_page_counts_the_verdicts_and_gives_the_decided_claims_in_words():
     t = claims.table([
         claims.row("1. The model is good", claims.Evidence(2), "a"),
         claims.row("2a. More data helps", claims.Evidence(1), "b"),
         claims.row("2b. … and levels off", claims.Evidence(0, 1), "c"),
         claims.row("3. M is calibrated", claims.Evidence(1, 1), "d"),
         claims.row("4. it is slow", claims.Evidence(0, 0, 1), "e")]).assign(chapter="02_x")
-    lines = claims.headline(t).splitlines()
-    assert len(lines) == 1 and lines[0].startswith("- **{doc}`02_x`** (5 claims). Held: the model is good ")
-    line = lines[0]
-    assert "Did not hold: more data helps and levels off {bdg-link-danger}`2b <02_x.html#claim-02-2b>`" in line
-    assert "Held in part: {bdg-link-warning}`3 <02_x.html#claim-02-3>`" in line  # a name keeps its capital
-    assert "Open at this scale: {bdg-link-muted}`4 <02_x.html#claim-02-4>`" in line
-    assert "Not tested" not in line and "M is calibrated" not in line  # in part: its number only
+    total, blank, line = claims.headline(t).splitlines()
+    assert total == ("**5 claims of 1 study:** {bdg-success}`2 reproduced` {bdg-warning}`1 differs` "
+                     "{bdg-muted}`1 inconclusive` {bdg-danger}`1 contradicted`") and blank == ""
+    assert line.startswith("- **{doc}`02_x`** (5 claims) {bdg-ref-success}`2 reproduced <claims-02_x>` ")
+    assert "Reproduced: the model is good {bdg-link-success}`1 <02_x.html#claim-02-1>`; more data helps " in line
+    assert "Contradicted: more data helps and levels off {bdg-link-danger}`2b <02_x.html#claim-02-2b>`" in line
+    assert "M is calibrated" not in line and "not tested" not in line  # counted; its words are in the overview
+    key = claims.key()
+    assert all(f"`{v}` {claims.MEANING[v]}" in key for v in claims.VERDICTS)
 
 
 def test_a_claim_that_starts_with_a_name_keeps_its_capital_on_the_first_page():
     t = claims.table([claims.row("3. Transformers fall off at long lengths", claims.Evidence(0, 1), "a"),
                       claims.row("4. Most sequences are underestimated", claims.Evidence(1), "b")])
     line = claims.headline(t.assign(chapter="02_x"))
-    assert "Did not hold: Transformers fall off at long lengths" in line
-    assert "Held: most sequences are underestimated" in line
+    assert "Contradicted: Transformers fall off at long lengths" in line
+    assert "Reproduced: most sequences are underestimated" in line
 
 
 NUMBER = r"\d+[a-z]?\b(?!\s*%)"  # "claim 95 %" is the verb

@@ -132,7 +132,10 @@ def test_the_at_scale_page_counts_what_book_gpu_holds():
     nb = nbformat.read(book.BOOK / "at_scale.ipynb", as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells])
     held = len(editions.pages(book.gpu_folder()))
-    assert f"**{held}** {'has' if held == 1 else 'have'} run at `gpu`" in text.replace("\\n", " ")
+    flat = text.replace("\\n", " ")
+    assert f"**{held} of the {len(book.chapter_names())} chapters {'has' if held == 1 else 'have'} run at `gpu`**" in flat
+    # the side-by-side tables hold the chapters that ran, and no row says "not run"
+    assert claims.NOT_RUN not in flat.replace("not run at `gpu`", "")
 
 
 def test_stamping_relabels_what_the_prose_glues():

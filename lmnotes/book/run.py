@@ -516,9 +516,17 @@ def share_cache(export: str | None = None, import_: str | None = None) -> str:
                      f"{Path(export).stat().st_size / 1e6:,.1f} MB, to {export}")
     if import_:
         done = lmcache.import_(import_)
-        lines.append(f"imported {len(done.added)} entries into {lmcache.root()}; "
-                     f"{len(done.present)} already present, kept; refused {len(done.refused)}"
-                     + "".join(f"\n  {r}" for r in done.refused))
+        said = (f"imported {len(done.added)} entries into {lmcache.root()}; "
+                f"{len(done.present)} already present, kept; refused {len(done.refused)}"
+                + "".join(f"\n  {r}" for r in done.refused))
+        # a refusal is never a success: a student whose import refused an entry would train it
+        if done.refused:
+            raise BookError(f"--import {import_}: {len(done.refused)} entries refused, nothing of them "
+                            f"added ({said})")
+        if not (done.added or done.present):
+            raise BookError(f"--import {import_}: not a cache archive (the .tar.gz that `cache --export` "
+                            f"writes); it holds no cache entry")
+        lines.append(said)
     return "\n".join(lines)
 
 
@@ -526,6 +534,8 @@ def cache_report(prune: bool = False) -> str:
     """The listing of the shared cache (and what ``prune`` removed) as text."""
     import pandas as pd
 
+    if not prune and not lmcache.holds_entries():  # before importing every module (seconds)
+        return f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)\n(empty)"
     _register_every_kind()
 
     lines = [f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"]

@@ -232,6 +232,13 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def holds_entries() -> bool:
+    """Whether the cache holds anything but locks (an entry, a temporary); a look at its
+    folders alone, which needs no kind registered."""
+    return any(path.suffix != ".lock" for kind_dir in root().iterdir() if kind_dir.is_dir()
+               for path in kind_dir.iterdir())
+
+
 def entries() -> list[Listed]:
     """Every entry and temporary in the cache, with its status."""
     out, now = [], time.time()

@@ -532,22 +532,30 @@ def overview(found: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
-#: How :func:`headline` groups the verdicts: what held, what did not, in part, and the rest.
-HEADLINE = (("held", ("reproduced",)), ("did not hold", ("contradicted",)), ("held in part", ("differs",)),
-            ("open at this scale", ("inconclusive",)), ("not tested", ("not tested",)))
+#: The verdicts whose claims :func:`headline` gives in words (the others it counts; every claim's
+#: words are in :func:`overview`).
+IN_WORDS = ("reproduced", "contradicted")
+#: What each verdict means, the key the first page shows once under its badges.
+MEANING = {
+    "reproduced": "the cases the source's words call for show the claim",
+    "differs": "some cases show the claim and some the opposite",
+    "inconclusive": "cases stay open at this report's scale, and none conflict",
+    "contradicted": "the cases show the opposite",
+    "not tested": "no case could be run here (the chapter says what would test it)",
+}
 
 
 #: First words that are names (of architectures, laws, people), kept capitalised inside a sentence.
 NAMES = ("Transformer", "Zipf", "Heaps", "Kneser", "Good", "English", "Wikipedia")
 
 
-def _words(claims: Sequence[str], i: int) -> str:
+def in_sentence(claims: Sequence[str], i: int) -> str:
     """The words of claim ``claims[i]`` as they read inside a sentence: a first word that is not
     a name in lower case, and a claim that continues the one before it ("… and levels off")
     with that one's words in front."""
     text = statement(claims[i]).strip()
     if text.startswith(("…", "...")) and i > 0:
-        text = f"{_words(claims, i - 1)} {text.lstrip('.… ')}"
+        text = f"{in_sentence(claims, i - 1)} {text.lstrip('.… ')}"
     first = text.split(" ", 1)[0]
     if first.startswith(NAMES):
         return text
@@ -556,24 +564,35 @@ def _words(claims: Sequence[str], i: int) -> str:
     return text
 
 
+def counts_line(verdicts: Sequence[str], ref: str | None = None) -> str:
+    """The verdicts counted as badges, ``{bdg-success}`26 reproduced` ...`` (those that
+    occur, in the order of :data:`VERDICTS`), each a link to the label ``ref`` if given."""
+    counts = pd.Series(list(verdicts), dtype=object).value_counts()
+    return " ".join(f"{{bdg-ref-{BADGES[v]}}}`{int(counts[v])} {v} <{ref}>`" if ref else
+                    f"{{bdg-{BADGES[v]}}}`{int(counts[v])} {v}`" for v in VERDICTS if counts.get(v, 0))
+
+
+def key() -> str:
+    """The key of the verdicts' badges: each badge beside what it means (:data:`MEANING`)."""
+    return "\n".join(f"- {badge(v)} {MEANING[v]}" for v in VERDICTS)
+
+
 def headline(found: pd.DataFrame) -> str:
-    """What the report found, in words: one line per chapter (Markdown, the first lines of the
-    book's first page), saying which claims held and which did not, in the claims' own words,
-    then the numbers of those that held in part, stayed open or were not tested; every number
-    a badge, in its verdict's colour, that links to the claim's row of its chapter's table."""
-    lines = []
+    """What the report found (Markdown, the first lines of the book's first page): the verdicts
+    of every claim counted as badges, then one line per chapter with its counts (linking to its
+    claims table) and, in the claims' own words, which were reproduced and which contradicted,
+    each with its number as a badge that links to the claim's row."""
+    n = found["chapter"].nunique()
+    lines = [f"**{len(found)} claims of {n} {'studies' if n > 1 else 'study'}:** {counts_line(found['verdict'])}", ""]
     for chapter, group in found.groupby("chapter", sort=True):
         texts, parts = list(group["claim"]), []
-        for name, verdicts in HEADLINE:
-            mine = [(i, r) for i, r in enumerate(group.itertuples()) if r.verdict in verdicts]
-            if not mine:
-                continue
-            cites = [f"{{bdg-link-{BADGES[r.verdict]}}}`{number(r.claim)} <{link(chapter, r.claim)}>`"
-                     for _, r in mine]
-            if name in ("held", "did not hold"):  # in words, each with its number
-                parts.append(f"{name}: " + "; ".join(f"{_words(texts, i)} {c}" for (i, _), c in zip(mine, cites)))
-            else:
-                parts.append(f"{name}: " + " ".join(cites))
-        lines.append(f"- **{{doc}}`{chapter}`** ({len(group)} claims). " + ". ".join(
-            p[0].upper() + p[1:] for p in parts) + ".")
+        for name in IN_WORDS:
+            mine = [(i, r) for i, r in enumerate(group.itertuples()) if r.verdict == name]
+            if mine:
+                parts.append(f"{name}: " + "; ".join(
+                    f"{in_sentence(texts, i)} {{bdg-link-{BADGES[name]}}}`{number(r.claim)} <{link(chapter, r.claim)}>`"
+                    for i, r in mine))
+        counted = counts_line(group["verdict"], label(chapter))
+        lines.append(f"- **{{doc}}`{chapter}`** ({len(group)} claims) {counted}" +
+                     "".join(f". {p[0].upper() + p[1:]}" for p in parts) + ".")
     return "\n".join(lines)
