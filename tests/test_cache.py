@@ -221,6 +221,33 @@ def test_an_exported_archive_is_readable_by_others_and_a_reimport_says_what_was_
     assert "imported 0 entries" in again and "2 already present" in again and "refused 0" in again
 
 
+def test_an_import_that_refuses_an_entry_or_finds_none_is_an_error(tmp_cache, tmp_path, monkeypatch):
+    """A tampered entry, or a tar archive that holds no cache entry, was "imported 0 entries" with
+    exit code 0: a student would then train what the lecturer meant to share. Both are a
+    BookError (one error line and exit code 2), which says what was refused and why."""
+    import tarfile
+
+    from lmnotes.book import run as book
+
+    entry = cache.fetch("thing", "a", "k1", writer("hello", []), read)
+    tampered = tmp_path / "tampered.tar.gz"
+    path = cache.entry_path("thing", "a", "k1")
+    (path / "data.txt").write_text("changed")
+    cache.export(tampered, kinds=("thing",))
+    plain = tmp_path / "plain.tar"
+    (tmp_path / "notes.txt").write_text("a tar archive, but no cache\n")
+    with tarfile.open(plain, "w") as tar:
+        tar.add(tmp_path / "notes.txt", arcname="notes.txt")
+    monkeypatch.setattr(book, "_register_every_kind", lambda: None)
+    monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "student"))
+    with pytest.raises(book.BookError, match=r"refused 1 entry \(thing/a--k1: data.txt has 7 bytes, not 5"):
+        book.share_cache(import_=str(tampered))
+    with pytest.raises(book.BookError, match="it holds no cache entry"):
+        book.share_cache(import_=str(plain))
+    assert not list((tmp_path / "student").glob("thing/*--*"))
+    assert entry is not None
+
+
 def test_importing_a_file_that_is_no_archive_is_a_cache_error(tmp_cache, tmp_path):
     """A text file, or an archive cut short, is one CacheError naming the file (the command
     line makes it one error line and exit code 2), not a tarfile traceback."""

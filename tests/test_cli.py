@@ -225,8 +225,9 @@ def test_cache_export_and_import_from_the_command_line(tmp_path):
     env = {"LMNOTES_CACHE": str(tmp_path / "empty")}
     result = cli("cache", "--export", str(tmp_path / "c.tar.gz"), env=env)
     assert result.returncode == 0 and "exported 0 entries" in result.stdout
-    result = cli("cache", "--import", str(tmp_path / "c.tar.gz"), env={"LMNOTES_CACHE": str(tmp_path / "b")})
-    assert result.returncode == 0 and "imported 0 entries" in result.stdout and "refused 0" in result.stdout
+    # an archive with no entry is refused, not "imported 0 entries" with exit code 0
+    assert "it holds no cache entry" in _error_line(
+        cli("cache", "--import", str(tmp_path / "c.tar.gz"), env={"LMNOTES_CACHE": str(tmp_path / "b")}))
     assert "--import nope.tar.gz: no such file" in _error_line(cli("cache", "--import", "nope.tar.gz", env=env))
     (tmp_path / "notes.txt").write_text("not an archive\n")  # was a tarfile traceback and exit code 1
     assert _error_line(cli("cache", "--import", str(tmp_path / "notes.txt"), env=env)) == (
@@ -264,7 +265,8 @@ def test_the_gpu_profile_is_refused_on_a_machine_without_a_gpu(tmp_path, monkeyp
     assert book.main(["run", "01_models", "--profile", "gpu"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --profile gpu sizes the chapters for an accelerator, and this machine has "
-                          "none that PyTorch can use: it would run for hours here;")
+                          "none that PyTorch can use: it has not run here at gpu, and 01_models at the "
+                          "smaller default profile takes ")
     assert "add --allow-cpu" in err and len(err.splitlines()) == 1
     (tmp_path / "timings.json").write_text(json.dumps(
         {"01_models [profile=gpu]": {"cold": {"seconds": 9000, "date": "2026-11-27", "built": {}}}}))
@@ -276,3 +278,34 @@ def test_the_gpu_profile_is_refused_on_a_machine_without_a_gpu(tmp_path, monkeyp
     monkeypatch.setattr(book, "notebook_names", past_the_check)
     assert book.main(["run", "01_models", "--profile", "gpu", "--allow-cpu"]) == 2
     assert capsys.readouterr().err == "error: past the check\n"
+
+
+def test_a_model_or_corpus_that_cannot_load_is_refused_before_the_kernel_starts(tmp_path, book_unchanged):
+    """An empty folder, a folder with only config.json, a text file that begins with "GGUF", an
+    HF hub id that cannot be reached offline and an HF dataset without the `datasets` package
+    were accepted (or, for the last, failed in the kernel with a 55-line traceback): each is
+    one error line and exit code 2, naming the parameter the user set."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "config.json").write_text('{"model_type": "llama"}')
+    (tmp_path / "noweights").mkdir()
+    (tmp_path / "noweights" / "config.json").write_text('{"model_type": "llama"}')
+    (tmp_path / "noweights" / "model.safetensors").write_bytes(b"")
+    (tmp_path / "text.gguf").write_text("GGUF is a file format\n")
+    offline = {"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    expected = {"empty": "is a folder without a config.json, not a Hugging Face model folder",
+                "conf": "is a model folder without weights",
+                "noweights": "is a model folder without a tokenizer",
+                "text.gguf": "is not a GGUF model file: it begins with b'GGUF', but the 4 bytes after it",
+                "nobody/no-such-model": "is an HF hub id that is not in this machine's Hugging Face cache, and "
+                                        "HF_HUB_OFFLINE is set"}
+    for value, says in expected.items():
+        first = _error_line(cli("run", "03_segmentation", "-p", "pretrained", f"[{value}]", cwd=tmp_path, env=offline))
+        assert first.startswith("error: 03_segmentation: pretrained=") and says in first, first
+    import importlib.util
+
+    if importlib.util.find_spec("datasets") is None:
+        first = _error_line(cli("run", "00_corpus", "-p", "corpus", "wikitext-2-raw-v1", env=offline))
+        assert "corpus='wikitext-2-raw-v1' is an HF dataset id, which needs the `datasets` package" in first
+    first = _error_line(cli("run", "05_word_level", "-p", "family", "[byte, word]"))
+    assert "family=['byte', 'word'] leaves out" in first and "which exact_models (its default" in first

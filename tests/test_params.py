@@ -232,8 +232,12 @@ def test_a_value_outside_the_list_it_must_lie_in_is_refused_at_once():
     them the word model; chapter 05's searched and resized members are in its family."""
     with pytest.raises(BookError, match="segmentations=\\['byte'\\] must include word"):
         book.resolve_parameters(["03_segmentation"], "default", {"segmentations": ["byte"]})
-    with pytest.raises(BookError, match="open_model='bpe8000' names \\['bpe8000'\\], not in segmentations"):
+    # the user set segmentations alone: the message names it, not open_model, which they never set
+    with pytest.raises(BookError, match="segmentations=\\['byte', 'word'\\] leaves out \\['bpe8000'\\], which "
+                                        "open_model \\(its default 'bpe8000'\\) needs"):
         book.resolve_parameters(["03_segmentation"], "default", {"segmentations": ["byte", "word"]})
+    with pytest.raises(BookError, match="family=\\['byte', 'word'\\] leaves out \\[.*\\], which exact_models"):
+        book.resolve_parameters(["05_word_level"], "default", {"family": ["byte", "word"]})
     with pytest.raises(BookError, match="exact_models=\\['char'\\] names \\['char'\\], not in family"):
         book.resolve_parameters(["05_word_level"], "default", {"exact_models": ["char"]})
     assert book.resolve_parameters(["03_segmentation"], "default", {

@@ -128,10 +128,36 @@ def _device(v):
 def _corpus(v):
     from lmnotes.text.corpus import EMBEDDED, HF_DATASETS
 
-    if v == EMBEDDED or v in HF_DATASETS or Path(v).exists():
+    if v in HF_DATASETS:
+        return _hf_dataset(v)
+    if v == EMBEDDED or Path(v).exists():
         return None
     return (f"is not {EMBEDDED!r} (the embedded corpus), an HF dataset id {sorted(HF_DATASETS)}, nor an existing "
             f".txt file or folder (looked for {Path(v).resolve()})")
+
+
+def _hf_dataset(v):
+    """An HF dataset id needs the ``datasets`` package (not among the book's own dependencies) and
+    the dataset in this machine's cache or a hub that answers: both asked before the kernel
+    starts, where a missing package was a 55-line traceback from the chapter's first cell."""
+    import importlib.util
+
+    if importlib.util.find_spec("datasets") is None:
+        return ("is an HF dataset id, which needs the `datasets` package, not installed here "
+                "(.venv/bin/pip install datasets; offline, use 'enwiki' or a folder of .txt files)")
+    from huggingface_hub import dataset_info, try_to_load_from_cache
+
+    from lmnotes.text.corpus import HF_DATASETS
+
+    name = HF_DATASETS[v][0]
+    if isinstance(try_to_load_from_cache(name, "README.md", repo_type="dataset"), str):
+        return None
+    try:
+        dataset_info(name, timeout=10)
+    except Exception as exc:  # no network, no such dataset
+        return (f"is an HF dataset that cannot be reached ({type(exc).__name__}) and is not in this "
+                f"machine's Hugging Face cache; offline, use 'enwiki' or a folder of .txt files")
+    return None
 
 
 #: The ranges and allowed values of the parameters that several chapters declare (or the
@@ -351,8 +377,13 @@ def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, An
     problems = []
     for name, pool in WITHIN.get(notebook, ()):
         chosen = now[name] if isinstance(now[name], list) else [now[name]]
-        if missing := [v for v in chosen if v not in now[pool]]:
+        if not (missing := [v for v in chosen if v not in now[pool]]):
+            continue
+        if name in values or pool not in values:
             problems.append(f"{name}={now[name]!r} names {missing}, not in {pool}={now[pool]!r}")
+        else:  # the user set the pool alone: the message starts from what they set
+            problems.append(f"{pool}={now[pool]!r} leaves out {missing}, which {name} (its default "
+                            f"{now[name]!r}) needs; add them to {pool}, or set {name} to members of it")
     return problems
 
 

@@ -521,8 +521,10 @@ def share_cache(export: str | None = None, import_: str | None = None) -> str:
                 + "".join(f"\n  {r}" for r in done.refused))
         # a refusal is never a success: a student whose import refused an entry would train it
         if done.refused:
-            raise BookError(f"--import {import_}: {len(done.refused)} entries refused, nothing of them "
-                            f"added ({said})")
+            n = len(done.refused)
+            raise BookError(f"--import {import_}: refused {n} {'entry' if n == 1 else 'entries'} "
+                            f"({'; '.join(done.refused)}); imported {len(done.added)}, "
+                            f"{len(done.present)} already present")
         if not (done.added or done.present):
             raise BookError(f"--import {import_}: not a cache archive (the .tar.gz that `cache --export` "
                             f"writes); it holds no cache entry")
@@ -567,8 +569,15 @@ def refuse_gpu_profile_on_cpu(names: Sequence[str] | None) -> None:
     chapters = [n for n in names or chapter_names() if n not in SUMMARIES]
     records = timing.read()
     seen = [records.get(timing.key(n, "gpu", {}), {}).get("cold", {}).get("seconds") for n in chapters]
-    estimate = (f"its last cold run of {', '.join(chapters)} here took {progress.duration(sum(seen))}"
-                if chapters and None not in seen else "it would run for hours here")
+    committed = timing.status_record(BOOK).get("notebooks", {})
+    default = [committed.get(n, {}).get("cold", {}).get("seconds") for n in chapters]
+    if chapters and None not in seen:
+        estimate = f"its last cold run of {', '.join(chapters)} here took {progress.duration(sum(seen))}"
+    elif chapters and None not in default:  # no gpu run here: what the smaller default profile takes
+        estimate = (f"it has not run here at gpu, and {', '.join(chapters)} at the smaller default profile "
+                    f"takes {progress.duration(sum(default))} cold (book/status.json)")
+    else:
+        estimate = "it has not run here at gpu"
     raise BookError(f"--profile gpu sizes the chapters for an accelerator, and this machine has none that "
                     f"PyTorch can use: {estimate}; run the default profile, or add --allow-cpu to run it "
                     f"on the CPU anyway")

@@ -115,6 +115,9 @@ def gguf_file(v: str | os.PathLike) -> str | None:
     version = int.from_bytes(head[4:], "little")
     if not version & 0xFFFF:  # a big-endian file, as gguf's reader tells them apart
         version = int.from_bytes(head[4:], "big")
+    if version > 1000:  # the format has had three versions: "GGUF" then text, not a model's header
+        return (f"is not a GGUF model file: it begins with {GGUF_MAGIC!r}, but the 4 bytes after it "
+                f"({head[4:]!r}) are no version of the format")
     if version not in READER_SUPPORTED_VERSIONS:
         return (f"is a GGUF file of version {version}, which the gguf library cannot read "
                 f"(it reads versions {list(READER_SUPPORTED_VERSIONS)})")

@@ -227,14 +227,66 @@ def check_name(v: str) -> str | None:
     A ``.gguf`` file is checked by its header (:func:`lmnotes.core.checks.gguf_file`)."""
     if v.endswith(".gguf"):
         return checks.gguf_file(v)
-    if v in names() or Path(v).expanduser().is_dir():
+    if v in names():
         return None
+    if Path(v).expanduser().is_dir():
+        return folder_problem(Path(v).expanduser())
     if v.startswith("wiki/"):
         return f"is not a registered model; the wiki/ models are {[n for n in names() if n.startswith('wiki/')]}"
     if "/" in v and not v.startswith((".", "/", "~")) and not Path(v).exists():
-        return None  # an HF hub id: the chapter says what is wrong if there is no network
+        return hub_problem(v)
     return (f"is neither a registered model ({names()}) nor a local model folder or .gguf file "
             f"(looked for {Path(v).expanduser().resolve()})")
+
+
+#: The files a model folder's weights come in (transformers' names: one file, or shards and
+#: their index, as safetensors or PyTorch's format).
+WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+#: The files a tokenizer comes in (a fast tokenizer's file, or a slow one's vocabulary).
+TOKENIZER = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model", "sentencepiece.bpe.model")
+
+
+def folder_problem(folder: Path) -> str | None:
+    """``None`` if ``folder`` holds what :func:`load` needs of a local Hugging Face model: a
+    ``config.json`` that names its ``model_type``, its weights (:data:`WEIGHTS`) and a tokenizer
+    (:data:`TOKENIZER`); else what is missing. Checked before a chapter runs: an empty folder was
+    accepted, and the chapter trained its own models for minutes before it failed to load it."""
+    import json
+
+    where = f"(looked in {folder.resolve()})"
+    try:
+        config = json.loads((folder / "config.json").read_text())
+    except FileNotFoundError:
+        return f"is a folder without a config.json, not a Hugging Face model folder {where}"
+    except (OSError, ValueError) as exc:
+        return f"is a folder whose config.json cannot be read as JSON ({exc}) {where}"
+    if not isinstance(config, dict) or "model_type" not in config:
+        return f"is a folder whose config.json names no model_type, not a Hugging Face model's {where}"
+    if not any((folder / w).is_file() for w in WEIGHTS):
+        return f"is a model folder without weights (none of {list(WEIGHTS)}) {where}"
+    if not any((folder / t).is_file() for t in TOKENIZER):
+        return f"is a model folder without a tokenizer (none of {list(TOKENIZER)}) {where}"
+    return None
+
+
+def hub_problem(repo_id: str) -> str | None:
+    """``None`` if the Hugging Face hub id ``repo_id`` can be loaded: its ``config.json`` is in
+    this machine's Hugging Face cache, or the hub answers for it; else why not. Asked before a
+    chapter runs (a few seconds at most), so that a model that cannot be reached offline is
+    refused at once rather than after the chapter's own models have trained."""
+    from huggingface_hub import model_info, try_to_load_from_cache
+
+    if isinstance(try_to_load_from_cache(repo_id, "config.json"), str):
+        return None
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
+        return "is an HF hub id that is not in this machine's Hugging Face cache, and HF_HUB_OFFLINE is set"
+    try:
+        model_info(repo_id, timeout=10)
+    except Exception as exc:  # no network (ConnectError), no such repository, a gated one, ...
+        return (f"is an HF hub id that cannot be reached ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}) "
+                f"and is not in this machine's Hugging Face cache; download it where there is a network "
+                f"(huggingface-cli download {repo_id}) or name a local model folder or .gguf file")
+    return None
 
 
 def check_registered(v: str) -> str | None:
