@@ -20,7 +20,7 @@ WORDNET := $(VENV)/.wordnet
 QEMU := $(VENV)/.qemu
 MATHJAX_VERSION := 3.2.2
 
-.PHONY: book test test-cold setup html screenshots clean clean-cache
+.PHONY: book test test-cold setup html screenshots lab clean clean-cache
 
 book: $(STAMP) $(MATHJAX) $(WORDNET)
 	$(BIN)/python -m lmnotes.book all --profile $(PROFILE)
@@ -36,6 +36,14 @@ setup: $(STAMP) $(MATHJAX) $(WORDNET) $(QEMU)
 
 html: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m lmnotes.book build
+
+# JupyterLab on the chapters (notebooks/, each .py paired with its .ipynb by jupytext), for a
+# class: a student imports the lecturer's cache first (README, "A lab for a class"), so that a
+# chapter runs from the cache in seconds. LAB_ARGS passes options (e.g. --no-browser --port 8890);
+# as root (a container), JupyterLab needs --allow-root, which is added.
+LAB_ARGS ?=
+lab: $(STAMP) $(WORDNET)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 # Every page of the built book at 1280 px and at a phone's 390 px in headless Chromium (Debian's chromium and
 # chromium-driver, installed here if missing), into _build/screenshots, with a check of what a

@@ -6,7 +6,6 @@ import tomllib
 import yaml
 
 from lmnotes.core.io import ROOT
-from lmnotes.core.progress import duration
 
 
 def _pins(lines):
@@ -39,13 +38,17 @@ def test_readme_and_ci_commands():
     assert "make test" in ci
 
 
-def test_the_readmes_times_are_the_status_records():
-    """The README states no time of its own: its table is book/status.json's, which the status
-    page shows (it once said 49 min cold where the status page said 54 min 25 s)."""
-    from lmnotes.book import run as book, timing
+def test_the_readme_says_what_the_claims_files_found_and_stays_short():
+    """The README's findings are the claims tables' (``python -m lmnotes.book readme``), so they
+    cannot go stale; it stays a newcomer's page of at most 10 KB, without commit hashes, dates
+    or times of its own (those are the status page's and the CHANGELOG's)."""
+    from lmnotes.book import findings, run as book
 
     readme = (ROOT / "README.md").read_text()
-    block = readme[readme.index(timing.README_BEGIN):readme.index(timing.README_END) + len(timing.README_END)]
-    assert block == timing.readme_table(timing.status_record(book.BOOK), book.chapter_names())
-    total = sum(timing.status_record(book.BOOK)["notebooks"][n]["cold"]["seconds"] for n in book.chapter_names())
-    assert f"about {duration(total)} |" in block
+    block = readme[readme.index(findings.BEGIN):readme.index(findings.END) + len(findings.END)]
+    assert block == findings.block(book.BOOK)
+    assert len(readme.encode()) <= 10_000, len(readme.encode())
+    commit = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+    assert not commit.search(readme), commit.search(readme)
+    assert not re.search(r"\b20\d\d-\d\d-\d\d\b", readme)
+    assert not re.search(r"\b\d+ (?:min|h)\b", readme), "a time: link the status page instead"

@@ -22,8 +22,10 @@
 - ``cache [--prune] [--export FILE] [--import FILE]``: the entries of the shared cache
   (:mod:`lmnotes.core.cache`): kind, name, size, age, and whether the current code still
   produces them; ``--prune`` removes those it does not and the temporaries of killed runs;
-  ``--export`` writes the prepared corpus and the trained models to a tarball, which
-  ``--import`` adds to another machine's cache after checking each entry.
+  ``--export`` writes every entry but the converted pretrained models to a tarball, which
+  ``--import`` adds to another machine's cache after checking each entry (a refused entry,
+  or an archive without one, is an error).
+- ``readme``: write what the claims tables found into the README (:mod:`lmnotes.book.findings`).
 
 A profile is a YAML file with two sections: ``common`` (parameters applied to every notebook
 that declares them) and ``notebooks`` (a mapping from notebook name to its parameters).
@@ -48,7 +50,7 @@ import yaml
 
 from lmnotes.core import cache as lmcache
 from lmnotes.core import io, numerics, progress
-from lmnotes.book import editions, params, staging, timing
+from lmnotes.book import editions, findings, params, staging, timing
 
 NOTEBOOKS = io.ROOT / "notebooks"
 BOOK = io.ROOT / "book"
@@ -644,14 +646,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("build", help="render _build/html with jupyter-book")
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
     sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
+    sub.add_parser("readme", help="write what the claims tables in book/claims found into README.md")
     t = sub.add_parser("timings", help="wall time of each notebook's last runs here, cold and warm cache")
     t.add_argument("--record", nargs="*", choices=["cold", "warm"], metavar="MODE",
                    help="write this machine's last times (warm, or the modes named) into book/status.json")
-    t.add_argument("--readme", action="store_true", help="write book/status.json's times into README.md")
     c = sub.add_parser("cache", help="list the shared cache's entries")
     c.add_argument("--prune", action="store_true", help="remove entries the current code no longer produces")
-    c.add_argument("--export", metavar="FILE", help="write the prepared corpus and the trained models to a "
-                   "tarball that another machine can --import (a class's shared cache)")
+    c.add_argument("--export", metavar="FILE", help="write the cache (every entry but the converted pretrained "
+                   "models, which each machine converts itself) to a tarball that another machine can --import "
+                   "(a class's shared cache)")
     c.add_argument("--import", dest="import_", metavar="FILE", help="add the entries of such a tarball, "
                    "each checked against its key, this code's version and its files' SHA-256")
     args = parser.parse_args(argv)
@@ -662,8 +665,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sync()
         elif args.command == "list":
             print(parameter_listing())
-        elif args.command == "timings" and args.readme:
-            print(f"updated {timing.update_readme(io.ROOT / 'README.md', timing.status_record(BOOK), chapter_names())}")
+        elif args.command == "readme":
+            print(f"updated {findings.update(io.ROOT / 'README.md', BOOK)}")
         elif args.command == "timings" and args.record is not None:
             print(f"recorded in {timing.record_status(BOOK, notebook_names(), args.record or ['warm'])}")
         elif args.command == "timings":

