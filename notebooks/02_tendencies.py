@@ -1018,8 +1018,8 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 tf = own[0]  # by default the BPE-8k Transformer
 median = np.median(reference.lengths)
 print(f"the test split's median document: {median:.0f} tokens")
-for name, lengths in [*((s, sets[tf, s].lengths) for s in strategies),
-                      ("test", reference.lengths)]:
+chosen = [(s, sets[tf, s].lengths) for s in strategies]
+for name, lengths in [*chosen, ("test", reference.lengths)]:
     print(f"{name:10} {np.mean(lengths < median):6.1%} shorter")
 
 # %% [markdown]
@@ -1047,11 +1047,11 @@ for name, lengths in [*((s, sets[tf, s].lengths) for s in strategies),
 # ```
 
 # %% tags=["solution"]
-for name, text_set in [*((s, sets[tf, s]) for s in strategies),
-                       ("test", reference)]:
+chosen = [(s, sets[tf, s]) for s in strategies]
+for name, text_set in [*chosen, ("test", reference)]:
     totals = text_set.type_totals()
-    print(f"{name:10} s = {laws.fit_zipf(totals, max_rank):.3f}, first 100 "
-          f"ranks: {laws.fit_zipf(totals, 100):.3f}")
+    every, head = (laws.fit_zipf(totals, r) for r in (max_rank, 100))
+    print(f"{name:10} s = {every:.3f}, first 100 ranks: {head:.3f}")
 
 # %% [markdown]
 # On the head alone the exponents of the ancestral, nucleus and beam sets are larger than on

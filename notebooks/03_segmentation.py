@@ -775,16 +775,19 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 
 # %% tags=["solution"]
 word_bpb = units.corpus_rate(scores["word"], "byte", "bits")
+rows = {}
 for spec, s in scores.items():
     per_token = (units.counts(s, "byte").sum()
                  / units.counts(s, "token").sum())
-    print(f"{label(spec):13} bytes/token {per_token:5.2f}  ppl/token at "
-          f"the word model's bits/byte {2 ** (word_bpb * per_token):7.2f}")
+    # ppl per token, were its bits per byte the word model's
+    rows[label(spec)] = {"bytes/token": per_token,
+                         "ppl/token": 2 ** (word_bpb * per_token)}
+pd.DataFrame(rows).T.round(2)
 
 # %% [markdown]
 # At equal bits per byte the members come in the order of their tokens' lengths, byte
 # first and word last, and the perplexity per token grows exponentially with the bytes a
-# token holds. The printed order differs only in the word model, which its much lower bits
+# token holds. The table's order differs only in the word model, which its much lower bits
 # per byte (partly the closed vocabulary's `<unk>`, measured above) move down the order,
 # below a BPE member whose tokens are shorter. Token length alone nearly decides a ranking by
 # perplexity per token: such a ranking ranks segmentations, the post's point.

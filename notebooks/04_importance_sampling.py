@@ -1368,7 +1368,8 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 lp = logp["fitted"]
 pooled = np.exp(-lp.sum() / n_tokens.sum())
 sentence_mean = np.mean(np.exp(-lp / n_tokens))
-print(f"pooled {pooled:.2f}, mean over sentences {sentence_mean:.2f}")
+print(f"pooled {pooled:.2f}, "
+      f"mean over sentences {sentence_mean:.2f}")
 
 # %% [markdown]
 # The mean over sentences is the larger: the exponential is convex (Jensen's inequality),

@@ -1167,11 +1167,13 @@ print(f"underestimated: rarest tenth {np.mean(e[rare] < 0):.0%}, "
 
 # %% tags=["solution"]
 other = [n for n in learners if n != main][0]  # needs two learners
-e_main, e_other = (pd.Series(np.asarray(err[n])) for n in (main, other))
+e_main = pd.Series(np.asarray(err[main]))
+e_other = pd.Series(np.asarray(err[other]))
 n = pd.Series(np.asarray(test.lengths))
-print(f"{main} and {other}: errors, rho = "
-      f"{e_main.corr(e_other, method='spearman'):.2f}; per token, rho = "
-      f"{(e_main / n).corr(e_other / n, method='spearman'):.2f}")
+rho = e_main.corr(e_other, method="spearman")
+rho_token = (e_main / n).corr(e_other / n, method="spearman")
+print(f"{main} and {other}: errors, rho = {rho:.2f}; "
+      f"per token, rho = {rho_token:.2f}")
 
 # %% [markdown]
 # The two learners err on largely the same sequences (a strong rank correlation), much of

@@ -46,7 +46,29 @@ def test_the_check_sees_what_it_must(tmp_path):
       <p>NaN</p><span class="math">\\(x^2\\)</span>
       </article></body></html>""")
     found = {f["check"] for f in screens.check(tmp_path)["bad"]}
-    assert found == {"cut-off table", "cut-off code line", "NaN", "raw TeX", "plumbing"}
+    assert found == {"cut-off table", "cut-off code line", "NaN", "raw TeX", "plumbing", "horizontal overflow"}
+
+
+def test_the_check_sees_raw_myst_and_a_one_pixel_overflow_in_a_closed_solution(tmp_path):
+    """The Summary of every study chapter showed ({doc}`at_scale`) as text, and exercise
+    solutions and parameter cells ran past their boxes (by 1 to 137 px) with scrollbars that the
+    screenshots hid: a role left as text, one parsed as Markdown without roles (the role's name
+    before a code element), a directive's fence, and a 1-px overflow of a solution that is
+    closed (sphinx-togglebutton's toggle-hidden) are each reported; the same page without them
+    is clean."""
+    (tmp_path / "book").mkdir()
+    overflow = '<div class="highlight"><pre style="overflow:auto; width:300px; margin:0; font: 10px monospace">'
+    page = """<html><body style="width:1280px; margin:0"><article class="bd-article" style="width:600px">
+      <p>See the GPU edition ({doc}`at_scale`).</p><p>Or {ref}<code>claims-02</code>.</p><p>```{note}</p>
+      <div class="solution dropdown"><div class="toggle-hidden">""" + overflow + """<span style="display:inline-block; width:301px">x</span></pre></div></div></div>
+      </article></body></html>"""
+    (tmp_path / "book" / "bad.html").write_text(page)
+    clean = page.replace("{doc}`at_scale`", "the GPU edition").replace("{ref}", "").replace("```{note}", "")
+    (tmp_path / "book" / "good.html").write_text(clean.replace("width:301px", "width:290px"))
+    report = screens.check(tmp_path)
+    assert [f["check"] for f in report["bad"]] == ["raw MyST", "raw MyST", "raw MyST", "horizontal overflow"]
+    assert report["bad"][-1]["width"] == 301 and report["bad"][-1]["room"] == 300
+    assert report["good"] == []
 
 
 def test_the_phone_check_sees_what_it_must(tmp_path):

@@ -26,6 +26,10 @@ and exits with 1 if a page shows any of:
   not look (a table's cell), or a *cut-off formula* wider than the column;
 - *plumbing*: visible code (not folded away) that only glues numbers into the prose,
   imports, or styles a table;
+- *raw MyST*: a role or directive left in the text of the page (a glue that does not parse
+  MyST, say);
+- a *horizontal overflow* at 1280 px: code or an output (in a folded cell or an exercise's
+  solution too, which are opened for it) wider than its box, which would draw a scrollbar;
 - more than one search box;
 - a *long page*: at 1280 px, a page longer than :data:`MAX_SCREENS` screens of
   :data:`SCREEN` px with its folded sections closed (:mod:`lmnotes.book.fold`), as a reader
@@ -152,6 +156,33 @@ ready.then(async () => {
     const code = cell.innerText;
     if (/\bglue\(|^\s*(import|from)\s|\.style\b|tables\.show\(/m.test(code))
       found.push({check: 'plumbing', what: code.split('\n').find(l => /glue\(|import|\.style|tables\.show/.test(l)).slice(0, 100)});
+  }
+  // MyST that reached the page as text: a role (``{doc}`x` ``, or ``{doc}`` before a code
+  // element, where the text was parsed as Markdown without roles) or a directive's fence
+  const raw = /\{[a-z][\w:.-]*\}`|(?:```|:::)\{[a-z][\w:.-]*\}/, open = /\{[a-z][\w:.-]*\}$/;
+  const words = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  while (words.nextNode()) {
+    const node = words.currentNode;
+    if (node.parentElement.closest('pre, code, script, style, .math, mjx-container')) continue;
+    const next = node.nextSibling;
+    if (raw.test(node.data) || (open.test(node.data) && next && next.nodeName === 'CODE'))
+      found.push({check: 'raw MyST', what: (node.data + (next && next.nodeName === 'CODE' ? '`' + next.textContent + '`' : '')).trim().slice(-100)});
+  }
+  // every fold, folded cell and exercise solution open: at 1280 px no code or output may run
+  // past its box (a box that scrolls sideways draws a scrollbar, which --hide-scrollbars hides
+  // from the screenshots)
+  for (const d of article.querySelectorAll('details')) d.open = true;
+  for (const h of article.querySelectorAll('.toggle-hidden')) h.classList.remove('toggle-hidden');
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
+  if (width >= 1000) {
+    for (const el of article.querySelectorAll('pre, div.cell_output, div.output, div.highlight')) {
+      const sx = getComputedStyle(el).overflowX;
+      if (visible(el) && el.scrollWidth > el.clientWidth && (el.tagName === 'PRE' || ['auto', 'scroll'].includes(sx))) {
+        const where = el.closest('.solution') ? 'an exercise solution: ' : el.closest('.cell_output, .output') ? 'an output: ' : 'code: ';
+        const line = (el.innerText || '').split('\n').reduce((a, b) => b.length > a.length ? b : a, '');
+        found.push({check: 'horizontal overflow', what: where + line.slice(0, 100), width: el.scrollWidth, room: el.clientWidth});
+      }
+    }
   }
   // a page wider than the screen scrolls sideways as a whole
   if (document.documentElement.scrollWidth > window.innerWidth + 1)
