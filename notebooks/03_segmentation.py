@@ -336,7 +336,8 @@ tables.show(adv.table(), "Where the word model's advantage comes from",
 #
 # ## Pretrained models: tokens, words and bytes
 #
-# SmolLM2-135M (a byte-level BPE; `-p pretrained` adds Gemma-3-270M, a SentencePiece
+# SmolLM2-135M (a byte-level BPE; `-p pretrained '[smollm2-135m, gemma3-270m]'` adds
+# Gemma-3-270M, a SentencePiece
 # vocabulary with byte fallback; the table gives the vocabulary sizes) was trained on web
 # text, not on this corpus. Both
 # conventions are shown: the string convention of this report, and the harness convention

@@ -36,6 +36,7 @@ gpu_folder = "gpu"  # the GPU edition's pages; its claims in gpu/claims
 from pathlib import Path
 
 import pandas as pd
+from IPython.display import display
 
 from lmnotes.book import editions, run as book
 from lmnotes.report import claims, tables
@@ -84,12 +85,12 @@ glue_md("gpu_verdicts", f"The tables below count and list the {len(ran)} claims.
         "No chapter with claims (02–06) has run at `gpu` yet, so there is no verdict to set "
         "beside the CPU edition's; the tables appear here as each chapter runs.")
 if len(ran):
-    tables.show(pd.crosstab(ran["verdict (CPU)"], ran["verdict (GPU)"]),
-                "Verdicts on the CPU (rows) and at the gpu profile (columns)")
-    tables.show(ran.drop(columns=["measured (CPU)", "measured (GPU)"]),
-                "Each claim's verdict in both editions", index=False)
-    tables.show(ran[["chapter", "claim", "measured (CPU)", "measured (GPU)"]],
-                "What each edition measured for each claim", index=False)
+    display(tables.show(pd.crosstab(ran["verdict (CPU)"], ran["verdict (GPU)"]),
+                        "Verdicts on the CPU (rows) and at the gpu profile (columns)"))
+    display(tables.show(ran.drop(columns=["measured (CPU)", "measured (GPU)"]),
+                        "Each claim's verdict in both editions", index=False))
+    display(tables.show(ran[["chapter", "claim", "measured (CPU)", "measured (GPU)"]],
+                        "What each edition measured for each claim", index=False))
 
 # %% [markdown]
 # ## How to reproduce it

@@ -57,15 +57,17 @@ MODEL_PARAMETERS = ("model_names", "pretrained", "others", "tokenization_models"
                     "sentence_models", "pretrained_language", "encoder_model")
 rows = []
 for name in book.chapter_names():
+    ran = book.profile_values(name, "default")  # the book's own run
     for p in book.parameters(name).values():
         if p.name in MODEL_PARAMETERS:
             rule = params.rule_of(p, name)
+            value = ran.get(p.name, p.default)
             rows.append({"page": claims.title(name), "parameter": p.name,
-                         "default": ", ".join(p.default) if isinstance(p.default, list)
-                         else p.default or "(none)", "takes": rule[1],
+                         "in the book": ", ".join(value) if isinstance(value, list)
+                         else value or "(none)", "takes": rule[1],
                          "what": p.comment[:width]})
-tables.show(pd.DataFrame(rows), "Every model parameter, its default, and the models it "
-            "takes", index=False)
+tables.show(pd.DataFrame(rows), "Every model parameter, the models the book ran it with, "
+            "and the models it takes", index=False)
 
 # %% [markdown]
 # ## What it costs, and what changes on the page

@@ -187,7 +187,9 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     # same parameters, same file, byte for byte
     assert (toy_book / "book" / "00_toy.ipynb").read_bytes() == first
     assert (toy_book / "notebooks" / "00_toy.ipynb").read_bytes() == paired
-    assert pd.isna(timing.table(book.notebook_names()).loc["00_toy", "warm (s)"])  # not a plain run
+    listed = timing.table(book.notebook_names())
+    assert pd.isna(listed.loc["00_toy", "warm (s)"])  # not a plain run: a row of its own
+    assert listed.loc["00_toy [x=21]", "warm (s)"] > 0
     book.run(profile="default")
     table = timing.table(book.notebook_names())
     assert table.loc["00_toy", "warm (s)"] > 0 and pd.isna(table.loc["00_toy", "cold measured"])
@@ -461,13 +463,22 @@ def test_a_run_writes_pages_claims_and_summaries_together_or_nothing(toy_book, m
 
 
 def test_a_run_says_first_what_it_runs_and_about_how_long(toy_book, capsys):
+    """The forecast gives each mode only from times of that mode (a cold time given as the warm
+    one forecast a minute for a 7-s run), and a run with -p values from the plain run's times
+    (it left out the chapter asked for)."""
     book.run(profile="default", overrides={"x": 3})
-    assert capsys.readouterr().out.splitlines()[0] == (
-        "running 1 notebook(s), profile default: 00_toy; no earlier run of these values to estimate "
-        "the time from")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "running 1 notebook(s), profile default: 00_toy; no earlier run to estimate the time from"
+    assert out[-1].startswith("written: ") and "claims" not in out[-1]  # 00_toy has no claims table
     book.run(profile="default", overrides={"x": 3})
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith("running 1 notebook(s), profile default: 00_toy; about ") and "if it must be built" in first
+    assert first.startswith("running 1 notebook(s), profile default: 00_toy; about ")
+    assert "with everything in the cache" in first and "if it must be built" not in first  # warm only
+    book.run(profile="default")
+    capsys.readouterr()
+    book.run(profile="default", overrides={"x": 4})  # never run with x = 4: the plain run's time
+    plan = capsys.readouterr().out.splitlines()[0]
+    assert "with everything in the cache" in plan and "00_toy from its runs at the profile's own values" in plan
 
 
 def test_a_notebook_reads_the_books_current_pages_while_it_runs(toy_book):

@@ -402,7 +402,9 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
             print(f"[{i}/{len(names)}] {n} done in {progress.duration(time.perf_counter() - t0)}", flush=True)
     if not main_book:  # another edition's claims folder, which "At scale" reads, even if empty
         (folder / "claims").mkdir(exist_ok=True)
-    print(f"written: {', '.join(os.path.relpath(p) for p in out)} and their claims", flush=True)
+    claimed = [n for n in names if (folder / "claims" / f"{n}.csv").is_file()]
+    print(f"written: {', '.join(os.path.relpath(p) for p in out)}"
+          + (f", and the claims of {', '.join(claimed)}" if claimed else ""), flush=True)
     if folder == gpu_folder():
         print("the GPU edition's pages are in book/gpu/; `run at_scale` puts their verdicts beside the "
               "CPU edition's, and `build` lists them in the book", flush=True)
@@ -410,25 +412,37 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
 
 
 def _plan(names: Sequence[str], profile: str, values: dict[str, dict], last: dict) -> str:
-    """The line a run starts with: what it runs and about how long that takes here, from this
-    machine's last runs of the same notebooks and values (else the committed record of the
-    default profile, ``book/status.json``, for a plain run)."""
+    """The line a run starts with: what it runs and about how long that takes here, warm and
+    cold, from this machine's last runs of the same notebooks and values; for a notebook never
+    run with these values, from its last run at the profile's own values, else (the default
+    profile) from the committed record, ``book/status.json``. A mode with no time is named, not
+    filled in with the other mode's."""
     record = timing.status_record(BOOK).get("notebooks", {}) if profile == "default" else {}
-    total, unknown = {"warm": 0.0, "cold": 0.0}, []
+    total, missing, approx = {"warm": 0.0, "cold": 0.0}, {"warm": [], "cold": []}, []
     for n in names:
-        name = timing.key(n, profile, values[n], profile_values(n, profile))
-        seen = last.get(name) or (record.get(n, {}) if name == n else {})  # n alone: a plain run
+        plain = profile_values(n, profile) or {}
+        key = timing.key(n, profile, values[n], plain)
+        seen = last.get(key)
         if not seen:
-            unknown.append(n)
+            seen = last.get(timing.key(n, profile, plain, plain)) or {}
+            if key != timing.key(n, profile, plain, plain):
+                approx.append(n)
         for mode in total:
-            total[mode] += (seen.get(mode) or seen.get("warm" if mode == "cold" else "cold") or
-                            {"seconds": 0})["seconds"]
+            t = seen.get(mode) or record.get(n, {}).get(mode)
+            if t:
+                total[mode] += t["seconds"]
+            else:
+                missing[mode].append(n)
     head = f"running {len(names)} notebook(s), profile {profile}: {', '.join(names)}"
-    if len(unknown) == len(names):
-        return f"{head}; no earlier run of these values to estimate the time from"
-    text = (f"{head}; about {progress.duration(total['warm'])} with everything in the cache, "
-            f"{progress.duration(total['cold'])} if it must be built")
-    return text + (f" (not counting {', '.join(unknown)}: never run with these values)" if unknown else "")
+    if all(len(missing[m]) == len(names) for m in total):
+        return f"{head}; no earlier run to estimate the time from"
+    parts = [f"about {progress.duration(total[m])} {what}" + (f" (no time for {', '.join(missing[m])})"
+                                                          if missing[m] else "")
+             for m, what in (("warm", "with everything in the cache"), ("cold", "if it must be built"))
+             if len(missing[m]) < len(names)]
+    return (f"{head}; " + ", ".join(parts)
+            + (f"; {', '.join(approx)} from {'its' if len(approx) == 1 else 'their'} runs at the profile's "
+               f"own values" if approx else ""))
 
 
 def parameter_table() -> "pd.DataFrame":
@@ -452,8 +466,8 @@ def parameter_table() -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
-def parameter_listing(width: int = 100) -> str:
-    """What ``list`` prints: a block per notebook, headed by its committed wall times
+def parameter_listing(width: int = 100, names: Sequence[str] = ()) -> str:
+    """What ``list`` prints (for ``names``, else every notebook): a block per notebook, headed by its committed wall times
     (``book/status.json``), with each parameter as in its cell (``name = default  # what``),
     then the profiles' values and what it allows. Lines are wrapped to ``width`` columns, never
     cut: a long list or comment goes on over the next lines, indented."""
@@ -464,6 +478,10 @@ def parameter_listing(width: int = 100) -> str:
                              break_on_hyphens=False) or [first.rstrip()]
 
     table = parameter_table()
+    if unknown := [n for n in names if n not in notebook_names()]:
+        raise BookError(f"unknown notebook(s) {unknown}; the notebooks are {notebook_names()}")
+    if names:
+        table = table[table["notebook"].isin(names)]
     record = timing.status_record(BOOK).get("notebooks", {})
     lines = []
     for n, group in table.groupby("notebook", sort=False):
@@ -645,7 +663,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                        "a GPU (hours; refused without this flag)")
     sub.add_parser("build", help="render _build/html with jupyter-book")
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
-    sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
+    ls = sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
+    ls.add_argument("names", nargs="*", help="notebooks (default: all), e.g. 03_segmentation")
     sub.add_parser("readme", help="write what the claims tables in book/claims found into README.md")
     t = sub.add_parser("timings", help="wall time of each notebook's last runs here, cold and warm cache")
     t.add_argument("--record", nargs="*", choices=["cold", "warm"], metavar="MODE",
@@ -664,7 +683,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sync":
             sync()
         elif args.command == "list":
-            print(parameter_listing())
+            print(parameter_listing(names=args.names))
         elif args.command == "readme":
             print(f"updated {findings.update(io.ROOT / 'README.md', BOOK)}")
         elif args.command == "timings" and args.record is not None:

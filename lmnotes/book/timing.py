@@ -101,12 +101,15 @@ def record_status(book: Path, names: Sequence[str], modes: Sequence[str] = ("war
 
 
 def table(names: Sequence[str]) -> "pd.DataFrame":
-    """One row per notebook of ``names``: its last cold and warm wall times on this machine."""
+    """One row per notebook of ``names`` and per set of values it ran with here (a profile, a
+    corpus, ``-p`` values): its last cold and warm wall times on this machine."""
     import pandas as pd
 
     records = read()
     rows = []
-    for n in names:
+    # each notebook's plain runs, then its runs with other values ("03_segmentation [pretrained=...]")
+    keys = [k for n in names for k in [n, *sorted(k for k in records if k.startswith(f"{n} ["))]]
+    for n in keys:
         row = {"notebook": n}
         for mode in ("cold", "warm"):
             t = records.get(n, {}).get(mode)
@@ -116,6 +119,7 @@ def table(names: Sequence[str]) -> "pd.DataFrame":
                                           records.get(n, {}).get("cold", {}).get("built", {}).items()) or None
         rows.append(row)
     df = pd.DataFrame(rows).set_index("notebook")
-    df.loc["total"] = {"cold (s)": df["cold (s)"].sum(min_count=1), "warm (s)": df["warm (s)"].sum(min_count=1),
+    plain = df.loc[[n for n in names if n in df.index]]
+    df.loc["total"] = {"cold (s)": plain["cold (s)"].sum(min_count=1), "warm (s)": plain["warm (s)"].sum(min_count=1),
                        "cold measured": "", "warm measured": "", "cold run built": ""}
     return df
