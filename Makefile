@@ -37,13 +37,16 @@ setup: $(STAMP) $(MATHJAX) $(WORDNET) $(QEMU)
 html: $(STAMP) $(MATHJAX)
 	$(BIN)/python -m lmnotes.book build
 
-# JupyterLab on the chapters (notebooks/, each .py paired with its .ipynb by jupytext), for a
-# class: a student imports the lecturer's cache first (README, "A lab for a class"), so that a
-# chapter runs from the cache in seconds. LAB_ARGS passes options (e.g. --no-browser --port 8890);
-# as root (a container), JupyterLab needs --allow-root, which is added.
+# JupyterLab on the executed chapters in book/, whose parameters cells hold the values the book
+# ran with, for a class: a student imports the lecturer's cache first (README, "A lab for a
+# class"), so that a chapter runs from the cache without training (jupytext also opens the
+# sources in notebooks/ as notebooks). LAB_ARGS passes options (e.g. --no-browser --port 8890);
+# as root (a container), JupyterLab needs --allow-root, which is added. A chapter run there keeps
+# book/claims as published (LMNOTES_CLAIMS names a folder that does not exist: nothing is written).
 LAB_ARGS ?=
 lab: $(STAMP) $(WORDNET)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
+	LMNOTES_CLAIMS=$(VENV)/lab-claims $(BIN)/jupyter lab --notebook-dir=book \
+	  $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 # Every page of the built book at 1280 px and at a phone's 390 px in headless Chromium (Debian's chromium and
 # chromium-driver, installed here if missing), into _build/screenshots, with a check of what a

@@ -22,8 +22,8 @@
 #
 # ## What the report found
 #
-# Every claim of the five sources was tested here on real text and real models, and each got
-# one of five verdicts, computed from its cases, never typed. The first line counts them; each
+# Every claim of the five sources was put to a test here on real text and real models, and
+# each got one of five verdicts, computed from its cases, never typed. The first line counts them; each
 # chapter's line counts its own (each badge leads to the chapter's claims table) and gives in
 # the claims' words those reproduced and those contradicted.
 
@@ -50,7 +50,8 @@ Markdown(claims.key())
 # %% [markdown]
 # A contradicted claim is a finding, not a failure: the claims are about the sources' models
 # and data, the verdicts about the small models and the Wikipedia excerpt of this report,
-# on two CPU cores; {doc}`at_scale` runs the chapters with larger models and samples.
+# on two CPU cores; {doc}`at_scale` is the edition that runs the chapters with larger models
+# and samples, chapter by chapter.
 
 # %% tags=["remove-input"]
 # chapters as columns, by number, so that the table fits a phone's screen
@@ -70,7 +71,8 @@ Markdown(claims.overview(found))
 # ## How a verdict is decided
 #
 # A claim is tested in *cases* (models, decoding strategies, statistics, settings). Each case
-# is decided by its 95% interval or test against a threshold: it is *for* the claim,
+# is decided against a threshold by its interval (95%, or the level corrected for the number
+# of cases where the form asks for some case) or by its test: it is *for* the claim,
 # *against* it, or *open* when its interval cannot decide at this report's scale. A case whose
 # estimate, interval and threshold all sit at a floor that no data can move is *not
 # applicable* and counts neither way. Each claim declares the *form* its source's words give

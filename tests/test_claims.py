@@ -158,9 +158,9 @@ def test_the_first_page_counts_the_verdicts_and_gives_the_decided_claims_in_word
         claims.row("3. M is calibrated", claims.Evidence(1, 1), "d"),
         claims.row("4. it is slow", claims.Evidence(0, 0, 1), "e")]).assign(chapter="02_x")
     total, blank, line = claims.headline(t).splitlines()
-    assert total == ("**5 claims of 1 study:** {bdg-success}`2 reproduced` {bdg-warning}`1 differs` "
-                     "{bdg-muted}`1 inconclusive` {bdg-danger}`1 contradicted`") and blank == ""
-    assert line.startswith("- **{doc}`02_x`** (5 claims) {bdg-ref-success}`2 reproduced <claims-02_x>` ")
+    assert total == ("**5 claims of 1 study:** {bdg-success}`reproduced 2` {bdg-warning}`differs 1` "
+                     "{bdg-muted}`inconclusive 1` {bdg-danger}`contradicted 1`") and blank == ""
+    assert line.startswith("- **{doc}`02_x`** (5 claims) {bdg-ref-success}`reproduced 2 <claims-02_x>` ")
     assert "Reproduced: the model is good {bdg-link-success}`1 <02_x.html#claim-02-1>`; more data helps " in line
     assert "Contradicted: more data helps and levels off {bdg-link-danger}`2b <02_x.html#claim-02-2b>`" in line
     assert "M is calibrated" not in line and "not tested" not in line  # counted; its words are in the overview

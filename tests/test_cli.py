@@ -223,9 +223,15 @@ def test_a_gpu_that_is_not_there_is_refused_at_once(book_unchanged):
 
 def test_cache_export_and_import_from_the_command_line(tmp_path):
     env = {"LMNOTES_CACHE": str(tmp_path / "empty")}
-    result = cli("cache", "--export", str(tmp_path / "c.tar.gz"), env=env)
-    assert result.returncode == 0 and "exported 0 entries" in result.stdout
-    # an archive with no entry is refused, not "imported 0 entries" with exit code 0
+    # an empty cache exports nothing (an archive every import would refuse) ...
+    assert "holds no entry to share" in _error_line(cli("cache", "--export", str(tmp_path / "c.tar.gz"), env=env))
+    assert not (tmp_path / "c.tar.gz").exists()
+    # ... and an archive with no entry is refused, not "imported 0 entries" with exit code 0
+    import tarfile
+
+    (tmp_path / "readme.txt").write_text("a tar archive, but no cache\n")
+    with tarfile.open(tmp_path / "c.tar.gz", "w:gz") as tar:
+        tar.add(tmp_path / "readme.txt", arcname="readme.txt")
     assert "it holds no cache entry" in _error_line(
         cli("cache", "--import", str(tmp_path / "c.tar.gz"), env={"LMNOTES_CACHE": str(tmp_path / "b")}))
     assert "--import nope.tar.gz: no such file" in _error_line(cli("cache", "--import", "nope.tar.gz", env=env))
@@ -266,7 +272,7 @@ def test_the_gpu_profile_is_refused_on_a_machine_without_a_gpu(tmp_path, monkeyp
     err = capsys.readouterr().err
     assert err.startswith("error: --profile gpu sizes the chapters for an accelerator, and this machine has "
                           "none that PyTorch can use: it has not run here at gpu, and 01_models at the "
-                          "smaller default profile takes ")
+                          "default profile, several times smaller, takes ")
     assert "add --allow-cpu" in err and len(err.splitlines()) == 1
     (tmp_path / "timings.json").write_text(json.dumps(
         {"01_models [profile=gpu]": {"cold": {"seconds": 9000, "date": "2026-11-27", "built": {}}}}))
@@ -308,4 +314,4 @@ def test_a_model_or_corpus_that_cannot_load_is_refused_before_the_kernel_starts(
         first = _error_line(cli("run", "00_corpus", "-p", "corpus", "wikitext-2-raw-v1", env=offline))
         assert "corpus='wikitext-2-raw-v1' is an HF dataset id, which needs the `datasets` package" in first
     first = _error_line(cli("run", "05_word_level", "-p", "family", "[byte, word]"))
-    assert "family=['byte', 'word'] leaves out" in first and "which exact_models (its default" in first
+    assert "family=['byte', 'word'] leaves out" in first and "which exact_models=" in first and "(not set with -p)" in first

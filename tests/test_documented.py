@@ -117,9 +117,12 @@ def test_a_documented_command_works_as_shown(tmp_path, page, args):
         pytest.skip("rendering the book is make html's and tests/test_screens.py's")
     assert args[0] in QUICK, f"{page} shows `{shlex.join(args)}`, which this test does not know"
     env = {**os.environ, "LMNOTES_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    made = ("from lmnotes.core import cache; import lmnotes.text.corpus\n"
+            "cache.fetch('corpus', 'demo', 'k1', lambda f: (f / 'a.txt').write_text('a'), lambda f: None)")
+    if "--export" in args:  # a cache with one corpus entry to share
+        subprocess.run([sys.executable, "-c", made], cwd=tmp_path, env=env, check=True, capture_output=True,
+                       timeout=600)
     if "--import" in args:  # the archive another machine exported, with one corpus entry in it
-        made = ("from lmnotes.core import cache; import lmnotes.text.corpus\n"
-                "cache.fetch('corpus', 'demo', 'k1', lambda f: (f / 'a.txt').write_text('a'), lambda f: None)")
         subprocess.run([sys.executable, "-c", made], cwd=tmp_path, env={**env, "LMNOTES_CACHE": str(tmp_path / "other")},
                        check=True, capture_output=True, timeout=600)
         subprocess.run([sys.executable, "-m", "lmnotes.book", "cache", "--export", "class.tar.gz"], cwd=tmp_path,

@@ -32,22 +32,26 @@ def test_make_lab_serves_the_chapters_as_notebooks_with_this_environments_kernel
     port, token = _free_port(), "lab-test"
     args = f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token}"
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg")}
-    lab = subprocess.Popen(["make", "--no-print-directory", "lab", f"LAB_ARGS={args}"], cwd=ROOT, env=env,
+    env["JUPYTER_DATA_DIR"] = str(tmp_path / "data")  # no kernelspec of the user's own
+    # -o: the environment as it is (a pyproject.toml newer than the venv's stamp would rebuild it)
+    lab = subprocess.Popen(["make", "--no-print-directory", "-o", ".venv/.installed", "-o", ".venv/.wordnet", "lab",
+                            f"LAB_ARGS={args}"], cwd=ROOT, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         base = f"http://127.0.0.1:{port}/api"
         for _ in range(120):
             try:
-                chapter = _get(f"{base}/contents/03_segmentation.py?token={token}&content=1")
+                chapter = _get(f"{base}/contents/03_segmentation.ipynb?token={token}&content=1")
                 break
             except OSError:
                 assert lab.poll() is None, lab.stderr.read().decode()[-2000:]
                 time.sleep(0.5)
         else:
             pytest.fail("JupyterLab did not answer within 60 s")
-        # jupytext opens the py:percent source as a notebook, the parameters cell among its cells
+        # the executed chapter, its parameters cell holding the book's values
         assert chapter["type"] == "notebook"
-        assert any("parameters" in c["metadata"].get("tags", []) for c in chapter["content"]["cells"])
+        cell = next(c for c in chapter["content"]["cells"] if "parameters" in c["metadata"].get("tags", []))
+        assert '"gemma3-270m"' not in cell["source"]  # the cell's literal default; the book ran without it
         kernels = _get(f"{base}/kernelspecs?token={token}")
         python = kernels["kernelspecs"][kernels["default"]]["spec"]["argv"][0]
         assert Path(python).resolve().is_relative_to((ROOT / ".venv").resolve()) or python in ("python", "python3")
@@ -59,9 +63,10 @@ def test_make_lab_serves_the_chapters_as_notebooks_with_this_environments_kernel
 @pytest.mark.shared_cache  # the lecturer's cache is this machine's
 def test_a_student_runs_a_chapter_from_the_imported_class_cache_without_training(tmp_path):
     """The lecturer exports the cache; a student imports it into an empty one and runs chapter
-    02 as the lab runs it (its notebook, in notebooks/, cell by cell, its exercise solutions
-    included): nothing is trained, no score or sample is computed, only SmolLM2's weights
-    are converted from their package (each machine does that itself)."""
+    02 as the lab runs it (the executed notebook in book/, whose parameters cell holds the
+    book's values, cell by cell, its exercise solutions included): nothing is trained, no
+    score or sample is computed, only SmolLM2's weights are converted from their package
+    (each machine does that itself)."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -83,13 +88,15 @@ def test_a_student_runs_a_chapter_from_the_imported_class_cache_without_training
         return {p.relative_to(root).as_posix() for p in root.glob(f"*/*{cache._SEP}*") if p.is_dir()}
 
     before = held()
-    nb = nbformat.read(ROOT / "notebooks" / "02_tendencies.ipynb", as_version=4)
-    old = {k: os.environ.get(k) for k in ("LMNOTES_CACHE",)}
-    os.environ["LMNOTES_CACHE"] = student["LMNOTES_CACHE"]  # the kernel inherits it
+    nb = nbformat.read(ROOT / "book" / "02_tendencies.ipynb", as_version=4)
+    old = {k: os.environ.get(k) for k in ("LMNOTES_CACHE", "LMNOTES_CLAIMS")}
+    os.environ["LMNOTES_CACHE"] = student["LMNOTES_CACHE"]  # the kernel inherits them
+    os.environ["LMNOTES_CLAIMS"] = str(tmp_path / "claims")  # the student's claims table, not book/'s
+    (tmp_path / "claims").mkdir()
     try:
         t0 = time.perf_counter()
         NotebookClient(nb, timeout=1200, kernel_name="python3",
-                       resources={"metadata": {"path": str(ROOT / "notebooks")}}).execute()
+                       resources={"metadata": {"path": str(ROOT / "book")}}).execute()
         seconds = time.perf_counter() - t0
     finally:
         for k, v in old.items():
@@ -99,4 +106,5 @@ def test_a_student_runs_a_chapter_from_the_imported_class_cache_without_training
     assert any(c.get("metadata", {}).get("tags", []) == ["solution"] or "solution" in c.get("metadata", {}).get("tags", [])
                for c in nb.cells if c.cell_type == "code")
     assert seconds < 600, seconds
-    assert not list((ROOT / "notebooks").glob("claims")), "the lab's run wrote no claims table into notebooks/"
+    # and the student's verdicts are the book's, to the byte
+    assert (tmp_path / "claims" / "02_tendencies.csv").read_bytes() == (ROOT / "book" / "claims" / "02_tendencies.csv").read_bytes()

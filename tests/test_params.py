@@ -234,10 +234,13 @@ def test_a_value_outside_the_list_it_must_lie_in_is_refused_at_once():
         book.resolve_parameters(["03_segmentation"], "default", {"segmentations": ["byte"]})
     # the user set segmentations alone: the message names it, not open_model, which they never set
     with pytest.raises(BookError, match="segmentations=\\['byte', 'word'\\] leaves out \\['bpe8000'\\], which "
-                                        "open_model \\(its default 'bpe8000'\\) needs"):
+                                        "open_model='bpe8000' \\(not set with -p\\) needs"):
         book.resolve_parameters(["03_segmentation"], "default", {"segmentations": ["byte", "word"]})
     with pytest.raises(BookError, match="family=\\['byte', 'word'\\] leaves out \\[.*\\], which exact_models"):
         book.resolve_parameters(["05_word_level"], "default", {"family": ["byte", "word"]})
+    # a profile's own values are not the user's: the message still starts from -p
+    with pytest.raises(BookError, match="^03_segmentation: segmentations=\\['byte', 'word'\\] leaves out"):
+        book.resolve_parameters(["03_segmentation"], "smoke", {"segmentations": ["byte", "word"]})
     with pytest.raises(BookError, match="exact_models=\\['char'\\] names \\['char'\\], not in family"):
         book.resolve_parameters(["05_word_level"], "default", {"exact_models": ["char"]})
     assert book.resolve_parameters(["03_segmentation"], "default", {

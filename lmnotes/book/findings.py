@@ -27,13 +27,11 @@ END = "<!-- end of the generated findings -->"
 
 
 def counted(counts: pd.Series) -> str:
-    """``"26 reproduced, 12 differ, 24 inconclusive, 3 contradicted and 3 not tested"``: the
-    verdicts of ``counts`` (a verdict -> number mapping) that occur, in the order of
-    :data:`lmnotes.report.claims.VERDICTS`."""
-    plural = {"differs": "differ"}
-    parts = [f"{int(counts[v])} {plural.get(v, v) if counts[v] != 1 else v}"
-             for v in claims.VERDICTS if counts.get(v, 0)]
-    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "no verdict"
+    """``"reproduced 26, differs 12, inconclusive 24, contradicted 3, not tested 3"``: the
+    verdicts of ``counts`` (a verdict -> number mapping) that occur, each spelt as the book
+    spells it, in the order of :data:`lmnotes.report.claims.VERDICTS`."""
+    parts = [f"*{v}* {int(counts[v])}" for v in claims.VERDICTS if counts.get(v, 0)]
+    return ", ".join(parts) if parts else "no verdict"
 
 
 def block(folder: Path) -> str:
@@ -41,13 +39,13 @@ def block(folder: Path) -> str:
     title, source and counts, and the words of each claim that was contradicted."""
     found = claims.load_all(folder / claims.FOLDER)
     total = found["verdict"].value_counts()
-    lines = [BEGIN, "", f"Of the {len(found)} claims of the {found['chapter'].nunique()} studies, "
-             f"{counted(total)} (`book/claims/`):", ""]
+    lines = [BEGIN, "", f"**{len(found)} claims of {found['chapter'].nunique()} studies:** {counted(total)} "
+             f"(`book/claims/`).", ""]
     for chapter, group in found.groupby("chapter", sort=True):
         texts = list(group["claim"])
         against = [claims.in_sentence(texts, i) for i, v in enumerate(group["verdict"]) if v == "contradicted"]
         line = (f"- **{chapter[:2]} {claims.title(chapter, folder)}** ({SOURCES.get(chapter, 'the source')}): "
-                f"{len(group)} claims, {counted(group['verdict'].value_counts())}")
+                f"{len(group)} claims: {counted(group['verdict'].value_counts())}")
         lines.append(line + (f"; contradicted: {'; '.join(against)}" if against else "") + ".")
     return "\n".join([*lines, "", END])
 

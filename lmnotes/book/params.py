@@ -269,8 +269,11 @@ def _too_large(name: str, value: Any) -> str | None:
     return f"is larger than any count this book needs (at most {MAX_COUNT:,})" if big else None
 
 
-def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any]) -> None:
-    """Raise :class:`ParameterError` if a value has the wrong type or lies outside its range.
+def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any],
+          set_by_user: set[str] | None = None) -> None:
+    """Raise :class:`ParameterError` if a value has the wrong type or lies outside its range;
+    ``set_by_user`` (the ``-p`` names; by default every value given) decides which parameter a
+    message about two that must agree starts from.
 
     Every type is checked before any range, so that a misspelt value fails at once (the
     ranges of model names and sizes import the model registry, which imports PyTorch: seconds),
@@ -286,7 +289,7 @@ def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any])
             if rule and (problem := rule[0](value)) or (problem := _too_large(name, value)):
                 problems.append(f"{name}={value!r} {problem}")
     if not problems:
-        problems += _outside(notebook, declared, values)
+        problems += _outside(notebook, declared, values, set(values) if set_by_user is None else set_by_user)
     if problems:
         raise ParameterError(f"{notebook}: " + "; ".join(problems))
 
@@ -371,7 +374,8 @@ def count_documents(path: Path, enough: int) -> int:
     return found
 
 
-def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, Any]) -> list[str]:
+def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, Any],
+             set_by_user: set[str]) -> list[str]:
     """The :data:`WITHIN` rules of ``notebook`` that its values (over the defaults) break."""
     now = {name: p.default for name, p in declared.items()} | values
     problems = []
@@ -379,11 +383,11 @@ def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, An
         chosen = now[name] if isinstance(now[name], list) else [now[name]]
         if not (missing := [v for v in chosen if v not in now[pool]]):
             continue
-        if name in values or pool not in values:
+        if name in set_by_user or pool not in set_by_user:
             problems.append(f"{name}={now[name]!r} names {missing}, not in {pool}={now[pool]!r}")
         else:  # the user set the pool alone: the message starts from what they set
-            problems.append(f"{pool}={now[pool]!r} leaves out {missing}, which {name} (its default "
-                            f"{now[name]!r}) needs; add them to {pool}, or set {name} to members of it")
+            problems.append(f"{pool}={now[pool]!r} leaves out {missing}, which {name}={now[name]!r} (not set "
+                            f"with -p) needs; add them to {pool}, or set {name} to members of it")
     return problems
 
 

@@ -164,7 +164,7 @@ def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, 
         values.update({k: v for k, v in overrides.items() if k in declared[n] and n in settable})
         values = params.resolve_paths(values)  # ~ in the profile's paths too
         try:
-            params.check(n, declared[n], values)
+            params.check(n, declared[n], values, set_by_user=set(overrides))
         except params.ParameterError as exc:
             raise BookError(str(exc)) from None
         out[n] = values
@@ -425,7 +425,7 @@ def _plan(names: Sequence[str], profile: str, values: dict[str, dict], last: dic
         seen = last.get(key)
         if not seen:
             seen = last.get(timing.key(n, profile, plain, plain)) or {}
-            if key != timing.key(n, profile, plain, plain):
+            if key != timing.key(n, profile, plain, plain) and (seen or record.get(n)):
                 approx.append(n)
         for mode in total:
             t = seen.get(mode) or record.get(n, {}).get(mode)
@@ -532,6 +532,10 @@ def share_cache(export: str | None = None, import_: str | None = None) -> str:
     lines = []
     if export:
         done = lmcache.export(export)
+        if not done:  # an archive that every student's import would refuse
+            Path(export).unlink(missing_ok=True)
+            raise BookError(f"--export {export}: the cache at {lmcache.root()} holds no entry to share; "
+                            f"`make book` builds them")
         lines.append(f"exported {len(done)} entries ({', '.join(sorted({e.kind for e in done}))}), "
                      f"{Path(export).stat().st_size / 1e6:,.1f} MB, to {export}")
     if import_:
@@ -594,8 +598,8 @@ def refuse_gpu_profile_on_cpu(names: Sequence[str] | None) -> None:
     if chapters and None not in seen:
         estimate = f"its last cold run of {', '.join(chapters)} here took {progress.duration(sum(seen))}"
     elif chapters and None not in default:  # no gpu run here: what the smaller default profile takes
-        estimate = (f"it has not run here at gpu, and {', '.join(chapters)} at the smaller default profile "
-                    f"takes {progress.duration(sum(default))} cold (book/status.json)")
+        estimate = (f"it has not run here at gpu, and {', '.join(chapters)} at the default profile, several "
+                    f"times smaller, takes {progress.duration(sum(default))} cold (book/status.json)")
     else:
         estimate = "it has not run here at gpu"
     raise BookError(f"--profile gpu sizes the chapters for an accelerator, and this machine has none that "

@@ -125,8 +125,10 @@ ready.then(async () => {
                   width: Math.round(t.getBoundingClientRect().width), room: Math.round(box.getBoundingClientRect().width)});
     }
   }
+  const reported = new Set();
   for (const pre of article.querySelectorAll('div.cell_input pre, div.highlight pre')) {
     if (visible(pre) && pre.scrollWidth > pre.clientWidth + 1) {
+      reported.add(pre);
       const line = pre.innerText.split('\n').reduce((a, b) => b.length > a.length ? b : a, '');
       found.push({check: 'cut-off code line', what: line.slice(0, 120)});
     }
@@ -171,18 +173,26 @@ ready.then(async () => {
   // every fold, folded cell and exercise solution open: at 1280 px no code or output may run
   // past its box (a box that scrolls sideways draws a scrollbar, which --hide-scrollbars hides
   // from the screenshots)
-  for (const d of article.querySelectorAll('details')) d.open = true;
-  for (const h of article.querySelectorAll('.toggle-hidden')) h.classList.remove('toggle-hidden');
-  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
   if (width >= 1000) {
-    for (const el of article.querySelectorAll('pre, div.cell_output, div.output, div.highlight')) {
+    const closed = Array.from(article.querySelectorAll('details')).filter(d => !d.open);
+    const hidden = Array.from(article.querySelectorAll('.toggle-hidden'));
+    for (const d of closed) d.open = true;
+    for (const h of hidden) h.classList.remove('toggle-hidden');
+    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
+    for (const el of Array.from(article.querySelectorAll('pre, div.cell_output, div.output, div.highlight')).reverse()) {
       const sx = getComputedStyle(el).overflowX;
+      // one finding per overflow: the innermost box, and not a code line reported above
+      if (reported.has(el) || Array.from(reported).some(r => el.contains(r))) continue;
       if (visible(el) && el.scrollWidth > el.clientWidth && (el.tagName === 'PRE' || ['auto', 'scroll'].includes(sx))) {
+        reported.add(el);
         const where = el.closest('.solution') ? 'an exercise solution: ' : el.closest('.cell_output, .output') ? 'an output: ' : 'code: ';
         const line = (el.innerText || '').split('\n').reduce((a, b) => b.length > a.length ? b : a, '');
         found.push({check: 'horizontal overflow', what: where + line.slice(0, 100), width: el.scrollWidth, room: el.clientWidth});
       }
     }
+    for (const d of closed) d.open = false;  // the screenshots show the page as before
+    for (const h of hidden) h.classList.add('toggle-hidden');
+    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))));
   }
   // a page wider than the screen scrolls sideways as a whole
   if (document.documentElement.scrollWidth > window.innerWidth + 1)

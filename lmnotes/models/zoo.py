@@ -97,9 +97,7 @@ def _from_hf(source: str, name: str, device, dtype, gguf_file: str | None = None
 
 
 def _from_hub(repo: str, device, dtype, **kw):
-    if os.environ.get("HF_HUB_OFFLINE") == "1":
-        raise ModelError(f"{repo!r} looks like an HF hub id, but HF_HUB_OFFLINE=1; use a registered "
-                         f"model {names()} or a local directory or .gguf file")
+    # offline, transformers loads a hub id from the Hugging Face cache (hub_problem checked it is there)
     try:
         return _from_hf(repo, name=repo, device=device, dtype=dtype, **kw)
     except ModelError as exc:
@@ -243,7 +241,8 @@ def check_name(v: str) -> str | None:
 #: their index, as safetensors or PyTorch's format).
 WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
 #: The files a tokenizer comes in (a fast tokenizer's file, or a slow one's vocabulary).
-TOKENIZER = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model", "sentencepiece.bpe.model")
+TOKENIZER = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model",
+             "sentencepiece.bpe.model", "spm.model")
 
 
 def folder_problem(folder: Path) -> str | None:
@@ -269,6 +268,7 @@ def folder_problem(folder: Path) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)  # one answer per process: `all` checks a value for every chapter
 def hub_problem(repo_id: str) -> str | None:
     """``None`` if the Hugging Face hub id ``repo_id`` can be loaded: its ``config.json`` is in
     this machine's Hugging Face cache, or the hub answers for it; else why not. Asked before a
@@ -283,7 +283,8 @@ def hub_problem(repo_id: str) -> str | None:
     try:
         model_info(repo_id, timeout=10)
     except Exception as exc:  # no network (ConnectError), no such repository, a gated one, ...
-        return (f"is an HF hub id that cannot be reached ({type(exc).__name__}: {str(exc).splitlines()[0][:160]}) "
+        said = (str(exc).splitlines() or [""])[0][:160]
+        return (f"is an HF hub id that cannot be reached ({type(exc).__name__}: {said}) "
                 f"and is not in this machine's Hugging Face cache; download it where there is a network "
                 f"(huggingface-cli download {repo_id}) or name a local model folder or .gguf file")
     return None

@@ -537,11 +537,12 @@ def overview(found: pd.DataFrame) -> str:
 IN_WORDS = ("reproduced", "contradicted")
 #: What each verdict means, the key the first page shows once under its badges.
 MEANING = {
-    "reproduced": "the cases the source's words call for show the claim",
-    "differs": "some cases show the claim and some the opposite",
-    "inconclusive": "cases stay open at this report's scale, and none conflict",
-    "contradicted": "the cases show the opposite",
-    "not tested": "no case could be run here (the chapter says what would test it)",
+    "reproduced": "the cases show the claim as its form asks (every case, most, some case, "
+                  "the effect's sign and size, or an identity)",
+    "differs": "a claim about every case or an effect: some cases show it and some the opposite",
+    "inconclusive": "too many cases stay open at this report's scale to decide the form",
+    "contradicted": "the cases show the opposite as the form asks (one failing case refutes an identity)",
+    "not tested": "no case could be run here, or the claim cannot be tested as posed (its row says why)",
 }
 
 
@@ -565,11 +566,12 @@ def in_sentence(claims: Sequence[str], i: int) -> str:
 
 
 def counts_line(verdicts: Sequence[str], ref: str | None = None) -> str:
-    """The verdicts counted as badges, ``{bdg-success}`26 reproduced` ...`` (those that
-    occur, in the order of :data:`VERDICTS`), each a link to the label ``ref`` if given."""
+    """The verdicts counted as badges, ``{bdg-success}`reproduced 26` ...`` (the verdict word
+    first, as the key and the tables spell it; those that occur, in the order of
+    :data:`VERDICTS`), each a link to the label ``ref`` if given."""
     counts = pd.Series(list(verdicts), dtype=object).value_counts()
-    return " ".join(f"{{bdg-ref-{BADGES[v]}}}`{int(counts[v])} {v} <{ref}>`" if ref else
-                    f"{{bdg-{BADGES[v]}}}`{int(counts[v])} {v}`" for v in VERDICTS if counts.get(v, 0))
+    return " ".join(f"{{bdg-ref-{BADGES[v]}}}`{v} {int(counts[v])} <{ref}>`" if ref else
+                    f"{{bdg-{BADGES[v]}}}`{v} {int(counts[v])}`" for v in VERDICTS if counts.get(v, 0))
 
 
 def key() -> str:
