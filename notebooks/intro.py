@@ -76,7 +76,8 @@ Markdown(claims.overview(found))
 # *against* it, or *open* when its interval cannot decide at this report's scale. A case whose
 # estimate, interval and threshold all sit at a floor that no data can move is *not
 # applicable* and counts neither way. Each claim declares the *form* its source's words give
-# it, and one function turns the form and the counts of its cases into the verdict:
+# it, and one function turns the form and the counts of its cases into the verdict (under
+# every form, a claim without an applicable case is *not tested*):
 
 # %% tags=["remove-input"]
 Markdown("\n".join(f"- **{form}**: {text}." for form, text in cases.FORMS.items()))

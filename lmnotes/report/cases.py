@@ -60,17 +60,15 @@ FORMS = {
              "stays open); inconclusive otherwise (some stay open); not tested without an applicable case",
     "most": "the source says it holds in most cases: reproduced if more than half of the applicable cases are "
             "for even with every open case counted against; contradicted if at most half are for even with "
-            "every open case counted for; inconclusive otherwise; not tested without an applicable case",
+            "every open case counted for; inconclusive otherwise",
     "some": "the source says there is a case: reproduced if some case is for (the chapter gives each "
             "case's interval at the level corrected for their number, Bonferroni); contradicted if every "
-            "applicable case is against; inconclusive otherwise; not tested without an applicable case",
+            "applicable case is against; inconclusive otherwise",
     "effect": "the source gives an effect's sign and size: one case for the sign (beyond 0) and one for the "
               "size (within the source's margin, or beyond it); reproduced if both are for; contradicted if "
-              "both are against; differs if one is for and the other against; inconclusive otherwise; not "
-              "tested without an applicable case",
+              "both are against; differs if one is for and the other against; inconclusive otherwise",
     "identity": "an exact fact (an identity, or arithmetic on exact values): reproduced if every case holds, "
-                "contradicted if one does not, inconclusive while one cannot be decided; not tested without "
-                "an applicable case",
+                "contradicted if one does not (no case can stay open)",
 }
 
 
