@@ -248,8 +248,25 @@ def _stable_ids(nb) -> None:
         cell.id = hashlib.sha1(f"{i}:{cell.cell_type}:{cell.source}".encode()).hexdigest()[:8]
 
 
+def _coalesce_streams(nb) -> None:
+    """Join each cell's consecutive outputs of one stream (stdout, stderr) into one: how the
+    kernel chunks what a cell prints depends on timing (a loaded machine flushes more often),
+    not on what it prints. nbval compares streams joined the same way."""
+    for cell in nb.cells:
+        joined = []
+        for out in cell.get("outputs", []):
+            if (joined and out.get("output_type") == "stream" and joined[-1].get("output_type") == "stream"
+                    and joined[-1].get("name") == out.get("name")):
+                joined[-1]["text"] = joined[-1]["text"] + out["text"]
+            else:
+                joined.append(out)
+        if "outputs" in cell:
+            cell.outputs = joined
+
+
 def _scrub(nb) -> None:
     _stable_ids(nb)
+    _coalesce_streams(nb)
     for key in _VOLATILE_NB:
         nb.metadata.get("papermill", {}).pop(key, None)
     for cell in nb.cells:
