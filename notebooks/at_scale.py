@@ -101,7 +101,7 @@ if len(ran):
 # ```bash
 # # one chapter, into book/gpu/01_models.ipynb
 # python -m lmnotes.book run 01_models --profile gpu
-# # every chapter, cheapest first
+# # every chapter, in order
 # python -m lmnotes.book run --profile gpu
 # # this page, with the new verdicts; then the book
 # python -m lmnotes.book run at_scale
