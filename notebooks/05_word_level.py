@@ -939,13 +939,15 @@ tables.show(word_claims.source_check(rules), "The paper's own printed "
 
 # %% tags=["solution"]
 rare = ["[1,10)", "[10,100)"]
+rows = {}
 for name in self_trained:
     t = evaluated[name]
     known = t["pred"].map(counts).fillna(0) > 0  # a training word
-    guesses = known & t["pred_bin"].isin(rare)
-    print(f"{label(name):13} rare targets {t['bin'].isin(rare).mean():5.1%}"
-          f"  rare guesses {guesses.mean():5.1%}"
-          f"  no training word {(~known).mean():5.1%}")
+    rows[label(name)] = {
+        "rare targets": t["bin"].isin(rare).mean(),
+        "rare guesses": (known & t["pred_bin"].isin(rare)).mean(),
+        "no training word": (~known).mean()}
+(pd.DataFrame(rows).T * 100).round(1)  # in %
 
 # %% [markdown]
 # Many of the targets are rare words, but few of any model's first guesses are, and almost
@@ -972,16 +974,17 @@ for name in self_trained:
 # ```
 
 # %% tags=["solution"]
+shares = {}
 for name in self_trained:
-    t = pos[pos["model"] == name]  # every target, not only the shared ones
+    t = pos[pos["model"] == name]  # every target, shared or not
     share = t.groupby("bin", observed=True)["oov"].mean()
     if share.any():
-        shares = "  ".join(f"{b}: {s:.1%}" for b, s in share.items())
-        print(label(name), shares)
+        shares[label(name)] = share
+(pd.DataFrame(shares).T * 100).round(1)  # in %, by training count
 
 # %% [markdown]
 # Only the word-level models (the word Transformer and the Kneser–Ney trigram, which share
-# a vocabulary) print a line: they cannot write a word the training split never showed
+# a vocabulary) have a row: they cannot write a word the training split never showed
 # them, by definition, nor a word it showed only once (the vocabulary keeps the words seen
 # at least twice), which is what the share in the bin of words seen fewer than ten times
 # counts; every word seen ten times or more is in it. The subword and byte models

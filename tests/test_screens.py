@@ -20,18 +20,10 @@ def html():
     return book.build().parent
 
 
-#: Findings known and not yet fixed, each named exactly: chapter 05's two exercise solutions
-#: print lines wider than the column (its rewrite, as 02-04 and 06 had, needs the chapter
-#: re-executed). Anything else on these pages still fails.
-KNOWN = {"05_word_level": ("horizontal overflow", "an exercise solution: ")}
-
-
 def test_every_page_reads_cleanly(html):
     report = screens.check(html)
     gpu = {f"gpu-{p.stem}" for p in book.editions.pages(book.gpu_folder())}
     assert set(report) == set(book.notebook_names()) | gpu
-    for page, (check, what) in KNOWN.items():
-        report[page] = [f for f in report[page] if not (f["check"] == check and f["what"].startswith(what))]
     problems = {page: found for page, found in report.items() if found}
     assert not problems, problems
 
