@@ -783,7 +783,7 @@ for spec, s in scores.items():
     # ppl per token, were its bits per byte the word model's
     rows[label(spec)] = {"bytes/token": per_token,
                          "ppl/token": 2 ** (word_bpb * per_token)}
-pd.DataFrame(rows).T.round(2)
+tables.show(pd.DataFrame(rows).T, "At the word model's bits/byte")
 
 # %% [markdown]
 # At equal bits per byte the members come in the order of their tokens' lengths, byte

@@ -947,7 +947,7 @@ for name in self_trained:
         "rare targets": t["bin"].isin(rare).mean(),
         "rare guesses": (known & t["pred_bin"].isin(rare)).mean(),
         "no training word": (~known).mean()}
-(pd.DataFrame(rows).T * 100).round(1)  # in %
+tables.show(pd.DataFrame(rows).T * 100, "First guesses, % of targets")
 
 # %% [markdown]
 # Many of the targets are rare words, but few of any model's first guesses are, and almost
@@ -980,7 +980,7 @@ for name in self_trained:
     share = t.groupby("bin", observed=True)["oov"].mean()
     if share.any():
         shares[label(name)] = share
-(pd.DataFrame(shares).T * 100).round(1)  # in %, by training count
+tables.show(pd.DataFrame(shares).T * 100, "Unknown words, % per bin")
 
 # %% [markdown]
 # Only the word-level models (the word Transformer and the Kneser–Ney trigram, which share
