@@ -947,7 +947,7 @@ for name in self_trained:
         "rare targets": t["bin"].isin(rare).mean(),
         "rare guesses": (known & t["pred_bin"].isin(rare)).mean(),
         "no training word": (~known).mean()}
-tables.show(pd.DataFrame(rows).T * 100, "First guesses, % of targets")
+tables.show(pd.DataFrame(rows).T * 100, "Guesses, % of targets")
 
 # %% [markdown]
 # Many of the targets are rare words, but few of any model's first guesses are, and almost
