@@ -439,10 +439,10 @@ def _plan(names: Sequence[str], profile: str, values: dict[str, dict], last: dic
     for n in names:
         plain = profile_values(n, profile) or {}
         key = timing.key(n, profile, values[n], plain)
-        seen = last.get(key)
+        seen, plain_key = last.get(key), timing.key(n, profile, plain, plain)
         if not seen:
-            seen = last.get(timing.key(n, profile, plain, plain)) or {}
-            if key != timing.key(n, profile, plain, plain) and (seen or record.get(n)):
+            seen = last.get(plain_key) or {}
+            if key != plain_key and (seen or record.get(n)):
                 approx.append(n)
         for mode in total:
             t = seen.get(mode) or record.get(n, {}).get(mode)
@@ -484,8 +484,8 @@ def parameter_table() -> "pd.DataFrame":
 
 
 def parameter_listing(width: int = 100, names: Sequence[str] = ()) -> str:
-    """What ``list`` prints (for ``names``, else every notebook): a block per notebook, headed by its committed wall times
-    (``book/status.json``), with each parameter as in its cell (``name = default  # what``),
+    """What ``list`` prints (for ``names``, else every notebook): a block per notebook, headed
+    by its committed wall times (``book/status.json``), with each parameter as in its cell (``name = default  # what``),
     then the profiles' values and what it allows. Lines are wrapped to ``width`` columns, never
     cut: a long list or comment goes on over the next lines, indented."""
     import textwrap
@@ -557,9 +557,6 @@ def share_cache(export: str | None = None, import_: str | None = None) -> str:
                      f"{Path(export).stat().st_size / 1e6:,.1f} MB, to {export}")
     if import_:
         done = lmcache.import_(import_)
-        said = (f"imported {len(done.added)} entries into {lmcache.root()}; "
-                f"{len(done.present)} already present, kept; refused {len(done.refused)}"
-                + "".join(f"\n  {r}" for r in done.refused))
         # a refusal is never a success: a student whose import refused an entry would train it
         if done.refused:
             n = len(done.refused)
@@ -569,7 +566,8 @@ def share_cache(export: str | None = None, import_: str | None = None) -> str:
         if not (done.added or done.present):
             raise BookError(f"--import {import_}: not a cache archive (the .tar.gz that `cache --export` "
                             f"writes); it holds no cache entry")
-        lines.append(said)
+        lines.append(f"imported {len(done.added)} entries into {lmcache.root()}; "
+                     f"{len(done.present)} already present, kept; refused 0")
     return "\n".join(lines)
 
 
@@ -577,11 +575,11 @@ def cache_report(prune: bool = False) -> str:
     """The listing of the shared cache (and what ``prune`` removed) as text."""
     import pandas as pd
 
+    lines = [f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"]
     if not prune and not lmcache.holds_entries():  # before importing every module (seconds)
-        return f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)\n(empty)"
+        return "\n".join(lines + ["(empty)"])
     _register_every_kind()
 
-    lines = [f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"]
     if prune:
         gone = lmcache.prune()
         lines.append(f"removed {len(gone)} entries, {sum(e.bytes for e in gone) / 1e6:,.1f} MB"
