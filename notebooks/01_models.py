@@ -49,7 +49,7 @@
 
 # %% tags=["parameters"]
 model_names = []  # models to show; []: every registered model
-leave_out = []  # registered models left out of those
+leave_out = ["gemma3-270m"]  # registered models left out of those
 size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
 corpus = "enwiki"  # what the self-trained models learn and are tested on

@@ -58,14 +58,15 @@
 # %% tags=["parameters"]
 # the models to sample
 model_names = ["wiki/transformer-bpe8k", "wiki/transformer-word",
-               "wiki/lstm-bpe8k", "wiki/trigram-word-mle", "smollm2-135m",
-               "gemma3-270m"]
+               "wiki/lstm-bpe8k", "wiki/trigram-word-mle",
+               "smollm2-135m"]
 # the source's Random, Nucleus and Beam, and a k-of-k² beam
 strategies = ["ancestral", "nucleus", "beam", "beam-k2"]
 top_p = 0.9  # nucleus mass
 beam = 5  # beam size of beam sampling (the source: 5, fairseq's default)
-n_samples = 0  # samples per self-trained set (0: as many as the test split)
-n_samples_pretrained = 50  # samples per pretrained set (0: n_samples)
+# samples per self-trained set (0: as many as the test split)
+n_samples = 500
+n_samples_pretrained = 30  # samples per pretrained set (0: n_samples)
 max_tokens = 128  # tokens per sample at most (self-trained models)
 max_tokens_pretrained = 64  # the same, pretrained (first sentence kept)
 batch_size = 256  # rows per sampling batch

@@ -46,8 +46,8 @@
 
 # %% tags=["parameters"]
 # the Transformer family: char, byte, bpe<types>, word
-segmentations = ["byte", "bpe1000", "bpe4000", "bpe8000", "word"]
-pretrained = ["smollm2-135m", "gemma3-270m"]  # scored on the test split
+segmentations = ["byte", "bpe1000", "bpe8000", "word"]
+pretrained = ["smollm2-135m"]  # scored on the test split
 size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
 corpus = "enwiki"  # what the models learn and are tested on
@@ -61,8 +61,8 @@ stride_fractions = [1.0, 0.5, 0.25, 0.125]  # strides, as shares of window
 stride_pretrained_window = 256  # window of the first pretrained model there
 stride_pretrained_documents = 3  # test articles it scores per stride
 marginal_model = "bpe8000"  # the member whose marginal is estimated
-n_marginal = 100  # test sentences for its marginal
-n_marginal_pretrained = 20  # test sentences for the pretrained model's
+n_marginal = 50  # test sentences for its marginal
+n_marginal_pretrained = 6  # test sentences for the pretrained model's
 max_marginal_bytes = 120  # longest sentence (bytes) for the marginal
 n_is_samples = 32  # importance samples per word or pretrained sentence
 is_sweep = [32, 64, 128, 256]  # draws per sentence in the sweep

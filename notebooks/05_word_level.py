@@ -56,7 +56,7 @@
 
 # %% tags=["parameters"]
 # the Transformer family of chapter 03: byte, bpe<types>, char or word
-family = ["byte", "bpe1000", "bpe4000", "bpe8000", "word"]
+family = ["byte", "bpe1000", "bpe8000", "word"]
 equal_epochs = 1  # members trained again for this many epochs (0: none)
 epochs_all = False  # all of them; else those whose run read fewer epochs
 size_compare = []  # members also trained at the other size (gpu)
@@ -65,9 +65,9 @@ pretrained = ["smollm2-135m"]  # pretrained models, on fewer sentences
 size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto"
 corpus = "enwiki"  # what the models learn and are tested on
-n_sentences = 450  # test sentences for the self-trained models (0: all)
+n_sentences = 300  # test sentences for the self-trained models (0: all)
 n_sentences_pretrained = 40  # the first of them for the pretrained
-n_sentences_exact = 60  # the first of them searched for the exact top-10
+n_sentences_exact = 40  # the first of them searched for the exact top-10
 exact_models = ["byte", "bpe1000", "bpe8000"]  # members searched so
 max_word_tokens = 24  # most tokens decoded for one word
 dfs_depth = 6  # Algorithm 2's longest word in tokens (the public code's)
@@ -77,7 +77,7 @@ w2v_min_count = 5  # word2vec keeps types seen this often
 n_chance = 20  # shuffles for the soft match's chance baseline
 n_triples = 50  # rare and as many common paraphrase triples
 n_split_pool = 150  # common triples scored for the split/unsplit contrast
-n_split_words = 500  # rare and common split words per encoder (claim 8b)
+n_split_words = 250  # rare and common split words per encoder (claim 8b)
 rare_zipf = 2.7  # a rare word's English Zipf frequency is below this
 common_zipf = 2.7  # a common word's is at least this (the paper's 50/103M)
 similar_share = 0.0  # "similar" margin of a pair's mean (0: the paper's)

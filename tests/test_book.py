@@ -28,10 +28,12 @@ def test_every_notebook_is_paired_executed_and_in_the_toc():
 
 
 def test_every_executed_notebook_was_executed_from_its_source():
-    """Each page of book/ holds its source's cells (the parameters cell aside, which holds
-    the values used): a source edited after its page ran, prose included, fails here."""
+    """Each page of book/ holds its source's cells, its parameters cell included: the book runs
+    at the values the chapters' parameters cells hold (the default profile overrides nothing),
+    so that opening a chapter and running it gives its page. A source edited after its page
+    ran, prose or a default, fails here."""
     def cells(nb):
-        return [(c.cell_type, c.source) for c in nb.cells if "parameters" not in c.metadata.get("tags", [])]
+        return [(c.cell_type, c.source) for c in nb.cells]
 
     for name in book.notebook_names():
         py = jupytext.read(book.NOTEBOOKS / f"{name}.py")
@@ -94,10 +96,11 @@ def test_glued_numbers_format_and_no_role_needs_api_docs():
                 assert not re.search(r"\{(mod|func|class|meth)\}`", cell.source), f"{name}: a py role without API docs"
 
 
-def test_default_profile_resolves():
-    params = book.resolve_parameters(["00_corpus"], "default", {})
-    assert params["00_corpus"]["corpus"] == "enwiki"
-    assert set(params["00_corpus"]) <= set(book.declared_parameters("00_corpus"))
+def test_default_profile_is_the_parameters_cells():
+    """The book's profile overrides nothing: the chapters' literals are its run."""
+    values = book.resolve_parameters(book.notebook_names(), "default", {})
+    assert values and all(v == {} for v in values.values()), values
+    assert book.declared_parameters("00_corpus")["corpus"] == "enwiki"
     over = book.resolve_parameters(["00_corpus"], "gpu", {"n_samples": 3})
     assert over["00_corpus"]["n_samples"] == 3
 
