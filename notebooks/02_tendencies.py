@@ -474,7 +474,7 @@ glue("few_types", ", ".join(few) if few else "no set", display=False)
 # %% [markdown]
 # **What the sample size costs.** Each self-trained model writes {glue:text}`n_self:,`
 # documents per strategy here ({glue:text}`sample_share`; the parameter `n_samples`, which
-# the `default` profile sets to keep the book inside its time budget). How does the size move
+# the parameters cell sets to keep the book inside its time budget). How does the size move
 # the intervals? A bootstrap that draws {glue:text}`n_reference:,` documents with replacement
 # from a set's {glue:text}`n_self:,`, instead of {glue:text}`n_self:,`, estimates the spread
 # the distance would have with a sample of the test split's size (the estimate itself stays
