@@ -63,7 +63,26 @@ def test_counts_and_shown_rows_have_upper_bounds():
     with pytest.raises(ParameterError, match=r"n_samples=51 must lie in \[0, 50\]"):
         params.check("01_models", declared, {"n_samples": 51})
     params.check("00_corpus", declared, {"n_samples": 200})
-    assert params.rule_of(declared["n_samples"], "00_corpus")[1] == "0 to 200 (rows shown)"
+    assert str(params.rule_of(declared["n_samples"], "00_corpus")) == "in [0, 200] (rows shown)"
+
+
+def test_a_rule_says_what_it_allows_from_its_own_arguments():
+    """A rule's words are written by the check from its arguments, so that they cannot say
+    another range than the one checked."""
+    from lmnotes.core import checks
+
+    assert str(checks.at_least(3)) == "≥ 3" and checks.at_least(3)(2) == "must be at least 3"
+    assert str(checks.between(0, 1, open_low=True)) == "in (0, 1]" and checks.between(0, 1, True)(0)
+    assert str(checks.each(checks.at_least(7))) == "each ≥ 7"
+    assert str(checks.all_of(checks.each(checks.positive), checks.containing(1.0, 2))) == \
+        "each > 0, including 1.0 and 2"
+    assert str(checks.at_least(0).noting("0: all")) == "≥ 0 (0: all)"
+    assert str(checks.or_empty(checks.at_least_items(2), "skip")) == "at least 2 of them, or empty (skip)"
+    assert checks.or_empty(checks.at_least_items(2), "skip")([]) is None
+    assert checks.starting_at(1)([2, 3]) == "must start at 1"
+    # every rule of the book is such a check: none is a bare function or a (check, words) pair
+    rules = [*params.RULES.values(), *params.NOTEBOOK_RULES.values()]
+    assert rules and all(isinstance(r, checks.Check) and str(r) for r in rules)
 
 
 def test_check_accepts_good_values_and_reports_all_types_first():
@@ -122,9 +141,9 @@ n_smc_runs = 20  # runs
 
 
 @pytest.mark.parametrize("values, message", [
-    ({"temperatures": [0.5, 2.0]}, r"must include \[1.0\]"),
+    ({"temperatures": [0.5, 2.0]}, r"must include 1.0"),
     ({"temperatures": [0.0, 1.0]}, r"positive number"),
-    ({"peek_horizons": [0, 1]}, r"must include \[2\]"),
+    ({"peek_horizons": [0, 1]}, r"must include 2"),
     ({"peek_horizons": [-1, 0, 1, 2]}, r"at least 0"),
     ({"word_letters": [9, 6]}, r"fewest, most"),
     ({"cache_mu": 0.0}, r"positive number"),
@@ -207,7 +226,7 @@ pretrained_language = ""  # skip
     ({"learners": ["gpt-9"]}, r"must be one of"),
     ({"learner_seeds": []}, r"at least one seed"),
     ({"data_sizes": [0, 10]}, r"strictly increasing"),
-    ({"language_temperatures": [0.85]}, r"at least two"),
+    ({"language_temperatures": [0.85]}, r"at least 2 values"),
     ({"language_temperatures": [0.85, 0.0]}, r"positive number"),
     ({"perturb_levels": [1, 2]}, r"start at 0"),
     ({"size_margin": -0.1}, r"must lie in \[0, 1\]"),

@@ -162,29 +162,29 @@ def _hf_dataset(v):
 
 #: The ranges and allowed values of the parameters that several chapters declare (or the
 #: corpus and models chapters), by name, with what a reader of ``list`` is told.
-COMMON: dict[str, checks.Rule] = {
-    "fractions": (checks.fractions, "3 positive shares summing to 1"),
-    "size": (checks.one_of(_sizes), "a size of lmnotes.models.trained.SIZES"),
-    "device": (_device, "cpu, cuda, cuda:N or auto"),
-    "model_names": (checks.each(checks.model), "registered models, model folders or .gguf files"),
-    "pretrained": (checks.each(checks.model_of("pretrained")), "pretrained models: registered, model folders or .gguf files"),
-    "corpus": (_corpus, "enwiki, an HF dataset id, or a .txt file or folder"),
-    "n_boot": (checks.at_least(2), "≥ 2"),
-    "n_permutations": (checks.at_least(1), "≥ 1"),
-    "max_tokens": (checks.at_least(1), "≥ 1"),
-    "sample_max_tokens": (checks.at_least(1), "≥ 1"),
-    "type_token_points": (checks.at_least(2), "≥ 2"),
-    "speller_order": (checks.between(1, 4), "1 to 4"),
-    "max_segmentations": (checks.at_least(1), "≥ 1"),
+COMMON: dict[str, checks.Check] = {
+    "fractions": checks.fractions,
+    "size": checks.one_of(_sizes),
+    "device": checks.Check(_device, "cpu, cuda, cuda:N or auto"),
+    "model_names": checks.each(checks.model),
+    "pretrained": checks.each(checks.model_of("pretrained")),
+    "corpus": checks.Check(_corpus, "enwiki, an HF dataset id, or a .txt file or folder"),
+    "n_boot": checks.at_least(2),
+    "n_permutations": checks.at_least(1),
+    "max_tokens": checks.at_least(1),
+    "sample_max_tokens": checks.at_least(1),
+    "type_token_points": checks.at_least(2),
+    "speller_order": checks.between(1, 4),
+    "max_segmentations": checks.at_least(1),
 }
 
 
-def study_rules() -> dict[str, checks.Rule]:
+def study_rules() -> dict[str, checks.Check]:
     """Every study's own rules (``lmnotes.studies.<study>.PARAMETERS``): the runner learns them
     from the studies, and a name two studies declare must be one rule."""
     import lmnotes.studies
 
-    rules: dict[str, checks.Rule] = {}
+    rules: dict[str, checks.Check] = {}
     for info in pkgutil.iter_modules(lmnotes.studies.__path__):
         declared = importlib.import_module(f"lmnotes.studies.{info.name}").PARAMETERS
         for name, rule in declared.items():
@@ -197,7 +197,7 @@ def study_rules() -> dict[str, checks.Rule]:
 
 #: Ranges and allowed values by parameter name (a name means the same thing in every
 #: chapter). An integer parameter that no rule names must be at least 0 (a count or a seed).
-RULES: dict[str, checks.Rule] = {**COMMON, **study_rules()}
+RULES: dict[str, checks.Check] = {**COMMON, **study_rules()}
 #: Parameters whose strings may name files or folders (a corpus, models), resolved against the
 #: caller's directory, ``~`` expanded, and looked at before any rule runs (:func:`check`).
 PATHS = ("corpus", "model_names", "pretrained", "tokenization_models", "sentence_models", "pretrained_language")
@@ -221,24 +221,18 @@ def _type_problem(p: Parameter, value: Any) -> str | None:
 
 #: Rules that hold in one notebook only, where a name counts rows a page shows (a table of
 #: 14,000 sample sentences makes a 34 MB notebook) rather than what the name counts elsewhere.
-NOTEBOOK_RULES: dict[tuple[str, str], checks.Rule] = {
-    ("00_corpus", "n_samples"): (checks.between(0, 200), "0 to 200 (rows shown)"),
-    ("01_models", "n_samples"): (checks.between(0, 50), "0 to 50 (samples shown per model)"),
-    ("01_models", "model_names"): (
-        checks.all_of(checks.each(checks.model), lambda v: None if not v else checks.including(
-            "self-trained", "the chapter ranks the models trained here against the others "
-            "([] takes every registered model)")(v)),
-        "registered models, model folders or .gguf files; [] or at least one self-trained wiki/ model"),
-    ("01_models", "leave_out"): (checks.each(checks.registered), "registered models"),
-    ("03_segmentation", "segmentations"): (
-        checks.all_of(checks.each(checks.segmentation), lambda v: None if "word" in v else
-                      "must include word (the closed vocabulary is measured on the word model)"),
-        "char, byte, word or bpe<types>; word among them"),
-    ("02_tendencies", "model_names"): (
-        checks.all_of(checks.each(checks.model), checks.including(
-            "self-trained", "the chapter measures every model against the models trained on "
-            "its corpus (their bias and the human floor use them)")),
-        "registered models, model folders or .gguf files; at least one self-trained wiki/ model"),
+NOTEBOOK_RULES: dict[tuple[str, str], checks.Check] = {
+    ("00_corpus", "n_samples"): checks.between(0, 200).noting("rows shown"),
+    ("01_models", "n_samples"): checks.between(0, 50).noting("samples shown per model"),
+    ("01_models", "model_names"): checks.all_of(checks.each(checks.model), checks.or_empty(checks.including(
+        "self-trained", "the chapter ranks the models trained here against the others "
+        "([] takes every registered model)"), "every registered model")),
+    ("01_models", "leave_out"): checks.each(checks.registered),
+    ("03_segmentation", "segmentations"): checks.all_of(checks.each(checks.segmentation), checks.containing(
+        "word", why="the closed vocabulary is measured on the word model")),
+    ("02_tendencies", "model_names"): checks.all_of(checks.each(checks.model), checks.including(
+        "self-trained", "the chapter measures every model against the models trained on "
+        "its corpus (their bias and the human floor use them)")),
 }
 #: Rules between two parameters of one notebook: the value of the first (a name, or a list
 #: of names) must lie in the list that the second holds.
@@ -252,12 +246,12 @@ WITHIN: dict[str, tuple[tuple[str, str], ...]] = {
 MAX_COUNT = 10_000_000
 
 
-def rule_of(p: Parameter, notebook: str | None = None) -> checks.Rule | None:
+def rule_of(p: Parameter, notebook: str | None = None) -> checks.Check | None:
     """The range check of a parameter and what it allows: its rule in ``notebook``
     (:data:`NOTEBOOK_RULES`), else in :data:`RULES`, else, for an integer, at least 0."""
     if (notebook, p.name) in NOTEBOOK_RULES:
         return NOTEBOOK_RULES[notebook, p.name]
-    return RULES.get(p.name, (checks.at_least(0), "≥ 0") if p.kind == "int" else None)
+    return RULES.get(p.name, checks.at_least(0) if p.kind == "int" else None)
 
 
 def _too_large(name: str, value: Any) -> str | None:
@@ -286,7 +280,7 @@ def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any],
     if not problems:
         for name, value in values.items():
             rule = rule_of(declared[name], notebook)
-            if rule and (problem := rule[0](value)) or (problem := _too_large(name, value)):
+            if rule and (problem := rule(value)) or (problem := _too_large(name, value)):
                 problems.append(f"{name}={value!r} {problem}")
     if not problems:
         problems += _outside(notebook, declared, values, set(values) if set_by_user is None else set_by_user)

@@ -477,7 +477,7 @@ def parameter_table() -> "pd.DataFrame":
                 v = {**data["common"], **(data["notebooks"].get(n) or {})}.get(name, p.default)
                 row[f"{prof} profile"] = "" if v == p.default else params._literal(v)
             rule = params.rule_of(p, n)
-            row["allowed"] = rule[1] if rule else ""
+            row["allowed"] = str(rule) if rule else ""
             row["what"] = p.comment
             rows.append(row)
     return pd.DataFrame(rows)

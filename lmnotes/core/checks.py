@@ -2,8 +2,9 @@
 anything runs (:mod:`lmnotes.book.params`). The book's own rules and each study's
 (``lmnotes.studies.<study>.PARAMETERS``) are built from these. Every chapter.
 
-A check takes a value and returns ``None`` if it is fine, else what is wrong with it, in
-words that follow the parameter's name ("n_boot=1 must be at least 2").
+A check (:class:`Check`) takes a value and returns ``None`` if it is fine, else what is wrong
+with it, in words that follow the parameter's name ("n_boot=1 must be at least 2"), and says
+what it allows, in words written from its own arguments.
 """
 
 from __future__ import annotations
@@ -15,20 +16,38 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-Check = Callable[[Any], "str | None"]  # None if the value is fine, else what is wrong
-#: A parameter's rule: its check and what it allows, as ``book list`` shows it.
-Rule = tuple[Check, str]
+class Check:
+    """A parameter's rule: called with a value, ``None`` if it is fine, else what is wrong with
+    it; ``str()`` of it says what it allows, as ``book list`` shows it, written from the
+    check's own arguments (``at_least(2)`` allows "≥ 2"), as scikit-learn's parameter
+    constraints describe themselves. ``allows`` may be a function, for a list known only once
+    a heavy module is imported (the model registry)."""
+
+    def __init__(self, test: Callable[[Any], "str | None"], allows: "str | Callable[[], str]"):
+        self.test, self._allows = test, allows
+
+    def __call__(self, value: Any) -> str | None:
+        return self.test(value)
+
+    def __str__(self) -> str:
+        return self._allows() if callable(self._allows) else self._allows
+
+    def noting(self, what: str) -> "Check":
+        """The same check, with ``what`` said after what it allows ("≥ 0 (0: all)")."""
+        return Check(self.test, lambda: f"{self} ({what})")
 
 
 def at_least(low: float) -> Check:
-    return lambda v: None if v >= low else f"must be at least {low}"
+    return Check(lambda v: None if v >= low else f"must be at least {low}", f"≥ {low}")
 
 
 def between(low: float, high: float, open_low: bool = False) -> Check:
+    interval = f"{'(' if open_low else '['}{low}, {high}]"
+
     def check(v):
         ok = (low < v if open_low else low <= v) and v <= high
-        return None if ok else f"must lie in {'(' if open_low else '['}{low}, {high}]"
-    return check
+        return None if ok else f"must lie in {interval}"
+    return Check(check, f"in {interval}")
 
 
 def each(check: Check) -> Check:
@@ -38,53 +57,72 @@ def each(check: Check) -> Check:
             if problem:
                 return f"item {i} ({v!r}) {problem}"
         return None
-    return each
+    return Check(each, lambda: f"each {check}")
 
 
 def one_of(allowed: Callable[[], list[str]]) -> Check:
     """A value among ``allowed()`` (called when checking: the list may need an import)."""
-    return lambda v: None if v in allowed() else f"must be one of {allowed()}"
+    return Check(lambda v: None if v in allowed() else f"must be one of {allowed()}",
+                 lambda: f"one of {', '.join(map(str, allowed()))}")
 
 
 def nonempty(what: str) -> Check:
-    return lambda v: None if v else f"must hold at least one {what}"
+    return Check(lambda v: None if v else f"must hold at least one {what}", f"at least one {what}")
 
 
-def fractions(v):
-    if len(v) != 3 or any(not isinstance(x, (int, float)) or x <= 0 for x in v) or not math.isclose(sum(v), 1.0):
-        return "must be three positive shares (train, valid, test) that sum to 1"
-    return None
+def at_least_items(n: int) -> Check:
+    return Check(lambda v: None if len(v) >= n else f"must hold at least {n} values", f"at least {n} of them")
 
 
-def increasing(v):
-    return None if all(a < b for a, b in zip(v, v[1:])) and v and v[0] >= 1 else \
-        "must be positive and strictly increasing"
+def starting_at(first: Any) -> Check:
+    return Check(lambda v: None if v and v[0] == first else f"must start at {first}", f"starting at {first}")
 
 
-def positive(v):
-    return None if math.isfinite(v) and v > 0 else "must be a positive number"
+fractions = Check(
+    lambda v: "must be three positive shares (train, valid, test) that sum to 1"
+    if len(v) != 3 or any(not isinstance(x, (int, float)) or x <= 0 for x in v) or not math.isclose(sum(v), 1.0)
+    else None,
+    "3 positive shares summing to 1")
+
+increasing = Check(
+    lambda v: None if all(a < b for a, b in zip(v, v[1:])) and v and v[0] >= 1 else
+    "must be positive and strictly increasing",
+    "increasing, ≥ 1")
+
+ascending = Check(lambda v: None if all(a < b for a, b in zip(v, v[1:])) else "must be strictly increasing",
+                  "strictly increasing")
+
+positive = Check(lambda v: None if math.isfinite(v) and v > 0 else "must be a positive number", "> 0")
 
 
-def containing(*required) -> Check:
+def containing(*required, why: str = "") -> Check:
+    """A list holding every one of ``required``; ``why`` says what the chapter needs them for."""
     def check(v):
         missing = [r for r in required if r not in v]
-        return f"must include {missing}" if missing else None
-    return check
+        return (f"must include {', '.join(map(str, missing))}" + (f" ({why})" if why else "")) if missing else None
+    names = [str(r) for r in required]
+    return Check(check, "including " + (" and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1
+                                        else names[0]))
+
+
+def or_empty(check: Check, meaning: str) -> Check:
+    """``check``, or an empty value, which means ``meaning``."""
+    return Check(lambda v: None if not v else check(v), lambda: f"{check}, or empty ({meaning})")
 
 
 def all_of(*checks: Check) -> Check:
     def check(v):
         return next((p for p in (c(v) for c in checks) if p), None)
-    return check
+    return Check(check, lambda: ", ".join(map(str, checks)))
 
 
-def deferred(target: str) -> Check:
+def deferred(target: str, allows: str) -> Check:
     """The check ``"package.module:function"``, imported when first used, so that a value
     that fails a cheap check is refused before a heavy package (the model registry) loads."""
     def check(v):
         module, name = target.split(":")
         return getattr(importlib.import_module(module), name)(v)
-    return check
+    return Check(check, allows)
 
 
 #: What a GGUF file begins with: these four bytes, then its format version (a uint32).
@@ -131,14 +169,15 @@ def _gguf_first(check: Check) -> Check:
         if isinstance(v, str) and v.endswith(".gguf") and (problem := gguf_file(v)):
             return problem
         return check(v)
-    return first
+    return Check(first, lambda: str(check))
 
 
 #: A registered model, a local model folder or .gguf file, or an HF hub id
 #: (:func:`lmnotes.models.zoo.check_name`).
-model = _gguf_first(deferred("lmnotes.models.zoo:check_name"))
+model = _gguf_first(deferred("lmnotes.models.zoo:check_name",
+                             "a registered model, a model folder or a .gguf file"))
 #: A registered model's name (not a file or folder).
-registered = deferred("lmnotes.models.zoo:check_registered")
+registered = deferred("lmnotes.models.zoo:check_registered", "a registered model")
 
 
 def model_of(*kinds: str) -> Check:
@@ -148,7 +187,7 @@ def model_of(*kinds: str) -> Check:
         import importlib
 
         return importlib.import_module("lmnotes.models.zoo").check_kind(kinds)(v)
-    return _gguf_first(check)
+    return _gguf_first(Check(check, f"a {' or '.join(kinds)} model: registered, a model folder or a .gguf file"))
 
 
 def including(kind: str, why: str) -> Check:
@@ -162,12 +201,15 @@ def including(kind: str, why: str) -> Check:
         them = [n for n in zoo.names() if zoo.kind_of(n) == kind]
         return (f"must include a {kind} model: {why}; add one of {them}, e.g. "
                 f"[{', '.join([them[0], *v]) if them else ''}]")
-    return check
+    return Check(check, f"at least one {kind} model")
 
 
-def segmentation(v):
-    """A segmentation of the self-trained family (:mod:`lmnotes.text.segment`)."""
+def _segmentation(v):
     m = re.fullmatch(r"bpe(\d+)", v)
     if v in ("char", "byte", "word") or (m and int(m.group(1)) >= 259):
         return None
     return "must be 'char', 'byte', 'word' or 'bpe<types>' with at least 259 types (bytes and specials)"
+
+
+#: A segmentation of the self-trained family (:mod:`lmnotes.text.segment`).
+segmentation = Check(_segmentation, "char, byte, word or bpe<types>")

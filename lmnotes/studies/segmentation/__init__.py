@@ -23,19 +23,19 @@ from lmnotes.core import checks
 
 
 #: The chapter's own parameters: name -> (check, what it allows).
-PARAMETERS: dict[str, checks.Rule] = {
-    "segmentations": (checks.each(checks.segmentation), "char, byte, word or bpe<types>"),
-    "open_model": (checks.segmentation, "a segmentation of the family"),
-    "stride_model": (checks.segmentation, "a segmentation of the family"),
-    "marginal_model": (checks.segmentation, "a segmentation of the family"),
-    "stride_fractions": (checks.each(checks.between(0, 1, open_low=True)), "each in (0, 1]"),
-    "stride_pretrained_window": (checks.at_least(2), "≥ 2"),
-    "n_is_samples": (checks.at_least(1), "≥ 1"),
-    "is_sweep": (checks.increasing, "increasing, ≥ 1"),
-    "n_coverage_runs": (checks.at_least(2), "≥ 2"),
-    "is_stay": (checks.between(0, 1), "[0, 1]"),
-    "is_explore": (checks.between(0, 1), "[0, 1]"),
-    "max_marginal_bytes": (checks.at_least(1), "≥ 1"),
-    "negligible_share": (checks.between(0, 1, open_low=True), "(0, 1]"),
-    "negligible_share_alt": (checks.between(0, 1, open_low=True), "(0, 1]"),
+PARAMETERS: dict[str, checks.Check] = {
+    "segmentations": checks.each(checks.segmentation),
+    "open_model": checks.segmentation.noting("of the family"),
+    "stride_model": checks.segmentation.noting("of the family"),
+    "marginal_model": checks.segmentation.noting("of the family"),
+    "stride_fractions": checks.each(checks.between(0, 1, open_low=True)),
+    "stride_pretrained_window": checks.at_least(2),
+    "n_is_samples": checks.at_least(1),
+    "is_sweep": checks.increasing,
+    "n_coverage_runs": checks.at_least(2),
+    "is_stay": checks.between(0, 1),
+    "is_explore": checks.between(0, 1),
+    "max_marginal_bytes": checks.at_least(1),
+    "negligible_share": checks.between(0, 1, open_low=True),
+    "negligible_share_alt": checks.between(0, 1, open_low=True),
 }
