@@ -25,16 +25,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: MKL's own pinning, as the environment of a process with the pinning off.
-OLD = {"LMNOTES_NATIVE_CPU": "1", "ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT",
-       "ONEDNN_MAX_CPU_ISA": "AVX2", "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "2",
-       "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2",
-       "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512F AVX512CD AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR"}
+OLD = {
+    "LMNOTES_NATIVE_CPU": "1",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_CBWR": "AVX2,STRICT",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "OMP_NUM_THREADS": "2",
+    "MKL_NUM_THREADS": "2",
+    "OPENBLAS_NUM_THREADS": "2",
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512F AVX512CD AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR",
+}
 
 #: The `cpu`-size models of the book (lmnotes.models.trained.SIZES) by segmentation: the vocabulary
 #: sizes of the embedded corpus's segmenters (BPE targets, bytes, the closed word vocabulary).
-MODELS = {"transformer-bpe8k": ("transformer", 8000), "transformer-bpe1k": ("transformer", 1000),
-          "transformer-byte": ("transformer", 259), "transformer-word": ("transformer", 15650),
-          "lstm-bpe8k": ("lstm", 8000)}
+MODELS = {
+    "transformer-bpe8k": ("transformer", 8000),
+    "transformer-bpe1k": ("transformer", 1000),
+    "transformer-byte": ("transformer", 259),
+    "transformer-word": ("transformer", 15650),
+    "lstm-bpe8k": ("lstm", 8000),
+}
 
 CHILD = r"""
 import json, sys, time
@@ -85,8 +96,14 @@ def measure(what: str, setting: str, steps: int) -> float:
     if setting == "old":
         env.update(OLD)
     spec = json.dumps(MODELS.get(what, ["", 0]))
-    out = subprocess.run([sys.executable, "-c", CHILD, what, str(steps), spec], env=env, cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, what, str(steps), spec],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])["ms"]
 
 
@@ -100,10 +117,12 @@ def main() -> None:
     times = {(w, s): [] for w in whats for s in ("old", "new")}
     for r in range(args.rounds):
         for w in whats:
-            for s in (("old", "new") if r % 2 == 0 else ("new", "old")):  # alternate which goes first
+            for s in ("old", "new") if r % 2 == 0 else ("new", "old"):  # alternate which goes first
                 times[w, s].append(measure(w, s, args.steps))
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-               platform.processor())
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+        platform.processor(),
+    )
     print(f"{cpu}, {os.cpu_count()} cores; median of {args.rounds} rounds, old and new alternating")
     print("| measurement | MKL's pinning (ms) | book's arithmetic (ms) | ratio new / old |")
     print("| --- | --- | --- | --- |")

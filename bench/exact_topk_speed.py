@@ -5,6 +5,7 @@ each and their ratio, measured in one run, and checks that both give the same hi
 
     .venv/bin/python bench/exact_topk_speed.py
 """
+
 import functools
 import time
 
@@ -32,5 +33,7 @@ for recipe in (Recipe("transformer", "bpe", 1000), Recipe("transformer", "byte")
         finally:
             W._best_first = search
     same = hits[1].fillna(-1).equals(hits[8].fillna(-1))
-    print(f"{lm.name}: one path per pass {seconds[1]:.1f} s, eight {seconds[8]:.1f} s, "
-          f"ratio {seconds[1] / seconds[8]:.2f}; same hits: {same}")
+    print(
+        f"{lm.name}: one path per pass {seconds[1]:.1f} s, eight {seconds[8]:.1f} s, "
+        f"ratio {seconds[1] / seconds[8]:.2f}; same hits: {same}"
+    )

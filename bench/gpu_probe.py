@@ -43,8 +43,15 @@ def main(argv=None) -> int:
         if recipe.arch not in ("lstm", "transformer") or (args.models and name not in args.models):
             continue
         t0 = time.perf_counter()
-        model = trained.build(recipe, data["train"].sentences, data["valid"].sentences, name, size="gpu-probe",
-                              device=args.device, cache=False)
+        model = trained.build(
+            recipe,
+            data["train"].sentences,
+            data["valid"].sentences,
+            name,
+            size="gpu-probe",
+            device=args.device,
+            cache=False,
+        )
         if args.device.startswith("cuda"):
             torch.cuda.synchronize()
         seconds = time.perf_counter() - t0
@@ -54,9 +61,13 @@ def main(argv=None) -> int:
         steps_per_epoch = math.ceil(tokens / (full.block + 1) / full.batch_size)
         max_steps = min(full.max_steps, steps_per_epoch * full.max_epochs)
         per_step = train_seconds / args.steps
-        out["models"][name] = {"seconds_total": round(seconds, 1), "seconds_per_step": per_step,
-                               "steps_per_epoch": steps_per_epoch, "max_steps": max_steps,
-                               "max_minutes": max_steps * per_step / 60}
+        out["models"][name] = {
+            "seconds_total": round(seconds, 1),
+            "seconds_per_step": per_step,
+            "steps_per_epoch": steps_per_epoch,
+            "max_steps": max_steps,
+            "max_minutes": max_steps * per_step / 60,
+        }
         print(name, out["models"][name], flush=True)
         del model
     with open(args.out, "w") as fh:

@@ -26,7 +26,7 @@ import shutil
 import sys
 from pathlib import Path
 
-MiB = 2 ** 20
+MiB = 2**20
 #: The most one call carries besides the working tree, and so the largest piece: 52 MiB
 #: (54.5 MB), under one command's 64 MiB with the tree (about 10 MiB) beside it.
 PIECE_BYTES = 52 * MiB
@@ -64,7 +64,9 @@ def layout(files: list[Path], calls: Path, room: int) -> list[Path]:
     but the last is full: the fewest calls that can carry the files. Return the call folders
     in order."""
     if not 0 < room <= PIECE_BYTES:
-        raise TransferError(f"a call's room must be between 1 byte and {PIECE_BYTES / MiB:.0f} MiB, got {room}")
+        raise TransferError(
+            f"a call's room must be between 1 byte and {PIECE_BYTES / MiB:.0f} MiB, got {room}"
+        )
     if len({f.name for f in files}) < len(files):
         raise TransferError("two files of one transfer share a name")
     shutil.rmtree(calls, ignore_errors=True)
@@ -151,8 +153,10 @@ def main(argv=None) -> int:
     except TransferError as exc:
         print(f"transfer: {exc}", file=sys.stderr)
         return 1
-    print(f"transfer: {len(state['complete'])} files whole and checked in {args.store / 'files'}"
-          + (f"; still waiting for pieces of {', '.join(state['waiting'])}" if state["waiting"] else ""))
+    print(
+        f"transfer: {len(state['complete'])} files whole and checked in {args.store / 'files'}"
+        + (f"; still waiting for pieces of {', '.join(state['waiting'])}" if state["waiting"] else "")
+    )
     return 0 if not state["waiting"] else 3
 
 

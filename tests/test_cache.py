@@ -6,7 +6,6 @@ import errno
 import json
 import multiprocessing
 import time
-from pathlib import Path
 
 import pytest
 
@@ -26,6 +25,7 @@ def writer(text, calls):
         calls.append(1)
         (folder / "data.txt").write_text(text)
         return text
+
     return build
 
 
@@ -83,6 +83,7 @@ def test_an_interrupted_build_leaves_nothing(tmp_cache):
     def dies(folder):
         (folder / "data.txt").write_text("half")
         raise KeyboardInterrupt
+
     with pytest.raises(KeyboardInterrupt):
         cache.fetch("thing", "a", "k", dies, read)
     assert [p.name for p in (tmp_cache / "thing").iterdir() if not p.name.endswith(".lock")] == []
@@ -128,6 +129,7 @@ def test_unwritable_or_full_cache_names_the_variable(tmp_path, monkeypatch):
 
     def full(folder):
         raise OSError(errno.ENOSPC, "No space left on device")
+
     with pytest.raises(cache.CacheError, match="disk is full.*LMNOTES_CACHE"):
         cache.fetch("thing", "a", "k", full, read)
 
@@ -144,13 +146,21 @@ def test_listing_and_pruning(tmp_cache, monkeypatch):
     (tmp_cache / "kept.json").write_text("{}")
     (tmp_cache / "stray.json").write_text("{}")  # a file nobody registered
     status = {(e.kind, e.name): e.status for e in cache.entries()}
-    assert status == {("thing", "old"): "stale", ("thing", "new"): "current",
-                      ("thing", ".new--k2.abc.tmp"): "temporary", ("gone", "x"): "unknown kind",
-                      ("thing", "half"): "incomplete", ("-", "kept.json"): "kept", ("-", "stray.json"): "unknown kind"}
+    assert status == {
+        ("thing", "old"): "stale",
+        ("thing", "new"): "current",
+        ("thing", ".new--k2.abc.tmp"): "temporary",
+        ("gone", "x"): "unknown kind",
+        ("thing", "half"): "incomplete",
+        ("-", "kept.json"): "kept",
+        ("-", "stray.json"): "unknown kind",
+    }
     removed = {(e.kind, e.name) for e in cache.prune()}
     assert removed == set(status) - {("thing", "new"), ("-", "kept.json")}
-    assert [(e.kind, e.name, e.status) for e in cache.entries()] == [("thing", "new", "current"),
-                                                                     ("-", "kept.json", "kept")]
+    assert [(e.kind, e.name, e.status) for e in cache.entries()] == [
+        ("thing", "new", "current"),
+        ("-", "kept.json", "kept"),
+    ]
     # a build in progress (its entry's lock held) keeps its temporary folder
     (tmp_cache / "thing" / ".busy--k.xyz.tmp").mkdir()
     with cache._lock(tmp_cache / "thing" / "busy--k"):
@@ -196,7 +206,8 @@ def test_export_and_import_share_entries_and_refuse_bad_ones(tmp_cache, tmp_path
 
 
 def test_an_exported_archive_is_readable_by_others_and_a_reimport_says_what_was_there(
-        tmp_cache, tmp_path, monkeypatch):
+    tmp_cache, tmp_path, monkeypatch
+):
     """The tarball is for other people: it gets a new file's usual mode, not mkstemp's 0600.
     Importing it a second time says how many entries were already present."""
     import os

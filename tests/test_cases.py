@@ -8,7 +8,6 @@ import math
 import numpy as np
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from lmnotes.report import cases as C, claims
@@ -27,7 +26,10 @@ def test_each_test_decides_from_its_numbers():
     assert C.decide("within", 0.04, 0.0, 0.08, threshold=0.05) == "open"
     assert C.decide("less", -0.6, threshold=1) == "for" and C.decide("less", 1.0, threshold=1) == "against"
     assert C.decide("holds", 1) == "for" and C.decide("holds", 0) == "against"
-    assert C.decide("p", 2.1, p=0.01, threshold=0.05) == "for" and C.decide("p", -2.1, p=0.01, threshold=0.05) == "against"
+    assert (
+        C.decide("p", 2.1, p=0.01, threshold=0.05) == "for"
+        and C.decide("p", -2.1, p=0.01, threshold=0.05) == "against"
+    )
     assert C.decide("p", 2.1, p=0.2, threshold=0.05) == "open"
     # a tie at a declared floor, which no data can move; without a floor a tie stays open
     assert C.decide("above", 0.0, 0.0, 0.0, floor=0.0) == "not applicable"
@@ -36,7 +38,10 @@ def test_each_test_decides_from_its_numbers():
     assert C.decide("above", 0.0, 0.0, 0.0, threshold=0.1, floor=0.0) == "against"  # zero width off the tie
     assert C.decide("clearly above", 0.05, threshold=0.01) == "for"
     assert C.decide("clearly above", 0.015, threshold=0.01) == "open"
-    assert C.decide("clearly below", 0.11, threshold=0.2) == "open" and C.decide("clearly below", 0.5, threshold=0.2) == "against"
+    assert (
+        C.decide("clearly below", 0.11, threshold=0.2) == "open"
+        and C.decide("clearly below", 0.5, threshold=0.2) == "against"
+    )
     with pytest.raises(ValueError, match="finite estimate and threshold"):
         C.decide("less", float("nan"), threshold=1.0)
     with pytest.raises(ValueError, match="finite estimate and threshold"):
@@ -102,8 +107,10 @@ def test_every_saved_case_recomputes_and_a_tampered_copy_fails(chapter, tmp_path
     saved = claims.load_cases(chapter, BOOK_CLAIMS)
     claims.check_cases(table, saved)
     # one case's numbers moved far to one side of its threshold: its decision no longer follows
-    decided = saved.index[saved["test"].isin(["above", "below", "within", "outside", "less", "more"])
-                          & saved["decision"].isin(["for", "against"])]
+    decided = saved.index[
+        saved["test"].isin(["above", "below", "within", "outside", "less", "more"])
+        & saved["decision"].isin(["for", "against"])
+    ]
     assert len(decided), chapter
     i = decided[0]
     r = saved.loc[i]
@@ -141,14 +148,27 @@ def test_every_claim_with_a_form_can_reach_each_verdict(chapter):
 
 
 def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
-    rows = [claims.row("1. the gap is small", [C.Case.interval("a", "below", Estimate(0.2, 0.1, 0.3), 0.5, why="w"),
-                                               C.Case.interval("b", "below", Estimate(0.4, 0.2, 0.7), 0.5, why="w"),
-                                               C.Case("c", "above", 0.0, 0.0, 0.0, floor=0.0, why="0 hits against 0")],
-                       "measured", form="every"),
-            claims.row("2. an old-style claim", claims.Evidence(1, 0, 0), "measured")]
+    rows = [
+        claims.row(
+            "1. the gap is small",
+            [
+                C.Case.interval("a", "below", Estimate(0.2, 0.1, 0.3), 0.5, why="w"),
+                C.Case.interval("b", "below", Estimate(0.4, 0.2, 0.7), 0.5, why="w"),
+                C.Case("c", "above", 0.0, 0.0, 0.0, floor=0.0, why="0 hits against 0"),
+            ],
+            "measured",
+            form="every",
+        ),
+        claims.row("2. an old-style claim", claims.Evidence(1, 0, 0), "measured"),
+    ]
     df = claims.table(rows)
-    assert df.loc[0, ["n_for", "n_against", "n_unresolved", "rule", "verdict"]].tolist() == \
-        [1, 0, 1, "every", "inconclusive"]
+    assert df.loc[0, ["n_for", "n_against", "n_unresolved", "rule", "verdict"]].tolist() == [
+        1,
+        0,
+        1,
+        "every",
+        "inconclusive",
+    ]
     claims.save(df, "07_x", tmp_path)
     back = claims.load_cases("07_x", tmp_path)
     assert back["decision"].tolist() == ["for", "open", "not applicable"] and math.isnan(back.loc[0, "p"])
@@ -161,8 +181,13 @@ def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
 
 
 def test_a_changed_form_or_a_missing_why_is_refused(tmp_path):
-    df = claims.table([claims.row("1. x", [C.Case.interval("a", "above", Estimate(1.0, 0.5, 1.5), why="w")], "m",
-                                  form="every")])
+    df = claims.table(
+        [
+            claims.row(
+                "1. x", [C.Case.interval("a", "above", Estimate(1.0, 0.5, 1.5), why="w")], "m", form="every"
+            )
+        ]
+    )
     cases = df.attrs["cases"]
     changed = df.copy()
     changed.loc[0, "rule"] = "some"
@@ -197,8 +222,14 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     assert C.more_data(C.Case("d", "above", 1.0, 0.5, 1.5, why="x")) is None  # decided
     assert C.more_data(C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")) is None
     far = C.Case("b", "above", 0.1, -0.3, 0.5, why="x")  # 16×
-    assert C.to_decide("every", [c, far]) == "about 16× the data, at the observed effects, would make it reproduced"
-    assert C.to_decide("some", [c, far]) == "about 4.0× the data, at the observed effects, would make it reproduced"
+    assert (
+        C.to_decide("every", [c, far])
+        == "about 16× the data, at the observed effects, would make it reproduced"
+    )
+    assert (
+        C.to_decide("some", [c, far])
+        == "about 4.0× the data, at the observed effects, would make it reproduced"
+    )
     # an open case leaning against beside one for: the first to resolve makes it differ
     against = C.Case("n", "above", -0.1, -0.3, 0.1, why="x")
     decided = C.Case("d", "above", 1.0, 0.5, 1.5, why="x")
@@ -206,19 +237,28 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     # most: the majority is settled before every open case resolves
     most = [decided, c, far, C.Case("f", "above", 0.1, -0.7, 0.9, why="x")]
     assert C.to_decide("most", most).startswith("about 16×")  # three of four, not the 64× one
-    assert C.to_decide("every", [C.Case("t", "above", 0.0, -1, 1, why="x")]) == \
-        "no amount of data at the observed effects: t: an estimate on its threshold"
-    assert "unbounded on one side" in C.to_decide("every", [C.Case("u", "above", 0.5, 0.1, math.inf, 1.0, why="x")])
+    assert (
+        C.to_decide("every", [C.Case("t", "above", 0.0, -1, 1, why="x")])
+        == "no amount of data at the observed effects: t: an estimate on its threshold"
+    )
+    assert "unbounded on one side" in C.to_decide(
+        "every", [C.Case("u", "above", 0.5, 0.1, math.inf, 1.0, why="x")]
+    )
     # a 'clearly' case has no interval (NaN ends): named once, for its exact value
     assert C.to_decide("every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")]) == (
         "no amount of data at the observed effects: c: an exact value without an interval, between half "
-        "and twice its threshold")
+        "and twice its threshold"
+    )
     assert C.to_decide("every", [decided]) == ""
     assert C.times(4.26) == "4.3×" and C.times(1300.4) == "1,300×"
 
 
 def test_an_inconclusive_row_shows_what_would_decide_it():
-    df = claims.table([claims.row("1. x", [C.Case("a", "above", 0.1, -0.1, 0.3, why="x")], "m", form="every"),
-                       claims.row("2. y", [C.Case("b", "above", 1.0, 0.5, 1.5, why="x")], "m", form="every")])
+    df = claims.table(
+        [
+            claims.row("1. x", [C.Case("a", "above", 0.1, -0.1, 0.3, why="x")], "m", form="every"),
+            claims.row("2. y", [C.Case("b", "above", 1.0, 0.5, 1.5, why="x")], "m", form="every"),
+        ]
+    )
     open_ = claims.undecided(df)
     assert list(open_["claim"]) == ["1"] and open_["what would decide it"][0].startswith("about 4.0×")

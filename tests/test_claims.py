@@ -18,8 +18,13 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_rule_can_give_every_verdict(rule):
     """Each rule gives each of the five verdicts for some evidence (a rule that cannot say
     'reproduced' or 'contradicted' could not be evidence)."""
-    cases = {"reproduced": (3, 0, 0), "contradicted": (0, 3, 0), "differs": (1, 1, 1),
-             "inconclusive": (0, 0, 3), "not tested": (0, 0, 0)}
+    cases = {
+        "reproduced": (3, 0, 0),
+        "contradicted": (0, 3, 0),
+        "differs": (1, 1, 1),
+        "inconclusive": (0, 0, 3),
+        "not tested": (0, 0, 0),
+    }
     for expected, counts in cases.items():
         assert claims.verdict(*counts, rule=rule) == expected
     # a lone case decides alone
@@ -72,11 +77,14 @@ def test_cases_from_intervals():
 
 
 def _table():
-    return claims.table([
-        claims.row("1. x", claims.Evidence(2), "a, b"),
-        claims.row("2. y", claims.Evidence(1, 0, 0), "c", basis="by construction"),
-        claims.row("3. z", claims.Evidence(0, 2, 1), "d", rule="most cases"),
-        claims.row("4. w", claims.Evidence(), "gpu only", basis="gpu profile only")])
+    return claims.table(
+        [
+            claims.row("1. x", claims.Evidence(2), "a, b"),
+            claims.row("2. y", claims.Evidence(1, 0, 0), "c", basis="by construction"),
+            claims.row("3. z", claims.Evidence(0, 2, 1), "d", rule="most cases"),
+            claims.row("4. w", claims.Evidence(), "gpu only", basis="gpu profile only"),
+        ]
+    )
 
 
 def test_save_load_and_summary(tmp_path):
@@ -120,14 +128,20 @@ def _claims_cell(chapter):
     import nbformat
 
     nb = nbformat.read(ROOT / "book" / f"{chapter}.ipynb", as_version=4)
-    tables = [o["data"]["text/html"] for c in nb.cells for o in c.get("outputs", [])
-              if "lmclaims.show(" in c.source and "text/html" in o.get("data", {})]
+    tables = [
+        o["data"]["text/html"]
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if "lmclaims.show(" in c.source and "text/html" in o.get("data", {})
+    ]
     assert tables, f"{chapter}: no claims table shown"
     return tables[0]
 
 
 def _chapters():
-    return sorted(f.stem for f in (ROOT / "book" / "claims").glob("*.csv") if not f.name.endswith(claims.CASES))
+    return sorted(
+        f.stem for f in (ROOT / "book" / "claims").glob("*.csv") if not f.name.endswith(claims.CASES)
+    )
 
 
 def test_every_claims_row_is_numbered_and_a_badge_can_link_to_it():
@@ -138,7 +152,7 @@ def test_every_claims_row_is_numbered_and_a_badge_can_link_to_it():
     for chapter in _chapters():
         table = claims.load_all(ROOT / "book" / "claims").query("chapter == @chapter")
         shown = _claims_cell(chapter)
-        assert "<th class=\"col_heading level0 col0\" >no.</th>" in shown, chapter
+        assert '<th class="col_heading level0 col0" >no.</th>' in shown, chapter
         for r in table.itertuples():
             row = re.search(rf'<tr id="{claims.anchor(chapter, r.claim)}">\s*<td[^>]*>([^<]*)</td>', shown)
             assert row and html_lib.unescape(row[1]) == claims.number(r.claim), (chapter, r.claim)
@@ -151,26 +165,45 @@ def test_every_claims_row_is_numbered_and_a_badge_can_link_to_it():
 
 
 def test_the_first_page_counts_the_verdicts_and_gives_the_decided_claims_in_words():
-    t = claims.table([
-        claims.row("1. The model is good", claims.Evidence(2), "a"),
-        claims.row("2a. More data helps", claims.Evidence(1), "b"),
-        claims.row("2b. … and levels off", claims.Evidence(0, 1), "c"),
-        claims.row("3. M is calibrated", claims.Evidence(1, 1), "d"),
-        claims.row("4. it is slow", claims.Evidence(0, 0, 1), "e")]).assign(chapter="02_x")
+    t = claims.table(
+        [
+            claims.row("1. The model is good", claims.Evidence(2), "a"),
+            claims.row("2a. More data helps", claims.Evidence(1), "b"),
+            claims.row("2b. … and levels off", claims.Evidence(0, 1), "c"),
+            claims.row("3. M is calibrated", claims.Evidence(1, 1), "d"),
+            claims.row("4. it is slow", claims.Evidence(0, 0, 1), "e"),
+        ]
+    ).assign(chapter="02_x")
     total, blank, line = claims.headline(t).splitlines()
-    assert total == ("**5 claims of 1 study:** {bdg-success}`reproduced 2` {bdg-warning}`differs 1` "
-                     "{bdg-muted}`inconclusive 1` {bdg-danger}`contradicted 1`") and blank == ""
+    assert (
+        total
+        == (
+            "**5 claims of 1 study:** {bdg-success}`reproduced 2` {bdg-warning}`differs 1` "
+            "{bdg-muted}`inconclusive 1` {bdg-danger}`contradicted 1`"
+        )
+        and blank == ""
+    )
     assert line.startswith("- **{doc}`02_x`** (5 claims) {bdg-ref-success}`reproduced 2 <claims-02_x>` ")
-    assert "Reproduced: the model is good {bdg-link-success}`1 <02_x.html#claim-02-1>`; more data helps " in line
-    assert "Contradicted: more data helps and levels off {bdg-link-danger}`2b <02_x.html#claim-02-2b>`" in line
-    assert "M is calibrated" not in line and "not tested" not in line  # counted; its words are in the overview
+    assert (
+        "Reproduced: the model is good {bdg-link-success}`1 <02_x.html#claim-02-1>`; more data helps " in line
+    )
+    assert (
+        "Contradicted: more data helps and levels off {bdg-link-danger}`2b <02_x.html#claim-02-2b>`" in line
+    )
+    assert (
+        "M is calibrated" not in line and "not tested" not in line
+    )  # counted; its words are in the overview
     key = claims.key()
     assert all(f"`{v}` {claims.MEANING[v]}" in key for v in claims.VERDICTS)
 
 
 def test_a_claim_that_starts_with_a_name_keeps_its_capital_on_the_first_page():
-    t = claims.table([claims.row("3. Transformers fall off at long lengths", claims.Evidence(0, 1), "a"),
-                      claims.row("4. Most sequences are underestimated", claims.Evidence(1), "b")])
+    t = claims.table(
+        [
+            claims.row("3. Transformers fall off at long lengths", claims.Evidence(0, 1), "a"),
+            claims.row("4. Most sequences are underestimated", claims.Evidence(1), "b"),
+        ]
+    )
     line = claims.headline(t.assign(chapter="02_x"))
     assert "Contradicted: Transformers fall off at long lengths" in line
     assert "Reproduced: most sequences are underestimated" in line
@@ -198,7 +231,16 @@ def cited(text: str) -> set[str]:
 
 def test_cited_numbers_are_read_whole():
     assert cited("claim 8 and claims 3, 5 and 7b; Claims 2a–2c, claims 4–6, they claim 95 %") == {
-        "8", "3", "5", "7b", "2a", "2b", "2c", "4", "6"}
+        "8",
+        "3",
+        "5",
+        "7b",
+        "2a",
+        "2b",
+        "2c",
+        "4",
+        "6",
+    }
 
 
 def test_every_claim_a_chapter_cites_is_a_row_of_its_table():
@@ -207,12 +249,18 @@ def test_every_claim_a_chapter_cites_is_a_row_of_its_table():
     import jupytext
 
     for chapter in _chapters():
-        numbers = set(pd.read_csv(ROOT / "book" / "claims" / f"{chapter}.csv", dtype=str,
-                                  keep_default_na=False)["claim"].map(claims.number))
+        numbers = set(
+            pd.read_csv(ROOT / "book" / "claims" / f"{chapter}.csv", dtype=str, keep_default_na=False)[
+                "claim"
+            ].map(claims.number)
+        )
         nb = jupytext.read(ROOT / "notebooks" / f"{chapter}.py")
         for cell in nb.cells:
-            text = cell.source if cell.cell_type == "markdown" else "\n".join(
-                line.partition("#")[2] for line in cell.source.splitlines())
+            text = (
+                cell.source
+                if cell.cell_type == "markdown"
+                else "\n".join(line.partition("#")[2] for line in cell.source.splitlines())
+            )
             missing = cited(text) - numbers
             assert not missing, f"{chapter} cites claims {sorted(missing)}, not in its table: {text[:120]!r}"
 
@@ -221,15 +269,23 @@ def test_every_saved_verdict_recomputes_from_its_evidence():
     """Every claims file of the book: the vocabulary, the bases, and each verdict recomputed
     from its evidence columns by the one rule function."""
     files = sorted(f for f in (ROOT / "book" / "claims").glob("*.csv") if not f.name.endswith(claims.CASES))
-    assert {f.stem for f in files} >= {"02_tendencies", "03_segmentation", "04_importance_sampling",
-                                       "05_word_level", "06_distortion"}
+    assert {f.stem for f in files} >= {
+        "02_tendencies",
+        "03_segmentation",
+        "04_importance_sampling",
+        "05_word_level",
+        "06_distortion",
+    }
     for f in files:
         df = pd.read_csv(f, keep_default_na=False)
         assert list(df.columns) == list(claims.COLUMNS), f.name
         assert set(df["verdict"]) <= set(claims.VERDICTS), f.name
         assert set(df["basis"]) <= set(claims.BASES), f.name
         for r in df.itertuples():
-            assert r.verdict == claims.verdict(r.n_for, r.n_against, r.n_unresolved, r.rule), (f.name, r.claim)
+            assert r.verdict == claims.verdict(r.n_for, r.n_against, r.n_unresolved, r.rule), (
+                f.name,
+                r.claim,
+            )
             assert len(r.measured) <= claims.MAX_MEASURED, (f.name, r.claim)
         # every study chapter decides its claims by their forms and saves the cases beside them
         assert set(df["rule"]) <= set(lmcases.FORMS), (f.name, sorted(set(df["rule"]) - set(lmcases.FORMS)))

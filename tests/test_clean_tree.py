@@ -27,10 +27,16 @@ def planted_book(folder, arithmetic):
     (folder / "claims").mkdir()
     for name in ("03_segmentation.csv", "03_segmentation.cases.csv"):
         shutil.copy(ROOT / "book" / "claims" / name, folder / "claims")
-    cell = nbformat.v4.new_code_cell(PLANTED, outputs=[nbformat.v4.new_output("stream", name="stdout", text="3\n")])
-    nb = nbformat.v4.new_notebook(cells=[cell], metadata={"lmnotes": {"arithmetic": arithmetic},
-                                                          "kernelspec": {"name": "python3", "language": "python",
-                                                                         "display_name": "Python 3"}})
+    cell = nbformat.v4.new_code_cell(
+        PLANTED, outputs=[nbformat.v4.new_output("stream", name="stdout", text="3\n")]
+    )
+    nb = nbformat.v4.new_notebook(
+        cells=[cell],
+        metadata={
+            "lmnotes": {"arithmetic": arithmetic},
+            "kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"},
+        },
+    )
     nbformat.write(nb, folder / "planted.ipynb")
 
 
@@ -41,8 +47,24 @@ def snapshot(folder):
 def nbval(folder):
     env = {k: v for k, v in os.environ.items() if k != "LMNOTES_CLAIMS"}
     env.update(PYTHONDONTWRITEBYTECODE="1", COLUMNS="500")  # the summary's lines whole
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
-                           "-q", "planted.ipynb"], cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--nbval",
+            "--nbval-current-env",
+            "-q",
+            "planted.ipynb",
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def git_status():
@@ -69,6 +91,9 @@ def test_a_notebook_of_another_arithmetic_fails_in_one_line(tmp_path):
     failures = [line for line in out.stdout.splitlines() if line.startswith("FAILED")]
     assert len(failures) == 1 and "planted.ipynb" in failures[0]
     reason = numerics.outside_family_reason()
-    assert (reason in failures[0]) if reason else ("computed with the arithmetic" in failures[0]
-                                                   and "re-execute it" in failures[0])
+    assert (
+        (reason in failures[0])
+        if reason
+        else ("computed with the arithmetic" in failures[0] and "re-execute it" in failures[0])
+    )
     assert "Cell 0" not in out.stdout  # no cell was executed or compared

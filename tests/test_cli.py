@@ -15,8 +15,11 @@ from lmnotes.core.io import ROOT
 
 
 def _snapshot():
-    return {str(p.relative_to(book.BOOK)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(book.BOOK.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(book.BOOK)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(book.BOOK.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -28,8 +31,14 @@ def book_unchanged():
 
 def cli(*args, cwd=ROOT, env=None):
     """Run ``python -m lmnotes.book ARGS`` as a user would (stderr is a pipe, not a terminal)."""
-    return subprocess.run([sys.executable, "-m", "lmnotes.book", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "lmnotes.book", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def _error_line(result):
@@ -49,9 +58,13 @@ def test_bad_yaml_after_p_is_one_error_line(book_unchanged):
 
 def test_a_value_of_the_wrong_type_fails_before_anything_is_imported_or_run(book_unchanged):
     # in a fresh interpreter, as from the shell: the check needs neither PyTorch nor papermill
-    code = ("import sys; from lmnotes.book import run as book; rc = book.main(['run', '00_corpus', '-p', 'n_samples', 'abc']);"
-            "print(rc, 'torch' in sys.modules, 'papermill' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    code = (
+        "import sys; from lmnotes.book import run as book; rc = book.main(['run', '00_corpus', '-p', 'n_samples', 'abc']);"
+        "print(rc, 'torch' in sys.modules, 'papermill' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.stdout.split() == ["2", "False", "False"], result.stderr
     assert "error: 00_corpus: n_samples must be an integer, got 'abc' (str)" in result.stderr
 
@@ -78,11 +91,20 @@ def test_a_relative_corpus_path_is_the_callers_and_its_error_comes_first(tmp_pat
     for i in range(8):
         (docs / f"{i}.txt").write_text(f"Document number {i} has a few words in it. " * 5 + "\n")
     (docs / "latin1.txt").write_bytes(b"Caf\xe9 au lait is a drink. " * 5)
-    result = cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
-                 env={"LMNOTES_CACHE": str(tmp_path / "cache")})
+    result = cli(
+        "run",
+        "00_corpus",
+        "-p",
+        "corpus",
+        "texts",
+        cwd=tmp_path,
+        env={"LMNOTES_CACHE": str(tmp_path / "cache")},
+    )
     first = _error_line(result)
-    assert first == (f"error: 00_corpus: CorpusError: {docs / 'latin1.txt'} is not UTF-8 text (byte b'\\xe9' "
-                     "at line 1); convert it, e.g. `iconv -f latin1 -t utf-8`")
+    assert first == (
+        f"error: 00_corpus: CorpusError: {docs / 'latin1.txt'} is not UTF-8 text (byte b'\\xe9' "
+        "at line 1); convert it, e.g. `iconv -f latin1 -t utf-8`"
+    )
     assert "unknown corpus source" not in result.stderr
     assert "without encryption" not in result.stderr and "IPKernelApp" not in result.stderr  # a quiet kernel
 
@@ -94,11 +116,20 @@ def test_a_folder_with_too_few_documents_is_refused_at_once(tmp_path, book_uncha
     docs.mkdir()
     for i in range(7):
         (docs / f"{i}.txt").write_text(f"Document number {i} has a few words in it.\n")
-    result = cli("run", "00_corpus", "-p", "corpus", "texts", cwd=tmp_path,
-                 env={"LMNOTES_CACHE": str(tmp_path / "cache")})
-    assert _error_line(result) == (f"error: 00_corpus: corpus='{docs}' holds 7 .txt files with text; splitting "
-                                   "it by fractions [0.8, 0.1, 0.1] needs at least 8, to give each of train, "
-                                   "valid and test one")
+    result = cli(
+        "run",
+        "00_corpus",
+        "-p",
+        "corpus",
+        "texts",
+        cwd=tmp_path,
+        env={"LMNOTES_CACHE": str(tmp_path / "cache")},
+    )
+    assert _error_line(result) == (
+        f"error: 00_corpus: corpus='{docs}' holds 7 .txt files with text; splitting "
+        "it by fractions [0.8, 0.1, 0.1] needs at least 8, to give each of train, "
+        "valid and test one"
+    )
     assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "cache").exists()
 
 
@@ -127,8 +158,9 @@ def test_list_shows_every_parameter_whole_within_100_columns():
         for p in book.parameters(name).values():  # every default and comment whole (some wrapped)
             assert " ".join(f"{p.name} = {params._literal(p.default)}".split()) in flat, (name, p.name)
             assert " ".join(p.comment.split()) in flat, (name, p.name)
-    assert ('gpu profile: ["byte", "bpe1000", "bpe4000", "bpe8000", "bpe16000", "bpe32000", '
-            '"word"]') in flat  # a profile's long list, whole
+    assert (
+        'gpu profile: ["byte", "bpe1000", "bpe4000", "bpe8000", "bpe16000", "bpe32000", "word"]'
+    ) in flat  # a profile's long list, whole
     assert "{'" not in result.stdout and "':" not in result.stdout  # no dict reprs
 
 
@@ -142,7 +174,8 @@ def test_progress_lines_reach_the_console_not_the_notebook(tmp_path, monkeypatch
     (tmp_path / "params").mkdir()
     (tmp_path / "notebooks" / "00_toy.py").write_text(
         '# %% tags=["parameters"]\nx = 1  # a number\n\n# %%\nfrom lmnotes.core import progress\n'
-        'progress.note("training something")\nprint(x)\n')
+        'progress.note("training something")\nprint(x)\n'
+    )
     (tmp_path / "params" / "default.yaml").write_text("notebooks: {}\n")
     for attr in ("NOTEBOOKS", "BOOK", "PARAMS"):
         monkeypatch.setattr(book, attr, tmp_path / attr.lower())
@@ -177,13 +210,16 @@ def test_ctrl_c_is_one_line(monkeypatch, capsys):
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
+
     monkeypatch.setattr(book, "run", interrupted)
     assert book.main(["run", "00_corpus"]) == 130
     err = capsys.readouterr().err
     assert err.startswith("interrupted (Ctrl-C): ") and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
     # what the kernel's client says as it is torn down after the line is not printed
-    logging.getLogger("asyncio").error("Task exception was never retrieved", exc_info=RuntimeError("DeadKernelError"))
+    logging.getLogger("asyncio").error(
+        "Task exception was never retrieved", exc_info=RuntimeError("DeadKernelError")
+    )
     worker = threading.Thread(target=lambda: 1 / 0)
     worker.start()
     worker.join()
@@ -203,10 +239,12 @@ def test_a_model_the_chapter_cannot_use_is_refused_at_once(book_unchanged):
     t0 = time.perf_counter()
     first = _error_line(cli("run", "02_tendencies", "-p", "model_names", "[smollm2-135m]"))
     assert "must include a self-trained model" in first
-    assert "is a self-trained model; this parameter takes pretrained models" in \
-        _error_line(cli("run", "03_segmentation", "-p", "pretrained", "[wiki/kn3-word]"))
-    assert "is a pretrained model; this parameter takes self-trained models" in \
-        _error_line(cli("run", "05_word_level", "-p", "others", "[smollm2-135m]"))
+    assert "is a self-trained model; this parameter takes pretrained models" in _error_line(
+        cli("run", "03_segmentation", "-p", "pretrained", "[wiki/kn3-word]")
+    )
+    assert "is a pretrained model; this parameter takes self-trained models" in _error_line(
+        cli("run", "05_word_level", "-p", "others", "[smollm2-135m]")
+    )
     assert time.perf_counter() - t0 < 60
 
 
@@ -224,7 +262,9 @@ def test_a_gpu_that_is_not_there_is_refused_at_once(book_unchanged):
 def test_cache_export_and_import_from_the_command_line(tmp_path):
     env = {"LMNOTES_CACHE": str(tmp_path / "empty")}
     # an empty cache exports nothing (an archive every import would refuse) ...
-    assert "holds no entry to share" in _error_line(cli("cache", "--export", str(tmp_path / "c.tar.gz"), env=env))
+    assert "holds no entry to share" in _error_line(
+        cli("cache", "--export", str(tmp_path / "c.tar.gz"), env=env)
+    )
     assert not (tmp_path / "c.tar.gz").exists()
     # ... and an archive with no entry is refused, not "imported 0 entries" with exit code 0
     import tarfile
@@ -233,12 +273,16 @@ def test_cache_export_and_import_from_the_command_line(tmp_path):
     with tarfile.open(tmp_path / "c.tar.gz", "w:gz") as tar:
         tar.add(tmp_path / "readme.txt", arcname="readme.txt")
     assert "it holds no cache entry" in _error_line(
-        cli("cache", "--import", str(tmp_path / "c.tar.gz"), env={"LMNOTES_CACHE": str(tmp_path / "b")}))
-    assert "--import nope.tar.gz: no such file" in _error_line(cli("cache", "--import", "nope.tar.gz", env=env))
+        cli("cache", "--import", str(tmp_path / "c.tar.gz"), env={"LMNOTES_CACHE": str(tmp_path / "b")})
+    )
+    assert "--import nope.tar.gz: no such file" in _error_line(
+        cli("cache", "--import", "nope.tar.gz", env=env)
+    )
     (tmp_path / "notes.txt").write_text("not an archive\n")  # was a tarfile traceback and exit code 1
     assert _error_line(cli("cache", "--import", str(tmp_path / "notes.txt"), env=env)) == (
         f"error: --import {tmp_path / 'notes.txt'}: not a cache archive (the .tar.gz that `cache --export` "
-        "writes); it is no tar archive")
+        "writes); it is no tar archive"
+    )
 
 
 def test_a_file_that_is_no_gguf_model_is_refused_in_a_moment(tmp_path, book_unchanged):
@@ -246,19 +290,30 @@ def test_a_file_that_is_no_gguf_model_is_refused_in_a_moment(tmp_path, book_unch
     model's refusal took 16-22 s of PyTorch and transformers imports: its header is read first,
     and neither library is imported."""
     (tmp_path / "fake.gguf").write_text("hello, I am text\n")
-    code = ("import sys, time; t0 = time.perf_counter(); from lmnotes.book import run as book\n"
-            "try:\n    book.resolve_parameters(['03_segmentation'], 'default', {'pretrained': ['fake.gguf']})\n"
-            "except book.BookError as exc:\n    print(exc)\n"
-            "print(round(time.perf_counter() - t0, 1), 'torch' in sys.modules, 'transformers' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys, time; t0 = time.perf_counter(); from lmnotes.book import run as book\n"
+        "try:\n    book.resolve_parameters(['03_segmentation'], 'default', {'pretrained': ['fake.gguf']})\n"
+        "except book.BookError as exc:\n    print(exc)\n"
+        "print(round(time.perf_counter() - t0, 1), 'torch' in sys.modules, 'transformers' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     error, timing = result.stdout.splitlines()
-    assert error == (f"03_segmentation: pretrained=['{tmp_path / 'fake.gguf'}'] item 0 ('{tmp_path / 'fake.gguf'}') "
-                     "is not a GGUF model file: it begins with b'hell', not b'GGUF'"), result.stderr
+    assert error == (
+        f"03_segmentation: pretrained=['{tmp_path / 'fake.gguf'}'] item 0 ('{tmp_path / 'fake.gguf'}') "
+        "is not a GGUF model file: it begins with b'hell', not b'GGUF'"
+    ), result.stderr
     seconds, torch_loaded, transformers_loaded = timing.split()
     assert (torch_loaded, transformers_loaded) == ("False", "False") and float(seconds) < 10
     assert "is not a GGUF model file" in _error_line(
-        cli("run", "03_segmentation", "-p", "pretrained", "[fake.gguf]", cwd=tmp_path))
+        cli("run", "03_segmentation", "-p", "pretrained", "[fake.gguf]", cwd=tmp_path)
+    )
 
 
 def test_the_gpu_profile_is_refused_on_a_machine_without_a_gpu(tmp_path, monkeypatch, capsys, book_unchanged):
@@ -270,17 +325,25 @@ def test_the_gpu_profile_is_refused_on_a_machine_without_a_gpu(tmp_path, monkeyp
     monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path))
     assert book.main(["run", "01_models", "--profile", "gpu"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: --profile gpu sizes the chapters for an accelerator, and this machine has "
-                          "none that PyTorch can use: it has not run here at gpu, and 01_models at the "
-                          "default profile, several times smaller, takes ")
+    assert err.startswith(
+        "error: --profile gpu sizes the chapters for an accelerator, and this machine has "
+        "none that PyTorch can use: it has not run here at gpu, and 01_models at the "
+        "default profile, several times smaller, takes "
+    )
     assert "add --allow-cpu" in err and len(err.splitlines()) == 1
-    (tmp_path / "timings.json").write_text(json.dumps(
-        {"01_models [profile=gpu]": {"cold": {"seconds": 9000, "date": "2026-11-27", "built": {}}}}))
+    (tmp_path / "timings.json").write_text(
+        json.dumps(
+            {"01_models [profile=gpu]": {"cold": {"seconds": 9000, "date": "2026-11-27", "built": {}}}}
+        )
+    )
     assert book.main(["run", "01_models", "--profile", "gpu"]) == 2
-    assert f"its last cold run of 01_models here took {book.progress.duration(9000)}" in capsys.readouterr().err
+    assert (
+        f"its last cold run of 01_models here took {book.progress.duration(9000)}" in capsys.readouterr().err
+    )
 
     def past_the_check(*args, **kwargs):  # what run() does next: nothing is executed here
         raise book.BookError("past the check")
+
     monkeypatch.setattr(book, "notebook_names", past_the_check)
     assert book.main(["run", "01_models", "--profile", "gpu", "--allow-cpu"]) == 2
     assert capsys.readouterr().err == "error: past the check\n"
@@ -299,14 +362,18 @@ def test_a_model_or_corpus_that_cannot_load_is_refused_before_the_kernel_starts(
     (tmp_path / "noweights" / "model.safetensors").write_bytes(b"")
     (tmp_path / "text.gguf").write_text("GGUF is a file format\n")
     offline = {"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
-    expected = {"empty": "is a folder without a config.json, not a Hugging Face model folder",
-                "conf": "is a model folder without weights",
-                "noweights": "is a model folder without a tokenizer",
-                "text.gguf": "is not a GGUF model file: it begins with b'GGUF', but the 4 bytes after it",
-                "nobody/no-such-model": "is an HF hub id that is not in this machine's Hugging Face cache, and "
-                                        "HF_HUB_OFFLINE is set"}
+    expected = {
+        "empty": "is a folder without a config.json, not a Hugging Face model folder",
+        "conf": "is a model folder without weights",
+        "noweights": "is a model folder without a tokenizer",
+        "text.gguf": "is not a GGUF model file: it begins with b'GGUF', but the 4 bytes after it",
+        "nobody/no-such-model": "is an HF hub id that is not in this machine's Hugging Face cache, and "
+        "HF_HUB_OFFLINE is set",
+    }
     for value, says in expected.items():
-        first = _error_line(cli("run", "03_segmentation", "-p", "pretrained", f"[{value}]", cwd=tmp_path, env=offline))
+        first = _error_line(
+            cli("run", "03_segmentation", "-p", "pretrained", f"[{value}]", cwd=tmp_path, env=offline)
+        )
         assert first.startswith("error: 03_segmentation: pretrained=") and says in first, first
     import importlib.util
 
@@ -314,4 +381,8 @@ def test_a_model_or_corpus_that_cannot_load_is_refused_before_the_kernel_starts(
         first = _error_line(cli("run", "00_corpus", "-p", "corpus", "wikitext-2-raw-v1", env=offline))
         assert "corpus='wikitext-2-raw-v1' is an HF dataset id, which needs the `datasets` package" in first
     first = _error_line(cli("run", "05_word_level", "-p", "family", "[byte, word]"))
-    assert "family=['byte', 'word'] leaves out" in first and "which exact_models=" in first and "(not set with -p)" in first
+    assert (
+        "family=['byte', 'word'] leaves out" in first
+        and "which exact_models=" in first
+        and "(not set with -p)" in first
+    )

@@ -85,8 +85,12 @@ def test_excess_pairs_the_shared_reference():
     ref = rng.poisson(5, 300)
     support = np.arange(40)
     Y = stats.one_hot(ref, support)[0]
-    a = stats.bootstrap_distance(stats.ks_distance, stats.one_hot(rng.poisson(6, 300), support)[0], Y, 500, seed=7)
-    b = stats.bootstrap_distance(stats.ks_distance, stats.one_hot(rng.poisson(5, 300), support)[0], Y, 500, seed=7)
+    a = stats.bootstrap_distance(
+        stats.ks_distance, stats.one_hot(rng.poisson(6, 300), support)[0], Y, 500, seed=7
+    )
+    b = stats.bootstrap_distance(
+        stats.ks_distance, stats.one_hot(rng.poisson(5, 300), support)[0], Y, 500, seed=7
+    )
     d = stats.excess(a, b)
     assert d.value == pytest.approx(a.value - b.value) and d.low > 0
     with pytest.raises(ValueError, match="replicates"):

@@ -18,6 +18,7 @@ def module(tmp_path, monkeypatch):
         importlib.invalidate_caches()
         sys.modules.pop(name, None)
         return name
+
     return write
 
 
@@ -41,10 +42,14 @@ def test_a_version_mixes_in_the_libraries_and_needs_a_module(module):
 
 def test_docstrings_comments_and_layout_keep_the_version_and_code_does_not(module):
     plain = "def f(x):\n    return x + 1\n\n\nclass A:\n    n = 2\n"
-    documented = ('"""A module."""\n# a comment\ndef f(x):  # why\n    """Add one."""\n\n    return (x\n            + 1)\n'
-                  '\n\nclass A:\n    \'\'\'A class.\'\'\'\n    n = 2  # two\n')
+    documented = (
+        '"""A module."""\n# a comment\ndef f(x):  # why\n    """Add one."""\n\n    return (x\n            + 1)\n'
+        "\n\nclass A:\n    '''A class.'''\n    n = 2  # two\n"
+    )
     assert codeversion.source_digest(module(documented)) == codeversion.source_digest(module(plain))
-    assert codeversion.source_digest(module(plain.replace("+ 1", "+ 2"))) != codeversion.source_digest(module(plain))
+    assert codeversion.source_digest(module(plain.replace("+ 1", "+ 2"))) != codeversion.source_digest(
+        module(plain)
+    )
     # a string that is code, not a docstring, counts
     assert codeversion.code("x = 1\n'a'\n") != codeversion.code("x = 1\n'b'\n")
 
@@ -56,9 +61,13 @@ def _redocumented(source: str) -> str:
     tree = ast.parse(source)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             body[0].value.value = "Rewritten documentation, " + body[0].value.value[::-1]
     return "# a new first comment\n" + ast.unparse(tree) + "\n# a last comment\n"
 

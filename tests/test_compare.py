@@ -4,8 +4,14 @@ from lmnotes.book import compare
 
 
 def _nb(*cells):
-    return {"cells": [{"cell_type": kind, "source": src, "outputs": outs} if kind == "code" else
-                      {"cell_type": kind, "source": src} for kind, src, outs in cells]}
+    return {
+        "cells": [
+            {"cell_type": kind, "source": src, "outputs": outs}
+            if kind == "code"
+            else {"cell_type": kind, "source": src}
+            for kind, src, outs in cells
+        ]
+    }
 
 
 OUT = [{"output_type": "stream", "name": "stdout", "text": "42\n"}]
@@ -19,14 +25,19 @@ def test_a_changed_source_with_the_same_outputs_is_the_same():
 
 def test_a_changed_output_is_named_by_its_code_cell():
     before = _nb(("code", "a", []), ("markdown", "m", None), ("code", "b", OUT))
-    after = _nb(("code", "a", []), ("markdown", "m", None),
-                ("code", "b", [{"output_type": "stream", "name": "stdout", "text": "41\n"}]))
+    after = _nb(
+        ("code", "a", []),
+        ("markdown", "m", None),
+        ("code", "b", [{"output_type": "stream", "name": "stdout", "text": "41\n"}]),
+    )
     d = compare.compare_notebooks("a.ipynb", before, after)
     assert d is not None and d.cells == (1,)
 
 
 def test_a_cell_more_or_less_cannot_be_compared_cell_by_cell():
-    d = compare.compare_notebooks("a.ipynb", _nb(("code", "a", OUT)), _nb(("code", "a", OUT), ("code", "b", [])))
+    d = compare.compare_notebooks(
+        "a.ipynb", _nb(("code", "a", OUT)), _nb(("code", "a", OUT), ("code", "b", []))
+    )
     assert d is not None and d.cells == () and "1 code cells before, 2 after" in d.why
 
 
@@ -49,4 +60,6 @@ def test_a_commit_and_a_working_tree_compare_by_outputs_and_claims_bytes(tmp_pat
     nb.write_text(json.dumps(_nb(("code", "print(41)", []))))
     _, differences = compare.compare("HEAD", root=tmp_path)
     assert [(d.path, d.cells, bool(d.why)) for d in differences] == [
-        ("book/01_x.ipynb", (0,), False), ("book/claims/01_x.csv", (), True)]
+        ("book/01_x.ipynb", (0,), False),
+        ("book/claims/01_x.csv", (), True),
+    ]

@@ -1,4 +1,5 @@
-"""The switch-LM's components (lmnotes.studies.importance.components) and its repeated runs (lmnotes.studies.importance.switch_runs)."""
+"""The switch-LM's components (lmnotes.studies.importance.components) and its repeated runs
+(lmnotes.studies.importance.switch_runs)."""
 
 import math
 
@@ -37,7 +38,9 @@ def test_repeated_runs_measure_errors_against_the_truth():
     model = L.SwitchLM(np.array([0.5, 0.5]), np.array([[0.8, 0.2], [0.3, 0.7]]))
     em = L.Emissions.stack([np.log(rng.uniform(0.05, 0.5, size=(T, 2))) for T in (4, 6, 3, 5)])
     props = SR.proposals(model, em, [0, 1, 2], [0.5, 1.0, 2.0])
-    assert {"no peeking", "peek 1", "peek 2", "mean-field", "exact posterior", "peek 1, τ = 0.5"} <= set(props)
+    assert {"no peeking", "peek 1", "peek 2", "mean-field", "exact posterior", "peek 1, τ = 0.5"} <= set(
+        props
+    )
     exact = SR.repeated(model, em, props["exact posterior"], 3, 4, seed=0, groups=[0, 0, 1, 1])
     assert np.allclose(exact[["instance", "corpus", "article"]], 0, atol=1e-9)
     prior = SR.repeated(model, em, props["no peeking"], 200, 10, seed=1, groups=[0, 0, 1, 1])

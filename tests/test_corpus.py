@@ -8,9 +8,34 @@ from lmnotes.core import cache as lmcache
 from lmnotes.text import corpus as lmcorpus
 from lmnotes.text.corpus import CorpusError
 
-MARKUP = ["<ref", "</ref", "{{", "}}", "[[", "]]", "|-", "{|", "|}", "&amp;", "&nbsp;", "&lt;",
-          "&gt;", "&quot;", "&#", "''", "<!--", "http://", "https://", "www.", "==", "__TOC__",
-          "Category:", "File:", "Image:", "thumb|"]
+MARKUP = [
+    "<ref",
+    "</ref",
+    "{{",
+    "}}",
+    "[[",
+    "]]",
+    "|-",
+    "{|",
+    "|}",
+    "&amp;",
+    "&nbsp;",
+    "&lt;",
+    "&gt;",
+    "&quot;",
+    "&#",
+    "''",
+    "<!--",
+    "http://",
+    "https://",
+    "www.",
+    "==",
+    "__TOC__",
+    "Category:",
+    "File:",
+    "Image:",
+    "thumb|",
+]
 
 
 def test_no_markup_residue(enwiki):
@@ -81,7 +106,8 @@ def _texts(folder, n):
     for i in range(n):
         (folder / f"doc{i}.txt").write_text(
             f"Document {i} opens here. It has a second sentence, Mr. Smith said.\n\n"
-            f"A second paragraph of document {i} follows it.\n")
+            f"A second paragraph of document {i} follows it.\n"
+        )
     return folder
 
 
@@ -123,9 +149,15 @@ def test_hf_dataset_offline_is_a_clear_error(monkeypatch):
 
 
 def test_wikitext_grouping():
-    lines = [" = Valkyria = \n", " \n", " Senjō no Valkyria is a game . \n",
-             " = = Gameplay = = \n", " It is played . \n", " = Tower Building = \n",
-             " A tower stands . \n"]
+    lines = [
+        " = Valkyria = \n",
+        " \n",
+        " Senjō no Valkyria is a game . \n",
+        " = = Gameplay = = \n",
+        " It is played . \n",
+        " = Tower Building = \n",
+        " A tower stands . \n",
+    ]
     assert lmcorpus.wikitext_articles(lines) == [
         ("Valkyria", ["Senjō no Valkyria is a game .", "It is played ."]),
         ("Tower Building", ["A tower stands ."]),
@@ -150,10 +182,16 @@ def test_corrupt_or_missing_dump_is_a_clear_error(tmp_path, monkeypatch, damage)
     assert not (tmp_path / "cache").exists() or lmcache.entries() == []
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"caf\xe9 au lait is nice and warm.\n", r"bad\.txt is not UTF-8 text \(byte b'\\xe9' at line 1\); convert it"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00", r"bad\.txt is not a text file \(it holds NUL bytes\)"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (
+            b"caf\xe9 au lait is nice and warm.\n",
+            r"bad\.txt is not UTF-8 text \(byte b'\\xe9' at line 1\); convert it",
+        ),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", r"bad\.txt is not a text file \(it holds NUL bytes\)"),
+    ],
+)
 def test_a_file_that_is_not_utf8_text_is_named(tmp_path, content, message):
     folder = _texts(tmp_path / "docs", 12)
     (folder / "bad.txt").write_bytes(content)

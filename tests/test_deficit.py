@@ -95,8 +95,8 @@ def test_mass_by_bin_compares_two_samples():
 
 def test_decay_exponent_tells_a_power_law_from_a_die():
     N = np.geomspace(10, 1e6, 41)
-    assert F.decay_exponent(N, N ** -0.3, 1e6) == pytest.approx(0.3)
-    K, span = 1e5, 10 ** 0.5
+    assert F.decay_exponent(N, N**-0.3, 1e6) == pytest.approx(0.3)
+    K, span = 1e5, 10**0.5
     die = np.exp(-N / K)
     assert F.decay_exponent(N, die, K, span) == pytest.approx((1 - 1 / span) / np.log(span), rel=0.02)
     assert F.decay_exponent(N, np.where(N > 5e5, 0.0, die), 1e6) == np.inf

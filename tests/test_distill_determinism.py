@@ -57,14 +57,18 @@ print(json.dumps({"capability": torch.backends.cpu.get_cpu_capability(), "thread
 
 
 def run(cache, **env):
-    full = {k: v for k, v in os.environ.items() if k not in numerics.PINNED and k not in ("LMNOTES_NATIVE_CPU",
-                                                                                         "LMNOTES_THREADS")}
+    full = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in numerics.PINNED and k not in ("LMNOTES_NATIVE_CPU", "LMNOTES_THREADS")
+    }
     # a cache of its own: nothing is loaded from another run. Idle OpenMP threads sleep instead of
     # spinning (how they wait, never what they compute; the same bits were checked both ways): on a
     # busy 2-core machine a spinning thread made a run take 44 s instead of 6 s.
     full.update(env, LMNOTES_CACHE=str(cache), OMP_WAIT_POLICY="PASSIVE")
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=full, cwd=ROOT, capture_output=True, text=True,
-                         timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=full, cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -73,16 +77,32 @@ def test_distillation_gives_the_same_bits_under_another_thread_count_and_capabil
     here = run(tmp_path / "here")
     assert (here["capability"], here["threads"]) == ("AVX2", 2)
     assert here["n_targets"][0] > 500 and len(here["samples"]) > 50  # the toy is not degenerate
-    foreign = [run(tmp_path / "foreign-default", ATEN_CPU_CAPABILITY="default", OMP_NUM_THREADS="1",
-                   MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_CBWR="AUTO"),
-               run(tmp_path / "foreign-avx512", ATEN_CPU_CAPABILITY="avx512", OMP_NUM_THREADS="3",
-                   MKL_NUM_THREADS="3", MKL_CBWR="AVX512", ONEDNN_MAX_CPU_ISA="AVX512_CORE")]
+    foreign = [
+        run(
+            tmp_path / "foreign-default",
+            ATEN_CPU_CAPABILITY="default",
+            OMP_NUM_THREADS="1",
+            MKL_NUM_THREADS="1",
+            OPENBLAS_NUM_THREADS="1",
+            MKL_CBWR="AUTO",
+        ),
+        run(
+            tmp_path / "foreign-avx512",
+            ATEN_CPU_CAPABILITY="avx512",
+            OMP_NUM_THREADS="3",
+            MKL_NUM_THREADS="3",
+            MKL_CBWR="AVX512",
+            ONEDNN_MAX_CPU_ISA="AVX512_CORE",
+        ),
+    ]
     for other in foreign:
         for key in ("capability", "threads", "teacher", "samples", "targets", "distilled", "sampled"):
             assert other[key] == here[key], key  # the first key that differs names the stage
     # the control: without the pinning the same kind of settings change the targets and the distilled
     # weights (the sampled ids, and so the inputs of the ordinary learner, usually survive)
-    native = run(tmp_path / "native", LMNOTES_NATIVE_CPU="1", ATEN_CPU_CAPABILITY="default", OMP_NUM_THREADS="1")
+    native = run(
+        tmp_path / "native", LMNOTES_NATIVE_CPU="1", ATEN_CPU_CAPABILITY="default", OMP_NUM_THREADS="1"
+    )
     assert (native["capability"], native["threads"]) == ("DEFAULT", 1)
     assert native["teacher"] != here["teacher"]
     assert native["targets"] != here["targets"] and native["distilled"] != here["distilled"]

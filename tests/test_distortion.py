@@ -90,7 +90,7 @@ def test_good_turing_against_the_exact_missing_mass():
     for _ in range(400):
         s = list(rng.choice(500, size=N, p=p))
         gaps.append(D.good_turing(s) - D.missing_mass(s, prob))
-    exact_bias = float(np.sum(p ** 2 * (1 - p) ** (N - 1)))  # E[N1]/N − E[M0]
+    exact_bias = float(np.sum(p**2 * (1 - p) ** (N - 1)))  # E[N1]/N − E[M0]
     se = np.std(gaps) / np.sqrt(len(gaps))
     assert -4 * se <= np.mean(gaps) <= 1 / N + 4 * se
     assert abs(np.mean(gaps) - exact_bias) < 4 * se

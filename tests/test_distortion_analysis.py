@@ -27,8 +27,7 @@ from lmnotes.studies.distortion.language import SampleSet
 
 
 def sample_set(lengths, logp):
-    return SampleSet([[1] * (n - 1) for n in lengths], np.asarray(logp, dtype=float),
-                     len(lengths), 0, 0)
+    return SampleSet([[1] * (n - 1) for n in lengths], np.asarray(logp, dtype=float), len(lengths), 0, 0)
 
 
 # -- resample ------------------------------------------------------------------------------
@@ -63,7 +62,7 @@ def test_the_bootstrap_draws_in_order_from_one_generator_and_memoises():
 
 def test_mean_pp_is_the_mean_of_per_sequence_perplexities_not_the_corpus_one():
     logp, n = np.array([-2.0, -8.0]), np.array([2, 2])
-    assert OV.mean_pp(logp, n) == pytest.approx((np.e ** 1 + np.e ** 4) / 2)
+    assert OV.mean_pp(logp, n) == pytest.approx((np.e**1 + np.e**4) / 2)
     assert OV.mean_pp(logp, n) > np.exp(-logp.sum() / n.sum())  # Jensen
 
 
@@ -89,6 +88,7 @@ def test_by_bin_places_each_bin_at_its_mean_log_p():
 def test_the_length_law_at_the_end_bins():
     class Law:
         slope, k, h = 0.5, 1.0, 2.0
+
     row = lambda mean, lo, hi, x: pd.Series({"mean": mean, "low": lo, "high": hi, "log p_L": x})  # noqa: E731
     ends = {"m": (row(-5.0, -6.0, -4.0, -10.0), row(-1.5, -1.6, -1.4, -2.0))}
     table, miss, inside = E.law_at_ends(ends, {"m": Law()}, ["m"])
@@ -114,8 +114,10 @@ def test_size_comparison_counts_overlapping_and_resolved_bins():
     err = {"big": np.full(n, -1.0) + rng.normal(0, 0.1, n), "small": np.full(n, -2.0)}
     logp_m = {k: logp + err[k] for k in err}
     curve = lambda lo, hi: pd.DataFrame({"low": lo, "high": hi})  # noqa: E731
-    curves = {("big", "equal count"): curve([0, 0, 5], [1, 1, 6]),
-              ("small", "equal count"): curve([0.5, 2, 5.5], [2, 3, 7])}
+    curves = {
+        ("big", "equal count"): curve([0, 0, 5], [1, 1, 6]),
+        ("small", "equal count"): curve([0.5, 2, 5.5], [2, 3, 7]),
+    }
     paired = pd.DataFrame({"low": [0.1, -1.0, 0.2], "high": [0.3, 1.0, 0.4]})
     out = SZ.compare(np.random.default_rng(1), err, logp_m, test, curves, "big", "small", paired)
     assert (out["n_overlap"], out["n_bins"], out["n_resolved"], out["n_paired"]) == (2, 3, 2, 3)
@@ -133,14 +135,14 @@ def test_mass_bins_put_samples_past_the_cap_and_below_the_rarest_test_sequence_a
     test = sample_set(np.arange(2, 12), -np.arange(1.0, 11.0))
     b = MS.mass_bins(test, np.array([-100.0, -0.5, -5.5]), np.array([3, 3, 3]), 2, "log p_L")
     assert b.tolist() == [1, 6, 4, 0, 0]
-    assert MS.mass_bins(test, test.logp, test.lengths, 0, "length").tolist() == \
-        [2, 2, 3, 3, 4, 4, 5, 5, 6, 6]
+    assert MS.mass_bins(test, test.logp, test.lengths, 0, "length").tolist() == [2, 2, 3, 3, 4, 4, 5, 5, 6, 6]
 
 
 def test_the_notes_on_the_checks_count_what_they_say():
     inside, outside = Estimate(0.0, -0.1, 0.1), Estimate(0.2, 0.1, 0.3)
     assert MS.tv_note({"a": inside, "b": inside}, 0.5, 0.5, 0.6).startswith(
-        "Every interval includes zero. The check is blind")
+        "Every interval includes zero. The check is blind"
+    )
     note = MS.tv_note({"a": outside, "b": inside}, 0.5, 0.5001, 0.6)
     assert note.startswith("1 of these 2 intervals excludes zero") and "probability 10%" in note
     assert "by only 0.0001" in note
@@ -153,14 +155,21 @@ def test_the_notes_on_the_checks_count_what_they_say():
 
 def test_over_training_measures_the_gaps_between_strata():
     n, epochs = 40, 4
-    watch = (sample_set([5] * n, -np.arange(n, dtype=float)),
-             sample_set(list(range(2, 2 + n)), -np.arange(n, dtype=float)))
+    watch = (
+        sample_set([5] * n, -np.arange(n, dtype=float)),
+        sample_set(list(range(2, 2 + n)), -np.arange(n, dtype=float)),
+    )
     rank = np.arange(n)  # 0: the most probable
     rows = []
     for ep in range(1, epochs + 1):
-        rows.append({"epoch": ep, "valid_loss": 5 - ep,
-                     "train_error": np.where(rank >= 20, -2.0 / ep, 0.0),  # closes
-                     "test_error": np.where(rank >= 20, -2.0, 0.0)})  # stays
+        rows.append(
+            {
+                "epoch": ep,
+                "valid_loss": 5 - ep,
+                "train_error": np.where(rank >= 20, -2.0 / ep, 0.0),  # closes
+                "test_error": np.where(rank >= 20, -2.0, 0.0),
+            }
+        )  # stays
     history = pd.DataFrame(rows)
     out = TR.over_training(R.Bootstrap(np.random.default_rng(0)), history, watch, 2)
     assert (out["last"], out["mid"]) == (4, 2)
@@ -191,15 +200,17 @@ def test_every_learner_gets_the_main_learners_updates_and_reports_its_training()
     # training keeps the first loss more than 1e-4 below all before it
     assert SC.kept_row([3.0, 2.0, 1.99995, 2.5]) == 1 and SC.kept_row([3.0, 2.0, 1.5]) == 2
     # 10 updates a pass, 4 passes planned, warm-up 5; best at epoch 3
-    history = pd.DataFrame({"step": [10, 20, 30, 40], "epoch": [1, 2, 3, 4],
-                            "valid_loss": [3.0, 2.0, 1.5, 1.6]})
+    history = pd.DataFrame(
+        {"step": [10, 20, 30, 40], "epoch": [1, 2, 3, 4], "valid_loss": [3.0, 2.0, 1.5, 1.6]}
+    )
     got = SC.summary(type("M", (), {"history": history})(), warmup=5, epochs=4)
     assert (got["updates planned"], got["updates"], got["kept update"]) == (40, 40, 30)
     assert got["learning rate kept"] == pytest.approx(0.5 * (1 + np.cos(np.pi * 30 / 40)))
     assert got["valid loss"] == 1.5 and got["best epoch"] == 3
     # the factors of the 30 updates up to the kept weights
-    assert got["Σ learning rate"] == pytest.approx(sum(
-        min(1, (s + 1) / 5) * 0.5 * (1 + np.cos(np.pi * s / 40)) for s in range(30)))
+    assert got["Σ learning rate"] == pytest.approx(
+        sum(min(1, (s + 1) / 5) * 0.5 * (1 + np.cos(np.pi * s / 40)) for s in range(30))
+    )
     history.loc[3, "valid_loss"] = 1.0
     assert SC.summary(type("M", (), {"history": history})(), 5, 4)["learning rate kept"] == 0.0
     # stopped early: planned for 8 passes, the schedule's rate at the kept update is high
@@ -210,9 +221,19 @@ def test_every_learner_gets_the_main_learners_updates_and_reports_its_training()
 
 def test_a_smaller_set_keeps_the_schedule_that_validates_better():
     def model(losses, steps_per_pass):
-        return type("M", (), {"history": pd.DataFrame({
-            "step": [steps_per_pass * (i + 1) for i in range(len(losses))],
-            "epoch": range(1, len(losses) + 1), "valid_loss": losses})})()
+        return type(
+            "M",
+            (),
+            {
+                "history": pd.DataFrame(
+                    {
+                        "step": [steps_per_pass * (i + 1) for i in range(len(losses))],
+                        "epoch": range(1, len(losses) + 1),
+                        "valid_loss": losses,
+                    }
+                )
+            },
+        )()
 
     trained = {}
 
@@ -236,8 +257,11 @@ def test_a_smaller_set_keeps_the_schedule_that_validates_better():
 
 
 def test_doubling_gains_and_relative_change():
-    err_n = {("m", 1): (np.full(50, -4.0), 0, 0), ("m", 2): (np.full(50, -3.0), 0, 0),
-             ("m", 4): (np.full(50, -2.7), 0, 0)}
+    err_n = {
+        ("m", 1): (np.full(50, -4.0), 0, 0),
+        ("m", 2): (np.full(50, -3.0), 0, 0),
+        ("m", 4): (np.full(50, -2.7), 0, 0),
+    }
     gain, rel = DS.doubling_gains(R.Bootstrap(np.random.default_rng(0)), err_n, "m", [1, 2, 4])
     assert gain[1, 2].value == pytest.approx(1.0) and rel[2, 4] == pytest.approx(0.1)
     df = DS.by_stratum(err_n, "m", [1, 2, 4], np.repeat([0, 1], 25))
@@ -248,8 +272,10 @@ def test_doubling_gains_and_relative_change():
 
 
 def test_colder_minus_warmer_per_seed():
-    per_tok = {(T, s): (v, np.full(10, v)) for (T, s), v in
-               {(0.7, 0): -0.3, (1.0, 0): -0.1, (0.7, 1): -0.2, (1.0, 1): -0.2}.items()}
+    per_tok = {
+        (T, s): (v, np.full(10, v))
+        for (T, s), v in {(0.7, 0): -0.3, (1.0, 0): -0.1, (0.7, 1): -0.2, (1.0, 1): -0.2}.items()
+    }
     out = TP.colder_minus_warmer(per_tok, [1.0, 0.7], [0, 1])
     assert list(out) == [(0.7, 1.0, 0), (0.7, 1.0, 1)]
     assert out[0.7, 1.0, 0].value == pytest.approx(-0.2) and out[0.7, 1.0, 1].value == 0
@@ -258,8 +284,10 @@ def test_colder_minus_warmer_per_seed():
 
 def test_compare_bins_keeps_bins_where_both_languages_have_more_than_ten():
     x = np.linspace(-10, -1, 400)
-    temp_err = {0.7: (x, np.full(400, -2.0), np.full(400, 8)),
-                1.0: (x[::2], np.full(200, -1.0), np.full(200, 4))}
+    temp_err = {
+        0.7: (x, np.full(400, -2.0), np.full(400, 8)),
+        1.0: (x[::2], np.full(200, -1.0), np.full(200, 4)),
+    }
     out = TP.compare_bins(R.Bootstrap(np.random.default_rng(0)), temp_err, 0.7, 1.0, 100)
     assert len(out) >= 8 and (out["difference"] == -1.0).all()
     assert (out["tokens (T=0.7)"] == 8).all() and (out["high"] < 0).all()
@@ -305,21 +333,26 @@ def test_calibration_reads_the_surprisal_coefficient_only_where_both_are_decided
 
 def test_good_turing_curves_of_a_die_leave_the_zone_and_match_the_exact_mass():
     dice = np.random.default_rng(0).integers(100, size=20_000)
-    rows = LR.curve("die", dice, [10, 100, 1000, 10_000, 10 ** 6], exact=np.full(len(dice), 0.01))
+    rows = LR.curve("die", dice, [10, 100, 1000, 10_000, 10**6], exact=np.full(len(dice), 0.01))
     df = pd.DataFrame(rows)
     assert df["N"].tolist() == [10, 100, 1000, 10_000, 20_000]
     assert df["P̂_N = N₁/N"].iloc[-1] == 0 and df["exact M₀"].iloc[-1] == pytest.approx(0)
     shape = LR.decay_shape(pd.concat([df, df.assign(process="copy")]))
     assert np.isinf(shape["doublings"]).all()
-    assert LR.shown(df.assign(**{"exact M₀": [np.nan, 0.5, -1e-12, 0, 0]}))["exact M₀"].tolist() == \
-        ["—", "0.5000", "0.0000", "0.0000", "0.0000"]
+    assert LR.shown(df.assign(**{"exact M₀": [np.nan, 0.5, -1e-12, 0, 0]}))["exact M₀"].tolist() == [
+        "—",
+        "0.5000",
+        "0.0000",
+        "0.0000",
+        "0.0000",
+    ]
 
 
 def test_doublings_keep_a_power_law_at_0_and_put_a_die_at_log2_10_whatever_its_size():
-    sizes = np.unique(np.geomspace(10, 10 ** 6, 25).astype(int))
-    rows = [{"process": "power", "N": n, "P̂_N = N₁/N": n ** -0.3} for n in sizes]
-    rows += [{"process": "steep power", "N": n, "P̂_N = N₁/N": n ** -0.9} for n in sizes]
-    for k in (10 ** 7, 10 ** 9):  # dice far larger than the sample: still ten times the exponent
+    sizes = np.unique(np.geomspace(10, 10**6, 25).astype(int))
+    rows = [{"process": "power", "N": n, "P̂_N = N₁/N": n**-0.3} for n in sizes]
+    rows += [{"process": "steep power", "N": n, "P̂_N = N₁/N": n**-0.9} for n in sizes]
+    for k in (10**7, 10**9):  # dice far larger than the sample: still ten times the exponent
         rows += [{"process": f"die {k}", "N": n, "P̂_N = N₁/N": np.exp(-n / k)} for n in sizes]
     grew = LR.decay_shape(pd.DataFrame(rows)).set_index("process")["doublings"]
     assert grew["power"] == pytest.approx(0, abs=1e-9) and grew["steep power"] == pytest.approx(0, abs=1e-9)
@@ -331,7 +364,7 @@ def test_doublings_keep_a_power_law_at_0_and_put_a_die_at_log2_10_whatever_its_s
 
 
 def test_the_power_law_control_is_a_power_law_over_orders():
-    rows = LR.curve("zipf", np.random.default_rng(0).zipf(LR.ZIPF_A, size=10 ** 5), LR.GRID, over_orders=True)
+    rows = LR.curve("zipf", np.random.default_rng(0).zipf(LR.ZIPF_A, size=10**5), LR.GRID, over_orders=True)
     grew = LR.decay_shape(pd.DataFrame(rows))["doublings"].iloc[0]
     assert abs(grew) < 0.1  # far below the one doubling the claim allows, far from a die's 3.3
 
@@ -344,8 +377,9 @@ def test_the_control_paragraph_reports_the_cuts():
     curve = pd.DataFrame({"mean": [-10.0, -1.0], "low": [-11, -1.1], "high": [-9, -0.9]})
     d_curve = pd.DataFrame({"mean": [-8.0, -0.5], "low": [-9, -0.6], "high": [-7, -0.4]})
     gain = pd.DataFrame({"low": [0.1, -1.0], "high": [0.5, 1.0]})
-    text = CT.text(boot, Estimate(0.8, 0.7, 0.9), np.full(50, -4.0), np.full(50, -3.0),
-                   curve, d_curve, gain, "d")
+    text = CT.text(
+        boot, Estimate(0.8, 0.7, 0.9), np.full(50, -4.0), np.full(50, -3.0), curve, d_curve, gain, "d"
+    )
     assert "25% smaller overall, 20% smaller in the rarest bin and 50% in the most" in text
     assert "closer to L in 1 of 2 bins beyond the paired interval and farther in 0." in text
 
@@ -372,18 +406,26 @@ def test_the_pretrained_checks_keep_the_end_bins():
     p = PR.summary("lm", Estimate(0.8, 0.7, 0.9), Estimate(-1.0, -1.5, -0.5), curve)
     assert (p["rarest"], p["top"]) == (-30.0, -2.0)
     assert p["rarest_bin"]["high"] == -28.0 and p["top_bin"]["low"] == -2.5
-    assert PR.text(p, 500, 2).startswith("with lm as L, the learner underestimates a share "
-                                         "0.800 [0.700, 0.900] of 500 test sequences")
+    assert PR.text(p, 500, 2).startswith(
+        "with lm as L, the learner underestimates a share 0.800 [0.700, 0.900] of 500 test sequences"
+    )
 
 
 def test_architectures_compare_at_equal_and_doubled_data():
-    err_n = {("tf", 1): (np.full(30, -2.0),), ("tf", 2): (np.full(30, -1.0),),
-             ("lstm", 1): (np.full(30, -3.0),), ("lstm", 2): (np.full(30, -1.5),)}
-    ahead, same_n, texts = DS.architectures(R.Bootstrap(np.random.default_rng(0)), err_n,
-                                            "tf", "lstm", [1, 2])
+    err_n = {
+        ("tf", 1): (np.full(30, -2.0),),
+        ("tf", 2): (np.full(30, -1.0),),
+        ("lstm", 1): (np.full(30, -3.0),),
+        ("lstm", 2): (np.full(30, -1.5),),
+    }
+    ahead, same_n, texts = DS.architectures(
+        R.Bootstrap(np.random.default_rng(0)), err_n, "tf", "lstm", [1, 2]
+    )
     assert [e.value for e in same_n] == [1.0, 0.5] and [e.value for e in ahead] == [-0.5]
     assert texts["arch_same"] == "N = 1: 1.00 [1.00, 1.00]; N = 2: 0.500 [0.500, 0.500]"
-    f = DS.facts({"best epoch": 8, "updates planned": 488}, 8, {(1, 2): Estimate(1.0, 0.5, 1.5)}, {(1, 2): 0.25})
+    f = DS.facts(
+        {"best epoch": 8, "updates planned": 488}, 8, {(1, 2): Estimate(1.0, 0.5, 1.5)}, {(1, 2): 0.25}
+    )
     assert list(f) == ["updates_txt", "full_note", "gain_first", "gain_last", "rel_last"]
     assert f["full_note"].startswith("The full set's best epoch is its last")
     assert f["rel_last"] == "25%"
@@ -396,8 +438,9 @@ def test_temperature_facts_relate_the_largest_difference_to_the_seed_spread():
     f = TP.facts(colder, temps, temp_err, [0.7, 1.0], 2)
     assert f["t_patience"] == 2
     assert f["t_ratio"] == "3.0" and f["t_maxdiff"] == "0.30"
-    assert f["t_per_seq"].endswith("the language at T = 1.0 is estimated best; its "
-                                   "sequences are not the shortest.")
+    assert f["t_per_seq"].endswith(
+        "the language at T = 1.0 is estimated best; its sequences are not the shortest."
+    )
     t_cmp = pd.DataFrame({"low": [-2.0, 0.5, -1.0], "high": [-1.0, 1.0, 1.0]})
     assert TP.bin_facts(t_cmp, 0.7) == {"t_worse": "1 of 3", "t_better": 1, "lo_t": 0.7}
 
@@ -405,10 +448,17 @@ def test_temperature_facts_relate_the_largest_difference_to_the_seed_spread():
 def test_the_random_sequences_table_has_one_column_a_learner():
     from lmnotes.studies.distortion import perturbation as PT
 
-    rand_df = pd.DataFrame({"bin": [0, 1, 0, 1], "log p_L": [-9.0, -5.0, -9.0, -5.0],
-                            "n": [20, 30, 20, 30], "mean": [1.0, 2.0, 3.0, 4.0],
-                            "low": [0.5, 1.5, 2.5, 3.5], "high": [1.5, 2.5, 3.5, 4.5],
-                            "model": ["a", "a", "b", "b"]})
+    rand_df = pd.DataFrame(
+        {
+            "bin": [0, 1, 0, 1],
+            "log p_L": [-9.0, -5.0, -9.0, -5.0],
+            "n": [20, 30, 20, 30],
+            "mean": [1.0, 2.0, 3.0, 4.0],
+            "low": [0.5, 1.5, 2.5, 3.5],
+            "high": [1.5, 2.5, 3.5, 4.5],
+            "model": ["a", "a", "b", "b"],
+        }
+    )
     tab = PT.random_table(rand_df, ["b", "a"])
     assert list(tab.columns) == ["log p_L", "n", "b", "a"]
     assert tab["a"].tolist() == ["1.00 [0.500, 1.50]", "2.00 [1.50, 2.50]"]
@@ -429,8 +479,10 @@ def test_the_heat_map_says_so_when_no_bin_holds_enough_sequences():
     import matplotlib.pyplot as plt
 
     from lmnotes.studies.distortion import perturbation as PT
-    pert = pd.DataFrame({"model": "m", "level": [0, 0, 1], "bin": [0, 1, 0],
-                         "log p_L": [-5.0, -3.0, -5.0], "error": np.nan})
+
+    pert = pd.DataFrame(
+        {"model": "m", "level": [0, 0, 1], "bin": [0, 1, 0], "log p_L": [-5.0, -3.0, -5.0], "error": np.nan}
+    )
     fig = PT.plot_heat(pert, "m")
     assert "no bin of log p_L" in fig.axes[0].texts[0].get_text()
     plt.close(fig)
@@ -475,7 +527,9 @@ def test_a_sequence_stands_out_only_far_beyond_its_mean_deficit():
     far = {"lstm": np.array([-2163.0, -30.0])}
     near = {"lstm": np.array([-10.0, -85.3])}
     name, i = E.worst_error(["lstm"], far)
-    assert E.stands_out(name, i, far, kl) and E.outlier_text(name, i, far, test, kl).startswith("One sequence stands out")
+    assert E.stands_out(name, i, far, kl) and E.outlier_text(name, i, far, test, kl).startswith(
+        "One sequence stands out"
+    )
     name, i = E.worst_error(["lstm"], near)
     assert i == 1 and not E.stands_out(name, i, near, kl)
     assert E.outlier_text(name, i, near, test, kl).startswith("No sequence stands out")

@@ -35,56 +35,105 @@ def bin_row(mean, low, high):
     return pd.Series({"mean": mean, "low": low, "high": high, "log p_L": -10.0})
 
 
-RULES = {"size_cut": 0.05, "size_margin": 0.0, "linear_margin": 0.2, "near_zero_nats": 1.0,
-         "level_margin": 0.1, "lnre_share": 0.01, "lnre_doublings": 1.0}
+RULES = {
+    "size_cut": 0.05,
+    "size_margin": 0.0,
+    "linear_margin": 0.2,
+    "near_zero_nats": 1.0,
+    "level_margin": 0.1,
+    "lnre_share": 0.01,
+    "lnre_doublings": 1.0,
+}
 
 
 def rand(low, high):
     """Random sequences' mean error per bin (one model)."""
-    return pd.DataFrame({"model": "tf-small", "bin": range(len(low)), "mean": [(a + b) / 2 for a, b in zip(low, high)],
-                         "low": low, "high": high})
+    return pd.DataFrame(
+        {
+            "model": "tf-small",
+            "bin": range(len(low)),
+            "mean": [(a + b) / 2 for a, b in zip(low, high)],
+            "low": low,
+            "high": high,
+        }
+    )
 
 
 def results(**changes):
     """Evidence that reproduces every claim the chapter can reproduce."""
     r = dict(
-        main="tf-small", learners=LEARNERS, arch=["lstm"],
+        main="tf-small",
+        learners=LEARNERS,
+        arch=["lstm"],
         parameters={"tf-small": 2_000_000, "tf-tiny": 500_000, "lstm": 1_900_000},
         n_models=3,
         under={n: above(0.8) for n in LEARNERS},
         # the rarest bin below the most probable one, which is itself below zero
         ends={n: (bin_row(-30.0, -32.0, -28.0), bin_row(-2.0, -2.5, -1.5)) for n in LEARNERS},
         law_miss=1.234,
-        tail={n: below() for n in LEARNERS}, s_coef={n: below() for n in LEARNERS},
+        tail={n: below() for n in LEARNERS},
+        s_coef={n: below() for n in LEARNERS},
         bend={n: above(0.5) for n in LEARNERS},
-        size={"tiny": "tf-tiny", "pp_gain": E(0.01, 0.005, 0.02), "rel": E(0.1, 0.05, 0.15),
-              "n_overlap": 15, "n_bins": 20, "n_resolved": 3, "n_paired": 20},
+        size={
+            "tiny": "tf-tiny",
+            "pp_gain": E(0.01, 0.005, 0.02),
+            "rel": E(0.1, 0.05, 0.15),
+            "n_overlap": 15,
+            "n_bins": 20,
+            "n_resolved": 3,
+            "n_paired": 20,
+        },
         paper_size_gain=0.0465,
         final={"train": E(0.1, -0.2, 0.3), "test": below(-5.0)},
-        gaps={("train", 8): E(0.2, -0.3, 0.5), ("test", 8): above(3.0),
-              ("test", 1): above(5.0), ("test", 4): above(4.0)},
-        last=8, mid=4, n_best_last=2,
-        gap_beyond=below(-2.0), apart=above(2.5),
+        gaps={
+            ("train", 8): E(0.2, -0.3, 0.5),
+            ("test", 8): above(3.0),
+            ("test", 1): above(5.0),
+            ("test", 4): above(4.0),
+        },
+        last=8,
+        mid=4,
+        n_best_last=2,
+        gap_beyond=below(-2.0),
+        apart=above(2.5),
         step_gain={(1500, 3000): above(2.0), (3000, 6000): E(0.05, 0.01, 0.09)},
         rel_step={(1500, 3000): 0.3, (3000, 6000): 0.05},
         steps={N: {"kept update": N // 15, "learning rate kept": 0.0} for N in (1500, 3000, 6000)},
-        sizes=[1500, 3000, 6000], n_train=6000,
+        sizes=[1500, 3000, 6000],
+        n_train=6000,
         error_at={1500: 6.0, 3000: 1.0, 6000: 0.95},
-        same_n=[above(), above(), above()], ahead=[open_(), open_()],
+        same_n=[above(), above(), above()],
+        ahead=[open_(), open_()],
         head_mass={n: below(-0.05) for n in LEARNERS},
         perturbed=pd.DataFrame({"model": ["tf-small", "lstm"], "ci": [above(), above()]}),
         top_level=30,
         random_bins=rand(low=[0.5, 0.2, 0.1], high=[2.0, 1.0, 0.9]),
         models_random=["tf-small", "lstm"],
         t_cmp=pd.DataFrame({"low": [-3.0, -2.0, -1.0], "high": [-1.0, -0.5, -0.1]}),
-        colder={(0.7, 0.85, 0): below(), (0.85, 1.0, 0): below()}, lo_t=0.7,
-        t_share={(1.0, 0): above(0.7), (1.0, 1): above(0.7)}, t_kept=[90, 120], t_planned=400, main_planned=390,
-        temperatures=[0.7, 0.85, 1.0], temperature_seeds=[0, 1],
+        colder={(0.7, 0.85, 0): below(), (0.85, 1.0, 0): below()},
+        lo_t=0.7,
+        t_share={(1.0, 0): above(0.7), (1.0, 1): above(0.7)},
+        t_kept=[90, 120],
+        t_planned=400,
+        main_planned=390,
+        temperatures=[0.7, 0.85, 1.0],
+        temperature_seeds=[0, 1],
         pretrained=None,
-        lnre={"real sentences": 0.9, "real words": 0.05, "power law, N^−0.33": 0.02, "fair die, 1,000 faces": 0.0},
-        doublings={"real sentences": 0.01, "real words": 0.2, "power law, N^−0.33": -0.01,
-                   "fair die, 1,000 faces": float("inf")},
-        gap={n: above(0.1) for n in LEARNERS}, seq_rate={n: above(0.2) for n in LEARNERS})
+        lnre={
+            "real sentences": 0.9,
+            "real words": 0.05,
+            "power law, N^−0.33": 0.02,
+            "fair die, 1,000 faces": 0.0,
+        },
+        doublings={
+            "real sentences": 0.01,
+            "real words": 0.2,
+            "power law, N^−0.33": -0.01,
+            "fair die, 1,000 faces": float("inf"),
+        },
+        gap={n: above(0.1) for n in LEARNERS},
+        seq_rate={n: above(0.2) for n in LEARNERS},
+    )
     return r | changes
 
 
@@ -99,45 +148,77 @@ def test_every_claim_has_a_row_whose_verdict_follows_its_evidence():
     assert set(t["rule"]) == {"every", "effect"}
     lmclaims.check_cases(t, t.attrs["cases"])
     numbers = t["claim"].str.partition(". ")[0].tolist()
-    assert numbers == ["1", "2a", "2b", "2c", "3", "4", "5", "6a", "6b", "7", "8", "9", "10", "11a", "11b", "12", "13", "14"]
+    assert numbers == [
+        "1",
+        "2a",
+        "2b",
+        "2c",
+        "3",
+        "4",
+        "5",
+        "6a",
+        "6b",
+        "7",
+        "8",
+        "9",
+        "10",
+        "11a",
+        "11b",
+        "12",
+        "13",
+        "14",
+    ]
     assert set(results()) == set(C.RESULTS) and set(RULES) == set(C.RULES)
 
 
 def test_constructed_evidence_reproduces_the_claims():
     t = table()
-    for claim in ["1. M underestimates most test sequences",
-                  "2a. The rarer the sequence, the worse the underestimation (binned)",
-                  "2b. Rare sequences are underestimated beyond their length",
-                  "2c. The error falls non-linearly with $\\log p_L$", "3. Model size matters little",
-                  "4. Training error converges to ≈ 0 in every stratum",
-                  "5. The gaps between test strata persist",
-                  "6a. More data helps", "6b. … and levels off",
-                  "7. The Transformer uses data more efficiently than the LSTM",
-                  "8. The mass does not go to the head", "9. Perturbed sequences end up overestimated",
-                  "10. Random Σ* sequences are overestimated whatever $p_L$",
-                  "11a. Lower-entropy languages suffer more",
-                  "11b. The underestimation holds at T = 1 (App. A.3)",
-                  "13. Natural language is in the LNRE zone, unlike dice",
-                  "14. M spreads its mass too uniformly (the conclusion)"]:
+    for claim in [
+        "1. M underestimates most test sequences",
+        "2a. The rarer the sequence, the worse the underestimation (binned)",
+        "2b. Rare sequences are underestimated beyond their length",
+        "2c. The error falls non-linearly with $\\log p_L$",
+        "3. Model size matters little",
+        "4. Training error converges to ≈ 0 in every stratum",
+        "5. The gaps between test strata persist",
+        "6a. More data helps",
+        "6b. … and levels off",
+        "7. The Transformer uses data more efficiently than the LSTM",
+        "8. The mass does not go to the head",
+        "9. Perturbed sequences end up overestimated",
+        "10. Random Σ* sequences are overestimated whatever $p_L$",
+        "11a. Lower-entropy languages suffer more",
+        "11b. The underestimation holds at T = 1 (App. A.3)",
+        "13. Natural language is in the LNRE zone, unlike dice",
+        "14. M spreads its mass too uniformly (the conclusion)",
+    ]:
         assert t.loc[claim, "verdict"] == "reproduced", claim
     assert t.loc["1. M underestimates most test sequences", "n_for"] == 3
     assert t.loc["2b. Rare sequences are underestimated beyond their length", "n_for"] == 6
 
 
 def test_opposite_evidence_contradicts():
-    t = table(under={n: E(0.3, 0.25, 0.35) for n in LEARNERS},
-              bend={n: E(0.0, -0.1, 0.1) for n in LEARNERS},  # a line shown: against
-              same_n=[below(), below(), below()],
-              random_bins=rand(low=[-2.0], high=[-1.0]))
-    for claim in ["1. M underestimates most test sequences", "2c. The error falls non-linearly with $\\log p_L$",
-                  "7. The Transformer uses data more efficiently than the LSTM",
-                  "10. Random Σ* sequences are overestimated whatever $p_L$"]:
+    t = table(
+        under={n: E(0.3, 0.25, 0.35) for n in LEARNERS},
+        bend={n: E(0.0, -0.1, 0.1) for n in LEARNERS},  # a line shown: against
+        same_n=[below(), below(), below()],
+        random_bins=rand(low=[-2.0], high=[-1.0]),
+    )
+    for claim in [
+        "1. M underestimates most test sequences",
+        "2c. The error falls non-linearly with $\\log p_L$",
+        "7. The Transformer uses data more efficiently than the LSTM",
+        "10. Random Σ* sequences are overestimated whatever $p_L$",
+    ]:
         assert t.loc[claim, "verdict"] == "contradicted", claim
 
 
 def test_mixed_evidence_differs_and_open_evidence_is_inconclusive():
-    t = table(under={"tf-small": above(0.8), "tf-tiny": E(0.3, 0.25, 0.35), "lstm": open_(0.5)},
-              tail={n: open_() for n in LEARNERS}, s_coef={n: open_() for n in LEARNERS})
+    t = table(
+        under={"tf-small": above(0.8), "tf-tiny": E(0.3, 0.25, 0.35), "lstm": open_(0.5)},
+        tail={n: open_() for n in LEARNERS},
+        s_coef={n: open_() for n in LEARNERS},
+    )
     row = t.loc["1. M underestimates most test sequences"]
     assert row["verdict"] == "differs"
     assert (row["n_for"], row["n_against"], row["n_unresolved"]) == (1, 1, 1)
@@ -150,20 +231,26 @@ def test_a_last_doubling_that_still_helps_leaves_levelling_off_open_or_against()
     t = table(rel_step={(1500, 3000): 0.3, (3000, 6000): 0.2}, error_at={1500: 6.0, 3000: 0.25, 6000: 0.2})
     # error at N 0.25, margin 0.025: open
     assert t.loc["6a. More data helps", "verdict"] == "reproduced"
-    assert ("weights kept at updates 100, 200, 400 (N = 1,500, 3,000, 6,000; each N the better of two "
-            "schedules on validation), learning rate there 0.00, 0.00, 0.00 of its peak"
-            in t.loc["6a. More data helps", "measured"])
+    assert (
+        "weights kept at updates 100, 200, 400 (N = 1,500, 3,000, 6,000; each N the better of two "
+        "schedules on validation), learning rate there 0.00, 0.00, 0.00 of its peak"
+        in t.loc["6a. More data helps", "measured"]
+    )
     row = t.loc["6b. … and levels off"]
     assert (row["verdict"], row["n_unresolved"]) == ("inconclusive", 1)
     assert "20% of the error; judged up to N = 6,000" in row["measured"]
-    t = table(step_gain={(1500, 3000): above(2.0), (3000, 6000): E(0.5, 0.4, 0.6)},
-              rel_step={(1500, 3000): 0.3, (3000, 6000): 0.5})  # error at N 1.0, margin 0.1: against
+    t = table(
+        step_gain={(1500, 3000): above(2.0), (3000, 6000): E(0.5, 0.4, 0.6)},
+        rel_step={(1500, 3000): 0.3, (3000, 6000): 0.5},
+    )  # error at N 1.0, margin 0.1: against
     assert t.loc["6b. … and levels off", "verdict"] == "contradicted"
 
 
 def test_measured_text_counts_the_cases():
-    t = table(random_bins=rand(low=[0.5, -0.1, -2.0], high=[2.0, 0.3, -1.0]),
-              t_cmp=pd.DataFrame({"low": [-3.0, 1.0, -1.0], "high": [-1.0, 2.0, 0.5]}))
+    t = table(
+        random_bins=rand(low=[0.5, -0.1, -2.0], high=[2.0, 0.3, -1.0]),
+        t_cmp=pd.DataFrame({"low": [-3.0, 1.0, -1.0], "high": [-1.0, 2.0, 0.5]}),
+    )
     row = t.loc["10. Random Σ* sequences are overestimated whatever $p_L$"]
     assert row["measured"] == "bins above zero: 1 of 3 (tf-small, lstm)"
     assert row["verdict"] == "differs"
@@ -171,28 +258,42 @@ def test_measured_text_counts_the_cases():
     assert "T = 0.7 worse in 1 of 3 bins" in cold["measured"]
     assert (cold["n_for"], cold["n_unresolved"]) == (2, 1)  # no majority of bins either way
     size = t.loc["3. Model size matters little", "measured"]
-    assert "overlap in 15 of 20 bins (the paper's criterion, not counted" in size and "resolved in 3 of 20" in size
+    assert (
+        "overlap in 15 of 20 bins (the paper's criterion, not counted" in size
+        and "resolved in 3 of 20" in size
+    )
     assert "mean-PP gain 1.00 [0.500, 2.00] % against the paper's 4.65 %" in size
 
 
 def test_missing_runs_are_not_tested():
     t = table(size=None, arch=[], same_n=[], ahead=[], temperatures=[0.7, 0.85])
-    for claim, text in [("3. Model size matters little", "one size trained"),
-                        ("7. The Transformer uses data more efficiently than the LSTM", "no LSTM trained"),
-                        ("11b. The underestimation holds at T = 1 (App. A.3)",
-                         "T = 1 not among the language temperatures")]:
+    for claim, text in [
+        ("3. Model size matters little", "one size trained"),
+        ("7. The Transformer uses data more efficiently than the LSTM", "no LSTM trained"),
+        ("11b. The underestimation holds at T = 1 (App. A.3)", "T = 1 not among the language temperatures"),
+    ]:
         assert (t.loc[claim, "verdict"], t.loc[claim, "measured"]) == ("not tested", text)
     pre = t.loc["12. The findings hold with a pretrained ground truth"]
     assert (pre["verdict"], pre["basis"]) == ("not tested", "gpu profile only")
 
 
 def test_a_pretrained_run_counts_its_three_checks():
-    t = table(pretrained={"language": "smollm2", "share": above(0.8), "rand": below(), "rarest": -40.0,
-                          "top": -3.0, "rarest_bin": bin_row(-40.0, -42.0, -38.0),
-                          "top_bin": bin_row(-3.0, -3.5, -2.5)})
+    t = table(
+        pretrained={
+            "language": "smollm2",
+            "share": above(0.8),
+            "rand": below(),
+            "rarest": -40.0,
+            "top": -3.0,
+            "rarest_bin": bin_row(-40.0, -42.0, -38.0),
+            "top_bin": bin_row(-3.0, -3.5, -2.5),
+        }
+    )
     row = t.loc["12. The findings hold with a pretrained ground truth"]
     assert (row["verdict"], row["n_for"], row["n_against"], row["n_unresolved"]) == ("differs", 2, 1, 0)
-    assert row["measured"].startswith("smollm2 at T = 1: underestimated 0.800 [0.720, 0.880]; rarest bin −40.0")
+    assert row["measured"].startswith(
+        "smollm2 at T = 1: underestimated 0.800 [0.720, 0.880]; rarest bin −40.0"
+    )
 
 
 def test_a_pretrained_run_skipped_for_too_few_samples_says_why():
@@ -207,6 +308,7 @@ def test_lnre_zone_needs_a_clearly_high_unseen_mass_and_a_clearly_steady_decay()
 
     def grew(sentences, words):
         return results()["doublings"] | {"real sentences": sentences, "real words": words}
+
     t = table(lnre=results()["lnre"] | {"real words": 0.003}, doublings=grew(0.01, 0.1))
     assert t.loc[claim, "verdict"] == "differs"  # words' unseen mass below half the threshold
     # a decay exponent that grows like a die's (tenfold in a decade: 3.3 doublings): against
@@ -217,7 +319,9 @@ def test_lnre_zone_needs_a_clearly_high_unseen_mass_and_a_clearly_steady_decay()
     assert (t.loc[claim, "verdict"], t.loc[claim, "n_unresolved"]) == ("inconclusive", 1)
     assert t.loc[claim, "n_for"] == 2  # the sentences' doublings are not counted
     t = table(doublings=grew(5.0, 0.2))
-    assert t.loc[claim, "verdict"] == "reproduced" and "the sentences' not counted" in t.loc[claim, "measured"]
+    assert (
+        t.loc[claim, "verdict"] == "reproduced" and "the sentences' not counted" in t.loc[claim, "measured"]
+    )
     # a decay that reached P̂ = 0 (∞) is against; one with no exponent at N/10 (NaN) is not counted
     t = table(doublings=grew(0.01, float("inf")))
     assert t.loc[claim, "verdict"] == "differs" and t.loc[claim, "n_against"] == 1
@@ -229,9 +333,15 @@ def test_lnre_zone_needs_a_clearly_high_unseen_mass_and_a_clearly_steady_decay()
 
 
 def test_training_strata_that_stay_apart_contradict_convergence():
-    t = table(final={"train": below(-5.0), "test": below(-5.0)},
-              gaps={("train", 8): above(3.0), ("test", 8): above(3.0),
-                    ("test", 1): above(5.0), ("test", 4): above(4.0)})
+    t = table(
+        final={"train": below(-5.0), "test": below(-5.0)},
+        gaps={
+            ("train", 8): above(3.0),
+            ("test", 8): above(3.0),
+            ("test", 1): above(5.0),
+            ("test", 4): above(4.0),
+        },
+    )
     assert t.loc["4. Training error converges to ≈ 0 in every stratum", "verdict"] == "contradicted"
     row = t.loc["5. The gaps between test strata persist"]
     assert (row["verdict"], row["n_for"], row["n_against"]) == ("reproduced", 1, 0)  # the test gap alone
@@ -247,9 +357,11 @@ def test_thresholds_state_every_rule_with_its_value():
 @pytest.mark.parametrize("key", ["under", "tail", "gap"])
 def test_every_learner_is_a_case(key):
     t = table(learners=LEARNERS[:2])
-    claim = {"under": "1. M underestimates most test sequences",
-             "tail": "2b. Rare sequences are underestimated beyond their length",
-             "gap": "14. M spreads its mass too uniformly (the conclusion)"}[key]
+    claim = {
+        "under": "1. M underestimates most test sequences",
+        "tail": "2b. Rare sequences are underestimated beyond their length",
+        "gap": "14. M spreads its mass too uniformly (the conclusion)",
+    }[key]
     expected = {"under": 3, "tail": 4, "gap": 2}[key]  # under: every model, seeds included
     assert t.loc[claim, "n_for"] == expected
 
@@ -258,9 +370,20 @@ def test_every_claim_could_come_out_each_way():
     """Each claim's form and cases reach reproduced, contradicted and inconclusive."""
     from lmnotes.report import cases as LC
 
-    t = C.claims(results(pretrained={"language": "x", "share": above(0.8), "rand": above(), "rarest": -40.0,
-                                     "top": -3.0, "rarest_bin": bin_row(-40.0, -42.0, -38.0),
-                                     "top_bin": bin_row(-3.0, -3.5, -2.5)}), RULES)
+    t = C.claims(
+        results(
+            pretrained={
+                "language": "x",
+                "share": above(0.8),
+                "rand": above(),
+                "rarest": -40.0,
+                "top": -3.0,
+                "rarest_bin": bin_row(-40.0, -42.0, -38.0),
+                "top_bin": bin_row(-3.0, -3.5, -2.5),
+            }
+        ),
+        RULES,
+    )
     saved = t.attrs["cases"]
     for r in t.itertuples():
         tests = list(saved.loc[saved["claim"] == r.claim.partition(". ")[0], "test"])
@@ -288,36 +411,54 @@ def test_size_is_an_effect_of_a_sign_and_a_size():
 #: For each claim, evidence that contradicts it (the constructed results changed so).
 CONTRADICTING = {
     "1. M underestimates most test sequences": dict(under={n: E(0.3, 0.25, 0.35) for n in LEARNERS}),
-    "2a. The rarer the sequence, the worse the underestimation (binned)":
-        dict(ends={n: (bin_row(-1.0, -1.2, -0.8), bin_row(-5.0, -5.5, -4.5)) for n in LEARNERS}),
-    "2b. Rare sequences are underestimated beyond their length":
-        dict(tail={n: above() for n in LEARNERS}, s_coef={n: above() for n in LEARNERS}),
+    "2a. The rarer the sequence, the worse the underestimation (binned)": dict(
+        ends={n: (bin_row(-1.0, -1.2, -0.8), bin_row(-5.0, -5.5, -4.5)) for n in LEARNERS}
+    ),
+    "2b. Rare sequences are underestimated beyond their length": dict(
+        tail={n: above() for n in LEARNERS}, s_coef={n: above() for n in LEARNERS}
+    ),
     "2c. The error falls non-linearly with $\\log p_L$": dict(bend={n: E(0.0, -0.1, 0.1) for n in LEARNERS}),
     "3. Model size matters little": dict(size=results()["size"] | {"pp_gain": E(-0.08, -0.09, -0.07)}),
-    "4. Training error converges to ≈ 0 in every stratum":
-        dict(final={"train": E(5.0, 4.0, 6.0), "test": below(-5.0)},
-             gaps=results()["gaps"] | {("train", 8): above(3.0)}),
+    "4. Training error converges to ≈ 0 in every stratum": dict(
+        final={"train": E(5.0, 4.0, 6.0), "test": below(-5.0)},
+        gaps=results()["gaps"] | {("train", 8): above(3.0)},
+    ),
     "5. The gaps between test strata persist": dict(gaps=results()["gaps"] | {("test", 8): below(-3.0)}),
     "6a. More data helps": dict(step_gain={(1500, 3000): below(-2.0), (3000, 6000): below(-1.0)}),
     "6b. … and levels off": dict(step_gain={(1500, 3000): above(2.0), (3000, 6000): E(0.5, 0.4, 0.6)}),
     "7. The Transformer uses data more efficiently than the LSTM": dict(same_n=[below(), below(), below()]),
-    "8. The mass does not go to the head":
-        dict(ends={n: (bin_row(-30.0, -32.0, -28.0), bin_row(2.0, 1.5, 2.5)) for n in LEARNERS},
-             head_mass={n: above(0.05) for n in LEARNERS}),
-    "9. Perturbed sequences end up overestimated":
-        dict(perturbed=pd.DataFrame({"model": ["tf-small", "lstm"], "ci": [below(), below()]})),
-    "10. Random Σ* sequences are overestimated whatever $p_L$": dict(random_bins=rand(low=[-2.0], high=[-1.0])),
-    "11a. Lower-entropy languages suffer more":
-        dict(colder={(0.7, 0.85, 0): above(), (0.85, 1.0, 0): above()},
-             t_cmp=pd.DataFrame({"low": [1.0, 2.0, 0.5], "high": [2.0, 3.0, 1.0]})),
-    "11b. The underestimation holds at T = 1 (App. A.3)": dict(t_share={(1.0, 0): E(0.3, 0.25, 0.35),
-                                                                       (1.0, 1): E(0.3, 0.25, 0.35)}),
-    "12. The findings hold with a pretrained ground truth":
-        dict(pretrained={"language": "x", "share": E(0.3, 0.25, 0.35), "rand": below(), "rarest": -1.0, "top": -5.0,
-                         "rarest_bin": bin_row(-1.0, -1.2, -0.8), "top_bin": bin_row(-5.0, -5.5, -4.5)}),
-    "13. Natural language is in the LNRE zone, unlike dice":
-        dict(lnre={"real sentences": 0.001, "real words": 0.001, "fair die, 1,000 faces": 0.0},
-             doublings={"real sentences": 0.01, "real words": 3.3, "fair die, 1,000 faces": float("inf")}),
+    "8. The mass does not go to the head": dict(
+        ends={n: (bin_row(-30.0, -32.0, -28.0), bin_row(2.0, 1.5, 2.5)) for n in LEARNERS},
+        head_mass={n: above(0.05) for n in LEARNERS},
+    ),
+    "9. Perturbed sequences end up overestimated": dict(
+        perturbed=pd.DataFrame({"model": ["tf-small", "lstm"], "ci": [below(), below()]})
+    ),
+    "10. Random Σ* sequences are overestimated whatever $p_L$": dict(
+        random_bins=rand(low=[-2.0], high=[-1.0])
+    ),
+    "11a. Lower-entropy languages suffer more": dict(
+        colder={(0.7, 0.85, 0): above(), (0.85, 1.0, 0): above()},
+        t_cmp=pd.DataFrame({"low": [1.0, 2.0, 0.5], "high": [2.0, 3.0, 1.0]}),
+    ),
+    "11b. The underestimation holds at T = 1 (App. A.3)": dict(
+        t_share={(1.0, 0): E(0.3, 0.25, 0.35), (1.0, 1): E(0.3, 0.25, 0.35)}
+    ),
+    "12. The findings hold with a pretrained ground truth": dict(
+        pretrained={
+            "language": "x",
+            "share": E(0.3, 0.25, 0.35),
+            "rand": below(),
+            "rarest": -1.0,
+            "top": -5.0,
+            "rarest_bin": bin_row(-1.0, -1.2, -0.8),
+            "top_bin": bin_row(-5.0, -5.5, -4.5),
+        }
+    ),
+    "13. Natural language is in the LNRE zone, unlike dice": dict(
+        lnre={"real sentences": 0.001, "real words": 0.001, "fair die, 1,000 faces": 0.0},
+        doublings={"real sentences": 0.01, "real words": 3.3, "fair die, 1,000 faces": float("inf")},
+    ),
     "14. M spreads its mass too uniformly (the conclusion)": dict(gap={n: below() for n in LEARNERS}),
 }
 
@@ -350,12 +491,23 @@ def test_the_source_passes_its_own_claims_on_its_table_4():
     assert gain.value == pytest.approx(paper.size_gain(paper.tables()[0]))
     size = results()["size"] | {"pp_gain": gain}
     rules = RULES | {"size_cut": 2 * gain.value}
-    more = {(1, 2): ratio_gain("LSTM", "LSTM (more data)", lambda b, a: np.log(b / a)),
-            (2, 4): ratio_gain("GPT2-medium", "GPT2-medium (more data)", lambda b, a: np.log(b / a))}
-    t = C.claims(results(size=size, paper_size_gain=gain.value, step_gain=more,
-                         steps={N: {"kept update": N, "learning rate kept": 0.0} for N in (1, 2, 4)},
-                         sizes=[1, 2, 4], n_train=4,
-                         rel_step={k: 0.1 for k in more}, error_at={1: 1.0, 2: 1.0, 4: 1.0}), rules).set_index("claim")
+    more = {
+        (1, 2): ratio_gain("LSTM", "LSTM (more data)", lambda b, a: np.log(b / a)),
+        (2, 4): ratio_gain("GPT2-medium", "GPT2-medium (more data)", lambda b, a: np.log(b / a)),
+    }
+    t = C.claims(
+        results(
+            size=size,
+            paper_size_gain=gain.value,
+            step_gain=more,
+            steps={N: {"kept update": N, "learning rate kept": 0.0} for N in (1, 2, 4)},
+            sizes=[1, 2, 4],
+            n_train=4,
+            rel_step={k: 0.1 for k in more},
+            error_at={1: 1.0, 2: 1.0, 4: 1.0},
+        ),
+        rules,
+    ).set_index("claim")
     assert t.loc["3. Model size matters little", "verdict"] == "reproduced"
     assert t.loc["6a. More data helps", "verdict"] == "reproduced"
     planted = C.claims(results(size=size, paper_size_gain=gain.value), RULES | {"size_cut": gain.value / 10})

@@ -30,8 +30,9 @@ def documented() -> list[tuple[str, list[str]]]:
     for page in PAGES:
         text = (ROOT / page).read_text()
         if page.endswith(".py"):  # a markdown cell's lines, without their "# "
-            text = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#")
-                             for line in text.splitlines())
+            text = "\n".join(
+                line[2:] if line.startswith("# ") else line.lstrip("#") for line in text.splitlines()
+            )
         text = re.sub(r"\\\n\s*", " ", text)
         for line in text.splitlines():
             m = re.search(r"(?:\.venv/bin/)?python -m lmnotes\.book (.*)", line)
@@ -74,7 +75,8 @@ def _own_files(home, cwd):
     for i in range(40):
         (cwd / "my_texts" / f"{i:02d}.txt").write_text(
             f"Document {i} is about the river and the town. " * 3
-            + f"The town of number {i} has a bridge. People cross it every day.\n")
+            + f"The town of number {i} has a bridge. People cross it every day.\n"
+        )
 
 
 def _placeholders():
@@ -82,25 +84,41 @@ def _placeholders():
 
 
 @pytest.mark.shared_cache  # the trained models; the converted SmolLM2
-@pytest.mark.parametrize("page,args", _placeholders(), ids=lambda x: " ".join(x) if isinstance(x, list) else x)
+@pytest.mark.parametrize(
+    "page,args", _placeholders(), ids=lambda x: " ".join(x) if isinstance(x, list) else x
+)
 def test_a_documented_run_works_as_shown(tmp_path, page, args):
     home, cwd = tmp_path / "home", tmp_path / "work"
     cwd.mkdir()
     _own_files(home, cwd)
     env = {**os.environ, "HOME": str(home), "PYTHONPATH": str(ROOT)}
-    env.setdefault("LMNOTES_CACHE", os.environ.get("LMNOTES_CACHE") or str(
-        __import__("lmnotes.core.cache", fromlist=["root"]).root()))
+    env.setdefault(
+        "LMNOTES_CACHE",
+        os.environ.get("LMNOTES_CACHE") or str(__import__("lmnotes.core.cache", fromlist=["root"]).root()),
+    )
     if "--profile" in args and args[args.index("--profile") + 1] == "gpu" and not _gpu():
         t0 = time.perf_counter()  # shown for a machine with an accelerator: here refused at once
-        result = subprocess.run([sys.executable, "-m", "lmnotes.book", *args], cwd=cwd, env=env,
-                                capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-m", "lmnotes.book", *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert result.returncode == 2 and result.stderr.startswith("error: "), result.stderr[-2000:]
         assert time.perf_counter() - t0 < 30
         return
     names = args[1:2] if len(args) > 1 and not args[1].startswith("-") else []
     extra = ["--profile", "smoke", "--into", str(tmp_path / "out")] if "--profile" not in args else []
-    result = subprocess.run([sys.executable, "-m", "lmnotes.book", *args, *extra], cwd=cwd, env=env,
-                            capture_output=True, text=True, timeout=1800)
+    result = subprocess.run(
+        [sys.executable, "-m", "lmnotes.book", *args, *extra],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert result.returncode == 0, f"{page}: {shlex.join(args)}\n{result.stderr[-3000:]}"
     assert names[0] in result.stdout or not names
 
@@ -110,24 +128,47 @@ def test_a_documented_run_works_as_shown(tmp_path, page, args):
 QUICK = {"list", "timings", "cache", "sync"}
 
 
-@pytest.mark.parametrize("page,args", [(p, a) for p, a in COMMANDS if a[0] != "run"],
-                         ids=lambda x: " ".join(x) if isinstance(x, list) else x)
+@pytest.mark.parametrize(
+    "page,args",
+    [(p, a) for p, a in COMMANDS if a[0] != "run"],
+    ids=lambda x: " ".join(x) if isinstance(x, list) else x,
+)
 def test_a_documented_command_works_as_shown(tmp_path, page, args):
     if args[0] == "build":
         pytest.skip("rendering the book is make html's and tests/test_screens.py's")
     assert args[0] in QUICK, f"{page} shows `{shlex.join(args)}`, which this test does not know"
     env = {**os.environ, "LMNOTES_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
-    made = ("from lmnotes.core import cache; import lmnotes.text.corpus\n"
-            "cache.fetch('corpus', 'demo', 'k1', lambda f: (f / 'a.txt').write_text('a'), lambda f: None)")
+    made = (
+        "from lmnotes.core import cache; import lmnotes.text.corpus\n"
+        "cache.fetch('corpus', 'demo', 'k1', lambda f: (f / 'a.txt').write_text('a'), lambda f: None)"
+    )
     if "--export" in args:  # a cache with one corpus entry to share
-        subprocess.run([sys.executable, "-c", made], cwd=tmp_path, env=env, check=True, capture_output=True,
-                       timeout=600)
+        subprocess.run(
+            [sys.executable, "-c", made], cwd=tmp_path, env=env, check=True, capture_output=True, timeout=600
+        )
     if "--import" in args:  # the archive another machine exported, with one corpus entry in it
-        subprocess.run([sys.executable, "-c", made], cwd=tmp_path, env={**env, "LMNOTES_CACHE": str(tmp_path / "other")},
-                       check=True, capture_output=True, timeout=600)
-        subprocess.run([sys.executable, "-m", "lmnotes.book", "cache", "--export", "class.tar.gz"], cwd=tmp_path,
-                       env={**env, "LMNOTES_CACHE": str(tmp_path / "other")}, check=True, capture_output=True,
-                       timeout=600)
-    result = subprocess.run([sys.executable, "-m", "lmnotes.book", *args], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=600)
+        subprocess.run(
+            [sys.executable, "-c", made],
+            cwd=tmp_path,
+            env={**env, "LMNOTES_CACHE": str(tmp_path / "other")},
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+        subprocess.run(
+            [sys.executable, "-m", "lmnotes.book", "cache", "--export", "class.tar.gz"],
+            cwd=tmp_path,
+            env={**env, "LMNOTES_CACHE": str(tmp_path / "other")},
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    result = subprocess.run(
+        [sys.executable, "-m", "lmnotes.book", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, f"{page}: {shlex.join(args)}\n{result.stderr[-3000:]}"

@@ -29,8 +29,9 @@ def test_a_labelled_section_folds_below_its_heading():
     first, gpu, other = doc.children
     for section in (first, gpu):
         assert isinstance(section[0], nodes.title)
-        assert section[1].astext() == ('<details class="lmnotes-fold"><summary>Show this section '
-                                       '(1 table, 1 figure)</summary>')
+        assert section[1].astext() == (
+            '<details class="lmnotes-fold"><summary>Show this section (1 table, 1 figure)</summary>'
+        )
         assert section[-1].astext() == "</details>" and len(section) == 6
     assert len(other) == 4 and not fold.folded(other)
 

@@ -42,7 +42,12 @@ def test_layout_fills_every_call_but_the_last(files, tmp_path):
     sizes = [sum(p.stat().st_size for p in c.iterdir() if p.name != transfer.MANIFEST) for c in calls]
     assert sizes == [16, 16, 16, 10]  # 58 bytes: the fewest calls of 16
     manifest = json.loads((calls[0] / transfer.MANIFEST).read_text())
-    assert [len(e["pieces"]) for e in manifest["files"].values()] == [1, 4, 1, 1]  # big.gguf spans all four calls
+    assert [len(e["pieces"]) for e in manifest["files"].values()] == [
+        1,
+        4,
+        1,
+        1,
+    ]  # big.gguf spans all four calls
     assert all(json.loads((c / transfer.MANIFEST).read_text()) == manifest for c in calls)
 
 
@@ -85,7 +90,9 @@ def test_the_machine_script_receives_in_order_and_refuses_a_missing_call(files, 
     script = ["bash", str(ROOT / "bench" / "gpu_chapter.sh")]
 
     def receive(call, *chapters):
-        return subprocess.run([*script, "--receive", str(call), *chapters], env=env, capture_output=True, text=True)
+        return subprocess.run(
+            [*script, "--receive", str(call), *chapters], env=env, capture_output=True, text=True
+        )
 
     first = receive(calls[0])
     assert first.returncode == 0 and "still waiting" in first.stdout
@@ -97,15 +104,22 @@ def test_the_machine_script_receives_in_order_and_refuses_a_missing_call(files, 
     assert early.returncode == 1 and "incomplete" in early.stderr
     for c in calls[1:]:
         assert receive(c).returncode == 0
-    assert hashlib.sha256((tmp_path / "store" / "files" / "big.gguf").read_bytes()).hexdigest() == \
-        hashlib.sha256(files[1].read_bytes()).hexdigest()
+    assert (
+        hashlib.sha256((tmp_path / "store" / "files" / "big.gguf").read_bytes()).hexdigest()
+        == hashlib.sha256(files[1].read_bytes()).hexdigest()
+    )
 
 
 def test_trim_wheel_keeps_english_and_its_record(tmp_path):
     edition = _edition()
     whl = tmp_path / "wordfreq-3.1.1-py3-none-any.whl"
-    names = ["wordfreq/__init__.py", "wordfreq/data/large_en.msgpack.gz", "wordfreq/data/large_fr.msgpack.gz",
-             "wordfreq/data/small_en.msgpack.gz", "wordfreq/data/jieba_zh.txt"]
+    names = [
+        "wordfreq/__init__.py",
+        "wordfreq/data/large_en.msgpack.gz",
+        "wordfreq/data/large_fr.msgpack.gz",
+        "wordfreq/data/small_en.msgpack.gz",
+        "wordfreq/data/jieba_zh.txt",
+    ]
     record = "".join(f"{n},sha256=x,1\n" for n in names) + "wordfreq-3.1.1.dist-info/RECORD,,\n"
     with zipfile.ZipFile(whl, "w") as z:
         for n in names:
@@ -115,8 +129,12 @@ def test_trim_wheel_keeps_english_and_its_record(tmp_path):
     with zipfile.ZipFile(whl) as z:
         kept = z.namelist()
         record = z.read("wordfreq-3.1.1.dist-info/RECORD").decode()
-    assert kept == ["wordfreq/__init__.py", "wordfreq/data/large_en.msgpack.gz",
-                    "wordfreq/data/small_en.msgpack.gz", "wordfreq-3.1.1.dist-info/RECORD"]
+    assert kept == [
+        "wordfreq/__init__.py",
+        "wordfreq/data/large_en.msgpack.gz",
+        "wordfreq/data/small_en.msgpack.gz",
+        "wordfreq-3.1.1.dist-info/RECORD",
+    ]
     assert "large_fr" not in record and "jieba" not in record and "large_en" in record
 
 
@@ -124,11 +142,13 @@ def test_step_times_are_read_from_the_training_log():
     """bench/gpu_budget.py takes each model's seconds a step from the last progress line before
     the end of its training (the time left at the mean rate so far)."""
     budget = importlib.import_module("gpu_budget")
-    log = ("lmnotes: training wiki/transformer-char: about 16 min 23 s to go\n"
-           "lmnotes: training wiki/transformer-char: step 500/2460, valid loss 1.670, about 1 min 42 s to go\n"
-           "lmnotes: training wiki/transformer-char: step 2000/2460, valid loss 1.487, about 22 s to go\n"
-           "lmnotes: training wiki/transformer-char: step 2460/2460, valid loss 1.499, about 0 s to go\n"
-           "lmnotes: training wiki/transformer-bpe8k: step 500/600, valid loss 5.0, about 1 h 2 min 3 s to go\n")
+    log = (
+        "lmnotes: training wiki/transformer-char: about 16 min 23 s to go\n"
+        "lmnotes: training wiki/transformer-char: step 500/2460, valid loss 1.670, about 1 min 42 s to go\n"
+        "lmnotes: training wiki/transformer-char: step 2000/2460, valid loss 1.487, about 22 s to go\n"
+        "lmnotes: training wiki/transformer-char: step 2460/2460, valid loss 1.499, about 0 s to go\n"
+        "lmnotes: training wiki/transformer-bpe8k: step 500/600, valid loss 5.0, about 1 h 2 min 3 s to go\n"
+    )
     assert budget.measured_steps(log) == {"char": (2460, 22 / 460), "bpe8000": (600, 3723 / 100)}
     assert budget.STEP_S["char"] == pytest.approx(22 / 460)  # the H200 log says so
 
@@ -150,10 +170,14 @@ def test_every_chapter_at_the_gpu_profile_leaves_room_in_its_slice():
         floor = sum(budget.floor(name, edition.gpu_values(name), pretrained).values())
         assert floor <= budget.SLICE_S - 120, (name, floor)
     # the first run of 03 at the old profile (20 epochs, char, Gemma-3) would not have fitted
-    old = {**edition.gpu_values("03_segmentation"), "segmentations": ["char", "byte", "bpe1000", "bpe4000",
-                                                                      "bpe8000", "bpe16000", "bpe32000", "word"]}
-    slow = {k: v * 20 / budget.max_epochs() if k.startswith("train") else v
-            for k, v in budget.floor("03_segmentation", old, ["smollm2-135m", "gemma3-270m"]).items()}
+    old = {
+        **edition.gpu_values("03_segmentation"),
+        "segmentations": ["char", "byte", "bpe1000", "bpe4000", "bpe8000", "bpe16000", "bpe32000", "word"],
+    }
+    slow = {
+        k: v * 20 / budget.max_epochs() if k.startswith("train") else v
+        for k, v in budget.floor("03_segmentation", old, ["smollm2-135m", "gemma3-270m"]).items()
+    }
     assert sum(slow.values()) > budget.SLICE_S
 
 

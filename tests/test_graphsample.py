@@ -14,8 +14,12 @@ from lmnotes.models.neural import NeuralLM
 from lmnotes.models.sampling import Strategy, draw
 from lmnotes.models.static import Decoder, unsupported
 
-STRATEGIES = [Strategy("ancestral"), Strategy("ancestral", temperature=0.8), Strategy("top-k", top_k=20),
-              Strategy("nucleus", top_p=0.9, temperature=1.2)]
+STRATEGIES = [
+    Strategy("ancestral"),
+    Strategy("ancestral", temperature=0.8),
+    Strategy("top-k", top_k=20),
+    Strategy("nucleus", top_p=0.9, temperature=1.2),
+]
 
 
 class _Types:
@@ -36,8 +40,16 @@ class _Types:
 
 def gpt2(vocab_size=300):
     torch.manual_seed(0)
-    return NeuralLM(_Types(vocab_size), "transformer", name="tiny-gpt2", d_model=32, n_layers=2, n_heads=4,
-                    context=96, dropout=0.0)
+    return NeuralLM(
+        _Types(vocab_size),
+        "transformer",
+        name="tiny-gpt2",
+        d_model=32,
+        n_layers=2,
+        n_heads=4,
+        context=96,
+        dropout=0.0,
+    )
 
 
 def llama(vocab_size=300):
@@ -45,9 +57,16 @@ def llama(vocab_size=300):
     from lmnotes.models.hf import HFModel
 
     torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=vocab_size, hidden_size=48, intermediate_size=64, num_hidden_layers=2,
-                      num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=128,
-                      tie_word_embeddings=False)
+    cfg = LlamaConfig(
+        vocab_size=vocab_size,
+        hidden_size=48,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+        tie_word_embeddings=False,
+    )
     return HFModel(LlamaForCausalLM(cfg), _Types(vocab_size), "tiny-llama")
 
 
@@ -70,7 +89,7 @@ def test_the_static_step_gives_transformers_logits(arch):
     kv = dec.new_kv(3)
     got = [dec.logits(ids[:, :5], 0, kv)]
     for t in range(5, 12):
-        got.append(dec.logits(ids[:, t:t + 1], torch.tensor([t]), kv))
+        got.append(dec.logits(ids[:, t : t + 1], torch.tensor([t]), kv))
     want = full[:, 4:]
     assert torch.allclose(torch.stack(got, 1), want, atol=2e-5)
 
@@ -143,8 +162,9 @@ class _NoHostSync(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = func.__name__.split(".")[0]
-        masked = name in self.MASKED and any(isinstance(i, torch.Tensor) and i.dtype == torch.bool
-                                             for i in args[1] if i is not None)
+        masked = name in self.MASKED and any(
+            isinstance(i, torch.Tensor) and i.dtype == torch.bool for i in args[1] if i is not None
+        )
         if name in self.SYNC or masked:
             raise AssertionError(f"host synchronisation: {func}")
         return func(*args, **(kwargs or {}))
@@ -226,7 +246,9 @@ def test_no_tokens_asked_for():
     assert lm.sample(3, max_tokens=0).token_ids == [[], [], []]
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (run on the accelerator machine)")
+@pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs a CUDA device (run on the accelerator machine)"
+)
 @pytest.mark.parametrize("arch", MODELS)
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: f"{s.kind}-T{s.temperature}")
 def test_on_cuda_the_graphs_give_what_the_same_steps_give_launched_one_by_one(arch, strategy):
@@ -253,8 +275,16 @@ def _on_cuda(lm):
 def test_a_step_attends_over_a_bucket_that_covers_its_position():
     """Buckets of 16 positions up to 256, then of an eighth of the power of two below: never
     short of the positions a step needs, never past the cache, at most an eighth (or 15) more."""
-    assert [graphsample.bucket(n, 1000) for n in (1, 16, 17, 129, 256, 257, 300, 513)] == \
-        [16, 16, 32, 144, 256, 288, 320, 576]
+    assert [graphsample.bucket(n, 1000) for n in (1, 16, 17, 129, 256, 257, 300, 513)] == [
+        16,
+        16,
+        32,
+        144,
+        256,
+        288,
+        320,
+        576,
+    ]
     for n in range(1, 2000):
         b = graphsample.bucket(n, 1500)
         assert n <= b <= 1500 or n > 1500 and b == 1500

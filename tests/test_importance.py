@@ -30,7 +30,9 @@ def test_normaliser_uses_the_total_sample_count():
     logw = rng.normal(size=(3, 12))
     whole = I.log_mean(logw)
     for b in (1, 4, 12):  # drawn in batches of b: the same estimate
-        batches = np.concatenate([logsumexp(logw[:, i:i + b], axis=1, keepdims=True) for i in range(0, 12, b)], 1)
+        batches = np.concatenate(
+            [logsumexp(logw[:, i : i + b], axis=1, keepdims=True) for i in range(0, 12, b)], 1
+        )
         assert np.allclose(logsumexp(batches, axis=1) - math.log(12), whole)
         # the kglm-model code subtracts log(samples_per_batch): too high by log(K / b)
         assert np.allclose(I.kglm_estimate(logw, b) - whole, math.log(12 / b))
@@ -48,7 +50,7 @@ def test_running_and_runs():
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 1.5])
 def test_corrections_reduce_the_bias_on_lognormal_weights(sigma):
     rng = np.random.default_rng(2)
-    logp = sigma ** 2 / 2  # E exp(N(0, s^2)) = exp(s^2 / 2)
+    logp = sigma**2 / 2  # E exp(N(0, s^2)) = exp(s^2 / 2)
     for K in (10, 100) if sigma >= 1 else (10,):  # at K = 100 a bias of 7e-4 drowns in noise
         logw = rng.normal(0, sigma, size=(4000, K))
         plain = abs(I.log_mean(logw).mean() - logp)
@@ -71,7 +73,7 @@ def test_effective_sample_size_and_pareto_k():
     for xi in (0.2, 0.5, 0.9):
         w = (rng.uniform(size=10_000) ** -xi - 1) / xi  # generalised Pareto, shape xi
         assert I.pareto_k(np.log(w + 1e-300))[0] == pytest.approx(xi, abs=0.1)
-    assert I.pareto_k_threshold(100) == pytest.approx(0.5) and I.pareto_k_threshold(10 ** 6) == 0.7
+    assert I.pareto_k_threshold(100) == pytest.approx(0.5) and I.pareto_k_threshold(10**6) == 0.7
     with pytest.raises(ValueError, match="more draws"):
         I.pareto_k(np.zeros((1, 10)))
 
@@ -79,7 +81,7 @@ def test_effective_sample_size_and_pareto_k():
 def test_markov_bound_holds_on_lognormal_weights():
     rng = np.random.default_rng(5)
     sigma = 2.0
-    logp = sigma ** 2 / 2
+    logp = sigma**2 / 2
     est = I.log_mean(rng.normal(0, sigma, size=(20_000, 10)))
     for delta in (0.5, 1.0, 2.0):  # P(log p^ >= log p + d) <= e^-d
         assert np.mean(est >= logp + delta) <= math.exp(-delta)

@@ -76,7 +76,7 @@ def test_run_errors_are_zero_for_exact_weights_and_cut_into_runs():
     assert inst[1] == pytest.approx((logsumexp(r[:, 1], axis=1) - np.log(4) - truth).sum())
     assert corp[1] == pytest.approx(I.corpus_level(r[:, 1]) - truth.sum())
     row = TK.error_row("wiki/x", "guided", inst, corp)
-    assert row["RMSE per run"] == pytest.approx(np.sqrt(np.mean(inst ** 2)))
+    assert row["RMSE per run"] == pytest.approx(np.sqrt(np.mean(inst**2)))
 
 
 def test_tokenization_rows_configs_and_words():
@@ -98,6 +98,7 @@ def test_with_warnings_records_instead_of_showing():
     def noisy(x):
         warnings.warn("careful")
         return x + 1
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning that escaped would raise here
         out, caught = TK.with_warnings(noisy, 1)
@@ -108,8 +109,10 @@ def test_best_temperatures_read_the_minimum_and_the_ties():
     grid = np.array([0.5, 1.0, 2.0])
     tau_div = {("m", "peek 1"): (np.array([3.0, 1.0, 2.0]), np.array([5.0, 4.0, 1.0]))}
     rng = np.random.default_rng(0)
-    runs = {("m", SR.peek_label(1, t)): pd.DataFrame({"instance": mean + 0.01 * rng.standard_normal(20)})
-            for t, mean in [(0.5, -10.0), (1.0, -1.0), (2.0, -1.001)]}
+    runs = {
+        ("m", SR.peek_label(1, t)): pd.DataFrame({"instance": mean + 0.01 * rng.standard_normal(20)})
+        for t, mean in [(0.5, -10.0), (1.0, -1.0), (2.0, -1.001)]
+    }
     rows = TP.best_temperatures(tau_div, grid, runs, ["m"], ["peek 1"], [0.5, 1.0, 2.0], 100.0, 20, 10)
     r = rows["m", "peek 1"]
     assert r["τ* (χ²)"] == 2.0 and r["τ* (KL)"] == 1.0
@@ -118,8 +121,9 @@ def test_best_temperatures_read_the_minimum_and_the_ties():
     assert r["tied with it"] == "1, 2"  # τ = 0.5 far worse, 1 and 2 within the noise
     # the models as the chapter passes them (a dict of switch-LMs): the gain on the last
     tau_div["m", SR.MEAN_FIELD] = (np.ones(3), np.array([8.0, 4.0, 2.0]))
-    rows = TP.best_temperatures(tau_div, grid, runs, {"m": None}, ["peek 1", SR.MEAN_FIELD], [0.5, 1.0, 2.0],
-                                100.0, 20, 10)
+    rows = TP.best_temperatures(
+        tau_div, grid, runs, {"m": None}, ["peek 1", SR.MEAN_FIELD], [0.5, 1.0, 2.0], 100.0, 20, 10
+    )
     values = TP.temperature_values(grid, rows, runs, {"m": None}, [0.5, 1.0, 2.0], 100)
     assert values["tau_gain_mf_m"] == pytest.approx(50.0) and "tau_gain_prior_m" not in values
     assert str(values["tau_gain_sentence"]) == "peek 1 (m) 75 %; mean-field (m) 50 %"
@@ -135,8 +139,13 @@ def test_divergences_of_tempered_proposals_on_a_toy():
     kl1, chi1 = L.divergence(props["m"][SR.EXACT], props["m"]["peek 1"])
     assert kl[1] == pytest.approx(kl1.mean()) and chi[1] == pytest.approx(chi1.mean())
     assert (kl >= -1e-12).all() and (chi >= -1e-12).all()
-    post = TP.divergences({"m": {SR.EXACT: props["m"][SR.EXACT], "post": props["m"][SR.EXACT]}},
-                          ["m"], ["post"], sub, np.array([1.0]))["m", "post"]
+    post = TP.divergences(
+        {"m": {SR.EXACT: props["m"][SR.EXACT], "post": props["m"][SR.EXACT]}},
+        ["m"],
+        ["post"],
+        sub,
+        np.array([1.0]),
+    )["m", "post"]
     assert post[0][0] == pytest.approx(0, abs=1e-9)  # the posterior is at distance 0 from itself
 
 
@@ -145,8 +154,18 @@ def test_curves_measure_on_a_toy_posterior_is_exact():
     props = {"m": {SR.EXACT: L.posterior(model, em), "peek 1": L.lookahead(model, em, 1)}}
     sub = np.arange(em.shape[0])
     logp = {"m": model.logprob(em)}
-    out = CV.measure({"m": model}, logp, props, em, np.array([0, 0, 1, 1]), sub,
-                     [1, 10, 100, 2000], [SR.EXACT, "peek 1"], seed=0, kglm_samples_per_batch=1)
+    out = CV.measure(
+        {"m": model},
+        logp,
+        props,
+        em,
+        np.array([0, 0, 1, 1]),
+        sub,
+        [1, 10, 100, 2000],
+        [SR.EXACT, "peek 1"],
+        seed=0,
+        kglm_samples_per_batch=1,
+    )
     curves, expect, khat, kglm, err_at_max, mc_var, err10 = out
     assert np.allclose(curves["m", SR.EXACT], 0)  # every weight of the posterior is p(x)
     assert np.allclose(err10["m", SR.EXACT], 0) and len(err10["m", SR.EXACT]) == 200
@@ -198,8 +217,11 @@ def test_tail_shares_and_the_sentence_that_names_mismatches():
 
 
 def test_monotone_cases_for_a_clear_rise_against_for_a_fall():
-    expect = {("m", "q"): pd.DataFrame({"K": [1, 10, 100], "runs": [100, 10, 2], "mean": [-10.0, -1.0, -0.1],
-                                        "se": [0.01, 0.01, 0.01]}).set_index("K")}
+    expect = {
+        ("m", "q"): pd.DataFrame(
+            {"K": [1, 10, 100], "runs": [100, 10, 2], "mean": [-10.0, -1.0, -0.1], "se": [0.01, 0.01, 0.01]}
+        ).set_index("K")
+    }
     chi = {("m", "q"): np.full(5, np.log(101.0))}  # chi^2 = 100 per sentence: big predicted rises
     curves = {("m", "q"): np.array([-3.0, -2.0, -2.5])}  # one step where the running estimate turns
     cases, drops = CG.monotone_cases(expect, chi, curves, [("m", "q")], np.arange(5))
@@ -217,9 +239,14 @@ def test_monotone_cases_for_a_clear_rise_against_for_a_fall():
 def _runs_table(instance, corpus, article=None, n=20, seed=0):
     rng = np.random.default_rng(seed)
     noise = 0.01 * rng.standard_normal(n)
-    return pd.DataFrame({"instance": instance + noise, "corpus": corpus + noise,
-                         "article": (article if article is not None else corpus) + noise,
-                         "corpus ESS": np.full(n, 1.5)})
+    return pd.DataFrame(
+        {
+            "instance": instance + noise,
+            "corpus": corpus + noise,
+            "article": (article if article is not None else corpus) + noise,
+            "corpus ESS": np.full(n, 1.5),
+        }
+    )
 
 
 def test_instance_vs_corpus_and_the_share_of_bias_removed():
@@ -238,15 +265,19 @@ def test_instance_vs_corpus_and_the_share_of_bias_removed():
     assert (values["n_doc_against"], values["n_doc_cases"]) == (0, 1)
     assert values["doc_example"] == "a on the m model" and values["article_tokens"] == 1234.0
     assert list(AG.removed_table(removed).columns) == ["1", "article"]
-    tokens = AG.grain_tokens(np.array([10.0, 20.0, 30.0]), 60.0, np.array([0, 0, 1]), {"2 sentences": [0, 0, 1]})
+    tokens = AG.grain_tokens(
+        np.array([10.0, 20.0, 30.0]), 60.0, np.array([0, 0, 1]), {"2 sentences": [0, 0, 1]}
+    )
     assert tokens == {"instance": 20.0, "corpus": 60.0, "article": 30.0, "2 sentences": 30.0}
 
 
 def test_bias_rows_on_a_toy_with_the_exact_posterior_and_peek_1():
     model, em = toy(sticky=0.5)
     props = {"m": {SR.EXACT: L.posterior(model, em), "peek 1": L.lookahead(model, em, 1)}}
-    runs = {("m", n): SR.repeated(model, em, props["m"][n], 10, 20, seed=1, groups=np.zeros(3))
-            for n in (SR.EXACT, "peek 1")}
+    runs = {
+        ("m", n): SR.repeated(model, em, props["m"][n], 10, 20, seed=1, groups=np.zeros(3))
+        for n in (SR.EXACT, "peek 1")
+    }
     chi = {("m", n): L.divergence(props["m"][SR.EXACT], props["m"][n])[1] for n in (SR.EXACT, "peek 1")}
     rows = BS.bias_rows(runs, chi, props, [("m", SR.EXACT), ("m", "peek 1")], 20, 3)
     exact, peek = rows["m", SR.EXACT], rows["m", "peek 1"]
@@ -289,15 +320,22 @@ def test_beam_bounds_are_lower_bounds_on_a_toy():
 def test_length_shares_and_beam_values():
     lengths = np.array([5, 8, 15, 30, 50, 60] * 4)
     article = np.repeat(np.arange(6), 4)
-    share = {("fitted", 2): np.where(lengths <= 10, 0.9, 0.2), ("sticky", 2): np.where(lengths <= 10, 0.95, 0.5)}
+    share = {
+        ("fitted", 2): np.where(lengths <= 10, 0.9, 0.2),
+        ("sticky", 2): np.where(lengths <= 10, 0.95, 0.5),
+    }
     table, short_long = BM.length_shares(share, ["fitted", "sticky"], lengths, article, 2, 200, 0)
     assert table.loc["≤ 10", "fitted"].value == pytest.approx(90.0)
     assert table.loc["> 40", "sticky − fitted"].value == pytest.approx(30.0)
     assert short_long["fitted"].value == pytest.approx(70.0)
-    reg = pd.DataFrame({"coefficient (nats per unit)": [Estimate(0.1, 0.05, 0.15), Estimate(1.0, 0.5, 1.5)] * 2},
-                       index=pd.MultiIndex.from_product([["fitted", "sticky"], ["tokens", "H(z | x)"]]))
-    beam = pd.DataFrame({f"{c}, {m}": [110.0] for c in ("beam under q", "exact k best") for m in ("fitted", "sticky")},
-                        index=["k = 2"])
+    reg = pd.DataFrame(
+        {"coefficient (nats per unit)": [Estimate(0.1, 0.05, 0.15), Estimate(1.0, 0.5, 1.5)] * 2},
+        index=pd.MultiIndex.from_product([["fitted", "sticky"], ["tokens", "H(z | x)"]]),
+    )
+    beam = pd.DataFrame(
+        {f"{c}, {m}": [110.0] for c in ("beam under q", "exact k best") for m in ("fitted", "sticky")},
+        index=["k = 2"],
+    )
     ppl_of = lambda m, err, tokens=None: 100.0  # noqa: E731
     cases, equal, values = BM.beam_values(beam, reg, table, short_long, ["fitted", "sticky"], ppl_of, 1.0, 2)
     assert cases == {"fitted": True, "sticky": True} and len(equal) == 4
@@ -351,7 +389,8 @@ def test_rank_proposals_agree_when_the_errors_follow_chi2():
     # the exact divergences read on the runs' sentences only: elsewhere they can be anything
     far = {("m", n): np.array([size[n], size[n], 1e9 * (5 - size[n])]) for n in names}
     assert RK.rank_proposals(expect, curves, far, far, err10, ["m"], names, 100, sub=np.array([0, 1]))[1][
-        "m", "χ²"].statistic == pytest.approx(1.0)
+        "m", "χ²"
+    ].statistic == pytest.approx(1.0)
     assert RK.rank_proposals(expect, curves, far, far, err10, ["m"], names, 100)[1]["m", "χ²"].statistic < 0
     assert top["m"] == ("a", "a") and single["m"] == 1.0
     assert rows["m", "e"]["rank at K = 10"] == 5
@@ -409,21 +448,35 @@ def test_the_reference_is_the_largest_estimate_and_counts_only_with_a_good_k_hat
 
 
 def test_word_values_decide_claim_10_from_the_ancestral_hits():
-    curves = {("wiki/x", f"constrained, τ = {t:g}"): np.array([-5.0, -e]) for t, e in [(1.0, 2.0), (2.0, 0.5)]}
+    curves = {
+        ("wiki/x", f"constrained, τ = {t:g}"): np.array([-5.0, -e]) for t, e in [(1.0, 2.0), (2.0, 0.5)]
+    }
     curves["wiki/x", "guided"] = np.array([-1.0, -0.01])
     hits = {"wiki/x": np.full(3, -np.inf)}
-    cases, values = TK.word_values([" a", " b", " c"], curves, [1.0, 2.0], ["wiki/x"], [], hits,
-                                   ["no sample spelled any string"], 1000, {"wiki/x": 500.0}, 64)
+    cases, values = TK.word_values(
+        [" a", " b", " c"],
+        curves,
+        [1.0, 2.0],
+        ["wiki/x"],
+        [],
+        hits,
+        ["no sample spelled any string"],
+        1000,
+        {"wiki/x": 500.0},
+        64,
+    )
     assert [(c.decision, c.estimate, c.low) for c in cases] == [("for", 0.0, 0.0)]
     assert cases[0].high == pytest.approx(1 - 0.025 ** (1 / 1000))  # the exact binomial upper end
     assert values["best_constrained"] == "τ = 2 (wiki/x)" and values["tok_skipped"] == "none"
     assert "“no sample spelled any string”" in str(values["ancestral_sentence"])
-    cases, values = TK.word_values([" a"], curves, [1.0, 2.0], ["wiki/x"], [], {"wiki/x": np.log([0.9])},
-                                   [], 1000, {"wiki/x": 1.1}, 64)
+    cases, values = TK.word_values(
+        [" a"], curves, [1.0, 2.0], ["wiki/x"], [], {"wiki/x": np.log([0.9])}, [], 1000, {"wiki/x": 1.1}, 64
+    )
     assert [c.decision for c in cases] == ["against"]
     assert "spelled 1 of the words" in str(values["ancestral_sentence"])
-    cases, _ = TK.word_values([" a"], curves, [1.0, 2.0], ["wiki/x"], [], {"wiki/x": np.log([0.5])},
-                              [], 1000, {"wiki/x": 2.0}, 64)
+    cases, _ = TK.word_values(
+        [" a"], curves, [1.0, 2.0], ["wiki/x"], [], {"wiki/x": np.log([0.5])}, [], 1000, {"wiki/x": 2.0}, 64
+    )
     assert cases[0].decision == "open"  # half the samples spell it: neither way
 
 
@@ -437,20 +490,30 @@ def test_divergences_of_the_posterior_are_zero_and_the_table_counts_the_tail():
     props = {m: SR.proposals(model, em, [0, 1, 2], [1.0]) for m in ("fitted", "sticky")}
     names = [SR.NO_PEEKING, "peek 1", SR.MEAN_FIELD, SR.EXACT]
     kl, chi = DV.exact(props, ["fitted", "sticky"], names)
-    assert np.allclose(kl["fitted", SR.EXACT], 0, atol=1e-9) and np.allclose(chi["sticky", SR.EXACT], 0, atol=1e-9)
+    assert np.allclose(kl["fitted", SR.EXACT], 0, atol=1e-9) and np.allclose(
+        chi["sticky", SR.EXACT], 0, atol=1e-9
+    )
     assert all((v >= -1e-9).all() for v in kl.values()) and all((v >= -1e-9).all() for v in chi.values())
     t = DV.table(kl, ["fitted", "sticky"], names, 1)  # K = 1: every sentence with KL > 0 is beyond
-    assert t.loc[SR.EXACT, "exp(KL) > 1, fitted"] == 0.0 and t.loc[SR.NO_PEEKING, "exp(KL) > 1, sticky"] == 1.0
+    assert (
+        t.loc[SR.EXACT, "exp(KL) > 1, fitted"] == 0.0 and t.loc[SR.NO_PEEKING, "exp(KL) > 1, sticky"] == 1.0
+    )
     values = DV.values(kl, ["fitted", "sticky"])
     assert values["kl_corpus_nopeek_sticky"] == pytest.approx(kl["sticky", SR.NO_PEEKING].sum())
-    assert list(values)[-4:] == ["median_k_nopeek_fitted", "median_k_peek1_fitted",
-                                 "median_k_nopeek_sticky", "median_k_peek1_sticky"]
+    assert list(values)[-4:] == [
+        "median_k_nopeek_fitted",
+        "median_k_peek1_fitted",
+        "median_k_nopeek_sticky",
+        "median_k_peek1_sticky",
+    ]
 
 
 def test_separation_orders_neighbours_and_the_exact_value_among_the_runs():
     rng = np.random.default_rng(0)
-    runs = {("m", n): pd.DataFrame({"instance": mean + 0.1 * rng.standard_normal(30)})
-            for n, mean in [("a", -1.0), ("b", -5.0), ("c", -5.05)]}
+    runs = {
+        ("m", n): pd.DataFrame({"instance": mean + 0.1 * rng.standard_normal(30)})
+        for n, mean in [("a", -1.0), ("b", -5.0), ("c", -5.05)]
+    }
     sep = DN.separation(runs, ["m"], ["c", "a", "b"], 1.0)
     assert list(zip(sep["better"], sep["next"])) == [("a", "b"), ("b", "c")]
     assert sep["_p"].iloc[0] < 1e-6 and sep["overlap"].iloc[0] < 0.01
@@ -474,8 +537,18 @@ def test_table1_runs_and_the_non_latent_model():
     names = T1.run_names([1.0, 2.0], [0, 1, 2])
     assert names == [SR.NO_PEEKING, "peek 1", "peek 1, τ = 2", "peek 2", SR.MEAN_FIELD, SR.EXACT]
     article = np.array([0, 0, 1])
-    runs = T1.run_all({"m": model}, em, props, [SR.EXACT, "peek 1"], article,
-                      {"2 sentences": SR.blocks(article, 2)}, ["peek 1"], 3, 4, 0)
+    runs = T1.run_all(
+        {"m": model},
+        em,
+        props,
+        [SR.EXACT, "peek 1"],
+        article,
+        {"2 sentences": SR.blocks(article, 2)},
+        ["peek 1"],
+        3,
+        4,
+        0,
+    )
     assert np.allclose(runs["m", SR.EXACT][["instance", "corpus", "article"]], 0)
     assert "2 sentences" in runs["m", "peek 1"] and "2 sentences" not in runs["m", SR.EXACT]
     t = T1.nonlatent(em, "wiki/x", article, 3, 4, 0)
@@ -492,7 +565,9 @@ def test_gap_values_by_pair_and_the_coverage_table():
     t = S.by_pair({("m", "a"): {"x": 1.0}, ("m", "b"): {"x": 2.0}})
     assert t.index.names == ["model", "proposal"] and t.loc[("m", "b"), "x"] == 2.0
     c = CO.table(CO.Coverage(0.9, 0.02, 10, 40))
-    assert c.index[0] == "10 articles of 40" and c.loc["10 articles of 40", "actual"].value == pytest.approx(90.0)
+    assert c.index[0] == "10 articles of 40" and c.loc["10 articles of 40", "actual"].value == pytest.approx(
+        90.0
+    )
 
 
 class _Segmentations:
@@ -516,15 +591,17 @@ class _Segmentations:
 
 
 def test_exact_marginals_skip_words_with_too_many_segmentations():
-    ok, exact, topk, skipped = TK.exact_marginals(None, "wiki/x", [" ab", " abcdefgh"], 8, [1, 2],
-                                                  _Segmentations)
+    ok, exact, topk, skipped = TK.exact_marginals(
+        None, "wiki/x", [" ab", " abcdefgh"], 8, [1, 2], _Segmentations
+    )
     assert ok == [" ab"] and skipped == ["'abcdefgh' (wiki/x)"]
     assert exact[0] == pytest.approx(np.log(0.875)) and topk[0].tolist() == pytest.approx(np.log([0.5, 0.75]))
 
 
 def test_population_grid_and_formats():
-    lp, tok, art = CO.population(np.array([-1.0]), np.array([-2.0, -3.0]), np.array([2]), np.array([3, 4]),
-                                 ["a"], ["a", "b"])
+    lp, tok, art = CO.population(
+        np.array([-1.0]), np.array([-2.0, -3.0]), np.array([2]), np.array([3, 4]), ["a"], ["a", "b"]
+    )
     assert lp.tolist() == [-1.0, -2.0, -3.0] and tok.dtype == float
     assert art.tolist() == ["valid a", "test a", "test b"]
     g = TP.grid(3, [1.0, 0.5])

@@ -32,14 +32,27 @@ SUB = np.arange(0, N_TEST, 2)
 GRID = np.unique(np.concatenate([np.geomspace(0.5, 5, 25), TEMPERATURES]))
 BINS = ["≤ 10", "11–20", "21–40", "> 40"]
 
-RULES = IC.Rules(converged_gap=0.001, bias_removed=0.5, overlap_shared=0.05, approx_share=0.25,
-                 tau_tolerance=0.05, beam_share_margin=5.0, k_max=10000, n_runs=N_RUNS, peek_horizons=[0, 1, 2],
-                 temperatures=TEMPERATURES)
+RULES = IC.Rules(
+    converged_gap=0.001,
+    bias_removed=0.5,
+    overlap_shared=0.05,
+    approx_share=0.25,
+    tau_tolerance=0.05,
+    beam_share_margin=5.0,
+    k_max=10000,
+    n_runs=N_RUNS,
+    peek_horizons=[0, 1, 2],
+    temperatures=TEMPERATURES,
+)
 
 #: Each proposal's error level (nats over the sentences): every one below the truth, well
 #: apart, the better the closer to 1 its temperature, no peeking the worst, peek 2 the best.
-LEVEL = {SR.NO_PEEKING: -60.0, SR.MEAN_FIELD: -40.0, "peek 2": -1.0,
-         **{SR.peek_label(1, t): -2.0 - 10 * abs(np.log(t)) - t for t in TEMPERATURES + EXTRA}}
+LEVEL = {
+    SR.NO_PEEKING: -60.0,
+    SR.MEAN_FIELD: -40.0,
+    "peek 2": -1.0,
+    **{SR.peek_label(1, t): -2.0 - 10 * abs(np.log(t)) - t for t in TEMPERATURES + EXTRA},
+}
 
 
 def E(value, low, high):
@@ -50,8 +63,9 @@ def run_table(level, rng, spread=0.01, n=N_RUNS):
     """``n`` runs of one proposal: instance level at ``level``, corpus level far worse,
     articles in between (removing most of the corpus-level bias)."""
     inst = level + spread * rng.standard_normal(n)
-    return pd.DataFrame({"instance": inst, "corpus": 2 * inst - 5, "article": inst - 0.5,
-                         "corpus ESS": np.full(n, 1.5)})
+    return pd.DataFrame(
+        {"instance": inst, "corpus": 2 * inst - 5, "article": inst - 0.5, "corpus ESS": np.full(n, 1.5)}
+    )
 
 
 def expected(level, flat=False):
@@ -66,8 +80,12 @@ def expected(level, flat=False):
 def tok(best_tau, spread=0.02):
     """A tokenization table whose constrained proposal is best (clearly, at ``spread``) at
     ``best_tau``."""
-    rows = {("m", f"constrained, τ = {t:g}"): E(-abs(t - best_tau) - 0.1, -abs(t - best_tau) - 0.1 - spread,
-                                               -abs(t - best_tau) - 0.1 + spread) for t in TEMPERATURES}
+    rows = {
+        ("m", f"constrained, τ = {t:g}"): E(
+            -abs(t - best_tau) - 0.1, -abs(t - best_tau) - 0.1 - spread, -abs(t - best_tau) - 0.1 + spread
+        )
+        for t in TEMPERATURES
+    }
     rows["m", "guided"] = E(-0.01, -0.02, 0.0)
     tab = pd.DataFrame({"instance level": rows})
     tab.index.names = ["model", "proposal"]
@@ -84,8 +102,9 @@ def invalid(hits):
     samples that spell each word."""
     curves = {("wiki/x", f"constrained, τ = {t:g}"): np.array([-5.0, -1.0]) for t in TEMPERATURES}
     curves["wiki/x", "guided"] = np.array([-1.0, -0.01])
-    cases, _ = TK.word_values([" a", " b"], curves, TEMPERATURES, ["wiki/x"], [], {"wiki/x": hits}, [], 1000,
-                              {"wiki/x": 10.0}, 64)
+    cases, _ = TK.word_values(
+        [" a", " b"], curves, TEMPERATURES, ["wiki/x"], [], {"wiki/x": hits}, [], 1000, {"wiki/x": 10.0}, 64
+    )
     return cases
 
 
@@ -102,30 +121,61 @@ def measured(**changes):
     curves = {(m, n): np.array([-5.0, -3.0, -1.0]) for m in MODELS for n in CURVES}
     logp = {m: np.full(N_TEST, -30.0) for m in MODELS}
     base = dict(
-        models=MODELS, runs=runs, latent_names=LATENT, density_names=DENSITY, rank_names=RANKED,
-        n_test=N_TEST, n_tokens=1000.0, ic_runs=0.9, ic_min_gap=0.5, ic_max_gap=40.0,
+        models=MODELS,
+        runs=runs,
+        latent_names=LATENT,
+        density_names=DENSITY,
+        rank_names=RANKED,
+        n_test=N_TEST,
+        n_tokens=1000.0,
+        ic_runs=0.9,
+        ic_min_gap=0.5,
+        ic_max_gap=40.0,
         removed={k: {"instance": E(0.9, 0.85, 0.95), "article": E(0.8, 0.75, 0.85)} for k in keys[:8]},
-        article_tokens=5000.0, nonlatent_gap=0.0,
+        article_tokens=5000.0,
+        nonlatent_gap=0.0,
         tail_sub={(m, n): 0.0 for m in MODELS for n in CURVES},
         gap_interval={(m, n): E(1e-4, 0.0, 2e-4) for m in MODELS for n in CURVES},
-        agree=True, mono_keys=[(m, n) for m in MODELS for n in CURVES], curves=curves, falls_single=0,
-        n_curve_steps=16, expect=expect, sub=SUB, tau_grid=GRID,
-        tau_div={(m, f): (np.zeros(len(GRID)), tau_curve(1.4)) for m in MODELS for f in ("peek 1", SR.MEAN_FIELD)},
-        tok=tok(1.1), sent_table=tok(2.0), chi=chi,
+        agree=True,
+        mono_keys=[(m, n) for m in MODELS for n in CURVES],
+        curves=curves,
+        falls_single=0,
+        n_curve_steps=16,
+        expect=expect,
+        sub=SUB,
+        tau_grid=GRID,
+        tau_div={
+            (m, f): (np.zeros(len(GRID)), tau_curve(1.4)) for m in MODELS for f in ("peek 1", SR.MEAN_FIELD)
+        },
+        tok=tok(1.1),
+        sent_table=tok(2.0),
+        chi=chi,
         kendall={(m, c): SimpleNamespace(statistic=0.8, pvalue=0.001) for m in MODELS for c in ("χ²", "KL")},
         single_pick={m: 0.7 for m in MODELS},
         best_paths={(m, k): np.full((N_TEST, k), -34.0) for m in MODELS for k in (1, 10)},
-        logp=logp, share={(m, k): np.full(N_TEST, 0.5) for m in MODELS for k in (1, 10)}, k_top=10,
-        beam_sizes=[1, 10], short_long={m: E(20.0, 10.0, 30.0) for m in MODELS},
-        equal_size=[E(1.0, -1.0, 3.0)] * 4, length_bins=BINS, n_words=2,
-        ancestral_hits={"wiki/x": np.full(2, -np.inf)}, kglm_code="corpus", paper=PA.TABLE1)
+        logp=logp,
+        share={(m, k): np.full(N_TEST, 0.5) for m in MODELS for k in (1, 10)},
+        k_top=10,
+        beam_sizes=[1, 10],
+        short_long={m: E(20.0, 10.0, 30.0) for m in MODELS},
+        equal_size=[E(1.0, -1.0, 3.0)] * 4,
+        length_bins=BINS,
+        n_words=2,
+        ancestral_hits={"wiki/x": np.full(2, -np.inf)},
+        kglm_code="corpus",
+        paper=PA.TABLE1,
+    )
     base.update(changes)
     ppl_of = S.perplexity_of({m: np.array([-3000.0]) for m in MODELS}, {m: -3000.0 for m in MODELS}, 1000.0)
     base.setdefault("ic_cases", AG.instance_vs_corpus(base["runs"], keys, ppl_of, 1000.0).cases)
-    base.setdefault("doc_cases", AG.document_values(base["removed"], base["runs"], ppl_of, 1000.0,
-                                                    RULES.bias_removed, 5000.0, [1])[0])
-    base.setdefault("mono_cases", CG.monotone_cases(base["expect"], base["chi"], base["curves"],
-                                                    base["mono_keys"], SUB)[0])
+    base.setdefault(
+        "doc_cases",
+        AG.document_values(base["removed"], base["runs"], ppl_of, 1000.0, RULES.bias_removed, 5000.0, [1])[0],
+    )
+    base.setdefault(
+        "mono_cases",
+        CG.monotone_cases(base["expect"], base["chi"], base["curves"], base["mono_keys"], SUB)[0],
+    )
     base.setdefault("invalid_cases", invalid(base["ancestral_hits"]["wiki/x"]))
     return IC.Measured(**base)
 
@@ -136,10 +186,26 @@ def table(rules=RULES, **changes):
 
 
 NUMBERS = ["1", "2", "3a", "3b", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"]
-FORMS = {"3b": "identity", "7": "identity", "8": "identity", "14": "identity", "16": "effect", "9": "most",
-         "11": "most", "13": "most"}
-BASES = {"1": "in expectation", "2": "in expectation", "3a": "in expectation", "5": "in expectation",
-         "7": "by construction", "10": "by construction", "14": "by construction", "8": "source code"}
+FORMS = {
+    "3b": "identity",
+    "7": "identity",
+    "8": "identity",
+    "14": "identity",
+    "16": "effect",
+    "9": "most",
+    "11": "most",
+    "13": "most",
+}
+BASES = {
+    "1": "in expectation",
+    "2": "in expectation",
+    "3a": "in expectation",
+    "5": "in expectation",
+    "7": "by construction",
+    "10": "by construction",
+    "14": "by construction",
+    "8": "source code",
+}
 
 
 def runs_with(key, level, spread=0.01, seed=1):
@@ -188,38 +254,80 @@ def runs_reversed():
 CONTRADICTING = {
     "1": dict(runs={(m, n): run_table(-LEVEL[n], np.random.default_rng(5)) for m in MODELS for n in LATENT}),
     "2": dict(gap_interval={(m, n): E(0.01, 0.005, 0.015) for m in MODELS for n in CURVES}),
-    "3a": dict(expect={(m, n): expected(LEVEL[n]).iloc[::-1].set_axis([1, 10, 100, 1000]).rename_axis("K")
-                       for m in MODELS for n in LEVEL}),
+    "3a": dict(
+        expect={
+            (m, n): expected(LEVEL[n]).iloc[::-1].set_axis([1, 10, 100, 1000]).rename_axis("K")
+            for m in MODELS
+            for n in LEVEL
+        }
+    ),
     "3b": dict(curves={(m, n): np.array([-5.0, -1.0, -3.0]) for m in MODELS for n in CURVES}),
     "4": dict(gap_interval={(m, n): E(1e-4, 0.0, 2e-4) for m in MODELS for n in CURVES}),  # the base
-    "5": dict(ic_cases=AG.instance_vs_corpus(
-        {(m, n): run_table(LEVEL[n], np.random.default_rng(2)).assign(corpus=lambda d: d["instance"] + 5)
-         for m in MODELS for n in LATENT}, [(m, n) for m in MODELS for n in LATENT],
-        S.perplexity_of({m: np.array([-3000.0]) for m in MODELS}, {m: -3000.0 for m in MODELS}, 1000.0),
-        1000.0).cases),
-    "6": dict(removed={(m, n): {"instance": E(0.9, 0.85, 0.95), "article": E(0.2, 0.15, 0.25)}
-                       for m in MODELS for n in CURVES}),
+    "5": dict(
+        ic_cases=AG.instance_vs_corpus(
+            {
+                (m, n): run_table(LEVEL[n], np.random.default_rng(2)).assign(
+                    corpus=lambda d: d["instance"] + 5
+                )
+                for m in MODELS
+                for n in LATENT
+            },
+            [(m, n) for m in MODELS for n in LATENT],
+            S.perplexity_of({m: np.array([-3000.0]) for m in MODELS}, {m: -3000.0 for m in MODELS}, 1000.0),
+            1000.0,
+        ).cases
+    ),
+    "6": dict(
+        removed={
+            (m, n): {"instance": E(0.9, 0.85, 0.95), "article": E(0.2, 0.15, 0.25)}
+            for m in MODELS
+            for n in CURVES
+        }
+    ),
     "7": dict(nonlatent_gap=1e-3),
     "8": dict(kglm_code="instance"),
-    "9": dict(runs={**measured().runs, **{(m, n): run_table(-100.0, np.random.default_rng(4))
-                                          for m in MODELS for n in ["peek 1", "peek 2", SR.MEAN_FIELD]}}),
+    "9": dict(
+        runs={
+            **measured().runs,
+            **{
+                (m, n): run_table(-100.0, np.random.default_rng(4))
+                for m in MODELS
+                for n in ["peek 1", "peek 2", SR.MEAN_FIELD]
+            },
+        }
+    ),
     "10": dict(ancestral_hits={"wiki/x": np.log([0.9, 0.01])}),
-    "11": dict(tau_div={(m, f): (np.zeros(len(GRID)), tau_curve(0.7)) for m in MODELS for f in ("peek 1",)},
-               tok=tok(0.5), sent_table=tok(0.9)),
+    "11": dict(
+        tau_div={(m, f): (np.zeros(len(GRID)), tau_curve(0.7)) for m in MODELS for f in ("peek 1",)},
+        tok=tok(0.5),
+        sent_table=tok(0.9),
+    ),
     "12": dict(runs=runs_reversed()),
     "13": dict(expect={(m, n): expected(-100.0 - LEVEL[n]) for m in MODELS for n in LEVEL}),
-    "14": dict(best_paths={(m, k): np.full((N_TEST, k), -25.0) for m in MODELS for k in (1, 10)},
-               share={(m, k): np.full(N_TEST, 2.0) for m in MODELS for k in (1, 10)}),
+    "14": dict(
+        best_paths={(m, k): np.full((N_TEST, k), -25.0) for m in MODELS for k in (1, 10)},
+        share={(m, k): np.full(N_TEST, 2.0) for m in MODELS for k in (1, 10)},
+    ),
     "15": dict(equal_size=[E(30.0, 25.0, 35.0)] * 4),
-    "16": dict(paper=paper_with(at={("corpus", "τ = 1.1", "KGLM"): 29.6, ("instance", "τ = 1.1", "KGLM"): 41.7})),
+    "16": dict(
+        paper=paper_with(at={("corpus", "τ = 1.1", "KGLM"): 29.6, ("instance", "τ = 1.1", "KGLM"): 41.7})
+    ),
 }
 
 #: For each claim the base does not reproduce, evidence that does.
 REPRODUCING = {
-    "4": dict(tail_sub={(m, n): 0.2 for m in MODELS for n in CURVES},
-              gap_interval={(m, n): E(0.01, 0.005, 0.015) for m in MODELS for n in CURVES}),
-    "16": dict(paper=paper_with(at={("corpus", "τ = 1.1", "KGLM"): 660_780.0,  # ln(660,780 / 30) = 10
-                                    ("instance", "τ = 1.1", "KGLM"): 30.0})),
+    "4": dict(
+        tail_sub={(m, n): 0.2 for m in MODELS for n in CURVES},
+        gap_interval={(m, n): E(0.01, 0.005, 0.015) for m in MODELS for n in CURVES},
+    ),
+    "16": dict(
+        paper=paper_with(
+            at={
+                ("corpus", "τ = 1.1", "KGLM"): 660_780.0,  # ln(660,780 / 30) = 10
+                ("instance", "τ = 1.1", "KGLM"): 30.0,
+            }
+        )
+    ),
 }
 
 #: For each claim but the identities, evidence that leaves it open.
@@ -228,21 +336,40 @@ INCONCLUSIVE = {
     "2": dict(gap_interval={(m, n): E(1e-3, 0.0, 2e-3) for m in MODELS for n in CURVES}),
     "3a": dict(expect=expect_with({("sticky", "peek 2"): expected(-1.0, flat=True)})),
     "4": dict(gap_interval={(m, n): E(1e-3, 0.0, 2e-3) for m in MODELS for n in CURVES}),
-    "5": dict(ic_cases=AG.instance_vs_corpus(
-        {("m", "q"): run_table(-1.0, np.random.default_rng(2))
-         .assign(corpus=lambda d: d["instance"] + np.random.default_rng(6).standard_normal(N_RUNS))},
-        [("m", "q")], S.perplexity_of({"m": np.array([-3000.0])}, {"m": -3000.0}, 1000.0), 1000.0).cases),
-    "6": dict(removed={("fitted", SR.NO_PEEKING): {"instance": E(0.9, 0.85, 0.95), "article": E(0.5, 0.4, 0.6)}}),
+    "5": dict(
+        ic_cases=AG.instance_vs_corpus(
+            {
+                ("m", "q"): run_table(-1.0, np.random.default_rng(2)).assign(
+                    corpus=lambda d: d["instance"] + np.random.default_rng(6).standard_normal(N_RUNS)
+                )
+            },
+            [("m", "q")],
+            S.perplexity_of({"m": np.array([-3000.0])}, {"m": -3000.0}, 1000.0),
+            1000.0,
+        ).cases
+    ),
+    "6": dict(
+        removed={("fitted", SR.NO_PEEKING): {"instance": E(0.9, 0.85, 0.95), "article": E(0.5, 0.4, 0.6)}}
+    ),
     # 'in general' (most): every peeking proposal indistinguishable from no peeking
-    "9": dict(runs={**measured().runs, **{(m, n): run_table(LEVEL[SR.NO_PEEKING], np.random.default_rng(i), 50.0)
-                                          for i, (m, n) in enumerate(measured().runs)}}),
+    "9": dict(
+        runs={
+            **measured().runs,
+            **{
+                (m, n): run_table(LEVEL[SR.NO_PEEKING], np.random.default_rng(i), 50.0)
+                for i, (m, n) in enumerate(measured().runs)
+            },
+        }
+    ),
     "10": dict(ancestral_hits={"wiki/x": np.log([0.5, 0.01])}),
     "11": dict(tau_div=open_tau_div()),
     "12": dict(runs=runs_with(("fitted", SR.peek_label(1, 1.1)), LEVEL[SR.peek_label(1, 0.9)], spread=5.0)),
     # 'mostly preserved' (most): every proposal's K = 10 error too uncertain to order
     "13": dict(expect={k: v.assign(se=1e4) for k, v in measured().expect.items()}),
     "15": dict(equal_size=[E(5.0, 3.0, 7.0)] * 4),
-    "16": dict(paper=paper_with(at={("corpus", "τ = 1.1", "KGLM"): 30.0, ("instance", "τ = 1.1", "KGLM"): 30.0})),
+    "16": dict(
+        paper=paper_with(at={("corpus", "τ = 1.1", "KGLM"): 30.0, ("instance", "τ = 1.1", "KGLM"): 30.0})
+    ),
 }
 
 
@@ -331,11 +458,20 @@ def test_the_temperature_window_spans_the_papers_range_at_its_resolution():
     def decide(best, low=None, high=None):
         return IC.tau_window("x", best, low or best, high or best, "w").decision
 
-    assert [decide(t) for t in (1.0, 1.1, 1.3, 2.0, 3.0, 3.4, 5.0, 0.9)] == \
-        ["against", "for", "for", "for", "for", "against", "against", "against"]
+    assert [decide(t) for t in (1.0, 1.1, 1.3, 2.0, 3.0, 3.4, 5.0, 0.9)] == [
+        "against",
+        "for",
+        "for",
+        "for",
+        "for",
+        "against",
+        "against",
+        "against",
+    ]
     assert decide(1.1, 1.0, 1.2) == "open"  # τ = 1 as good as the best: tempering not shown
-    assert IC.tied_range({1.0: E(-1.0, -1.1, -0.9), 1.1: E(-0.95, -1.05, -0.85), 2.0: E(-3.0, -3.1, -2.9)}) \
-        == (1.1, 1.0, 1.1)
+    assert IC.tied_range(
+        {1.0: E(-1.0, -1.1, -0.9), 1.1: E(-0.95, -1.05, -0.85), 2.0: E(-3.0, -3.1, -2.9)}
+    ) == (1.1, 1.0, 1.1)
     best, lo, hi = IC.near_range(GRID, tau_curve(1.4), 0.05)
     assert best == pytest.approx(1.4, rel=0.05) and 1.2 < lo <= best <= hi < 1.7
 
@@ -400,8 +536,10 @@ def test_claim_13_picks_the_best_on_the_weakest_comparison():
 
 
 def test_claim_15_counts_the_equal_length_comparison_and_not_short_against_long():
-    t = table(equal_size=[E(37.0, 31.0, 43.0), E(59.0, 55.0, 63.0), E(33.0, 28.0, 38.0), E(7.1, 5.4, 8.7)],
-              short_long={m: E(-20.0, -30.0, -10.0) for m in MODELS})
+    t = table(
+        equal_size=[E(37.0, 31.0, 43.0), E(59.0, 55.0, 63.0), E(33.0, 28.0, 38.0), E(7.1, 5.4, 8.7)],
+        short_long={m: E(-20.0, -30.0, -10.0) for m in MODELS},
+    )
     row = t.loc["15"]
     assert (row["n_for"], row["n_against"], row["verdict"]) == (0, 4, "contradicted")
     assert "beyond 5 points in 4 of 4 bins (+37, +59, +33, +7)" in row["measured"]
@@ -420,8 +558,15 @@ def test_the_kglm_code_is_read_from_its_lines():
 
 def test_thresholds_state_every_rule_with_its_value():
     shown = IC.thresholds(RULES)
-    for name in ("converged_gap = 0.001", "tau_tolerance = 0.05", "beam_share_margin = 5", "approx_share = 0.25",
-                 "overlap_shared = 0.05", "bias_removed = 0.5", "τ in (1.05, 3.16)"):
+    for name in (
+        "converged_gap = 0.001",
+        "tau_tolerance = 0.05",
+        "beam_share_margin = 5",
+        "approx_share = 0.25",
+        "overlap_shared = 0.05",
+        "bias_removed = 0.5",
+        "τ in (1.05, 3.16)",
+    ):
         assert name in shown, name
 
 
@@ -437,8 +582,11 @@ def test_the_chapter_quotes_the_lines_claim_8_rests_on():
 def test_the_sentences_the_chapter_glues_from_the_claims():
     assert IC.source_summary(PA.TABLE1, RULES) == (
         "by its own Table 1 the source reproduces claims 5, 9 and 11; its words go beyond its table in claim 16 "
-        "(not the size, ≈ 10 nats)")
-    assert IC.peeking_summary(IC.claims(measured(), RULES)) == \
-        "every peeking proposal beats no peeking, mean-field included"
+        "(not the size, ≈ 10 nats)"
+    )
+    assert (
+        IC.peeking_summary(IC.claims(measured(), RULES))
+        == "every peeking proposal beats no peeking, mean-field included"
+    )
     worse = IC.claims(measured(runs=runs_with(("sticky", SR.MEAN_FIELD), -100.0)), RULES)
     assert IC.peeking_summary(worse) == "yet mean-field loses to no peeking on the sticky model"

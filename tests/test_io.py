@@ -42,4 +42,3 @@ def test_interrupted_first_write_leaves_nothing(tmp_path):
 def test_digest_is_stable_and_sensitive():
     assert io.digest("corpus", 1, [0.8, 0.1, 0.1]) == io.digest("corpus", 1, [0.8, 0.1, 0.1])
     assert io.digest("corpus", 1, [0.8, 0.1, 0.1]) != io.digest("corpus", 1, [0.7, 0.2, 0.1])
-

@@ -95,8 +95,9 @@ def results(native: bool) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "LMNOTES_NATIVE_CPU"}
     if native:
         env["LMNOTES_NATIVE_CPU"] = "1"
-    run = subprocess.run([sys.executable, "-c", CASES], env=env, cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-c", CASES], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
 
@@ -113,9 +114,13 @@ def test_the_kernels_mean_what_pytorchs_own_mean():
         for key in ("shape", "dtype", "stride"):
             assert mine[key] == ref[key], f"{name}: {key} {mine[key]} where PyTorch gives {ref[key]}"
         tol = 1e-10 if "float64" in ref["dtype"] else 1e-4  # rounding: float32 sums differ in the last bits
-        assert torch.allclose(torch.tensor(mine["values"], dtype=torch.float64),
-                              torch.tensor(ref["values"], dtype=torch.float64), rtol=tol, atol=tol,
-                              equal_nan=True), name
+        assert torch.allclose(
+            torch.tensor(mine["values"], dtype=torch.float64),
+            torch.tensor(ref["values"], dtype=torch.float64),
+            rtol=tol,
+            atol=tol,
+            equal_nan=True,
+        ), name
         assert mine["warnings"] == [], f"{name} warns: {mine['warnings']}"
     assert sum("refused" in r for r in theirs.values()) >= 8  # the refusals are exercised
 
@@ -123,12 +128,16 @@ def test_the_kernels_mean_what_pytorchs_own_mean():
 def test_gradients_through_the_kernels():
     assert kernels.installed()
     g = torch.Generator().manual_seed(0)
-    a, b = (torch.randn(5, 4, dtype=torch.float64, generator=g, requires_grad=True),
-            torch.randn(4, 3, dtype=torch.float64, generator=g, requires_grad=True))
+    a, b = (
+        torch.randn(5, 4, dtype=torch.float64, generator=g, requires_grad=True),
+        torch.randn(4, 3, dtype=torch.float64, generator=g, requires_grad=True),
+    )
     c = torch.randn(3, dtype=torch.float64, generator=g, requires_grad=True)
     assert torch.autograd.gradcheck(lambda a, b, c: torch.addmm(c, a, b, beta=0.3, alpha=1.7), (a, b, c))
     assert torch.autograd.gradcheck(lambda a, b: torch.bmm(a.expand(2, 5, 4), b.expand(2, 4, 3)), (a, b))
-    assert torch.autograd.gradcheck(lambda a: a.abs().add(0.1).sqrt().log().exp().tanh().pow(0.5).atan(), (a,))
+    assert torch.autograd.gradcheck(
+        lambda a: a.abs().add(0.1).sqrt().log().exp().tanh().pow(0.5).atan(), (a,)
+    )
 
 
 def test_a_large_product_is_cut_by_its_shape_and_is_right():

@@ -31,12 +31,30 @@ def _get(url: str):
 def test_make_lab_serves_the_chapters_as_notebooks_with_this_environments_kernel(tmp_path):
     port, token = _free_port(), "lab-test"
     args = f"--no-browser --ip=127.0.0.1 --port={port} --IdentityProvider.token={token}"
-    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg")}
+    env = {
+        **os.environ,
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "cfg"),
+    }
     env["JUPYTER_DATA_DIR"] = str(tmp_path / "data")  # no kernelspec of the user's own
     # -o: the environment as it is (a pyproject.toml newer than the venv's stamp would rebuild it)
-    lab = subprocess.Popen(["make", "--no-print-directory", "-o", ".venv/.installed", "-o", ".venv/.wordnet", "lab",
-                            f"LAB_ARGS={args}"], cwd=ROOT, env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    lab = subprocess.Popen(
+        [
+            "make",
+            "--no-print-directory",
+            "-o",
+            ".venv/.installed",
+            "-o",
+            ".venv/.wordnet",
+            "lab",
+            f"LAB_ARGS={args}",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         base = f"http://127.0.0.1:{port}/api"
         for _ in range(120):
@@ -54,7 +72,10 @@ def test_make_lab_serves_the_chapters_as_notebooks_with_this_environments_kernel
         assert '"gemma3-270m"' not in cell["source"]  # the cell's literal default; the book ran without it
         kernels = _get(f"{base}/kernelspecs?token={token}")
         python = kernels["kernelspecs"][kernels["default"]]["spec"]["argv"][0]
-        assert Path(python).resolve().is_relative_to((ROOT / ".venv").resolve()) or python in ("python", "python3")
+        assert Path(python).resolve().is_relative_to((ROOT / ".venv").resolve()) or python in (
+            "python",
+            "python3",
+        )
     finally:
         os.killpg(lab.pid, signal.SIGTERM)
         lab.wait(timeout=30)
@@ -73,14 +94,25 @@ def test_a_student_runs_a_chapter_from_the_imported_class_cache_without_training
     from lmnotes.core import cache
 
     archive = tmp_path / "class.tar.gz"
-    exported = subprocess.run([sys.executable, "-m", "lmnotes.book", "cache", "--export", str(archive)],
-                              cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    exported = subprocess.run(
+        [sys.executable, "-m", "lmnotes.book", "cache", "--export", str(archive)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert exported.returncode == 0, exported.stderr[-2000:]
     if "samples" not in exported.stdout:
         pytest.skip("this machine's cache holds no chapter's samples yet (make book builds them)")
     student = {**os.environ, "LMNOTES_CACHE": str(tmp_path / "student")}
-    imported = subprocess.run([sys.executable, "-m", "lmnotes.book", "cache", "--import", str(archive)],
-                              cwd=tmp_path, env=student, capture_output=True, text=True, timeout=1200)
+    imported = subprocess.run(
+        [sys.executable, "-m", "lmnotes.book", "cache", "--import", str(archive)],
+        cwd=tmp_path,
+        env=student,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert imported.returncode == 0 and "refused 0" in imported.stdout, imported.stderr[-2000:]
 
     def held():
@@ -95,16 +127,23 @@ def test_a_student_runs_a_chapter_from_the_imported_class_cache_without_training
     (tmp_path / "claims").mkdir()
     try:
         t0 = time.perf_counter()
-        NotebookClient(nb, timeout=1200, kernel_name="python3",
-                       resources={"metadata": {"path": str(ROOT / "book")}}).execute()
+        NotebookClient(
+            nb, timeout=1200, kernel_name="python3", resources={"metadata": {"path": str(ROOT / "book")}}
+        ).execute()
         seconds = time.perf_counter() - t0
     finally:
         for k, v in old.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
     added = held() - before
     assert all(entry.startswith("pretrained/") for entry in added), sorted(added)
-    assert any(c.get("metadata", {}).get("tags", []) == ["solution"] or "solution" in c.get("metadata", {}).get("tags", [])
-               for c in nb.cells if c.cell_type == "code")
+    assert any(
+        c.get("metadata", {}).get("tags", []) == ["solution"]
+        or "solution" in c.get("metadata", {}).get("tags", [])
+        for c in nb.cells
+        if c.cell_type == "code"
+    )
     assert seconds < 600, seconds
     # and the student's verdicts are the book's, to the byte
-    assert (tmp_path / "claims" / "02_tendencies.csv").read_bytes() == (ROOT / "book" / "claims" / "02_tendencies.csv").read_bytes()
+    assert (tmp_path / "claims" / "02_tendencies.csv").read_bytes() == (
+        ROOT / "book" / "claims" / "02_tendencies.csv"
+    ).read_bytes()

@@ -24,7 +24,7 @@ def toy(C=2, lengths=(5, 3, 7), seed=0, sticky=0.0):
 def paths(model, em, n):
     T = em.lengths[n]
     zs = np.array(list(itertools.product(range(model.n_states), repeat=T)))
-    lp = L.joint_logprob(model, L.Emissions(em.log_e[n:n + 1, :T], em.lengths[n:n + 1]), zs[None])[0]
+    lp = L.joint_logprob(model, L.Emissions(em.log_e[n : n + 1, :T], em.lengths[n : n + 1]), zs[None])[0]
     return zs, lp
 
 
@@ -122,7 +122,7 @@ def test_kbest_and_beam_against_enumeration():
         k = min(10, len(top))
         assert np.allclose(best[n, :k], top[:k], atol=1e-10)
         assert np.all(best[n, k:] == -np.inf)
-    everything = L.kbest(model, em, 2 ** 6)
+    everything = L.kbest(model, em, 2**6)
     assert np.allclose(logsumexp(everything, axis=1), model.logprob(em), atol=1e-10)
     # beam under the exact posterior finds the exact k best; under another q a subset
     assert np.allclose(L.beam(model, em, L.posterior(model, em), 10)[0], best[0], atol=1e-10)

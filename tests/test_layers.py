@@ -34,10 +34,29 @@ def test_every_study_declares_its_parameters_and_the_runner_learns_them():
 def test_the_cache_listing_knows_every_kind_any_module_registers(tmp_path):
     # in a fresh process: an entry of a kind that no imported module registers is pruned
     (tmp_path / "corpus" / "demo--k1").mkdir(parents=True)  # not empty: an empty cache answers at once
-    code = ("from lmnotes.book import run; run.cache_report(); from lmnotes.core import cache; "
-            "print(' '.join(sorted(cache.KINDS)))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "LMNOTES_CACHE": str(tmp_path)})
+    code = (
+        "from lmnotes.book import run; run.cache_report(); from lmnotes.core import cache; "
+        "print(' '.join(sorted(cache.KINDS)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LMNOTES_CACHE": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["calibration", "corpus", "draws", "latent", "paraphrase", "pretrained", "samples",
-                                   "scores", "trained", "word2vec", "wordnet", "words"]
+    assert done.stdout.split() == [
+        "calibration",
+        "corpus",
+        "draws",
+        "latent",
+        "paraphrase",
+        "pretrained",
+        "samples",
+        "scores",
+        "trained",
+        "word2vec",
+        "wordnet",
+        "words",
+    ]

@@ -37,14 +37,17 @@ def test_exact_marginal_equals_the_forward_algorithm(text):
     assert value > canonical  # the canonical segmentation is one term of the sum
 
 
-@pytest.mark.parametrize("stay, explore, tau", [(0.0, 0.0, 1.0), (0.5, 0.0, 1.0), (0.5, 0.5, 1.0),
-                                                (0.0, 0.0, 2.0), (0.0, 0.0, 0.7), (0.5, 0.5, 3.0)])
+@pytest.mark.parametrize(
+    "stay, explore, tau",
+    [(0.0, 0.0, 1.0), (0.5, 0.0, 1.0), (0.5, 0.5, 1.0), (0.0, 0.0, 2.0), (0.0, 0.0, 0.7), (0.5, 0.5, 3.0)],
+)
 def test_importance_sampling_is_unbiased_in_probability(stay, explore, tau):
     lm = SubwordBigram(seed=2)
     texts = ["ab ba b", "aba ab"]
     N = 20000
-    draws = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096,
-                                       temperature=tau)
+    draws = marginal.importance_sample(
+        lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096, temperature=tau
+    )
     canonical = lm.score(texts).logprob
     assert np.allclose(draws.log_canonical, canonical)
     for i, text in enumerate(texts):
@@ -64,8 +67,9 @@ def test_importance_sampling_is_unbiased_in_probability(stay, explore, tau):
         # a canonical draw is exactly the tokenizer's segmentation, and `stay` bounds its rate
         assert is_canon.mean() >= (stay - 0.02 if stay else 0)
         assert weights.effective_sample_size(lw) > 0.1 * N
-    again = marginal.importance_sample(lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096,
-                                       temperature=tau)
+    again = marginal.importance_sample(
+        lm, texts, N, seed=0, stay=stay, explore=explore, batch_size=4096, temperature=tau
+    )
     assert np.array_equal(draws.logw, again.logw)  # deterministic for a seed
 
 
@@ -175,7 +179,9 @@ def test_segmentation_diff_shows_the_words_where_two_segmentations_differ():
     text = "ab ba"
     segs = marginal.lattices(lm, [text])[0].segmentations()
     assert lm.encode(text) in segs
-    other = next(s for s in segs if s != lm.encode(text) and lm.decode(s[:1]) == lm.decode(lm.encode(text)[:1]))
+    other = next(
+        s for s in segs if s != lm.encode(text) and lm.decode(s[:1]) == lm.decode(lm.encode(text)[:1])
+    )
     a, b = marginal.segmentation_diff(lm, lm.encode(text), other)
     assert a.replace("|", "") == b.replace("|", "") and a != b
     assert " " not in a.strip()  # one word: the first one agrees, so only the second is shown
@@ -225,7 +231,9 @@ def test_temperature_changes_the_draws_not_the_target():
 def test_a_non_peeking_proposal_that_never_spells_the_string_gives_minus_inf_not_nan():
     from lmnotes.models.base import Samples
 
-    samples = Samples(["ab", "ba", "ab", "b"], [[]] * 4, np.zeros(4), np.zeros(4), np.array([True, True, False, True]))
+    samples = Samples(
+        ["ab", "ba", "ab", "b"], [[]] * 4, np.zeros(4), np.zeros(4), np.array([True, True, False, True])
+    )
     with pytest.warns(UserWarning, match="-inf"):
         est = marginal.ancestral(samples, ["ab", "aba"])
     assert est[0] == pytest.approx(math.log(1 / 4))  # the unfinished "ab" does not count

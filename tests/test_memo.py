@@ -83,8 +83,11 @@ def test_the_cuda_sampler_keys_only_what_is_sampled_on_cuda(monkeypatch):
     lm, real = Counting(), codeversion.source_digest
 
     def keys(edited: bool) -> dict:
-        monkeypatch.setattr(codeversion, "source_digest",
-                            lambda m: real(m) + ("x" if edited and m in memo.CUDA_SAMPLING else ""))
+        monkeypatch.setattr(
+            codeversion,
+            "source_digest",
+            lambda m: real(m) + ("x" if edited and m in memo.CUDA_SAMPLING else ""),
+        )
         out = {}
         for device in ("cpu", "cuda"):
             lm.device = torch.device(device)

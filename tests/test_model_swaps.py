@@ -16,10 +16,12 @@ from lmnotes.book.run import BookError
 from lmnotes.models import zoo
 
 #: Each study chapter's parameters that take pretrained models, as the smoke profile sets them.
-PRETRAINED_ONLY = {"03_segmentation": ("pretrained",),
-                   "04_importance_sampling": ("tokenization_models",),
-                   "05_word_level": ("pretrained", "encoder_model"),
-                   "06_distortion": ("pretrained_language",)}
+PRETRAINED_ONLY = {
+    "03_segmentation": ("pretrained",),
+    "04_importance_sampling": ("tokenization_models",),
+    "05_word_level": ("pretrained", "encoder_model"),
+    "06_distortion": ("pretrained_language",),
+}
 
 
 @pytest.mark.shared_cache  # the trained and converted models; its few scores and samples stay there
@@ -41,8 +43,9 @@ def test_the_models_chapter_refuses_a_pretrained_model_alone_at_once(tmp_path):
 
 def test_the_tendencies_chapter_refuses_a_pretrained_model_alone_at_once(tmp_path):
     with pytest.raises(BookError, match="model_names=.* must include a self-trained model"):
-        book.run(["02_tendencies"], profile="smoke", overrides={"model_names": ["smollm2-135m"]},
-                 into=tmp_path)
+        book.run(
+            ["02_tendencies"], profile="smoke", overrides={"model_names": ["smollm2-135m"]}, into=tmp_path
+        )
     assert not (tmp_path / "02_tendencies.ipynb").exists()
 
 
@@ -66,8 +69,9 @@ def test_the_refusals_own_advice_runs_through(tmp_path):
     chapter to its end (it once failed after 34 minutes: an exercise named a model the list
     did not hold)."""
     with pytest.raises(BookError, match=r"e\.g\. \[") as refused:
-        book.run(["02_tendencies"], profile="smoke", overrides={"model_names": ["smollm2-135m"]},
-                 into=tmp_path)
+        book.run(
+            ["02_tendencies"], profile="smoke", overrides={"model_names": ["smollm2-135m"]}, into=tmp_path
+        )
     advice = str(refused.value).rsplit("e.g. ", 1)[1].strip().rstrip(".")
     names = [n.strip() for n in advice.strip("[]").split(",")]
     assert "smollm2-135m" in names and len(names) == 2

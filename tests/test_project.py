@@ -9,7 +9,7 @@ from lmnotes.core.io import ROOT
 
 
 def _pins(lines):
-    return {re.split(r"==", l)[0].lower(): l.split("==")[1] for l in lines if "==" in l}
+    return {re.split(r"==", line)[0].lower(): line.split("==")[1] for line in lines if "==" in line}
 
 
 def test_environment_yml_matches_pyproject():
@@ -45,7 +45,7 @@ def test_the_readme_says_what_the_claims_files_found_and_stays_short():
     from lmnotes.book import findings, run as book
 
     readme = (ROOT / "README.md").read_text()
-    block = readme[readme.index(findings.BEGIN):readme.index(findings.END) + len(findings.END)]
+    block = readme[readme.index(findings.BEGIN) : readme.index(findings.END) + len(findings.END)]
     assert block == findings.block(book.BOOK)
     assert len(readme.encode()) <= 10_000, len(readme.encode())
     commit = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")

@@ -31,9 +31,16 @@ EMULATED = ["functions", "transformer", "lstm", "ngram", "word2vec", "llama", "b
 #: What every emulated CPU must agree on with this one; qemu-user 7.2 emulates AVX2 and FMA, not AVX-512.
 CPUS = ["EPYC-Rome", "Skylake-Client"]
 #: The control: MKL's AVX2 branch (reproducible on Intel CPUs only), oneDNN, MKL's vector math.
-MKL_PINNING = {"LMNOTES_NATIVE_CPU": "1", "ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT",
-               "ONEDNN_MAX_CPU_ISA": "AVX2", "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "2",
-               "MKL_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "2"}
+MKL_PINNING = {
+    "LMNOTES_NATIVE_CPU": "1",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_CBWR": "AVX2,STRICT",
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "OMP_NUM_THREADS": "2",
+    "MKL_NUM_THREADS": "2",
+    "OPENBLAS_NUM_THREADS": "2",
+}
 QEMU = shutil.which("qemu-x86_64")
 
 pytestmark = [
@@ -78,19 +85,36 @@ def test_another_core_count_and_settings_give_the_same_bits(here):
     assert {k.split("/")[0] for k in here if "/" in k} == set(STAGES)  # every stage hashed
     # one core (OpenBLAS then runs one thread) and settings that would pick other kernels
     assert differing(here, run(STAGES, taskset=shutil.which("taskset") is not None)) == []
-    assert differing(here, run(["functions", "transformer"], ATEN_CPU_CAPABILITY="default", OMP_NUM_THREADS="1",
-                               MKL_NUM_THREADS="1", MKL_CBWR="AUTO", OPENBLAS_NUM_THREADS="3")) == []
+    assert (
+        differing(
+            here,
+            run(
+                ["functions", "transformer"],
+                ATEN_CPU_CAPABILITY="default",
+                OMP_NUM_THREADS="1",
+                MKL_NUM_THREADS="1",
+                MKL_CBWR="AUTO",
+                OPENBLAS_NUM_THREADS="3",
+            ),
+        )
+        == []
+    )
 
 
-@pytest.mark.skipif(QEMU is None, reason="qemu-user is not installed: apt-get install qemu-user (make setup "
-                                         "installs it when run as root)")
+@pytest.mark.skipif(
+    QEMU is None,
+    reason="qemu-user is not installed: apt-get install qemu-user (make setup installs it when run as root)",
+)
 def test_emulated_amd_and_intel_cpus_give_the_same_bits(here):
     other = "EPYC-Rome" if vendor() == "GenuineIntel" else "Skylake-Client"
     same = next(cpu for cpu in CPUS if cpu != other)
     # the control: under MKL's own pinning an emulated CPU of the other vendor trains other weights than
     # this one (the LSTM, in oneDNN's kernel, does not run under emulation at all)
     with ThreadPoolExecutor(3) as pool:
-        emulated = {other: pool.submit(run, EMULATED, cpu=other), same: pool.submit(run, EMULATED[:2], cpu=same)}
+        emulated = {
+            other: pool.submit(run, EMULATED, cpu=other),
+            same: pool.submit(run, EMULATED[:2], cpu=same),
+        }
         mkl_there = pool.submit(run, ["transformer"], cpu=other, **MKL_PINNING)
         mkl_here = run(["transformer"], **MKL_PINNING)
         emulated = {cpu: job.result() for cpu, job in emulated.items()}

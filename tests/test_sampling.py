@@ -5,7 +5,14 @@ import pytest
 import torch
 from scipy import stats
 
-from lmnotes.models.sampling import (Strategy, _nucleus_by_sort, draw, inverse_cdf, nucleus_filter, top_k_filter)
+from lmnotes.models.sampling import (
+    Strategy,
+    _nucleus_by_sort,
+    draw,
+    inverse_cdf,
+    nucleus_filter,
+    top_k_filter,
+)
 from toy import Bigram
 
 
@@ -51,8 +58,9 @@ def test_top_k_and_temperature():
     assert torch.allclose(warped[0, [1, 2]], expected[0]) and torch.isinf(warped[0, [0, 3]]).all()
 
 
-@pytest.mark.parametrize("kind, settings", [("nucleus", {}), ("top-k", {"top_k": 0}), ("beam", {"beam": 0}),
-                                            ("greedy?", {})])
+@pytest.mark.parametrize(
+    "kind, settings", [("nucleus", {}), ("top-k", {"top_k": 0}), ("beam", {"beam": 0}), ("greedy?", {})]
+)
 def test_bad_strategies(kind, settings):
     with pytest.raises(ValueError):
         Strategy(kind, **settings)
@@ -60,14 +68,17 @@ def test_bad_strategies(kind, settings):
         Strategy("ancestral", temperature=0)
 
 
-@pytest.mark.parametrize("strategy", [
-    Strategy("ancestral"),
-    Strategy("ancestral", temperature=0.7),
-    Strategy("top-k", top_k=4),
-    Strategy("nucleus", top_p=0.8),
-    Strategy("nucleus", temperature=1.5, top_p=0.5),
-    Strategy("beam", beam=1),  # a beam of one is ancestral sampling
-])
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        Strategy("ancestral"),
+        Strategy("ancestral", temperature=0.7),
+        Strategy("top-k", top_k=4),
+        Strategy("nucleus", top_p=0.8),
+        Strategy("nucleus", temperature=1.5, top_p=0.5),
+        Strategy("beam", beam=1),  # a beam of one is ancestral sampling
+    ],
+)
 def test_first_token_frequencies_pass_chi_square(strategy):
     lm = Bigram(seed=1)
     n = 6000
@@ -113,8 +124,9 @@ def test_beam_sampling_prefers_probable_strings_and_reports_their_logprob(kind):
     assert beam.token_ids == lm.sample(100, kind, beam=5, max_tokens=40, seed=0).token_ids
     assert beam.finished.mean() > 0.9 and np.isnan(beam.logprob_sampling).all()
     done = beam.finished
-    assert np.allclose(lm.score([t for t, d in zip(beam.texts, done) if d]).logprob, beam.logprob_model[done],
-                       atol=1e-5)
+    assert np.allclose(
+        lm.score([t for t, d in zip(beam.texts, done) if d]).logprob, beam.logprob_model[done], atol=1e-5
+    )
     per_token = lambda s: s.logprob_model / (np.array([len(t) for t in s.token_ids]) + 1)
     assert per_token(beam).mean() > per_token(anc).mean() + 0.3
     assert len(set(beam.texts)) > 10  # random, unlike beam search
@@ -139,7 +151,7 @@ def test_fairseq_beam_is_the_best_of_k_ancestral_samples_in_distribution():
     score = np.array([outcomes[o][0] / outcomes[o][1] for o in keys])
     assert np.isclose(q.sum(), 1.0) and len(np.unique(score)) == len(score)
     below = np.array([q[score < s].sum() for s in score])
-    p_best = (below + q) ** k - below ** k
+    p_best = (below + q) ** k - below**k
     assert np.isclose(p_best.sum(), 1.0)
     out = lm.sample(n, "beam", beam=k, max_tokens=2, seed=5, batch_size=999)
     index = {o: i for i, o in enumerate(keys)}
@@ -156,7 +168,9 @@ def chi_square_pvalue(counts, p):
     big = p * n >= 5
     expected, observed = np.append(p[big], p[~big].sum()) * n, np.append(counts[big], counts[~big].sum())
     keep = expected > 0
-    return stats.chisquare(observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()).pvalue
+    return stats.chisquare(
+        observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()
+    ).pvalue
 
 
 @pytest.mark.parametrize("V", [7, 64, 1000, 8000])
@@ -174,10 +188,16 @@ def test_inverse_cdf_draws_in_proportion_and_never_a_zero_weight(V):
         assert chi_square_pvalue(counts, (w[r] / w[r].sum()).double().numpy()) > 1e-3
 
 
-@pytest.mark.parametrize("strategy", [
-    Strategy("ancestral"), Strategy("ancestral", temperature=1.7), Strategy("top-k", top_k=40),
-    Strategy("nucleus", top_p=0.9), Strategy("nucleus", temperature=0.8, top_p=0.995),
-])
+@pytest.mark.parametrize(
+    "strategy",
+    [
+        Strategy("ancestral"),
+        Strategy("ancestral", temperature=1.7),
+        Strategy("top-k", top_k=40),
+        Strategy("nucleus", top_p=0.9),
+        Strategy("nucleus", temperature=0.8, top_p=0.995),
+    ],
+)
 def test_draw_matches_the_warped_distribution_on_a_large_vocabulary(strategy):
     # rows from peaked to flat, so that the nucleus of some lies beyond the first top-k
     # window and is found by the widening search; 20,000 draws per row

@@ -20,8 +20,18 @@ def board(monkeypatch):
     toys = {"toy-a": Bigram(seed=0), "toy-b": Bigram(seed=1)}
     monkeypatch.setattr(S.models, "load", lambda name, device, **kw: toys[name])
     monkeypatch.setattr(S.memo, "score", lambda lm, texts: lm.score(texts))  # no cache writes
-    return S.score_models(list(toys), TEST, TEST, ARTICLE, device="cpu", size="cpu", speller_order=2,
-                          corpus="enwiki", n_boot=50, seed=0), toys
+    return S.score_models(
+        list(toys),
+        TEST,
+        TEST,
+        ARTICLE,
+        device="cpu",
+        size="cpu",
+        speller_order=2,
+        corpus="enwiki",
+        n_boot=50,
+        seed=0,
+    ), toys
 
 
 def test_every_model_is_a_row_with_its_bits_per_byte(board):

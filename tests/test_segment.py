@@ -30,7 +30,7 @@ def test_bpe_merges_frequent_strings():
 def test_word_vocabulary_is_closed():
     seg = segment.train("word", TRAIN, min_count=2)
     assert not seg.open_vocabulary
-    assert seg.vocab[: 3] == list(segment.SPECIALS)
+    assert seg.vocab[:3] == list(segment.SPECIALS)
     ids = seg.encode("The cat met an aardvark.")
     assert [seg.vocab[i] for i in ids] == ["The", "cat", "met", "<unk>", "<unk>", "."]
     assert seg.decode(seg.encode(TRAIN[0])) == TRAIN[0]
@@ -60,7 +60,7 @@ def test_unknown_segmentation():
 def test_token_bytes_spell_out_the_text(kind, vocab_size):
     seg = segment.train(kind, TRAIN + [NEW], vocab_size=vocab_size, min_count=1)
     tb = seg.token_bytes()
-    assert len(tb) == seg.vocab_size and tb[: 3] == [None] * 3
+    assert len(tb) == seg.vocab_size and tb[:3] == [None] * 3
     for text in TRAIN + [NEW]:
         assert b"".join(tb[i] for i in seg.encode(text)) == text.encode("utf-8")
 

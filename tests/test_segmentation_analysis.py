@@ -22,9 +22,16 @@ def member(vocab, open_vocabulary=True):
 
 
 def rates_of(ppl_token, bpb):
-    return {s: {"perplexity / token": est(ppl_token[s]), "perplexity / word": est(bpb[s] * 10),
-                "perplexity / char": est(bpb[s] * 2), "bits / char": est(bpb[s] * 1.1),
-                "bits / byte": est(bpb[s])} for s in ppl_token}
+    return {
+        s: {
+            "perplexity / token": est(ppl_token[s]),
+            "perplexity / word": est(bpb[s] * 10),
+            "perplexity / char": est(bpb[s] * 2),
+            "bits / char": est(bpb[s] * 1.1),
+            "bits / byte": est(bpb[s]),
+        }
+        for s in ppl_token
+    }
 
 
 def test_labels_and_recipes():
@@ -39,7 +46,9 @@ def test_labels_and_recipes():
 def test_rankings_and_kendall_tau():
     segs = ["byte", "bpe1000", "word"]
     # per-token order byte < bpe < word, per-byte order the reverse
-    rates = rates_of({"byte": 2.0, "bpe1000": 20.0, "word": 200.0}, {"byte": 1.5, "bpe1000": 1.2, "word": 1.0})
+    rates = rates_of(
+        {"byte": 2.0, "bpe1000": 20.0, "word": 200.0}, {"byte": 1.5, "bpe1000": 1.2, "word": 1.0}
+    )
     ranks, tau = F.rankings(rates, segs)
     assert list(ranks.index) == ["byte", "BPE 1k", "word (closed)"]
     assert list(ranks["perplexity / token"]) == [1, 2, 3]
@@ -55,11 +64,15 @@ def test_order_findings():
     # the closed model has the largest vocabulary but a lower per-token perplexity than bpe
     rates = rates_of({"byte": 2.0, "bpe1000": 20.0, "word": 10.0}, {"byte": 1.5, "bpe1000": 1.2, "word": 1.0})
     found = F.order_findings(fam, rates, budgets, segs)
-    assert "grows with the vocabulary; it is not a law: the word (closed) model" in found["ppl_vocab_sentence"]
+    assert (
+        "grows with the vocabulary; it is not a law: the word (closed) model" in found["ppl_vocab_sentence"]
+    )
     # more epochs, fewer bits per byte, in the same order: tau = 1
     assert found["epochs_tau"] == pytest.approx(1.0)
     assert found["epoch_order_sentence"].startswith("the bits-per-byte order is exactly")
-    rates = rates_of({"byte": 2.0, "bpe1000": 20.0, "word": 200.0}, {"byte": 1.0, "bpe1000": 1.2, "word": 1.5})
+    rates = rates_of(
+        {"byte": 2.0, "bpe1000": 20.0, "word": 200.0}, {"byte": 1.0, "bpe1000": 1.2, "word": 1.5}
+    )
     found = F.order_findings(fam, rates, budgets, segs)
     assert found["ppl_vocab_sentence"].startswith("Per-token perplexity grows with the vocabulary in every")
     assert found["epochs_tau"] == pytest.approx(-1.0)
@@ -69,8 +82,8 @@ def test_decompose_splits_the_advantage():
     n_char = np.array([10, 10, 20])
     has_oov = np.array([False, True, False])
     ln2 = math.log(2)
-    open_lp = -ln2 * np.array([12.0, 12.0, 24.0])   # 48 bits over 40 chars: 1.2
-    word_raw = -ln2 * np.array([8.0, 8.0, 16.0])    # 32 bits: 0.8
+    open_lp = -ln2 * np.array([12.0, 12.0, 24.0])  # 48 bits over 40 chars: 1.2
+    word_raw = -ln2 * np.array([8.0, 8.0, 16.0])  # 32 bits: 0.8
     word_open = -ln2 * np.array([8.0, 16.0, 16.0])  # 40 bits: 1.0
     mass = {"mass": 0.5, "low": 0.25, "high": 0.75}  # -log2(1 - 0.5) = 1 bit per sentence
     adv = closed.decompose(open_lp, word_raw, word_open, n_char, has_oov, mass)
@@ -100,8 +113,9 @@ def test_bpc_by_subset_names_its_subsets():
 
 def test_mass_values():
     values = closed.mass_values({"mass": 0.1, "low": 0.05, "high": 0.2, "n": 40})
-    assert values == pytest.approx({"oov_mass": 10.0, "oov_mass_low": 5.0, "oov_mass_high": 20.0,
-                                    "n_mass_samples": 40})
+    assert values == pytest.approx(
+        {"oov_mass": 10.0, "oov_mass_low": 5.0, "oov_mass_high": 20.0, "n_mass_samples": 40}
+    )
 
 
 def test_bits_per_byte_has_an_interval_only_with_enough_documents():
@@ -122,8 +136,10 @@ def test_stride_findings_say_whether_context_helps():
     assert found["stride_gain_self_interval"] == "[-0.020, 0.030]"
     assert found["stride_n_self_docs"] == 7
     gains["self"] = Estimate(-0.05, -0.08, -0.02)
-    assert "costs it a little, 0.050 bits" in strides.stride_findings(gains, per_doc, "self", "pre", 7)[
-        "stride_self_verdict"]
+    assert (
+        "costs it a little, 0.050 bits"
+        in strides.stride_findings(gains, per_doc, "self", "pre", 7)["stride_self_verdict"]
+    )
 
 
 def draws(logw, canonical, log_canonical):
@@ -138,7 +154,13 @@ def test_sweep_findings_of_draws_that_are_all_canonical():
     d = draws(np.zeros((2, 8)), np.ones((2, 8)), [-10.0, -20.0])
     run = {"draws": d, "chars": np.array([10, 20]), "bpc": 1.0}
     pct = estimates.sweep_table(run, [2, 4, 8])
-    assert list(pct.columns) == ["runs", "mean over runs", "lowest run", "highest run", "certified bound, first N"]
+    assert list(pct.columns) == [
+        "runs",
+        "mean over runs",
+        "lowest run",
+        "highest run",
+        "certified bound, first N",
+    ]
     assert list(pct["runs"]) == [4, 2, 1]
     assert np.allclose(pct.iloc[:, 1:].to_numpy(float), 0)
     found, levelled = estimates.sweep_findings(run, pct, [2, 4, 8], 0.0)
@@ -165,9 +187,16 @@ def test_largest_gap_picks_the_sentence_and_its_best_alternative():
 
 
 def test_exact_findings_and_gap_shares():
-    table = pd.DataFrame({"log p(s*)": [-2.0, -3.0], "log p(x), exact": [-1.9, -2.5],
-                          "guided (3)": [Estimate(-1.95, -2.0, -1.9), Estimate(-2.6, -2.8, -2.5)],
-                          "constrained": [-2.5, -2.6], "share of s*": [0.9, 0.6], "_covered": [10, 6]})
+    table = pd.DataFrame(
+        {
+            "log p(s*)": [-2.0, -3.0],
+            "log p(x), exact": [-1.9, -2.5],
+            "guided (3)": [Estimate(-1.95, -2.0, -1.9), Estimate(-2.6, -2.8, -2.5)],
+            "constrained": [-2.5, -2.6],
+            "share of s*": [0.9, 0.6],
+            "_covered": [10, 6],
+        }
+    )
     found = estimates.exact_findings(table, [], 10, 1000)
     assert found["coverage_pct"] == pytest.approx(80)
     assert found["err_guided"] == pytest.approx(0.075)
@@ -175,10 +204,19 @@ def test_exact_findings_and_gap_shares():
     assert found["min_canonical_share"] == pytest.approx(60)
     assert found["coverage_sentence"].startswith("That is far below")
     assert found["skipped_words"] == "none"
-    gaps = pd.DataFrame({"a": {"gap / bits per char": 0.01, "interval's upper end / bits per char": 0.02,
-                               "certified lower bound / bits per char": 0.005,
-                               "gap by the constrained proposal": -0.1, "bits / char (canonical)": 2.0,
-                               "draws off s*": 0.25, "largest gap in one sentence (nats)": 1.5}}).T
+    gaps = pd.DataFrame(
+        {
+            "a": {
+                "gap / bits per char": 0.01,
+                "interval's upper end / bits per char": 0.02,
+                "certified lower bound / bits per char": 0.005,
+                "gap by the constrained proposal": -0.1,
+                "bits / char (canonical)": 2.0,
+                "draws off s*": 0.25,
+                "largest gap in one sentence (nats)": 1.5,
+            }
+        }
+    ).T
     pct = estimates.gap_shares(gaps)
     assert pct.loc["a", "gap"] == pytest.approx(1.0)
     assert pct.loc["a", "constrained"] == pytest.approx(-5.0)  # bits over bits per char, in %
@@ -186,8 +224,11 @@ def test_exact_findings_and_gap_shares():
 
 
 def test_prefix_tokens_checks_the_alternative():
-    tokenizer = SimpleNamespace(convert_ids_to_tokens=lambda i: "<|endoftext|>", bos_token="<|im_start|>",
-                                get_vocab=lambda: {"<|endoftext|>": 0, "<|im_start|>": 1})
+    tokenizer = SimpleNamespace(
+        convert_ids_to_tokens=lambda i: "<|endoftext|>",
+        bos_token="<|im_start|>",
+        get_vocab=lambda: {"<|endoftext|>": 0, "<|im_start|>": 1},
+    )
     lm = SimpleNamespace(tokenizer=tokenizer, bos_id=0)
     assert pretrained.prefix_tokens(lm, "m") == ("<|endoftext|>", "<|im_start|>")
     assert pretrained.prefix_tokens(lm, "m", "<|endoftext|>")[1] == "<|endoftext|>"

@@ -12,8 +12,13 @@ ORDER = ["perplexity / token", "perplexity / word", "perplexity / char", "bits /
 
 
 def examples(follows):
-    return pd.DataFrame({"quantity": [f"q{i}" for i in range(len(follows))], "follows": follows,
-                         "cause": ["" if f else "a rounded intermediate" for f in follows]})
+    return pd.DataFrame(
+        {
+            "quantity": [f"q{i}" for i in range(len(follows))],
+            "follows": follows,
+            "cause": ["" if f else "a rounded intermediate" for f in follows],
+        }
+    )
 
 
 def gap(share, upper, certified):
@@ -24,14 +29,23 @@ def results(**changes):
     """Evidence that reproduces claims 1-3, and decides claim 4 both ways (differs)."""
     base = dict(
         ppl_token={"byte": 2.5, "bpe1000": 20.0, "word": 150.0},
-        tau_byte=0.4, best_token="byte", best_byte="BPE 1k",
+        tau_byte=0.4,
+        best_token="byte",
+        best_byte="BPE 1k",
         open_ranks=pd.DataFrame({c: [2, 1] for c in ORDER}, index=["byte", "BPE 1k"]),
         examples=examples([True, True, True, False]),
         word_bpb=Estimate(1.0, 0.9, 1.1),
         open_bpb={"byte": Estimate(1.5, 1.4, 1.6), "bpe1000": Estimate(1.3, 1.2, 1.4)},
-        open_label="BPE 1k", advantage=0.4, unk=0.3, renorm=0.02, word_epochs=3.0, open_epochs=1.5,
+        open_label="BPE 1k",
+        advantage=0.4,
+        unk=0.3,
+        renorm=0.02,
+        word_epochs=3.0,
+        open_epochs=1.5,
         gaps={"BPE 8k": gap(0.004, 0.006, 0.003), "smollm2-135m": gap(0.02, 0.03, 0.015)},
-        self_name="BPE 8k", levelled={"BPE 8k": True, "smollm2-135m": True})
+        self_name="BPE 8k",
+        levelled={"BPE 8k": True, "smollm2-135m": True},
+    )
     base.update(changes)
     return SC.Results(**base)
 
@@ -120,8 +134,18 @@ def test_measured_texts_carry_the_counts():
 
 def test_glued_values():
     values = SC.glued(results(), RULES)
-    assert list(values) == ["negligible_pct", "negligible_alt_pct", "v4", "v4_alt", "independent_orders",
-                            "rest_share", "marginal_label", "levelled_text", "alt_text", "causes_text"]
+    assert list(values) == [
+        "negligible_pct",
+        "negligible_alt_pct",
+        "v4",
+        "v4_alt",
+        "independent_orders",
+        "rest_share",
+        "marginal_label",
+        "levelled_text",
+        "alt_text",
+        "causes_text",
+    ]
     assert values["negligible_pct"] == pytest.approx(1.0)
     assert values["rest_share"] == pytest.approx(20.0)
     assert values["marginal_label"] == "BPE 8k"
@@ -153,11 +177,15 @@ def test_an_identity_that_fails_once_is_contradicted():
 
 
 def test_the_stricter_threshold_says_why_each_model_is_decided():
-    res = results(gaps={"BPE 8k": gap(0.006, 0.008, 0.0055), "smollm2-135m": gap(0.001, 0.002, 0.0005)},
-                  levelled={"BPE 8k": False, "smollm2-135m": True})
+    res = results(
+        gaps={"BPE 8k": gap(0.006, 0.008, 0.0055), "smollm2-135m": gap(0.001, 0.002, 0.0005)},
+        levelled={"BPE 8k": False, "smollm2-135m": True},
+    )
     text = SC.glued(res, RULES)["alt_text"]
-    assert text == ("BPE 8k is against: its certified lower bound, 0.550 %, lies above it; smollm2-135m is for: "
-                    "its estimate has levelled off and its interval lies below it (up to 0.200 %)")
+    assert text == (
+        "BPE 8k is against: its certified lower bound, 0.550 %, lies above it; smollm2-135m is for: "
+        "its estimate has levelled off and its interval lies below it (up to 0.200 %)"
+    )
 
 
 def test_a_small_share_keeps_two_significant_digits():

@@ -28,7 +28,7 @@ def test_smc_beats_importance_sampling_on_a_long_sticky_chain():
     q = L.lookahead(model, em, 0)
     logp = model.logprob(em)
     err_smc = (S.smc(model, em, q, 50, n_runs=20, seed=0) - logp[:, None]).mean()
-    err_is = (L.draw(model, em, q, 50 * 20, seed=0).reshape(2, 20, 50))
+    err_is = L.draw(model, em, q, 50 * 20, seed=0).reshape(2, 20, 50)
     err_is = (logsumexp(err_is, axis=2) - np.log(50) - logp[:, None]).mean()
     assert err_smc > err_is + 1 and err_smc < 0
 
@@ -95,8 +95,9 @@ def test_mc_variance_is_the_bootstrap_of_the_draws_in_closed_form():
 
     rng = np.random.default_rng(0)
     logw = rng.normal(0, 0.7, size=(3, 2000))
-    boot = np.array([[logsumexp(row[rng.integers(0, row.size, row.size)]) for _ in range(3000)]
-                     for row in logw])
+    boot = np.array(
+        [[logsumexp(row[rng.integers(0, row.size, row.size)]) for _ in range(3000)] for row in logw]
+    )
     assert I.mc_variance(logw) == pytest.approx(boot.var(1), rel=0.1)
     assert np.allclose(I.mc_variance(np.zeros((2, 50))), 0)  # equal weights: no variance
 

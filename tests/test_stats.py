@@ -48,8 +48,13 @@ def test_permutation_pvalue_agrees_with_scipy_within_monte_carlo_error():
     rng = np.random.default_rng(2)
     x, y = rng.normal(0.15, 1, 200), rng.normal(0, 1, 250)
     ours = stats.permutation_test(x, y, n_resamples=20_000, seed=3)
-    ref = ss.permutation_test((x, y), lambda a, b, axis: a.mean(axis) - b.mean(axis), vectorized=True,
-                              n_resamples=20_000, random_state=4)
+    ref = ss.permutation_test(
+        (x, y),
+        lambda a, b, axis: a.mean(axis) - b.mean(axis),
+        vectorized=True,
+        n_resamples=20_000,
+        random_state=4,
+    )
     assert ours.statistic == pytest.approx(x.mean() - y.mean())
     se = np.sqrt(ref.pvalue * (1 - ref.pvalue) / 20_000)
     assert abs(ours.pvalue - ref.pvalue) < 4 * np.sqrt(2) * se + 1e-4
@@ -99,8 +104,10 @@ def test_a_larger_resample_size_predicts_the_interval_of_a_larger_sample():
     pmf = ss.poisson.pmf(support, 11) / ss.poisson.pmf(support, 11).sum()
     small, large = rng.poisson(10, 400), rng.poisson(10, 1600)
     width = lambda x, size=None: (lambda e: e.high - e.low)(  # noqa: E731
-        stats.bootstrap_distance(stats.ks_distance, stats.one_hot(x, support)[0], pmf, n_resamples=1000,
-                                 seed=1, x_size=size))
+        stats.bootstrap_distance(
+            stats.ks_distance, stats.one_hot(x, support)[0], pmf, n_resamples=1000, seed=1, x_size=size
+        )
+    )
     predicted, actual = width(small, 1600), width(large)
     assert 0.4 < predicted / width(small) < 0.6  # the spread of a KS distance falls as 1/sqrt(n)
     assert abs(predicted / actual - 1) < 0.25  # and matches that of a real sample of that size

@@ -9,8 +9,9 @@ from lmnotes.stats.inference import Estimate
 
 
 def test_missing_cells_show_a_dash_never_nan():
-    t = pd.DataFrame({"a": [0.5, np.nan], "b": ["x", None], "c": [Estimate(1.0, 0.5, 1.5), None]},
-                     index=["r1", "r2"])
+    t = pd.DataFrame(
+        {"a": [0.5, np.nan], "b": ["x", None], "c": [Estimate(1.0, 0.5, 1.5), None]}, index=["r1", "r2"]
+    )
     shown = tables.show(t)
     assert "NaN" not in shown.html and "nan" not in shown.html and "None" not in shown.html
     assert "NaN" not in shown.text and "None" not in shown.text
@@ -81,13 +82,16 @@ def test_dash_missing_shows_a_dash_and_keeps_the_values():
 
 
 def test_index_names_stand_in_the_header_not_in_a_row_of_their_own():
-    t = pd.DataFrame({"a": [1, 2]}, index=pd.MultiIndex.from_tuples([("m", "s"), ("m", "t")],
-                                                                      names=["model", "strategy"]))
+    t = pd.DataFrame(
+        {"a": [1, 2]}, index=pd.MultiIndex.from_tuples([("m", "s"), ("m", "t")], names=["model", "strategy"])
+    )
     html = tables.show(t).html
     assert html.count("<tr>") == 3  # one header row, two rows of data
     assert '<th class="index_name" >model</th>' in html and '<th class="index_name" >strategy</th>' in html
 
-    named = pd.DataFrame([[1, 2]], columns=pd.Index(["1–5", "6–10"], name="bin"), index=pd.Index(["a"], name="model"))
+    named = pd.DataFrame(
+        [[1, 2]], columns=pd.Index(["1–5", "6–10"], name="bin"), index=pd.Index(["a"], name="model")
+    )
     html = tables.show(named).html
     assert '<th class="index_name" >model</th>' in html and ">bin<" not in html  # not over the wrong column
 
@@ -103,6 +107,7 @@ def test_significant_digits_per_value_with_infinities():
 
 def test_a_model_given_by_path_is_labelled_by_its_file_name():
     from lmnotes.report import plots
+
     assert plots.label("/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf") == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert plots.label("~/models/my-model") == "my-model" and plots.label("my.gguf") == "my.gguf"
     assert plots.label("smollm2-135m") == "SmolLM2-135M" and plots.label("org/name") == "org/name"

@@ -15,8 +15,13 @@ MAX_CELL = 40
 #: the exercises' solutions.
 MAX_CHAPTER = 420
 #: The study chapters and the study package whose ``claims.claims`` builds their claims table.
-STUDIES = {"02_tendencies": "tendencies", "03_segmentation": "segmentation",
-           "04_importance_sampling": "importance", "05_word_level": "words", "06_distortion": "distortion"}
+STUDIES = {
+    "02_tendencies": "tendencies",
+    "03_segmentation": "segmentation",
+    "04_importance_sampling": "importance",
+    "05_word_level": "words",
+    "06_distortion": "distortion",
+}
 
 
 def code_lines(source: str) -> int:
@@ -34,8 +39,12 @@ def test_cells_and_chapters_are_short(name):
     long = [(i, n) for i, n in enumerate(lengths) if n > MAX_CELL]
     assert not long, f"{name}: code cells (index, lines) over {MAX_CELL} lines: {long}"
     # the exercises' solutions are the reader's work, folded under each exercise, not the chapter's
-    analysis = sum(n for c, n in zip(code, lengths) if not {"parameters", "solution"} & set(c.metadata.get("tags", [])))
-    assert analysis <= MAX_CHAPTER, f"{name}: {analysis} lines of code besides the parameters (at most {MAX_CHAPTER})"
+    analysis = sum(
+        n for c, n in zip(code, lengths) if not {"parameters", "solution"} & set(c.metadata.get("tags", []))
+    )
+    assert analysis <= MAX_CHAPTER, (
+        f"{name}: {analysis} lines of code besides the parameters (at most {MAX_CHAPTER})"
+    )
 
 
 @pytest.mark.parametrize("name, study", STUDIES.items())
@@ -61,7 +70,9 @@ def test_each_study_chapter_ends_with_exercises_and_their_solutions(name):
     assert "## Exercises" in text and text.index("## Exercises") > text.index("## Summary")
     for label in labels:
         assert f"```{{solution-start}} {label}\n:class: dropdown\n```" in text, label
-        assert "predict" in text.split(f":label: {label}")[1].split("```")[0].lower(), f"{label}: no prediction asked"
+        assert "predict" in text.split(f":label: {label}")[1].split("```")[0].lower(), (
+            f"{label}: no prediction asked"
+        )
     assert text.count("```{solution-end}") == len(labels)
     solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
     assert len(solutions) == len(labels) and all(0 < code_lines(c.source) <= 10 for c in solutions)

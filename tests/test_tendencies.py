@@ -78,7 +78,10 @@ def test_first_document_cuts_a_line_or_a_sentence_and_says_if_it_ended():
     page = "\n\nThe cat sat on the mat. It purred.\nA second line"
     assert T.first_document(page) == ("The cat sat on the mat. It purred.", True)
     assert T.first_document(page, "sentence") == ("The cat sat on the mat.", True)
-    assert T.first_document("A sentence cut off by the tok", "sentence") == ("A sentence cut off by the tok", False)
+    assert T.first_document("A sentence cut off by the tok", "sentence") == (
+        "A sentence cut off by the tok",
+        False,
+    )
     assert T.first_document("One line only.") == ("One line only.", False)  # complete only with EOS
     assert T.first_document("\n \n") == ("", False)
     with pytest.raises(ValueError, match="unit"):
@@ -103,14 +106,18 @@ def test_matched_type_token_compares_at_equal_lengths():
     p = laws.zipf_pmf(1.1, 2000)
 
     def texts(lo, hi, n):
-        return [" ".join(f"w{k}" for k in rng.choice(2000, size=m, p=p)) for m in rng.integers(lo, hi, size=n)]
+        return [
+            " ".join(f"w{k}" for k in rng.choice(2000, size=m, p=p)) for m in rng.integers(lo, hi, size=n)
+        ]
 
     short, long = T.TextSet.from_texts("s", texts(5, 30, 800)), T.TextSet.from_texts("l", texts(15, 60, 800))
     assert (short.types / short.lengths).mean() > (long.types / long.lengths).mean() + 0.05
     est, p_same = T.matched_type_token(short, long)
     assert abs(est.value) < 0.02 and p_same > 0.01
     # a sample that repeats itself has fewer types at every length
-    rep = T.TextSet.from_texts("r", [" ".join(t.split()[: len(t.split()) // 2] * 2) for t in texts(15, 60, 800)])
+    rep = T.TextSet.from_texts(
+        "r", [" ".join(t.split()[: len(t.split()) // 2] * 2) for t in texts(15, 60, 800)]
+    )
     est, p_rep = T.matched_type_token(rep, long)
     assert est.high < 0 and p_rep < 1e-3
     # the interval and the p-value are those of the cluster-robust test over lengths, with the
@@ -118,8 +125,14 @@ def test_matched_type_token_compares_at_equal_lengths():
     groups = np.arange(len(long)) // 40
     est, p = T.matched_type_token(short, long, min_length=20, reference_groups=groups)
     keep_x, keep_y = short.lengths >= 20, long.lengths >= 20
-    t = clusters.cell_contrast_test((short.types / short.lengths)[keep_x], short.lengths[keep_x],
-                                    (long.types / long.lengths)[keep_y], long.lengths[keep_y], None, groups[keep_y])
+    t = clusters.cell_contrast_test(
+        (short.types / short.lengths)[keep_x],
+        short.lengths[keep_x],
+        (long.types / long.lengths)[keep_y],
+        long.lengths[keep_y],
+        None,
+        groups[keep_y],
+    )
     assert est.value == pytest.approx(t.statistic) and p == pytest.approx(t.pvalue)
     assert est.high - est.value == pytest.approx(ss.t.ppf(0.975, t.df) * t.se)
     with pytest.raises(ValueError, match="no length"):
@@ -156,10 +169,20 @@ def test_through_vocabulary_writes_unk_for_every_word_outside_it():
 
 def test_growth_beyond_nets_out_the_baselines_change_over_shared_bins():
     reps = lambda *v: np.array(v, dtype=float)
-    table = pd.DataFrame({"bin": ["1-5", "6-10", "11-20"], "KS to reference": [0.1, 0.2, 0.5],
-                          "replicates": [reps(0.1, 0.1), reps(0.2, 0.3), reps(0.5, 0.4)]})
-    base = pd.DataFrame({"bin": ["1-5", "6-10"], "KS to reference": [0.05, 0.1],
-                         "replicates": [reps(0.0, 0.1), reps(0.1, 0.1)]})
+    table = pd.DataFrame(
+        {
+            "bin": ["1-5", "6-10", "11-20"],
+            "KS to reference": [0.1, 0.2, 0.5],
+            "replicates": [reps(0.1, 0.1), reps(0.2, 0.3), reps(0.5, 0.4)],
+        }
+    )
+    base = pd.DataFrame(
+        {
+            "bin": ["1-5", "6-10"],
+            "KS to reference": [0.05, 0.1],
+            "replicates": [reps(0.0, 0.1), reps(0.1, 0.1)],
+        }
+    )
     where, e = T.growth_beyond(table, base)
     assert where == "1-5 to 6-10"  # the last bin the baseline lacks is left out
     assert e.value == pytest.approx((0.2 - 0.1) - (0.1 - 0.05))
@@ -177,8 +200,18 @@ def test_null_checks_play_every_deciding_check_on_one_population(tmp_path, monke
             texts.append(" ".join(f"w{k}" for k in rng.zipf(1.5, 1 + rng.poisson(mean_length)) % 500))
             groups.append(g)
     pool = T.TextSet.from_texts("pool", texts)
-    df = T.null_checks(pool, groups, n_splits=12, articles=8, documents=150, n_boot=40,
-                       length_bins=[1, 11, 21, 41], long_length=21, rank_support=100, top_types=50)
+    df = T.null_checks(
+        pool,
+        groups,
+        n_splits=12,
+        articles=8,
+        documents=150,
+        n_boot=40,
+        length_bins=[1, 11, 21, 41],
+        long_length=21,
+        rank_support=100,
+        top_types=50,
+    )
     rate = df.groupby(["check", "quantity"])["rejected"].mean()
     assert set(rate["paired interval"].index) >= set(T.PAIRED_DISTANCES)
     assert "types per token, at least 21 tokens" in rate["matched-length t test"].index
@@ -204,7 +237,10 @@ def test_null_rejections_of_article_level_tests_are_near_their_level(tmp_path, m
     rate = df.groupby(["design", "test"])["rejected"].mean()
     assert rate["articles vs articles", "article permutation"] <= 0.12
     assert rate["documents vs articles", "cluster-robust Welch"] <= 0.15
-    assert rate["articles vs articles", "document permutation"] > 2 * rate["articles vs articles", "article permutation"]
+    assert (
+        rate["articles vs articles", "document permutation"]
+        > 2 * rate["articles vs articles", "article permutation"]
+    )
 
 
 def test_significance_by_size_ends_at_the_whole_sample_and_gains_power():

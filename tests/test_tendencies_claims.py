@@ -13,8 +13,15 @@ from lmnotes.stats import inference as stats
 from lmnotes.studies.tendencies import claims as TC, measures as T, paper
 
 Z = np.random.default_rng(0).standard_normal(200)  # one bootstrap stream: every pair is paired
-DISTANCES = ["rank KS to Zipf(sample)", "rank KS to reference", "unigram TVD", "top-types TVD",
-             "length KS", "stopwords KS", "symbols KS"]
+DISTANCES = [
+    "rank KS to Zipf(sample)",
+    "rank KS to reference",
+    "unigram TVD",
+    "top-types TVD",
+    "length KS",
+    "stopwords KS",
+    "symbols KS",
+]
 OWN = ["Transformer", "Transformer (word)", "LSTM", "Trigram"]
 
 
@@ -23,7 +30,9 @@ def est(value, width=0.001, noise=0.0):
     same width has a zero-width interval, so only the values decide it. With ``noise``, the
     replicates are independent of every other estimate's and that wide: nothing is resolved."""
     if noise:
-        return stats.interval(value, value + noise * np.random.default_rng(NOISE.integers(1 << 30)).standard_normal(200))
+        return stats.interval(
+            value, value + noise * np.random.default_rng(NOISE.integers(1 << 30)).standard_normal(200)
+        )
     return stats.interval(value, value + width * Z)
 
 
@@ -31,13 +40,31 @@ NOISE = np.random.default_rng(1)
 
 
 def tt_table(first, last, noise=0.0):
-    z = (lambda: np.random.default_rng(NOISE.integers(1 << 30)).standard_normal(200)) if noise else (lambda: Z)
-    return pd.DataFrame({"bin": ["1–5", "41–70"], "KS to reference": [first, last],
-                         "replicates": [first + (noise or 0.001) * z(), last + (noise or 0.001) * z()]})
+    z = (
+        (lambda: np.random.default_rng(NOISE.integers(1 << 30)).standard_normal(200))
+        if noise
+        else (lambda: Z)
+    )
+    return pd.DataFrame(
+        {
+            "bin": ["1–5", "41–70"],
+            "KS to reference": [first, last],
+            "replicates": [first + (noise or 0.001) * z(), last + (noise or 0.001) * z()],
+        }
+    )
 
 
-def world(strategies=("ancestral", "nucleus", "beam"), own=OWN, nucleus=0.10, beam=0.30, ancestral=0.20,
-          beam_width=0.001, shift_tvd=0.05, model_step=0.01, noise=0.0):
+def world(
+    strategies=("ancestral", "nucleus", "beam"),
+    own=OWN,
+    nucleus=0.10,
+    beam=0.30,
+    ancestral=0.20,
+    beam_width=0.001,
+    shift_tvd=0.05,
+    model_step=0.01,
+    noise=0.0,
+):
     """Every self-trained model's distances: each strategy at its own level on every distance
     (nucleus < ancestral < beam by default), the Zipf fit worse than the empirical fit; with
     ``noise``, every interval that wide and unpaired (nothing resolved)."""
@@ -50,8 +77,9 @@ def world(strategies=("ancestral", "nucleus", "beam"), own=OWN, nucleus=0.10, be
             results[m, s] = {d: est(v, width, noise) for d in DISTANCES}
             results[m, s]["rank KS to Zipf(sample)"] = est(v + 0.2, width, noise)
             results[m, s]["top-types TVD"] = est(shift_tvd + 0.01, width, noise)
-            sets[m, s] = SimpleNamespace(lengths=np.arange(5.0, 25.0) - (10 if s == "beam" and not noise else 0),
-                                         unk_rate=0.02)
+            sets[m, s] = SimpleNamespace(
+                lengths=np.arange(5.0, 25.0) - (10 if s == "beam" and not noise else 0), unk_rate=0.02
+            )
             tt_fit[m, s] = tt_table(v, v + 0.1, noise)
             tt_mean[m, s] = est(v, width, noise)
             matched[m, s, "long"] = (est(-0.05, noise=noise), 0.5 if noise else 0.001)
@@ -71,8 +99,23 @@ def verdicts(df):
 
 def test_every_claim_is_one_row_whose_verdict_follows_from_its_counts():
     df = TC.claims(world(), RULES)
-    assert list(df["claim"].str.split(".").str[0]) == ["1", "2", "3", "4a", "4b", "5", "6", "7a", "7b", "8a", "8b",
-                                                       "9", "10a", "10b", "11"]
+    assert list(df["claim"].str.split(".").str[0]) == [
+        "1",
+        "2",
+        "3",
+        "4a",
+        "4b",
+        "5",
+        "6",
+        "7a",
+        "7b",
+        "8a",
+        "8b",
+        "9",
+        "10a",
+        "10b",
+        "11",
+    ]
     lmclaims.check(df)  # recomputes every verdict from n_for, n_against, n_unresolved and rule
     lmclaims.check_cases(df, df.attrs["cases"])  # and every decision from its numbers
     assert set(df["rule"]) <= set(lmcases.FORMS)
@@ -129,8 +172,12 @@ def test_factor_ranges():
 def test_unk_artefact_without_a_word_model():
     m = world(own=["Transformer", "LSTM"])
     out = TC.unk_artefact(m, reference=None, articles=None, compare={})
-    assert out == {"c4_span": "none", "c4_all_span": "none", "c4_counted_span": "none",
-                   "unk_vs_c4": "not measured"}
+    assert out == {
+        "c4_span": "none",
+        "c4_all_span": "none",
+        "c4_counted_span": "none",
+        "unk_vs_c4": "not measured",
+    }
 
 
 def _set(m, key, column, value):
@@ -154,10 +201,12 @@ def _ks(m, key, value):
 
 
 #: For each claim, a change to the default world that builds evidence for it, and one against it.
-FOR = {"4b": lambda m: [_set(m, ("Transformer (word)", s), "top-types TVD", 0.09) for s in m.sampled],
-       "5": lambda m: _ks(m, ("LSTM", "ancestral"), 0.0),
-       "8a": lambda m: [_set(m, (mo, "ancestral"), "length KS", 0.07) for mo in m.own],
-       "9": lambda m: _set(m, ("Trigram", "beam"), "rank KS to Zipf(sample)", 0.0)}
+FOR = {
+    "4b": lambda m: [_set(m, ("Transformer (word)", s), "top-types TVD", 0.09) for s in m.sampled],
+    "5": lambda m: _ks(m, ("LSTM", "ancestral"), 0.0),
+    "8a": lambda m: [_set(m, (mo, "ancestral"), "length KS", 0.07) for mo in m.own],
+    "9": lambda m: _set(m, ("Trigram", "beam"), "rank KS to Zipf(sample)", 0.0),
+}
 AGAINST = {
     "1": lambda m: _all(m, "rank KS to Zipf(sample)", 0.001),
     "2": lambda m: [m.tt_mean.__setitem__((mo, "nucleus"), est(0.5)) for mo in m.own],
@@ -171,9 +220,14 @@ AGAINST = {
     "8a": lambda m: [_set(m, (mo, "ancestral"), "length KS", 0.5) for mo in m.own],
     "8b": lambda m: _lengths(m, "beam", 10),
     "9": lambda m: _set(m, ("Trigram", "beam"), "rank KS to Zipf(sample)", 0.9),
-    "10b": lambda m: [m.tt_fit.__setitem__(k, tt_table(0.3, 0.1)) for k in list(m.tt_fit) if k[0] != "human shift"],
-    "11": lambda m: [(m.tt_mean.__setitem__((mo, "nucleus"), est(0.5)), _set(m, (mo, "nucleus"), k, 0.9))
-                     for mo in m.own for k in TC.DISTANCES],
+    "10b": lambda m: [
+        m.tt_fit.__setitem__(k, tt_table(0.3, 0.1)) for k in list(m.tt_fit) if k[0] != "human shift"
+    ],
+    "11": lambda m: [
+        (m.tt_mean.__setitem__((mo, "nucleus"), est(0.5)), _set(m, (mo, "nucleus"), k, 0.9))
+        for mo in m.own
+        for k in TC.DISTANCES
+    ],
 }
 
 
@@ -199,17 +253,28 @@ def test_the_source_passes_its_own_claims_on_its_printed_tables():
     assert "source's own printed table the same rule gives reproduced" in five["measured"]
     # read against every other setting, every strategy included, the LSTM's random-sampling symbol KS
     # ties the trigram's nucleus one (0.037 both): the source's words are about models at one strategy
-    ks = {(mo, s): {"symbols": paper.printed(paper.TABLE3.loc[mo, ("symbols", s)])} for mo in paper.MODELS
-          for s in paper.STRATEGIES}
+    ks = {
+        (mo, s): {"symbols": paper.printed(paper.TABLE3.loc[mo, ("symbols", s)])}
+        for mo in paper.MODELS
+        for s in paper.STRATEGIES
+    }
     wide = TC.best_cases(ks, ("LSTM", "random"), ["symbols"], paper.apart)
     assert wide[0].decision == "open"
 
 
 def test_a_wrong_rule_fails_the_source_on_its_own_table():
     # claim 9 decided the wrong way round (the trigram's beam farthest): the source fails it
-    zipf = {(mo, s): paper.printed(paper.TABLE2_ZIPF.loc[mo, s]) for mo in paper.MODELS for s in paper.STRATEGIES}
-    wrong = [TC.weakest("trigram/beam", "below", [paper.apart(zipf[o], zipf["Trigram", "beam"]) for o in zipf
-                                                   if o != ("Trigram", "beam")], "planted")]
+    zipf = {
+        (mo, s): paper.printed(paper.TABLE2_ZIPF.loc[mo, s]) for mo in paper.MODELS for s in paper.STRATEGIES
+    }
+    wrong = [
+        TC.weakest(
+            "trigram/beam",
+            "below",
+            [paper.apart(zipf[o], zipf["Trigram", "beam"]) for o in zipf if o != ("Trigram", "beam")],
+            "planted",
+        )
+    ]
     assert lmcases.verdict("every", *lmcases.counts(wrong)) == "contradicted"
 
 
@@ -220,7 +285,10 @@ def test_the_weakest_comparison_decides_a_case_of_several():
     assert (case.estimate, case.low, case.high, case.decision) == (0.1, -0.05, 0.25, "open")
     c = SimpleNamespace(value=-0.2, low=-0.3, high=-0.1)
     assert TC.weakest("x", "above", [a, c], "why").decision == "against"
-    assert TC.weakest("x", "below", [c, SimpleNamespace(value=-0.5, low=-0.6, high=-0.4)], "why").decision == "for"
+    assert (
+        TC.weakest("x", "below", [c, SimpleNamespace(value=-0.5, low=-0.6, high=-0.4)], "why").decision
+        == "for"
+    )
 
 
 def test_the_chapter_margins_default_to_the_source_s_own_readings():

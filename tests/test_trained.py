@@ -50,7 +50,9 @@ def test_training_is_deterministic_and_cached(texts, tmp_path, arch, seg, vocab)
     s = d.sample(3, "nucleus", top_p=0.9, max_tokens=20)
     assert len(s.texts) == 3 and np.isfinite(s.logprob_model).all()
     beam = d.sample(2, "beam-k2", beam=3, max_tokens=20)  # the model's cache reorders under beams
-    expected = [lp.sum() if f else lp[:-1].sum() for lp, f in zip(d.score(beam.texts).token_logprobs, beam.finished)]
+    expected = [
+        lp.sum() if f else lp[:-1].sum() for lp, f in zip(d.score(beam.texts).token_logprobs, beam.finished)
+    ]
     if seg == "char":  # characters round-trip exactly
         assert np.allclose(expected, beam.logprob_model, atol=1e-3)
 
@@ -146,8 +148,13 @@ def test_training_budget_counts_steps_tokens_and_epochs(texts):
     table = budget.budget_table({"t": lm}, texts[0], "tiny")
     assert list(table.index) == ["t"] and table.loc["t", "steps"] == 8
     with pytest.raises(ValueError, match="no training history"):
-        budget.training_budget(trained.build(trained.Recipe("ngram-kn", "byte"), texts[0][:50], [], name="n",
-                                             size="tiny", cache=False), texts[0], TINY["train"])
+        budget.training_budget(
+            trained.build(
+                trained.Recipe("ngram-kn", "byte"), texts[0][:50], [], name="n", size="tiny", cache=False
+            ),
+            texts[0],
+            TINY["train"],
+        )
     with pytest.raises(ValueError, match="unknown size"):
         budget.budget_table({"t": lm}, texts[0], "huge")
 
@@ -158,7 +165,9 @@ def test_training_progress(texts, tmp_path, monkeypatch, capfd, progress, bar):
     (off a terminal) show none; the lines saying what trains and how long it takes go to the
     console in every case (LMNOTES_PROGRESS, which the runner points at its own stderr)."""
     monkeypatch.setenv("LMNOTES_PROGRESS", str(tmp_path / "console.log"))
-    trained.build(trained.Recipe("lstm", "char"), *texts, name="t", size="tiny", cache=False, progress=progress)
+    trained.build(
+        trained.Recipe("lstm", "char"), *texts, name="t", size="tiny", cache=False, progress=progress
+    )
     err = capfd.readouterr().err
     assert ("training t:" in err and "step/s" in err) == bar, err
     console = (tmp_path / "console.log").read_text()
@@ -175,11 +184,13 @@ def test_at_epochs_trains_every_member_for_the_same_passes_over_its_text(texts, 
     from lmnotes.text import corpus
     from lmnotes.models.train import _blocks, _stream
 
-    small = {"train": type("S", (), {"sentences": texts[0][:80]}),
-             "valid": type("S", (), {"sentences": texts[1][:40]})}
+    small = {
+        "train": type("S", (), {"sentences": texts[0][:80]}),
+        "valid": type("S", (), {"sentences": texts[1][:40]}),
+    }
     monkeypatch.setattr(corpus, "load", lambda name: small)
     config = budget.epoch_config("tiny", 1)
-    assert config.max_epochs == 1 and config.max_steps > 10 ** 6 and config.block == TINY["train"].block
+    assert config.max_epochs == 1 and config.max_steps > 10**6 and config.block == TINY["train"].block
     steps = {}
     for recipe in (trained.Recipe("transformer", "byte"), trained.Recipe("transformer", "bpe", 400)):
         lm = budget.at_epochs(recipe, 1, size="tiny")
@@ -202,15 +213,22 @@ def test_at_quality_is_the_equal_epoch_run_stopped_at_a_bits_per_byte(texts, mon
     from lmnotes.models import budget
     from lmnotes.text import corpus
 
-    small = {"train": type("S", (), {"sentences": texts[0][:80]}),
-             "valid": type("S", (), {"sentences": texts[1][:40]})}
+    small = {
+        "train": type("S", (), {"sentences": texts[0][:80]}),
+        "valid": type("S", (), {"sentences": texts[1][:40]}),
+    }
     monkeypatch.setattr(corpus, "load", lambda name: small)
     recipe = trained.Recipe("transformer", "bpe", 400)
     full = budget.at_quality(recipe, 3, 1e-3, size="tiny", eval_every=2)  # never reached
     per_byte = budget.bits_per_byte(full, small["valid"].sentences)
     bits = (full.history["valid_loss"] * per_byte).to_numpy()
-    assert len(bits) > 4 and full.history["step"].iloc[-1] == budget.training_budget(
-        full, small["train"].sentences, budget.epoch_config("tiny", 3))["steps planned"]
+    assert (
+        len(bits) > 4
+        and full.history["step"].iloc[-1]
+        == budget.training_budget(full, small["train"].sentences, budget.epoch_config("tiny", 3))[
+            "steps planned"
+        ]
+    )
     # the same run as the equal-epoch one, at every evaluation both make (every 4 updates)
     plain = budget.at_epochs(recipe, 3, size="tiny").history.set_index("step")["valid_loss"]
     both = full.history.set_index("step")["valid_loss"].reindex(plain.index)
@@ -233,8 +251,12 @@ def test_at_quality_is_the_equal_epoch_run_stopped_at_a_bits_per_byte(texts, mon
     # a run stopped at its own bits per byte, converted to a loss and back, stops there
     again = budget.at_quality(recipe, 3, float(bits[first]), size="tiny", eval_every=2)
     assert len(again.history) == first + 1
-    assert np.isnan(budget.bits_per_byte(trained.build(trained.Recipe("transformer", "word"), *texts, name="w",
-                                                       size="tiny", cache=False), texts[1]))
+    assert np.isnan(
+        budget.bits_per_byte(
+            trained.build(trained.Recipe("transformer", "word"), *texts, name="w", size="tiny", cache=False),
+            texts[1],
+        )
+    )
 
 
 def test_bfloat16_trains_in_float32_on_the_cpu(texts, monkeypatch):
@@ -242,7 +264,10 @@ def test_bfloat16_trains_in_float32_on_the_cpu(texts, monkeypatch):
     float32, the same weights bit for bit."""
     recipe = trained.Recipe("transformer", "bpe", 300)
     a = trained.build(recipe, *texts, name="t", size="tiny", cache=False)
-    monkeypatch.setitem(trained.SIZES, "tiny", {**TINY, "train": TrainConfig(**{**TINY["train"].asdict(),
-                                                                               "precision": "bfloat16"})})
+    monkeypatch.setitem(
+        trained.SIZES,
+        "tiny",
+        {**TINY, "train": TrainConfig(**{**TINY["train"].asdict(), "precision": "bfloat16"})},
+    )
     b = trained.build(recipe, *texts, name="t", size="tiny", cache=False)
     assert all(torch.equal(x, y) for x, y in zip(a.net.state_dict().values(), b.net.state_dict().values()))

@@ -32,9 +32,14 @@ def test_measures_against_hand_computed_values():
 
 def _scores(texts, token_lps):
     lps = [np.array(x, dtype=float) for x in token_lps]
-    return Scores(lps, np.array([x.sum() for x in lps]), np.array([len(x) for x in lps]),
-                  np.array([len(t.split()) for t in texts]), np.array([len(t) for t in texts]),
-                  np.array([len(t.encode()) for t in texts]))
+    return Scores(
+        lps,
+        np.array([x.sum() for x in lps]),
+        np.array([len(x) for x in lps]),
+        np.array([len(t.split()) for t in texts]),
+        np.array([len(t) for t in texts]),
+        np.array([len(t.encode()) for t in texts]),
+    )
 
 
 def test_counts_and_conventions():

@@ -36,9 +36,28 @@ def test_clean_wikitext_keeps_prose_and_drops_markup():
         "She wrote her notes in a famous year and they were read widely.",
     ]
     text = "\n".join(paragraphs)
-    for residue in ["<ref", "{{", "}}", "[[", "]]", "|-", "&amp;", "&nbsp;", "http", "''",
-                    "Infobox", "Category", "Early life", "List item", "Numbered", "indented",
-                    "1843", "x^2", "Portrait", "de:"]:
+    for residue in [
+        "<ref",
+        "{{",
+        "}}",
+        "[[",
+        "]]",
+        "|-",
+        "&amp;",
+        "&nbsp;",
+        "http",
+        "''",
+        "Infobox",
+        "Category",
+        "Early life",
+        "List item",
+        "Numbered",
+        "indented",
+        "1843",
+        "x^2",
+        "Portrait",
+        "de:",
+    ]:
         assert residue not in text, residue
 
 
@@ -51,10 +70,13 @@ def test_redirects():
 def _dump(pages):
     body = "".join(
         f"<page><title>{t}</title><ns>{ns}</ns><id>{i}</id><revision><id>{i}</id>"
-        f"<text xml:space=\"preserve\">{text}</text></revision></page>"
-        for i, (t, ns, text) in enumerate(pages, 1))
-    xml = ('<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">'
-           f"<siteinfo><sitename>W</sitename></siteinfo>{body}</mediawiki>")
+        f'<text xml:space="preserve">{text}</text></revision></page>'
+        for i, (t, ns, text) in enumerate(pages, 1)
+    )
+    xml = (
+        '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">'
+        f"<siteinfo><sitename>W</sitename></siteinfo>{body}</mediawiki>"
+    )
     return xml.encode()
 
 

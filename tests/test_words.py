@@ -43,7 +43,7 @@ def test_boundary_classes_by_tokenizer_style():
 def test_locate_words_and_edge_cases():
     s = W.locate("Café au lait, John's.")
     assert s.words == ["Café", "au", "lait", ",", "John", "'s", "."]
-    assert s.text.encode()[s.start[0]:s.end[0]].decode() == "Café"
+    assert s.text.encode()[s.start[0] : s.end[0]].decode() == "Café"
     lm = toy()
     empty = W.evaluate(lm, ["", "A"])  # empty and one-word sentences: no positions
     assert len(empty) == 0 and "hit1" in empty.columns
@@ -74,8 +74,11 @@ def test_word_logprob_with_end_of_word_equals_the_sum_over_continuations():
     starts = sp.starters("A")
     p_start = torch.exp(lp[A][starts]).sum()
     # every continuation: the word's tokens, then any token that ends it
-    cont = sum(math.exp(lp[A, the] + lp[the, ory] + lp[ory, b]) for b in range(lm.vocab_size)
-               if sp.ends(" theory", b))
+    cont = sum(
+        math.exp(lp[A, the] + lp[the, ory] + lp[ory, b])
+        for b in range(lm.vocab_size)
+        if sp.ends(" theory", b)
+    )
     assert row["logp"] == pytest.approx(math.log(cont / float(p_start)), abs=1e-6)
     assert row["logp_prefix"] == pytest.approx(float(lp[A, the] + lp[the, ory]), abs=1e-6)
 
@@ -122,8 +125,9 @@ def _brute_top(lm, sp, context_token, previous, depth):
 def test_exact_topk_equals_brute_force(seed):
     tokens = ["A", " a", " b", "a", "b", " ab", ",", " "]
     lm = WordToy(tokens, seed=seed)
-    lm.table = 1.5 * torch.randn(lm.vocab_size, lm.vocab_size, generator=torch.Generator().manual_seed(seed),
-                                 dtype=torch.float64)
+    lm.table = 1.5 * torch.randn(
+        lm.vocab_size, lm.vocab_size, generator=torch.Generator().manual_seed(seed), dtype=torch.float64
+    )
     lm.table[:, lm.bos_id] = -1e9
     sp = W.Speller(lm)
     sentences = ["A ab", "A ba", "A a", "A ,"]
@@ -147,8 +151,17 @@ def test_type_coverage_on_the_papers_example():
 
 def test_frequency_bins_are_half_open():
     b = WS.frequency_bin(pd.Series([0, 1, 9, 10, 99, 100, 999, 1000, 10**6]))
-    assert list(b) == ["unseen", "[1,10)", "[1,10)", "[10,100)", "[10,100)", "[100,1000)",
-                       "[100,1000)", "[1000,∞)", "[1000,∞)"]
+    assert list(b) == [
+        "unseen",
+        "[1,10)",
+        "[1,10)",
+        "[10,100)",
+        "[10,100)",
+        "[100,1000)",
+        "[100,1000)",
+        "[1000,∞)",
+        "[1000,∞)",
+    ]
 
 
 def test_coverage_null_is_calibrated_on_type_blind_hits():
@@ -213,8 +226,10 @@ def test_chance_predictions_keep_each_stratum():
 
 
 def test_bertscore_identity_and_symmetry():
-    table = {w: torch.randn(6, generator=torch.Generator().manual_seed(i)) for i, w in
-             enumerate("the dog cat has long hair".split())}
+    table = {
+        w: torch.randn(6, generator=torch.Generator().manual_seed(i))
+        for i, w in enumerate("the dog cat has long hair".split())
+    }
 
     def embed(sents):
         return [torch.stack([table[w] for w in s.split()]) for s in sents]
@@ -236,7 +251,7 @@ def test_papers_table2_statistics():
 def test_wordnet_reader_and_missing_wordnet(monkeypatch, tmp_path):
     wn = P.wordnet()
     dog = wn.synset("dog.n.01")
-    assert "canine" in {l for s in dog.hypernyms() for l in s.lemma_names()}
+    assert "canine" in {name for s in dog.hypernyms() for name in s.lemma_names()}
     P.wordnet.cache_clear()
     monkeypatch.setattr(P, "WORDNET_DIRS", [tmp_path])
     with pytest.raises(ModelError, match="run: make setup"):
@@ -262,12 +277,19 @@ def test_wordnet_installs_for_a_user_without_root():
     os.chmod(tmp_path, 0o777)
     script = tmp_path / "wordnet.sh"
     # a copy of the script that behaves as if /usr/share/wordnet were absent
-    script.write_text((io.ROOT / "setup" / "wordnet.sh").read_text()
-                      .replace("/usr/share/wordnet/data.noun ]", "/nonexistent/data.noun ]")
-                      .replace("test -f /usr/share/wordnet/data.noun ||", "test -f /nonexistent ||"))
+    script.write_text(
+        (io.ROOT / "setup" / "wordnet.sh")
+        .read_text()
+        .replace("/usr/share/wordnet/data.noun ]", "/nonexistent/data.noun ]")
+        .replace("test -f /usr/share/wordnet/data.noun ||", "test -f /nonexistent ||")
+    )
     dest = tmp_path / "wn"
-    result = subprocess.run(["su", "nobody", "-s", "/bin/sh", "-c", f"cd {tmp_path} && sh {script} {dest}"],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        ["su", "nobody", "-s", "/bin/sh", "-c", f"cd {tmp_path} && sh {script} {dest}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (dest / "usr/share/wordnet/data.noun").is_file() and "unpacked for this user" in result.stdout
     assert (dest / "usr/share/wordnet/data.noun").stat().st_uid != 0
@@ -277,8 +299,9 @@ def test_wordnet_installs_for_a_user_without_root():
 def test_triples_are_hypernyms_and_siblings():
     zipf = {"poodle": 2.0, "dog": 5.0, "cat": 5.0, "canine": 4.0, "feline": 4.0, "wolf": 4.0}
     sentences = ["The poodle has long hair.", "The dog barks.", "A cat sleeps.", "The wolf howls."]
-    tr = P.triples(lambda w: zipf.get(w, 0.0), sentences, lambda s: s.replace(".", " .").split(),
-                   2.7, 2.7, 1, 0)
+    tr = P.triples(
+        lambda w: zipf.get(w, 0.0), sentences, lambda s: s.replace(".", " .").split(), 2.7, 2.7, 1, 0
+    )
     rare = tr[tr["kind"] == "rare"].iloc[0]
     assert rare["x"] == "poodle" and rare["x_h"] == "dog"
     assert rare["s_h"] == "The dog has long hair." and rare["x_a"] not in ("poodle", "dog")
@@ -307,8 +330,12 @@ def test_missing_minilm_says_what_to_install(monkeypatch):
 
 
 def test_the_papers_readings_give_one_margin():
-    readings = pd.DataFrame({"reading": ["similar", "similar", "different", "different"],
-                             "share of mean": [WS.relative_gap(29.37, 28.18), 0.07, 0.19, 0.43]})
+    readings = pd.DataFrame(
+        {
+            "reading": ["similar", "similar", "different", "different"],
+            "share of mean": [WS.relative_gap(29.37, 28.18), 0.07, 0.19, 0.43],
+        }
+    )
     margin, widest, narrowest = WS.reading_margin(readings)
     assert WS.relative_gap(29.37, 28.18) == pytest.approx(1.19 / 28.775)
     assert (widest, narrowest) == (0.07, 0.19) and margin == pytest.approx(np.sqrt(0.07 * 0.19))
@@ -345,11 +372,22 @@ def test_calibration_by_target_bin_is_an_artefact_that_the_control_exposes():
 
 
 def test_pick_draws_each_kind_and_minilm_cuts_rare_words():
-    df = pd.DataFrame({"kind": ["rare", "common", "common", "common"], "x": ["poodle", "dog", "cat", "hair"],
-                       "x_h": ["dog"] * 4, "x_a": ["cat"] * 4, "zipf": [2, 5, 5, 5],
-                       "s_x": ["The poodle runs.", "The dog runs.", "The cat runs.", "The hair runs."]})
+    df = pd.DataFrame(
+        {
+            "kind": ["rare", "common", "common", "common"],
+            "x": ["poodle", "dog", "cat", "hair"],
+            "x_h": ["dog"] * 4,
+            "x_a": ["cat"] * 4,
+            "zipf": [2, 5, 5, 5],
+            "s_x": ["The poodle runs.", "The dog runs.", "The cat runs.", "The hair runs."],
+        }
+    )
     out = P.pick(df, {"common": 2}, 0)
-    assert len(out) == 2 and set(out["kind"]) == {"common"} and out.attrs["candidates"] == {"common": 3, "rare": 1}
+    assert (
+        len(out) == 2
+        and set(out["kind"]) == {"common"}
+        and out.attrs["candidates"] == {"common": 3, "rare": 1}
+    )
     assert all(s.startswith("The dog") for s in out["s_h"])
     with pytest.raises(ValueError, match="only 1 rare"):
         P.pick(df, {"rare": 2}, 0)

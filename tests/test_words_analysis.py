@@ -22,8 +22,9 @@ B0, B1, B2 = WS.PAPER_BINS
 
 
 def est(value, half=0.5, reps=None):
-    return stats.Estimate(value, value - half, value + half,
-                          value + np.array([-0.1, 0.0, 0.1]) if reps is None else reps)
+    return stats.Estimate(
+        value, value - half, value + half, value + np.array([-0.1, 0.0, 0.1]) if reps is None else reps
+    )
 
 
 def test_short_names_and_signed_numbers():
@@ -49,18 +50,25 @@ class Ranks:
         self.table = table
 
     def rank(self, preds, words):
-        return np.array([self.table.get((p, w), 10 ** 6) for p, w in zip(preds, words)])
+        return np.array([self.table.get((p, w), 10**6) for p, w in zip(preds, words)])
 
 
 def test_soft_match_counts_near_misses_above_chance():
     # four articles, one miss each whose prediction is the target's first neighbour
-    t = pd.DataFrame({"word": ["a", "b", "c", "d", "a", "b"], "pred": ["a", "x", "c", "y", "a", "z"],
-                      "hit1": [True, False, True, False, True, False], "bin": [B0] * 6,
-                      "article": [0, 1, 2, 3, 0, 1]})
+    t = pd.DataFrame(
+        {
+            "word": ["a", "b", "c", "d", "a", "b"],
+            "pred": ["a", "x", "c", "y", "a", "z"],
+            "hit1": [True, False, True, False, True, False],
+            "bin": [B0] * 6,
+            "article": [0, 1, 2, 3, 0, 1],
+        }
+    )
     nn = Ranks({("x", "b"): 1, ("y", "d"): 1, ("z", "b"): 1})
     res = WS.Resampler(t["article"], 200, 0)
-    rows, gains = SG.soft_match(t, nn, lambda preds, words: np.zeros(len(list(words)), bool), res,
-                                [1], 3, np.random.default_rng(0))
+    rows, gains = SG.soft_match(
+        t, nn, lambda preds, words: np.zeros(len(list(words)), bool), res, [1], 3, np.random.default_rng(0)
+    )
     assert [r["k"] for r in rows] == ["1", "WordNet"]
     assert rows[0]["soft top-1"] == pytest.approx(100.0)  # every miss is a first neighbour
     assert rows[1]["soft top-1"] == pytest.approx(50.0) and rows[1]["chance"] == pytest.approx(50.0)
@@ -98,8 +106,13 @@ def test_encoder_difference_is_mcnemar_and_a_paired_interval():
 
 
 def test_split_tables_count_hits_by_split_and_whole_words():
-    pool = pd.DataFrame({"kind": ["common"] * 6, "A": [True, True, False, True, True, True],
-                         "A split": [True, True, True, False, False, False]})
+    pool = pd.DataFrame(
+        {
+            "kind": ["common"] * 6,
+            "A": [True, True, False, True, True, True],
+            "A split": [True, True, True, False, False, False],
+        }
+    )
     df = T2.split_table(["A"], {"pool": pool})
     assert df[["x is", "hits", "n"]].values.tolist() == [["split", 2, 3], ["whole", 3, 3]]
     own = pd.DataFrame({"kind": ["rare", "common"], "A": [False, True], "A split": True})
@@ -113,14 +126,17 @@ def test_split_tables_count_hits_by_split_and_whole_words():
     assert text.endswith("confounded with it.")
     own = pd.DataFrame({"kind": ["rare", "rare", "common"], "A": [True, False, True], "pieces": [3, 4, 2]})
     more = T2.split_sentence(pool.assign(kind="rare"), ["A"], {"A": p}, 6, {"A": own})
-    assert ("Among the words each encoder splits (claim 8b), A hits 1 of 2 rare and 1 of 1 common ones, "
-            "cut into 3.50 and 2.00 pieces on average.") in more
+    assert (
+        "Among the words each encoder splits (claim 8b), A hits 1 of 2 rare and 1 of 1 common ones, "
+        "cut into 3.50 and 2.00 pieces on average."
+    ) in more
     assert text.startswith("A splits 3 of the 6 rare words and 0 of the 6 common ones; among the pool's")
 
 
 def test_ppx_floor_of_the_last_commits_formula():
-    paper = pd.DataFrame({"top-1": [30.0, 20.0], "top-10": [60.0, 50.0], "ppx": [35.0, 60.0]},
-                         index=["GPT", "BERT"])
+    paper = pd.DataFrame(
+        {"top-1": [30.0, 20.0], "top-10": [60.0, 50.0], "ppx": [35.0, 60.0]}, index=["GPT", "BERT"]
+    )
     check = AC.ppx_floor(paper)
     assert check["printed − floor"].tolist() == [-5.0, 10.0]
     assert np.isnan(check.loc["GPT", AC.BERT_FLOOR]) and check.loc["BERT", AC.BERT_FLOOR] == 80.0
@@ -130,16 +146,19 @@ def test_ppx_floor_of_the_last_commits_formula():
 
 
 def predictions():
-    return pd.DataFrame({
-        "word": ["the", "the", "cat", "ox", "yak", "gnu"],
-        "bin": [B0, B0, B1, B2, "[1,10)", "[1,10)"],
-        "hit1": [True, False, True, False, True, False],
-        "hit1_alg1": [True, True, True, False, True, False],
-        "hit10_dfs": [True, True, True, False, True, True],
-        "hit10_exact": [1.0, 0.0, np.nan, np.nan, np.nan, np.nan],
-        "conf": np.log([0.5, 0.5, 0.25, 0.1, 0.2, 0.2]),
-        "logp": np.log([0.5, 0.1, 0.25, np.nan, 0.2, 0.05]),
-        "article": [0, 0, 1, 1, 2, 2]})
+    return pd.DataFrame(
+        {
+            "word": ["the", "the", "cat", "ox", "yak", "gnu"],
+            "bin": [B0, B0, B1, B2, "[1,10)", "[1,10)"],
+            "hit1": [True, False, True, False, True, False],
+            "hit1_alg1": [True, True, True, False, True, False],
+            "hit10_dfs": [True, True, True, False, True, True],
+            "hit10_exact": [1.0, 0.0, np.nan, np.nan, np.nan, np.nan],
+            "conf": np.log([0.5, 0.5, 0.25, 0.1, 0.2, 0.2]),
+            "logp": np.log([0.5, 0.1, 0.25, np.nan, 0.2, 0.05]),
+            "article": [0, 0, 1, 1, 2, 2],
+        }
+    )
 
 
 def test_the_codes_t1_and_ppx():
@@ -158,8 +177,10 @@ def test_the_codes_t1_and_ppx():
 
 
 def test_byte_rank_and_robustness():
-    bugs = pd.DataFrame({"Alg. 2 top-10": [60.0, 40.0, 50.0], "top-1": [20.0, 30.0, 10.0]},
-                        index=["byte", "bpe1000", "bpe8000"])
+    bugs = pd.DataFrame(
+        {"Alg. 2 top-10": [60.0, 40.0, 50.0], "top-1": [20.0, 30.0, 10.0]},
+        index=["byte", "bpe1000", "bpe8000"],
+    )
     assert AC.byte_note(bugs) == "Our byte model ranks 1 of 3 on Alg. 2 top-10 and 2 of 3 on top-1."
     assert AC.byte_note(bugs.drop(index="byte")) == ""
     res = WS.Resampler([0, 1, 2], 50, 0)
@@ -177,8 +198,10 @@ def test_byte_rank_and_robustness():
     assert (r["searched"], r["gave up"]) == (4, 2)
     assert [e.value for e in r["top-10"]] == pytest.approx([75.0, 25.0, 75.0])
     assert r["types"] == (2, 1, 3)
-    assert "(the exact search gave up on 2 of BPE-8k's 4 targets; a range counts each as a miss, then as a hit)" \
+    assert (
+        "(the exact search gave up on 2 of BPE-8k's 4 targets; a range counts each as a miss, then as a hit)"
         in AC.robust_sentence({"bpe8000": r}, 60)
+    )
     assert "T10 66.7 % against 33.3–100.0 %" in AC.robust_sentence({"bpe8000": r}, 60)
 
 
@@ -198,9 +221,11 @@ def test_calibration_gaps_by_bin():
 
 
 def test_lower_higher_and_the_budget_table():
-    div = {("equal tokens", "a"): {"T1 / E₀[T1]": est(50)},
-           ("equal tokens", "b"): {"T1 / E₀[T1]": est(40)},
-           ("equal tokens", "bpe8000"): {"T1 / E₀[T1]": est(45)}}
+    div = {
+        ("equal tokens", "a"): {"T1 / E₀[T1]": est(50)},
+        ("equal tokens", "b"): {"T1 / E₀[T1]": est(40)},
+        ("equal tokens", "bpe8000"): {"T1 / E₀[T1]": est(45)},
+    }
     lo, hi, d = DV.lower_higher(div, ["a", "b", "bpe8000"], "equal tokens", "bpe8000")
     assert lo == ["b"] and hi == ["a"] and d["a"].value == pytest.approx(5.0)
     spent = {("equal tokens", "a"): {"epochs": 0.25, "steps": 400, "valid loss, best": 3.2}}
@@ -215,24 +240,32 @@ def test_each_encoder_gets_the_candidates_it_splits():
     import torch
 
     def embed(sentences):  # a word's states: its letters counted, so similar words match
-        return [torch.tensor([[w.count(c) + 0.1 for c in "aeiou"] for w in t.split()],
-                             dtype=torch.float32) for t in sentences]
+        return [
+            torch.tensor([[w.count(c) + 0.1 for c in "aeiou"] for w in t.split()], dtype=torch.float32)
+            for t in sentences
+        ]
 
-    cands = pd.DataFrame({"kind": ["rare", "rare", "common", "common", "common"],
-                          "x": ["poodle", "beagle", "dog", "cat", "horse"],
-                          "x_h": ["dog", "dog", "animal", "animal", "animal"],
-                          "x_a": ["cat", "cat", "plant", "plant", "plant"],
-                          "s_x": ["a poodle ran", "a beagle ran", "a dog ran", "a cat ran",
-                                  "a horse ran"]})
+    cands = pd.DataFrame(
+        {
+            "kind": ["rare", "rare", "common", "common", "common"],
+            "x": ["poodle", "beagle", "dog", "cat", "horse"],
+            "x_h": ["dog", "dog", "animal", "animal", "animal"],
+            "x_a": ["cat", "cat", "plant", "plant", "plant"],
+            "s_x": ["a poodle ran", "a beagle ran", "a dog ran", "a cat ran", "a horse ran"],
+        }
+    )
     identify = lambda df: P.identified(embed, df)  # noqa: E731
-    pools = T2.split_pools(cands, {"A": identify, "B": identify},
-                           {"A": lambda ws: [1 + (len(w) > 3) for w in ws],
-                            "B": lambda ws: [2] * len(ws)}, 1, 0)
+    pools = T2.split_pools(
+        cands,
+        {"A": identify, "B": identify},
+        {"A": lambda ws: [1 + (len(w) > 3) for w in ws], "B": lambda ws: [2] * len(ws)},
+        1,
+        0,
+    )
     assert sorted(pools["A"]["x"]) == ["horse", "poodle"] or sorted(pools["A"]["x"]) == ["beagle", "horse"]
     assert list(pools["A"]["kind"]) == ["rare", "common"] and pools["A"]["A split"].all()
     assert len(pools["B"]) == 2 and pools["B"]["B"].dtype == bool
-    assert set(pools["B"]["s_h"]) >= {s.replace(x, h) for s, x, h in
-                                      pools["B"][["s_x", "x", "x_h"]].values}
+    assert set(pools["B"]["s_h"]) >= {s.replace(x, h) for s, x, h in pools["B"][["s_x", "x", "x_h"]].values}
 
 
 def test_an_encoders_hits_are_kept_per_encoder_and_triples(tmp_path, monkeypatch):
@@ -245,8 +278,13 @@ def test_an_encoders_hits_are_kept_per_encoder_and_triples(tmp_path, monkeypatch
         calls.append(len(sentences))
         return [torch.tensor([[float(len(w))] for w in t.split()]) for t in sentences]
 
-    trip = pd.DataFrame({"s_h": ["a dog ran", "a bird sang"], "s_x": ["a poodle ran", "a wren sang"],
-                         "s_a": ["a cat ran", "a fish sang"]})
+    trip = pd.DataFrame(
+        {
+            "s_h": ["a dog ran", "a bird sang"],
+            "s_x": ["a poodle ran", "a wren sang"],
+            "s_a": ["a cat ran", "a fish sang"],
+        }
+    )
     identify = identifier(embed, "pytest")  # an installed package names the encoder
     first = identify(trip)
     assert np.array_equal(first, P.identified(embed, trip)) and first.dtype == bool
@@ -265,20 +303,27 @@ def test_the_tokenization_reading_says_what_it_could_have_detected():
     e = stats.Estimate
     assert DV.detectable({"a": e(1, -2, 4), "b": e(-1, -6, 3), "c": e(9, 8, 10)}) == (6, 4)
     assert DV.detectable({"c": e(9, 8, 10)}) is None
-    div = {("equal tokens", n): {DV.RATIO: est(v, reps=np.array(r))} for n, v, r in (
-        ("a", 30, [29.0, 30.0, 31.0]), ("b", 31, [20.0, 31.0, 42.0]),
-        ("bpe8000", 30, [30.0, 30.0, 30.0]))}
-    spent = {("equal tokens", "a"): {"valid bits per byte": 2.634},
-             ("equal tokens", "b"): {"valid bits per byte": np.nan},  # a closed vocabulary
-             ("equal tokens", "bpe8000"): {"valid bits per byte": 2.2}}
+    div = {
+        ("equal tokens", n): {DV.RATIO: est(v, reps=np.array(r))}
+        for n, v, r in (
+            ("a", 30, [29.0, 30.0, 31.0]),
+            ("b", 31, [20.0, 31.0, 42.0]),
+            ("bpe8000", 30, [30.0, 30.0, 30.0]),
+        )
+    }
+    spent = {
+        ("equal tokens", "a"): {"valid bits per byte": 2.634},
+        ("equal tokens", "b"): {"valid bits per byte": np.nan},  # a closed vocabulary
+        ("equal tokens", "bpe8000"): {"valid bits per byte": 2.2},
+    }
     null_df = pd.DataFrame({"model": ["x"], DV.RATIO: [est(50)]})
-    text = DV.tok_sentence(div, {"equal tokens": ["a", "b", "bpe8000"]}, "bpe8000", {}, {},
-                           null_df, spent)
-    least = DV.detectable(DV.lower_higher(div, ["a", "b", "bpe8000"], "equal tokens",
-                                          "bpe8000")[2])
+    text = DV.tok_sentence(div, {"equal tokens": ["a", "b", "bpe8000"]}, "bpe8000", {}, {}, null_df, spent)
+    least = DV.detectable(DV.lower_higher(div, ["a", "b", "bpe8000"], "equal tokens", "bpe8000")[2])
     assert least[0] > 10  # b's differences spread widely
-    assert (f"lie within ±{least[0]:.1f} points, the narrowest within ±{least[1]:.1f}; validation "
-            "bits per byte of the open vocabularies 2.20 to 2.63)") in text
+    assert (
+        f"lie within ±{least[0]:.1f} points, the narrowest within ±{least[1]:.1f}; validation "
+        "bits per byte of the open vocabularies 2.20 to 2.63)"
+    ) in text
     assert DV.quality_range({}, "equal tokens") == "not recorded"
 
 
@@ -287,23 +332,40 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     training did, the equal-quality target (the worst open member's best bits per byte),
     how far each budget was from convergence, wall times, and a credit that needs every
     budget, which a closed vocabulary cannot reach."""
-    row = lambda early, falling=True, bits=np.nan: {"stopped early": early, "valid falling at the end": falling,
-                                                    "valid bits per byte": bits}
+    row = lambda early, falling=True, bits=np.nan: {
+        "stopped early": early,
+        "valid falling at the end": falling,
+        "valid bits per byte": bits,
+    }
     assert DV.tokens_budget({"a": row(False), "b": row(False)}) == "equal tokens"
     assert DV.tokens_budget({"a": row(True), "b": row(True)}) == "early-stopped"
     assert DV.tokens_budget({"a": row(True), "b": row(False)}) == "equal tokens, some stopped early"
-    spent = {("E", "byte"): row(False, True, 2.63), ("E", "bpe8000"): row(False, False, 2.41),
-             ("E", "word"): row(True, False), ("T", "byte"): row(False, True, 3.2)}
+    spent = {
+        ("E", "byte"): row(False, True, 2.63),
+        ("E", "bpe8000"): row(False, False, 2.41),
+        ("E", "word"): row(True, False),
+        ("T", "byte"): row(False, True, 3.2),
+    }
     assert DV.matched_target(spent, ["E"]) == (2.63, "byte", "E")
     assert DV.matched_target({("E", "word"): row(False)}, ["E"]) is None
     # each member's best over its runs: byte's one-pass run beats its registered one, and
     # BPE-8k's registered run (T) is its only one
-    spent_t = {("T", "byte"): row(False, True, 3.2), ("T", "bpe8000"): row(False, False, 2.34),
-               ("E", "byte"): row(False, True, 2.63)}
+    spent_t = {
+        ("T", "byte"): row(False, True, 3.2),
+        ("T", "bpe8000"): row(False, False, 2.34),
+        ("E", "byte"): row(False, True, 2.63),
+    }
     assert DV.matched_target(spent_t, ["T", "E"]) == (2.63, "byte", "E")
     assert DV.matched_target(spent_t, ["T"]) == (3.2, "byte", "T")
-    epochs = {("T", "byte"): {"epochs": 0.41}, ("T", "bpe1000"): {"epochs": 1.02}, ("E", "word"): {"epochs": 0.5}}
-    assert DV.passes_short(epochs, "T", 1) == ["byte"] and DV.passes_short(epochs, "T", 2) == ["byte", "bpe1000"]
+    epochs = {
+        ("T", "byte"): {"epochs": 0.41},
+        ("T", "bpe1000"): {"epochs": 1.02},
+        ("E", "word"): {"epochs": 0.5},
+    }
+    assert DV.passes_short(epochs, "T", 1) == ["byte"] and DV.passes_short(epochs, "T", 2) == [
+        "byte",
+        "bpe1000",
+    ]
     assert "(byte) are trained again for 1 pass" in DV.epochs_sentence(["byte"], 1, False)
     assert "no view compares the whole family at equal epochs" in DV.epochs_sentence(["byte"], 1, False)
     assert "*equal epochs*" in DV.epochs_sentence(["byte", "word"], 1, True)
@@ -311,9 +373,12 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     assert "no member again" in DV.epochs_sentence([], 0, False)
     assert DV.convergence_note(spent, ["E"]) == (
         "At E, the validation loss of 1 of the 3 members (byte) still fell at the last "
-        "evaluation, and word stopped early.")
+        "evaluation, and word stopped early."
+    )
     text = DV.matched_sentence((2.63, "byte", "equal epochs (1)"), "equal bpb (2.63)", 20)
-    assert "2.63 on the validation split, the best that byte reaches (in its run of 1 pass, kept whole" in text
+    assert (
+        "2.63 on the validation split, the best that byte reaches (in its run of 1 pass, kept whole" in text
+    )
     assert "no equal-quality view" in DV.matched_sentence(None, None, 20)
     lm = type("M", (), {"train_seconds": 90.0})()
     text = DV.wall_sentence({("E", "byte"): lm, ("Q", "byte"): lm, ("Q", "word"): object()})
@@ -322,8 +387,12 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     # member is absent, it is not resolved: nothing is credited, and word cannot be
     div = {}
     for kind, b_low in (("T", True), ("E", True), ("Q", False)):
-        div[kind, "b"] = {DV.RATIO: est(20.0 if b_low else 30.0, reps=np.array([19.0, 20.0, 21.0])
-                                        if b_low else np.array([20.0, 30.0, 40.0]))}
+        div[kind, "b"] = {
+            DV.RATIO: est(
+                20.0 if b_low else 30.0,
+                reps=np.array([19.0, 20.0, 21.0]) if b_low else np.array([20.0, 30.0, 40.0]),
+            )
+        }
         div[kind, "bpe8000"] = {DV.RATIO: est(30.0, reps=np.array([30.0, 30.0, 30.0]))}
         if kind != "Q":
             div[kind, "word"] = {DV.RATIO: est(30.0, reps=np.array([25.0, 30.0, 35.0]))}
@@ -346,15 +415,25 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     every = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
     assert "Only the difference of b is resolved at every budget" in every
     stop = {"steps": 80, "steps planned": 240}
-    short = DV.matched_sentence((2.63, "byte", "E"), "Q", 20, {("Q", "bpe1000"): row(False, True, 2.70) | stop,
-                                                         ("Q", "bpe4000"): row(False, True, 2.632) | stop,
-                                                         ("Q", "bpe8000"): row(False, True, 2.60) | stop},
-                                ["word"], warmup=50)
+    short = DV.matched_sentence(
+        (2.63, "byte", "E"),
+        "Q",
+        20,
+        {
+            ("Q", "bpe1000"): row(False, True, 2.70) | stop,
+            ("Q", "bpe4000"): row(False, True, 2.632) | stop,
+            ("Q", "bpe8000"): row(False, True, 2.60) | stop,
+        },
+        ["word"],
+        warmup=50,
+    )
     assert "BPE-8k at update 80 of 240 (learning rate 0.75 of its peak)" in short
     assert "as well as segmentations; BPE-1k stops earliest" in short  # all stop at 80: the first
-    assert ("; BPE-1k never came down to it, and keeps its best; BPE-8k went past it by more than 0.01 "
-            "between two evaluations (see the table's bpb), so a difference from it is one of quality as well; "
-            "word, with a closed") in short
+    assert (
+        "; BPE-1k never came down to it, and keeps its best; BPE-8k went past it by more than 0.01 "
+        "between two evaluations (see the table's bpb), so a difference from it is one of quality as well; "
+        "word, with a closed"
+    ) in short
 
 
 def test_diversity_and_unk_shares():
@@ -371,10 +450,23 @@ def all_predictions():
     rows = []
     for model, decodable in (("m1", [True, True, True]), ("m2", [True, False, True])):
         for i, (w, ok) in enumerate(zip(["the", "cat", "ox"], decodable)):
-            rows.append({"model": model, "sentence": 0, "index": i, "word": w, "pred": "the",
-                         "decodable": ok, "oov": False, "n_tokens": 1 if ok else 0,
-                         "hit1": w == "the", "hit10_dfs": True, "logp": -1.0, "logp_prefix": -0.5,
-                         "article": i})
+            rows.append(
+                {
+                    "model": model,
+                    "sentence": 0,
+                    "index": i,
+                    "word": w,
+                    "pred": "the",
+                    "decodable": ok,
+                    "oov": False,
+                    "n_tokens": 1 if ok else 0,
+                    "hit1": w == "the",
+                    "hit10_dfs": True,
+                    "logp": -1.0,
+                    "logp_prefix": -0.5,
+                    "article": i,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -415,7 +507,9 @@ def test_table1_and_the_papers_reading_of_pairs():
     # the same hits: a difference of exactly 0 on every resample, similar in both measures
     pairs = PT.pair_table(table, ["m1", "m2"], res, 0.2)
     assert pairs["pair"].tolist() == ["m1 − m2"] and pairs["Δ top-1"][0].value == 0
-    assert pairs["top-1 alike"].tolist() == [True] and pairs[["top-1", "T1"]].values.tolist() == [["similar"] * 2]
+    assert pairs["top-1 alike"].tolist() == [True] and pairs[["top-1", "T1"]].values.tolist() == [
+        ["similar"] * 2
+    ]
     # a margin of the pair's mean that no interval fits in leaves it undecided or different
     pos.loc[pos["model"] == "m2", "hit1"] = False
     table = PT.table1(TG.evaluated(pos, ["m1", "m2"], ["m1", "m2"]), res)
@@ -443,8 +537,10 @@ def test_calibration_table_and_the_coverage_null():
     assert cal.loc[0, "mean confidence"] == pytest.approx(np.mean([0.5, 0.5, 0.25, 0.1, 0.2, 0.2]))
     assert cal.loc[0, "accuracy"] == pytest.approx(0.5) and len(rel["m"]) == 6
     text = CG.cal_sentence(cal.set_index("model"), ["m"], ["absent"])
-    assert text == f"The neural models are close to calibrated overall (ECE {cal.loc[0, 'ECE']:.3f}–" \
-                   f"{cal.loc[0, 'ECE']:.3f})."
+    assert (
+        text == f"The neural models are close to calibrated overall (ECE {cal.loc[0, 'ECE']:.3f}–"
+        f"{cal.loc[0, 'ECE']:.3f})."
+    )
     res = WS.Resampler(t["article"], 50, 0)
     null = DV.coverage_null_table({"m": t}, ["m"], res, 99, 0)
     # the paper's bins: the (hit, miss), cat (hit), ox (miss): two of three types

@@ -35,18 +35,26 @@ def zero():
 
 
 def table1(**changes):
-    t = pd.DataFrame({"top-1": [est(20), est(20.5), est(10)], "top-10 (Alg. 2)": [est(40), est(40.5), est(50)],
-                      "T1": [est(10), est(5), est(5)], "word ppl": [est(100), est(80), est(300)]},
-                     index=list(MODELS))
+    t = pd.DataFrame(
+        {
+            "top-1": [est(20), est(20.5), est(10)],
+            "top-10 (Alg. 2)": [est(40), est(40.5), est(50)],
+            "T1": [est(10), est(5), est(5)],
+            "word ppl": [est(100), est(80), est(300)],
+        },
+        index=list(MODELS),
+    )
     for (model, column), value in changes.items():
         t.loc[model, column] = value
     return t
 
 
 #: The pairs' differences (a − b): top-1, top-10, T1, word perplexity (value, half-width).
-PAIRS = {("bpe1000", "bpe8000"): dict(d1=(0.1, 0.5), d10=(-0.5, 0.5), dT=(5, 1), dp=(20, 5)),
-         ("bpe1000", "byte"): dict(d1=(10, 1), d10=(-10, 1), dT=(5, 1), dp=(-200, 10)),
-         ("bpe8000", "byte"): dict(d1=(10.5, 1), d10=(-9.5, 1), dT=(0.1, 0.1), dp=(-220, 10))}
+PAIRS = {
+    ("bpe1000", "bpe8000"): dict(d1=(0.1, 0.5), d10=(-0.5, 0.5), dT=(5, 1), dp=(20, 5)),
+    ("bpe1000", "byte"): dict(d1=(10, 1), d10=(-10, 1), dT=(5, 1), dp=(-200, 10)),
+    ("bpe8000", "byte"): dict(d1=(10.5, 1), d10=(-9.5, 1), dT=(0.1, 0.1), dp=(-220, 10)),
+}
 
 
 def pairs(**changes):
@@ -54,8 +62,16 @@ def pairs(**changes):
     rows = []
     for (a, b), d in PAIRS.items():
         d = d | changes.get(f"{a}/{b}", {})
-        rows.append({"a": a, "b": b, "Δ top-1": est(*d["d1"]), "Δ top-10 (Alg. 2)": est(*d["d10"]),
-                     "Δ T1": est(*d["dT"]), "Δ word ppl": est(*d["dp"])})
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "Δ top-1": est(*d["d1"]),
+                "Δ top-10 (Alg. 2)": est(*d["d10"]),
+                "Δ T1": est(*d["dT"]),
+                "Δ word ppl": est(*d["dp"]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -65,8 +81,11 @@ def by_bin(acc=(50, 30, 10), cov=(40, 10, 5), hits=(5, 3, 3), models=MODELS):
     out = {}
     for n in models:
         for i, (b, a, c, h) in enumerate(zip(WS.PAPER_BINS, acc, cov, hits)):
-            out[n, b] = {"acc": est(a, pattern=i) if h else zero(), "cov": est(c, pattern=i) if h else zero(),
-                         "hits": h}
+            out[n, b] = {
+                "acc": est(a, pattern=i) if h else zero(),
+                "cov": est(c, pattern=i) if h else zero(),
+                "hits": h,
+            }
     return out
 
 
@@ -74,10 +93,24 @@ def triples(rare_split=(1, 10), common_split=(18, 20)):
     """Triples of two encoders: A splits every rare word (``rare_split``: its hits and number)
     and the pool's common words (``common_split``); B splits no rare word."""
     (rh, rn), (ch, cn) = rare_split, common_split
-    trip = pd.DataFrame({"kind": ["rare"] * rn + ["common"] * 10, "A": [True] * rh + [False] * (rn - rh) + [True] * 10,
-                         "A split": [True] * rn + [False] * 10, "B": True, "B split": False})
-    pool = pd.DataFrame({"kind": "common", "A": [True] * ch + [False] * (cn - ch), "A split": True,
-                         "B": True, "B split": True})
+    trip = pd.DataFrame(
+        {
+            "kind": ["rare"] * rn + ["common"] * 10,
+            "A": [True] * rh + [False] * (rn - rh) + [True] * 10,
+            "A split": [True] * rn + [False] * 10,
+            "B": True,
+            "B split": False,
+        }
+    )
+    pool = pd.DataFrame(
+        {
+            "kind": "common",
+            "A": [True] * ch + [False] * (cn - ch),
+            "A split": True,
+            "B": True,
+            "B split": True,
+        }
+    )
     return trip, pool
 
 
@@ -86,32 +119,61 @@ def table2(a=(10, 40), b=(20, 40)):
 
     rows = [{"source": "paper", "encoder": "BERT", "rare hits": 14, "common hits": 40, "Fisher p": 1e-6}]
     for name, (r, c) in (("A", a), ("B", b)):
-        rows.append({"source": "ours", "encoder": name, "rare hits": r, "common hits": c,
-                     "Fisher p": T2.table2_stats(r, c, 50, 50)["Fisher p"]})
+        rows.append(
+            {
+                "source": "ours",
+                "encoder": name,
+                "rare hits": r,
+                "common hits": c,
+                "Fisher p": T2.table2_stats(r, c, 50, 50)["Fisher p"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def robust(top10=(40, 41, 41), t10=(20, 20.5, 21), gave_up=0):
     """Algorithm 2's top-10 and T10 and the exact ones (every give-up a miss, then a hit)."""
-    return {"bpe1000": {"top-10": tuple(est(v, pattern=i) for i, v in enumerate(top10)),
-                        "T10": tuple(est(v, pattern=i) for i, v in enumerate(t10)),
-                        "types": (5, 5, 5), "searched": 100, "gave up": gave_up}}
+    return {
+        "bpe1000": {
+            "top-10": tuple(est(v, pattern=i) for i, v in enumerate(top10)),
+            "T10": tuple(est(v, pattern=i) for i, v in enumerate(t10)),
+            "types": (5, 5, 5),
+            "searched": 100,
+            "gave up": gave_up,
+        }
+    }
 
 
 def results(**changes):
     """Evidence that reproduces every claim the chapter can reproduce (13 is not run)."""
     trip, pool = triples()
     base = C.Results(
-        segmentation=MODELS, pairs=pairs(), table1=table1(), by_bin=by_bin(), n_types={B0: 7, B1: 70, B2: 300},
+        segmentation=MODELS,
+        pairs=pairs(),
+        table1=table1(),
+        by_bin=by_bin(),
+        n_types={B0: 7, B1: 70, B2: 300},
         concentration={n: (est(60), est(40)) for n in MODELS},
         soft_gain={(n, 100): (est(2), est(1, pattern=1), est(4, pattern=1)) for n in MODELS},
-        table2=table2(), trip=trip, pool=pool, encoders=["A", "B"], enc_diff=est(3, half=5), mcnemar=0.5,
-        robust=robust())
+        table2=table2(),
+        trip=trip,
+        pool=pool,
+        encoders=["A", "B"],
+        enc_diff=est(3, half=5),
+        mcnemar=0.5,
+        robust=robust(),
+    )
     return dataclasses.replace(base, **changes)
 
 
-RULES = C.Rules(margin=0.2, equal_points=15, soft_k=100, n_triples=50, n_sentences_exact=60,
-                paper_coverage=dict(PT.PAPER_COVERAGE))
+RULES = C.Rules(
+    margin=0.2,
+    equal_points=15,
+    soft_k=100,
+    n_triples=50,
+    n_sentences_exact=60,
+    paper_coverage=dict(PT.PAPER_COVERAGE),
+)
 
 
 def table(res=None, rules=RULES):
@@ -131,8 +193,22 @@ def cases_of(df, claim):
 
 
 NUMBERS = ["1", "2", "3", "4", "5", "6", "7", "8a", "8b", "9", "10", "11", "12", "13"]
-FORMS = {"1": "every", "2": "some", "3": "some", "4": "some", "5": "every", "6": "every", "7": "every",
-         "8a": "every", "8b": "every", "9": "every", "10": "every", "11": "every", "12": "every", "13": "every"}
+FORMS = {
+    "1": "every",
+    "2": "some",
+    "3": "some",
+    "4": "some",
+    "5": "every",
+    "6": "every",
+    "7": "every",
+    "8a": "every",
+    "8b": "every",
+    "9": "every",
+    "10": "every",
+    "11": "every",
+    "12": "every",
+    "13": "every",
+}
 
 
 def test_every_claim_has_its_form_and_cases_that_recompute():
@@ -152,9 +228,16 @@ def test_constructed_evidence_reproduces_every_claim():
         "2": (1, 2, 0),  # BPE-1k/BPE-8k similar in top-1, different in T1; the byte pairs differ in top-1
         "3": (1, 2, 0),  # BPE-8k/byte similar in T1, different in top-1
         "4": (1, 1, 1),  # BPE-8k's lower perplexity with its lower T1; BPE-8k/byte's T1 open
-        "5": (12, 0, 0), "6": (3, 0, 0), "7": (6, 0, 0),
-        "8a": (2, 0, 0), "8b": (1, 0, 0),  # B splits no rare word: no case
-        "9": (1, 0, 0), "10": (3, 0, 0), "11": (3, 0, 0), "12": (2, 0, 0)}
+        "5": (12, 0, 0),
+        "6": (3, 0, 0),
+        "7": (6, 0, 0),
+        "8a": (2, 0, 0),
+        "8b": (1, 0, 0),  # B splits no rare word: no case
+        "9": (1, 0, 0),
+        "10": (3, 0, 0),
+        "11": (3, 0, 0),
+        "12": (2, 0, 0),
+    }
     for claim, counts in expected.items():
         assert evidence(df, claim) == ("reproduced", counts), claim
     assert evidence(df, "13") == ("not tested", (0, 0, 0))
@@ -170,11 +253,15 @@ CONTRADICTING = {
     "6": dict(concentration={n: (est(30), est(40)) for n in MODELS}),
     "7": dict(soft_gain={(n, 100): (est(-2), est(-1, pattern=1), est(4, pattern=1)) for n in MODELS}),
     "8a": dict(table2=table2(a=(40, 10), b=(45, 20))),
-    "8b": dict(trip=triples(rare_split=(45, 50), common_split=(180, 200))[0],
-               pool=triples(rare_split=(45, 50), common_split=(180, 200))[1]),
+    "8b": dict(
+        trip=triples(rare_split=(45, 50), common_split=(180, 200))[0],
+        pool=triples(rare_split=(45, 50), common_split=(180, 200))[1],
+    ),
     "9": dict(enc_diff=est(20, half=2)),
     "10": dict(by_bin=by_bin(cov=(60, 30, 20))),
-    "11": dict(soft_gain={(n, 100): (est(2), est(1, pattern=1), est(0.1, half=0.1, pattern=1)) for n in MODELS}),
+    "11": dict(
+        soft_gain={(n, 100): (est(2), est(1, pattern=1), est(0.1, half=0.1, pattern=1)) for n in MODELS}
+    ),
     "12": dict(robust=robust(top10=(40, 55, 55), t10=(20, 30, 30))),
     "13": dict(size_rows=[{"model": "BPE-8k", "difference": est(-4, half=1)}]),
 }
@@ -218,32 +305,49 @@ def test_every_claim_could_come_out_each_way():
     df = table(results(size_rows=[{"model": "BPE-8k", "difference": est(4, half=1)}]))
     for number in NUMBERS:
         tests = list(cases_of(df, number)["test"])
-        assert tests and LC.reachable(df.loc[number, "rule"], tests) >= LC.needed(df.loc[number, "rule"]), number
+        assert tests and LC.reachable(df.loc[number, "rule"], tests) >= LC.needed(df.loc[number, "rule"]), (
+            number
+        )
 
 
 def test_the_measured_texts_report_the_counts():
     m = table()["measured"]
-    assert m["1"].startswith("1 of the 1 pairs without a character-level model ranked alike by both (1 of them "
-                             "tied by both within the margin), 0 reversed, 0 open; 2 pairs with byte not testable")
+    assert m["1"].startswith(
+        "1 of the 1 pairs without a character-level model ranked alike by both (1 of them "
+        "tied by both within the margin), 0 reversed, 0 open; 2 pairs with byte not testable"
+    )
     assert m["2"].startswith("of 3 pairs, 1 similar in top-1 and different in T1 (BPE-1k/BPE-8k), 2 not")
     assert m["2"].endswith("margin 20.0% of the pair's mean, intervals at 98.33% (Bonferroni over 3 pairs)")
-    assert m["4"].startswith("of 3 pairs (every model scored on the same words), 1 with the lower perplexity and "
-                             "the lower T1 (BPE-1k/BPE-8k), 1 with the lower perplexity and the higher T1, 1 open")
+    assert m["4"].startswith(
+        "of 3 pairs (every model scored on the same words), 1 with the lower perplexity and "
+        "the lower T1 (BPE-1k/BPE-8k), 1 with the lower perplexity and the higher T1, 1 open"
+    )
     assert m["5"] == "12 of 12 adjacent-bin drops beyond their intervals, 0 rises, 0 open"
-    assert m["6"] == f"share of the hits in {B0} against its 40 % of the words: BPE-1k 60 %; BPE-8k 60 %; byte 60 %"
+    assert (
+        m["6"]
+        == f"share of the hits in {B0} against its 40 % of the words: BPE-1k 60 %; BPE-8k 60 %; byte 60 %"
+    )
     assert m["7"].endswith("BPE-1k +2.00 / +1.00; BPE-8k +2.00 / +1.00; byte +2.00 / +1.00")
-    assert m["8a"] == ("A 10/50 vs 40/50, Fisher p < 0.001; B 20/50 vs 40/50, Fisher p < 0.001; "
-                       "confounded with word-piece splitting (8b)")
-    assert m["8b"].startswith("common minus rare split words (points) against 0.5 × 8a's gap × the split words' "
-                              "Zipf contrast over Table 2's (its interval widens the case's): A 1/10 vs 18/20, "
-                              "80.0 [43.0, 94.3] vs 30 [20.8, 36.2] (×1.00);")
+    assert m["8a"] == (
+        "A 10/50 vs 40/50, Fisher p < 0.001; B 20/50 vs 40/50, Fisher p < 0.001; "
+        "confounded with word-piece splitting (8b)"
+    )
+    assert m["8b"].startswith(
+        "common minus rare split words (points) against 0.5 × 8a's gap × the split words' "
+        "Zipf contrast over Table 2's (its interval widens the case's): A 1/10 vs 18/20, "
+        "80.0 [43.0, 94.3] vs 30 [20.8, 36.2] (×1.00);"
+    )
     assert m["8b"].endswith("; B split no rare word or no common one: no case")
     assert m["9"] == "A − B 3.00 [−2.00, 8.00] points on 10 rare triples (margin ±15), McNemar p 0.5"
-    assert m["10"].startswith("best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "
-                              f"{B0} bin holds 7 types")
+    assert m["10"].startswith(
+        "best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "
+        f"{B0} bin holds 7 types"
+    )
     assert m["10"].endswith("its words go beyond its numbers")
-    assert m["11"] == ("raw T1 gain as a share of T1: BPE-1k +40%; BPE-8k +80%; byte +80%; above chance (not "
-                       "counted): BPE-1k +10%; BPE-8k +20%; byte +20%")
+    assert m["11"] == (
+        "raw T1 gain as a share of T1: BPE-1k +40%; BPE-8k +80%; byte +80%; above chance (not "
+        "counted): BPE-1k +10%; BPE-8k +20%; byte +20%"
+    )
     assert m["12"] == "Alg. 2 minus exact on the first 60 sentences: BPE-1k top-10 −1.0, T10 −0.8 points"
     assert m["13"] == "not run at this profile (size_compare is empty)"
     for claim, text in m.items():
@@ -258,21 +362,37 @@ def test_ties_at_a_floor_are_not_applicable_and_block_nothing():
     mine = cases_of(df, "5")
     na = mine[mine["decision"] == "not applicable"]
     assert len(na) == 6 and set(na["floor"]) == {0.0} and all("0 against 0" in w for w in na["why"])
-    assert "6 not applicable, no hit in either bin (BPE-1k [100,1000)→[10,100); BPE-8k" in df.loc["5", "measured"]
+    assert (
+        "6 not applicable, no hit in either bin (BPE-1k [100,1000)→[10,100); BPE-8k"
+        in df.loc["5", "measured"]
+    )
     # a bin without a hit above one with hits: accuracy rises, whatever the higher bin's floor
     df = table(results(by_bin=by_bin(acc=(50, 0, 10), cov=(40, 0, 5), hits=(5, 0, 3))))
     assert evidence(df, "5")[1] == (6, 6, 0)
     # no soft hit at all, by the model or by chance: not applicable; the others decide
-    gains = {(n, 100): (zero() if n == "byte" else est(2), zero() if n == "byte" else est(1, pattern=1),
-                        est(4, pattern=1)) for n in MODELS}
+    gains = {
+        (n, 100): (
+            zero() if n == "byte" else est(2),
+            zero() if n == "byte" else est(1, pattern=1),
+            est(4, pattern=1),
+        )
+        for n in MODELS
+    }
     assert evidence(table(results(soft_gain=gains)), "7") == ("reproduced", (4, 0, 0))
 
 
 def test_a_zero_width_interval_is_not_resolved():
     """Resamples that do not vary bound nothing: the case is open, its interval (−∞, ∞)."""
     same = est(20)
-    rob = {"bpe1000": {"top-10": (est(40), est(41, pattern=1), est(41, pattern=1)), "T10": (same, same, same),
-                       "types": (5, 5, 5), "searched": 100, "gave up": 0}}
+    rob = {
+        "bpe1000": {
+            "top-10": (est(40), est(41, pattern=1), est(41, pattern=1)),
+            "T10": (same, same, same),
+            "types": (5, 5, 5),
+            "searched": 100,
+            "gave up": 0,
+        }
+    }
     df = table(results(robust=rob))
     assert evidence(df, "12") == ("inconclusive", (1, 0, 1))
     t10 = cases_of(df, "12").iloc[1]
@@ -345,8 +465,10 @@ def test_an_open_claim_9_says_how_many_triples_would_decide_it():
     trip, pool = triples()
     trip.attrs["candidates"] = {"rare": 316, "common": 3110}
     m = table(results(trip=trip, pool=pool, enc_diff=est(10, half=8))).loc["9", "measured"]
-    assert m.endswith("; showing it within at this difference would take about 26 rare triples, and "
-                      "the training split offers 316")
+    assert m.endswith(
+        "; showing it within at this difference would take about 26 rare triples, and "
+        "the training split offers 316"
+    )
     m = table(results(enc_diff=est(16, half=8))).loc["9", "measured"]
     assert m.endswith("; no number of triples shows it within at this difference")
 
@@ -355,9 +477,13 @@ def test_8b_is_decided_on_each_encoders_own_split_words_where_they_are_given():
     """The split pools replace Table 2's rare triples and the common pool: a larger sample of
     each encoder's rare and common split words decides the case (B splits no rare word of
     Table 2, so without its pool it has no case)."""
-    split = pd.DataFrame({"kind": ["rare"] * 300 + ["common"] * 300,
-                          "A": [True] * 270 + [False] * 30 + [True] * 270 + [False] * 30,
-                          "B": [True] * 60 + [False] * 240 + [True] * 270 + [False] * 30})
+    split = pd.DataFrame(
+        {
+            "kind": ["rare"] * 300 + ["common"] * 300,
+            "A": [True] * 270 + [False] * 30 + [True] * 270 + [False] * 30,
+            "B": [True] * 60 + [False] * 240 + [True] * 270 + [False] * 30,
+        }
+    )
     df = table(results(split_pools={"A": split, "B": split}))
     cases = cases_of(df, "8b").set_index("name")
     assert list(cases["decision"]) == ["against", "for"]
@@ -370,13 +496,21 @@ def test_8b_is_decided_on_each_encoders_own_split_words_where_they_are_given():
 def test_8b_reaches_every_outcome_against_half_the_gap():
     """Within equal pieces, a remaining gap well above half of 8a's is for, one well below
     against, one straddling it open; an encoder with no gap in 8a has a margin of 0."""
+
     def split(rare_hits, n=400):
-        return pd.DataFrame({"kind": ["rare"] * n + ["common"] * n,
-                             "A": [True] * rare_hits + [False] * (n - rare_hits) + [True] * 360 + [False] * 40,
-                             "pieces": 2})
+        return pd.DataFrame(
+            {
+                "kind": ["rare"] * n + ["common"] * n,
+                "A": [True] * rare_hits + [False] * (n - rare_hits) + [True] * 360 + [False] * 40,
+                "pieces": 2,
+            }
+        )
+
     gap = table2(a=(10, 40))  # 60 points: margin 30
-    decide = {h: cases_of(table(results(split_pools={"A": split(h)}, table2=gap)), "8b").iloc[0]["decision"]
-              for h in (100, 240, 330)}  # remaining gaps 65, 30 and 7.5 points
+    decide = {
+        h: cases_of(table(results(split_pools={"A": split(h)}, table2=gap)), "8b").iloc[0]["decision"]
+        for h in (100, 240, 330)
+    }  # remaining gaps 65, 30 and 7.5 points
     assert decide == {100: "for", 240: "open", 330: "against"}
     no_gap = table(results(split_pools={"A": split(330)}, table2=table2(a=(40, 30))))
     assert cases_of(no_gap, "8b").empty and "A: no gap in 8a, no case" in no_gap.loc["8b", "measured"]
@@ -391,9 +525,16 @@ def test_8b_counts_the_margins_own_uncertainty():
     # an asymmetric margin: the low end takes its upper side, the high end its lower side
     lopsided = C.with_margin(stats.Estimate(10, 6, 14), stats.Estimate(5, 2, 9))
     assert (lopsided.low, lopsided.high) == pytest.approx((10 - math.hypot(4, 4), 15))
+
     def split(rare_hits, n=400):
-        return pd.DataFrame({"kind": ["rare"] * n + ["common"] * n, "pieces": 2,
-                             "A": [True] * rare_hits + [False] * (n - rare_hits) + [True] * 360 + [False] * 40})
+        return pd.DataFrame(
+            {
+                "kind": ["rare"] * n + ["common"] * n,
+                "pieces": 2,
+                "A": [True] * rare_hits + [False] * (n - rare_hits) + [True] * 360 + [False] * 40,
+            }
+        )
+
     gap = table2(a=(10, 40))  # 60 [42, 72] points: a margin of 30 [20.8, 36.2]
     case = cases_of(table(results(split_pools={"A": split(210)}, table2=gap)), "8b").iloc[0]
     narrow = T2.stratified_difference([360], [400], [210], [400])  # 37.5 ± 5.7 points alone
@@ -411,8 +552,14 @@ def test_8b_scales_the_margin_to_the_split_words_frequency_contrast():
     among them, so the margin shrinks by the ratio of the two Zipf contrasts."""
     trip, pool = triples()
     trip = trip.assign(zipf=np.where(trip["kind"] == "rare", 2.0, 4.0))  # a contrast of 2
-    split = pd.DataFrame({"kind": ["rare"] * 400 + ["common"] * 400, "A": [True] * 200 + [False] * 200
-                          + [True] * 250 + [False] * 150, "zipf": [2.0] * 400 + [3.0] * 400, "pieces": 2})
+    split = pd.DataFrame(
+        {
+            "kind": ["rare"] * 400 + ["common"] * 400,
+            "A": [True] * 200 + [False] * 200 + [True] * 250 + [False] * 150,
+            "zipf": [2.0] * 400 + [3.0] * 400,
+            "pieces": 2,
+        }
+    )
     df = table(results(trip=trip, pool=pool, split_pools={"A": split}, table2=table2(a=(10, 40))))
     case = cases_of(df, "8b").iloc[0]
     assert case["threshold"] == pytest.approx(0.5 * 60 * 0.5)  # half the gap, at half the contrast
@@ -470,10 +617,19 @@ def test_glued_values_and_thresholds():
     values = C.glued(results(by_bin=by_bin(hits=(5, 0, 0))), RULES)
     assert values["n_pairs"] == 3 and values["bonferroni_pct"] == "98.33" and values["family_pct"] == "5"
     assert values["n_floor"] == 6 and values["n_tied"] == 1 and values["n_gave_up"] == 0
-    assert values["soft_share_pct"] == "10" and values["equal_points"] == "15" and values["explained_pct"] == "50"
+    assert (
+        values["soft_share_pct"] == "10"
+        and values["equal_points"] == "15"
+        and values["explained_pct"] == "50"
+    )
     assert values["source_passes"] == "1, 2, 3, 4, 8a, 9 and 11"
-    assert [k.split(" = ")[0] for k in C.thresholds(RULES)] == ["margin", "equal_points", "explained_share",
-                                                            "alpha", "soft_share"]
+    assert [k.split(" = ")[0] for k in C.thresholds(RULES)] == [
+        "margin",
+        "equal_points",
+        "explained_share",
+        "alpha",
+        "soft_share",
+    ]
 
 
 def test_a_size_comparison_is_measured_where_it_ran():
@@ -484,8 +640,13 @@ def test_a_size_comparison_is_measured_where_it_ran():
 
 
 def test_the_hits_concentration_is_a_ratio_of_cluster_sums():
-    t = pd.DataFrame({"hit1": [True, True, False, True, False, False],
-                      "bin": [B0, B1, B0, B0, B2, B0], "article": [0, 0, 1, 1, 2, 2]})
+    t = pd.DataFrame(
+        {
+            "hit1": [True, True, False, True, False, False],
+            "bin": [B0, B1, B0, B0, B2, B0],
+            "article": [0, 0, 1, 1, 2, 2],
+        }
+    )
     res = WS.Resampler(t["article"], 50, 0)
     hits, positions = WS.hit_concentration(res, t)
     assert hits.value == pytest.approx(100 * 2 / 3) and positions.value == pytest.approx(100 * 4 / 6)
@@ -503,12 +664,21 @@ def test_8b_holds_the_number_of_pieces_fixed_where_it_is_known():
     """Rare words cut into more pieces, and more pieces failing more, make a raw rarity
     effect that vanishes within words of as many pieces: decided on the raw difference the
     claim would hold; within pieces it does not."""
+
     def words(with_pieces):
-        rows = ([("rare", 2, True)] * 45 + [("rare", 2, False)] * 5 + [("rare", 4, True)] * 60
-                + [("rare", 4, False)] * 140 + [("common", 2, True)] * 180 + [("common", 2, False)] * 20
-                + [("common", 4, True)] * 15 + [("common", 4, False)] * 35)
+        rows = (
+            [("rare", 2, True)] * 45
+            + [("rare", 2, False)] * 5
+            + [("rare", 4, True)] * 60
+            + [("rare", 4, False)] * 140
+            + [("common", 2, True)] * 180
+            + [("common", 2, False)] * 20
+            + [("common", 4, True)] * 15
+            + [("common", 4, False)] * 35
+        )
         df = pd.DataFrame(rows, columns=["kind", "pieces", "A"])
         return df if with_pieces else df.drop(columns="pieces")
+
     gap = table2(a=(25, 45))  # A's rare–common gap on Table 2's triples: 40 points, margin 20
     raw = cases_of(table(results(split_pools={"A": words(False)}, table2=gap)), "8b").iloc[0]
     within = cases_of(table(results(split_pools={"A": words(True)}, table2=gap)), "8b").iloc[0]

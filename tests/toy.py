@@ -34,7 +34,9 @@ class Bigram(LanguageModel):
         self.pad_id = self.eos_id
         self.max_length = max_length
         self.device = torch.device("cpu")
-        self.table = sharpness * torch.randn(self.vocab_size, self.vocab_size, generator=g)  # logits[cur, next]
+        self.table = sharpness * torch.randn(
+            self.vocab_size, self.vocab_size, generator=g
+        )  # logits[cur, next]
         self.table[:, self.bos_id] = -1e9  # BOS is never predicted
 
     def encode(self, text):
@@ -103,8 +105,11 @@ class SubwordBigram(LanguageModel):
                     if text.startswith(t, j):
                         k = j + len(t)
                         v = a + float(lp[last, i])
-                        alpha[k][i] = v if i not in alpha[k] else max(alpha[k][i], v) + math.log1p(
-                            math.exp(-abs(alpha[k][i] - v)))
+                        alpha[k][i] = (
+                            v
+                            if i not in alpha[k]
+                            else max(alpha[k][i], v) + math.log1p(math.exp(-abs(alpha[k][i] - v)))
+                        )
         ends = [a + float(lp[last, self.eos_id]) for last, a in alpha[len(text)].items()]
         m = max(ends)
         return m + math.log(sum(math.exp(e - m) for e in ends))
@@ -133,7 +138,9 @@ class WordToy(LanguageModel):
         return self.tokens.index(token) if token is not None else self.bos_id
 
     def prefer(self, a, b, logit=5.0):
-        self.table[self.id(a) if a != "EOS" else self.eos_id, self.id(b) if b != "EOS" else self.eos_id] = logit
+        self.table[self.id(a) if a != "EOS" else self.eos_id, self.id(b) if b != "EOS" else self.eos_id] = (
+            logit
+        )
         return self
 
     def token_bytes(self):

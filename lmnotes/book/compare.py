@@ -31,7 +31,11 @@ class Difference:
 
 def outputs(notebook: dict) -> list[str]:
     """Each code cell's outputs, as canonical JSON, in order."""
-    return [json.dumps(c.get("outputs", []), sort_keys=True) for c in notebook["cells"] if c["cell_type"] == "code"]
+    return [
+        json.dumps(c.get("outputs", []), sort_keys=True)
+        for c in notebook["cells"]
+        if c["cell_type"] == "code"
+    ]
 
 
 def compare_notebooks(path: str, before: dict, after: dict) -> Difference | None:
@@ -75,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     bad = {d.path: d for d in differences}
     for rel in compared:
         d = bad.get(rel)
-        print(f"{rel}: " + ("same outputs" if d is None else
-                            d.why or f"outputs differ in code cells {list(d.cells)}"))
+        print(
+            f"{rel}: "
+            + ("same outputs" if d is None else d.why or f"outputs differ in code cells {list(d.cells)}")
+        )
     print(f"{len(compared) - len(bad)} of {len(compared)} files have the outputs of {rev}")
     return 1 if differences else 0
 

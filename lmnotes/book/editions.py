@@ -44,11 +44,15 @@ def folder(profile: str, into: str | os.PathLike | None, book: Path) -> Path:
     if into is not None:
         path = Path(into).resolve()
         if path == book.resolve() and profile != "default":
-            raise EditionError(f"book/ holds the CPU edition (profile default); write profile {profile!r} elsewhere")
+            raise EditionError(
+                f"book/ holds the CPU edition (profile default); write profile {profile!r} elsewhere"
+            )
         return path
     if profile not in PUBLISHED:
-        raise EditionError(f"profile {profile!r} is not published (only {sorted(PUBLISHED)} are, into "
-                           f"book/ and book/gpu/); give a folder for it with --into DIR")
+        raise EditionError(
+            f"profile {profile!r} is not published (only {sorted(PUBLISHED)} are, into "
+            f"book/ and book/gpu/); give a folder for it with --into DIR"
+        )
     return book / PUBLISHED[profile] if PUBLISHED[profile] != "." else book
 
 
@@ -70,7 +74,9 @@ def commit() -> str:
         return os.environ["LMNOTES_COMMIT"]
 
     def git(*args):
-        return subprocess.run(["git", *args], cwd=io.ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=io.ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     try:
         head = git("rev-parse", "--short=12", "HEAD")
@@ -105,23 +111,35 @@ def machine() -> dict[str, str]:
         return {"machine": f"{cpu}, {os.cpu_count()} cores", "device": CPU_DEVICE}
     from lmnotes.models.base import cuda_precision
 
-    return {"machine": f"{cpu}, {os.cpu_count()} cores", "device": torch.cuda.get_device_name(0),
-            "precision": cuda_precision()}
+    return {
+        "machine": f"{cpu}, {os.cpu_count()} cores",
+        "device": torch.cuda.get_device_name(0),
+        "precision": cuda_precision(),
+    }
 
 
 def stamp(nb, source: Path, profile: str, values: dict[str, Any], seconds: float) -> None:
     """Record the run in ``nb.metadata.lmnotes.edition``, give the page the edition's title and
     prefix its labels, and insert its banner (a non-CPU edition's page)."""
     nb.metadata.setdefault("lmnotes", {})["edition"] = {
-        "profile": profile, **machine(), "seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
-        "commit": commit(), "source_sha256": source_hash(source), "parameters_sha256": values_hash(values),
+        "profile": profile,
+        **machine(),
+        "seconds": round(seconds, 1),
+        "date": time.strftime("%Y-%m-%d"),
+        "commit": commit(),
+        "source_sha256": source_hash(source),
+        "parameters_sha256": values_hash(values),
     }
     prefix = f"{profile}-"
     labels = set()
     for cell in nb.cells:
         texts = [cell.source] if cell.cell_type == "markdown" else []
-        texts += [v for out in cell.get("outputs", []) for k, v in out.get("data", {}).items()
-                  if k.endswith("text/markdown")]
+        texts += [
+            v
+            for out in cell.get("outputs", [])
+            for k, v in out.get("data", {}).items()
+            if k.endswith("text/markdown")
+        ]
         for text in texts:
             labels |= {a or b for a, b in re.findall(_TARGETS, text, re.M)}
     for cell in nb.cells:
@@ -152,7 +170,7 @@ def relabel(text: str, labels: Iterable[str], prefix: str) -> str:
     def ref(m):
         role, body = m.group(1), m.group(2)
         # `target` or `text <target>`
-        text, target = (body[:-1].rsplit("<", 1) if body.endswith(">") else ("", body))
+        text, target = body[:-1].rsplit("<", 1) if body.endswith(">") else ("", body)
         if role == "doc":
             new = target if target.startswith("../") else f"../{target}"
         elif target in labels:
@@ -161,12 +179,24 @@ def relabel(text: str, labels: Iterable[str], prefix: str) -> str:
             return m.group(0)
         return f"{{{role}}}`{text}<{new}>`" if body.endswith(">") else f"{{{role}}}`{new}`"
 
-    text = re.sub(r"^(```\{solution(?:-start)?\} *)(\S+)", lambda m: m.group(1) + (
-        prefix + m.group(2) if m.group(2) in labels else m.group(2)), text, flags=re.M)
-    text = re.sub(r"^(:(?:name|label): *)(\S+)", lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in labels
-                                                                   else m.group(2)), text, flags=re.M)
-    text = re.sub(r"^\((\S+)\)=[ \t]*$", lambda m: f"({prefix + m.group(1) if m.group(1) in labels else m.group(1)})=",
-                  text, flags=re.M)
+    text = re.sub(
+        r"^(```\{solution(?:-start)?\} *)(\S+)",
+        lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in labels else m.group(2)),
+        text,
+        flags=re.M,
+    )
+    text = re.sub(
+        r"^(:(?:name|label): *)(\S+)",
+        lambda m: m.group(1) + (prefix + m.group(2) if m.group(2) in labels else m.group(2)),
+        text,
+        flags=re.M,
+    )
+    text = re.sub(
+        r"^\((\S+)\)=[ \t]*$",
+        lambda m: f"({prefix + m.group(1) if m.group(1) in labels else m.group(1)})=",
+        text,
+        flags=re.M,
+    )
     return re.sub(r"\{(numref|ref|doc)\}`([^`]+)`", ref, text)
 
 
@@ -179,8 +209,10 @@ def status(nb, source: Path, current_values: dict[str, Any] | None) -> tuple[boo
     if not source.is_file() or meta.get("source_sha256") != source_hash(source):
         why.append(f"notebooks/{source.name} changed since")
     if current_values is None:
-        why.append(f"its parameters at params/{meta.get('profile')}.yaml cannot be resolved now (the "
-                   f"profile or a value in it is gone or refused)")
+        why.append(
+            f"its parameters at params/{meta.get('profile')}.yaml cannot be resolved now (the "
+            f"profile or a value in it is gone or refused)"
+        )
     elif meta.get("parameters_sha256") != values_hash(current_values):
         why.append(f"its parameters differ from params/{meta.get('profile')}.yaml's")
     return not why, why
@@ -195,15 +227,19 @@ def banner(nb, source: Path, current_values: dict[str, Any] | None) -> str:
     fresh, why = status(nb, source, current_values)
     edition = TITLES.get(meta["profile"], f"profile {meta['profile']}")
     precision = f" Precision: {meta['precision']}." if meta.get("precision") else ""
-    ran = (f"Executed at the `{meta['profile']}` profile on {meta['device']} ({meta['machine']}) in "
-           f"{duration(meta['seconds'])}, on {meta['date']}, at commit `{meta['commit']}`.{precision} "
-           f"The CPU edition of this page: {{doc}}`../{name}`.")
+    ran = (
+        f"Executed at the `{meta['profile']}` profile on {meta['device']} ({meta['machine']}) in "
+        f"{duration(meta['seconds'])}, on {meta['date']}, at commit `{meta['commit']}`.{precision} "
+        f"The CPU edition of this page: {{doc}}`../{name}`."
+    )
     if fresh:
         return f":::{{admonition}} {edition}\n:class: note\n{ran}\n:::"
-    return (f":::{{admonition}} {edition}: stale\n:class: warning\n{ran}\n\n**This page is stale:** "
-            f"{'; '.join(why)}. Its numbers come from the code and parameters of that commit; re-run "
-            f"it with `python -m lmnotes.book run {name} --profile {meta['profile']}`"
-            f"{' on an accelerator' if meta['profile'] == 'gpu' else ''}.\n:::")
+    return (
+        f":::{{admonition}} {edition}: stale\n:class: warning\n{ran}\n\n**This page is stale:** "
+        f"{'; '.join(why)}. Its numbers come from the code and parameters of that commit; re-run "
+        f"it with `python -m lmnotes.book run {name} --profile {meta['profile']}`"
+        f"{' on an accelerator' if meta['profile'] == 'gpu' else ''}.\n:::"
+    )
 
 
 def set_banner(nb, text: str) -> bool:
@@ -217,7 +253,9 @@ def set_banner(nb, text: str) -> bool:
             return False
         cells[0].source = text
         return True
-    at = next((i + 1 for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# ")), 0)
+    at = next(
+        (i + 1 for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and c.source.startswith("# ")), 0
+    )
     cell = nbformat.v4.new_markdown_cell(text)
     cell.metadata["tags"] = [BANNER_TAG]
     cell.id = hashlib.sha1(text.encode()).hexdigest()[:8]
@@ -248,7 +286,14 @@ def pages_table(chapters: Iterable[str], current_values, where: Path, notebooks:
             nb = nbformat.read(held[name], as_version=4)
             meta = nb.metadata["lmnotes"]["edition"]
             fresh, _ = status(nb, notebooks / f"{name}.py", current_values(name, meta["profile"]))
-            row.update({"page": "current" if fresh else "stale", "device": meta["device"],
-                        "wall time": duration(meta["seconds"]), "date": meta["date"], "commit": meta["commit"]})
+            row.update(
+                {
+                    "page": "current" if fresh else "stale",
+                    "device": meta["device"],
+                    "wall time": duration(meta["seconds"]),
+                    "date": meta["date"],
+                    "commit": meta["commit"],
+                }
+            )
         rows.append(row)
     return pd.DataFrame(rows)

@@ -39,13 +39,22 @@ def block(folder: Path) -> str:
     title, source and counts, and the words of each claim that was contradicted."""
     found = claims.load_all(folder / claims.FOLDER)
     total = found["verdict"].value_counts()
-    lines = [BEGIN, "", f"**{len(found)} claims of {found['chapter'].nunique()} studies:** {counted(total)} "
-             f"(`book/claims/`).", ""]
+    lines = [
+        BEGIN,
+        "",
+        f"**{len(found)} claims of {found['chapter'].nunique()} studies:** {counted(total)} "
+        f"(`book/claims/`).",
+        "",
+    ]
     for chapter, group in found.groupby("chapter", sort=True):
         texts = list(group["claim"])
-        against = [claims.in_sentence(texts, i) for i, v in enumerate(group["verdict"]) if v == "contradicted"]
-        line = (f"- **{chapter[:2]} {claims.title(chapter, folder)}** ({SOURCES.get(chapter, 'the source')}): "
-                f"{len(group)} claims: {counted(group['verdict'].value_counts())}")
+        against = [
+            claims.in_sentence(texts, i) for i, v in enumerate(group["verdict"]) if v == "contradicted"
+        ]
+        line = (
+            f"- **{chapter[:2]} {claims.title(chapter, folder)}** ({SOURCES.get(chapter, 'the source')}): "
+            f"{len(group)} claims: {counted(group['verdict'].value_counts())}"
+        )
         lines.append(line + (f"; contradicted: {'; '.join(against)}" if against else "") + ".")
     return "\n".join([*lines, "", END])
 

@@ -22,15 +22,15 @@ CLASS = "lmnotes-fold"
 
 def folded(section: nodes.section) -> bool:
     """Whether ``section`` carries a ``fold-`` label (or the GPU edition's ``gpu-fold-``)."""
-    return any(name.removeprefix("gpu-").startswith(PREFIX)
-               for name in section["names"] + section["ids"])
+    return any(name.removeprefix("gpu-").startswith(PREFIX) for name in section["names"] + section["ids"])
 
 
 def summary(section: nodes.section) -> str:
     """What the fold's summary says: that it opens, and how many tables and figures it holds."""
     # a notebook's tables are HTML it displayed (raw nodes), a Markdown table is a table node
     tables = sum(1 for _ in section.findall(nodes.table)) + sum(
-        n.astext().count("<table") for n in section.findall(nodes.raw) if n.get("format") == "html")
+        n.astext().count("<table") for n in section.findall(nodes.raw) if n.get("format") == "html"
+    )
     counts = {"table": tables, "figure": sum(1 for _ in section.findall(nodes.image))}
     held = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items() if n]
     return "Show this section" + (f" ({', '.join(held)})" if held else "")
@@ -44,8 +44,9 @@ def fold(app, doctree: nodes.document, docname: str) -> None:
         if not folded(section) or len(section.children) < 2:
             continue
         title = section.children[0]
-        opening = nodes.raw("", f'<details class="{CLASS}"><summary>{summary(section)}'
-                            "</summary>", format="html")
+        opening = nodes.raw(
+            "", f'<details class="{CLASS}"><summary>{summary(section)}</summary>', format="html"
+        )
         section.insert(section.index(title) + 1, opening)
         section.append(nodes.raw("", "</details>", format="html"))
 

@@ -76,19 +76,26 @@ def parse(source: str) -> dict[str, Parameter]:
     lines = source.splitlines()
     out = {}
     for node in tree.body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
-            raise ParameterError(f"line {node.lineno} of the parameters cell is not `name = literal  # comment`")
+        if not (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
+            raise ParameterError(
+                f"line {node.lineno} of the parameters cell is not `name = literal  # comment`"
+            )
         try:
             default = ast.literal_eval(node.value)
         except ValueError:
-            raise ParameterError(f"parameter {node.targets[0].id!r} is not a literal (derive values in the "
-                                 f"next cell, not in the parameters cell)") from None
+            raise ParameterError(
+                f"parameter {node.targets[0].id!r} is not a literal (derive values in the "
+                f"next cell, not in the parameters cell)"
+            ) from None
         start = (node.value.lineno, _column(lines[node.value.lineno - 1], node.value.col_offset))
         end = (node.value.end_lineno, _column(lines[node.value.end_lineno - 1], node.value.end_col_offset))
-        trailing = re.match(r"\s*#\s?(.*)$", lines[end[0] - 1][end[1]:])
+        trailing = re.match(r"\s*#\s?(.*)$", lines[end[0] - 1][end[1] :])
         above = lines[node.lineno - 2].strip() if node.lineno >= 2 else ""
-        comment = (trailing.group(1).strip() if trailing else
-                   above[1:].strip() if above.startswith("#") else "")
+        comment = (
+            trailing.group(1).strip() if trailing else above[1:].strip() if above.startswith("#") else ""
+        )
         out[node.targets[0].id] = Parameter(node.targets[0].id, default, comment, start, end)
     return out
 
@@ -132,8 +139,10 @@ def _corpus(v):
         return _hf_dataset(v)
     if v == EMBEDDED or Path(v).exists():
         return None
-    return (f"is not {EMBEDDED!r} (the embedded corpus), an HF dataset id {sorted(HF_DATASETS)}, nor an existing "
-            f".txt file or folder (looked for {Path(v).resolve()})")
+    return (
+        f"is not {EMBEDDED!r} (the embedded corpus), an HF dataset id {sorted(HF_DATASETS)}, nor an existing "
+        f".txt file or folder (looked for {Path(v).resolve()})"
+    )
 
 
 def _hf_dataset(v):
@@ -143,8 +152,10 @@ def _hf_dataset(v):
     import importlib.util
 
     if importlib.util.find_spec("datasets") is None:
-        return ("is an HF dataset id, which needs the `datasets` package, not installed here "
-                "(.venv/bin/pip install datasets; offline, use 'enwiki' or a folder of .txt files)")
+        return (
+            "is an HF dataset id, which needs the `datasets` package, not installed here "
+            "(.venv/bin/pip install datasets; offline, use 'enwiki' or a folder of .txt files)"
+        )
     from huggingface_hub import dataset_info, try_to_load_from_cache
 
     from lmnotes.text.corpus import HF_DATASETS
@@ -155,8 +166,10 @@ def _hf_dataset(v):
     try:
         dataset_info(name, timeout=10)
     except Exception as exc:  # no network, no such dataset
-        return (f"is an HF dataset that cannot be reached ({type(exc).__name__}) and is not in this "
-                f"machine's Hugging Face cache; offline, use 'enwiki' or a folder of .txt files")
+        return (
+            f"is an HF dataset that cannot be reached ({type(exc).__name__}) and is not in this "
+            f"machine's Hugging Face cache; offline, use 'enwiki' or a folder of .txt files"
+        )
     return None
 
 
@@ -189,8 +202,10 @@ def study_rules() -> dict[str, checks.Check]:
         declared = importlib.import_module(f"lmnotes.studies.{info.name}").PARAMETERS
         for name, rule in declared.items():
             if name in COMMON or (name in rules and rules[name] is not rule):
-                raise ParameterError(f"the parameter {name!r} has a rule in two places ({info.name} and "
-                                     f"{'the book' if name in COMMON else 'another study'}); keep one")
+                raise ParameterError(
+                    f"the parameter {name!r} has a rule in two places ({info.name} and "
+                    f"{'the book' if name in COMMON else 'another study'}); keep one"
+                )
             rules[name] = rule
     return rules
 
@@ -200,7 +215,14 @@ def study_rules() -> dict[str, checks.Check]:
 RULES: dict[str, checks.Check] = {**COMMON, **study_rules()}
 #: Parameters whose strings may name files or folders (a corpus, models), resolved against the
 #: caller's directory, ``~`` expanded, and looked at before any rule runs (:func:`check`).
-PATHS = ("corpus", "model_names", "pretrained", "tokenization_models", "sentence_models", "pretrained_language")
+PATHS = (
+    "corpus",
+    "model_names",
+    "pretrained",
+    "tokenization_models",
+    "sentence_models",
+    "pretrained_language",
+)
 
 
 def _type_problem(p: Parameter, value: Any) -> str | None:
@@ -211,12 +233,18 @@ def _type_problem(p: Parameter, value: Any) -> str | None:
         return None
     if kind != "float" and _kind(value) == kind:
         if kind == "list" and p.item_kind != "any":
-            bad = [x for x in value if not (_kind(x) == p.item_kind or p.item_kind == "float" and _kind(x) == "int")]
+            bad = [
+                x
+                for x in value
+                if not (_kind(x) == p.item_kind or p.item_kind == "float" and _kind(x) == "int")
+            ]
             if bad:
                 return f"must be a list of {p.item_kind} values, got {bad[0]!r} in {value!r}"
         return None
-    return f"must be {'a number' if kind == 'float' else 'an integer' if kind == 'int' else 'a ' + kind}, " \
-           f"got {value!r} ({type(value).__name__})"
+    return (
+        f"must be {'a number' if kind == 'float' else 'an integer' if kind == 'int' else 'a ' + kind}, "
+        f"got {value!r} ({type(value).__name__})"
+    )
 
 
 #: Rules that hold in one notebook only, where a name counts rows a page shows (a table of
@@ -224,21 +252,39 @@ def _type_problem(p: Parameter, value: Any) -> str | None:
 NOTEBOOK_RULES: dict[tuple[str, str], checks.Check] = {
     ("00_corpus", "n_samples"): checks.between(0, 200).noting("rows shown"),
     ("01_models", "n_samples"): checks.between(0, 50).noting("samples shown per model"),
-    ("01_models", "model_names"): checks.all_of(checks.each(checks.model), checks.or_empty(checks.including(
-        "self-trained", "the chapter ranks the models trained here against the others "
-        "([] takes every registered model)"), "every registered model")),
+    ("01_models", "model_names"): checks.all_of(
+        checks.each(checks.model),
+        checks.or_empty(
+            checks.including(
+                "self-trained",
+                "the chapter ranks the models trained here against the others "
+                "([] takes every registered model)",
+            ),
+            "every registered model",
+        ),
+    ),
     ("01_models", "leave_out"): checks.each(checks.registered),
-    ("03_segmentation", "segmentations"): checks.all_of(checks.each(checks.segmentation), checks.containing(
-        "word", why="the closed vocabulary is measured on the word model")),
-    ("02_tendencies", "model_names"): checks.all_of(checks.each(checks.model), checks.including(
-        "self-trained", "the chapter measures every model against the models trained on "
-        "its corpus (their bias and the human floor use them)")),
+    ("03_segmentation", "segmentations"): checks.all_of(
+        checks.each(checks.segmentation),
+        checks.containing("word", why="the closed vocabulary is measured on the word model"),
+    ),
+    ("02_tendencies", "model_names"): checks.all_of(
+        checks.each(checks.model),
+        checks.including(
+            "self-trained",
+            "the chapter measures every model against the models trained on "
+            "its corpus (their bias and the human floor use them)",
+        ),
+    ),
 }
 #: Rules between two parameters of one notebook: the value of the first (a name, or a list
 #: of names) must lie in the list that the second holds.
 WITHIN: dict[str, tuple[tuple[str, str], ...]] = {
-    "03_segmentation": (("open_model", "segmentations"), ("stride_model", "segmentations"),
-                        ("marginal_model", "segmentations")),
+    "03_segmentation": (
+        ("open_model", "segmentations"),
+        ("stride_model", "segmentations"),
+        ("marginal_model", "segmentations"),
+    ),
     "05_word_level": (("exact_models", "family"), ("size_compare", "family")),
 }
 #: No count in this book needs more: larger values run for days or make notebooks of
@@ -263,8 +309,9 @@ def _too_large(name: str, value: Any) -> str | None:
     return f"is larger than any count this book needs (at most {MAX_COUNT:,})" if big else None
 
 
-def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any],
-          set_by_user: set[str] | None = None) -> None:
+def check(
+    notebook: str, declared: dict[str, Parameter], values: dict[str, Any], set_by_user: set[str] | None = None
+) -> None:
     """Raise :class:`ParameterError` if a value has the wrong type or lies outside its range;
     ``set_by_user`` (the ``-p`` names; by default every value given) decides which parameter a
     message about two that must agree starts from.
@@ -273,8 +320,11 @@ def check(notebook: str, declared: dict[str, Parameter], values: dict[str, Any],
     ranges of model names and sizes import the model registry, which imports PyTorch: seconds),
     and the files that values name are looked at before any range (:func:`_files`).
     """
-    problems = [f"{name} {problem}" for name, value in values.items()
-                if (problem := _type_problem(declared[name], value))]
+    problems = [
+        f"{name} {problem}"
+        for name, value in values.items()
+        if (problem := _type_problem(declared[name], value))
+    ]
     if not problems:
         problems += _files(declared, values)
     if not problems:
@@ -316,8 +366,12 @@ def _too_few_documents(declared: dict[str, Parameter], values: dict[str, Any]) -
     path = Path(values["corpus"])
     if values["corpus"] == corpus.EMBEDDED or values["corpus"] in corpus.HF_DATASETS or not path.exists():
         return None  # not a file or folder, or not there: the corpus rule says so
-    fractions = values.get("fractions", declared["fractions"].default if "fractions" in declared
-                           else inspect.signature(corpus.load).parameters["fractions"].default)
+    fractions = values.get(
+        "fractions",
+        declared["fractions"].default
+        if "fractions" in declared
+        else inspect.signature(corpus.load).parameters["fractions"].default,
+    )
     if checks.fractions(fractions):
         return None  # the fractions' own rule refuses them
     needed = documents_needed(fractions)
@@ -325,8 +379,10 @@ def _too_few_documents(declared: dict[str, Parameter], values: dict[str, Any]) -
     if found >= needed:
         return None
     what = ".txt files with text" if path.is_dir() else "documents (blocks of text between blank lines)"
-    return (f"holds {found} {what}; splitting it by fractions {list(fractions)} needs at least {needed}, "
-            f"to give each of train, valid and test one")
+    return (
+        f"holds {found} {what}; splitting it by fractions {list(fractions)} needs at least {needed}, "
+        f"to give each of train, valid and test one"
+    )
 
 
 def documents_needed(fractions: list[float]) -> int:
@@ -335,6 +391,7 @@ def documents_needed(fractions: list[float]) -> int:
     counts empty: 7 documents at [0.8, 0.1, 0.1] leave valid empty, 8 do not). From 2 / (the
     smallest fraction) documents on, every split's share is two or more and rounds to one or
     more, so the count goes down from there."""
+
     def fills(n: int) -> bool:
         # where assign_splits ends each split: the cumulative fractions of n, rounded
         bounds = [0] + [round(n * sum(fractions[: k + 1])) for k in range(len(fractions))]
@@ -368,8 +425,9 @@ def count_documents(path: Path, enough: int) -> int:
     return found
 
 
-def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, Any],
-             set_by_user: set[str]) -> list[str]:
+def _outside(
+    notebook: str, declared: dict[str, Parameter], values: dict[str, Any], set_by_user: set[str]
+) -> list[str]:
     """The :data:`WITHIN` rules of ``notebook`` that its values (over the defaults) break."""
     now = {name: p.default for name, p in declared.items()} | values
     problems = []
@@ -380,8 +438,10 @@ def _outside(notebook: str, declared: dict[str, Parameter], values: dict[str, An
         if name in set_by_user or pool not in set_by_user:
             problems.append(f"{name}={now[name]!r} names {missing}, not in {pool}={now[pool]!r}")
         else:  # the user set the pool alone: the message starts from what they set
-            problems.append(f"{pool}={now[pool]!r} leaves out {missing}, which {name}={now[name]!r} (not set "
-                            f"with -p) needs; add them to {pool}, or set {name} to members of it")
+            problems.append(
+                f"{pool}={now[pool]!r} leaves out {missing}, which {name}={now[name]!r} (not set "
+                f"with -p) needs; add them to {pool}, or set {name} to members of it"
+            )
     return problems
 
 
@@ -391,6 +451,7 @@ def resolve_paths(values: dict[str, Any], cwd: str | os.PathLike | None = None) 
     missing in the home folder, not under the current one) and, given ``cwd``, each relative
     path that exists under ``cwd`` made absolute (the notebook runs in another directory);
     other strings (model names, ``enwiki``) are left alone."""
+
     def resolve(v):
         if isinstance(v, list):
             return [resolve(x) for x in v]
@@ -449,5 +510,5 @@ def write_into(source: str, values: dict[str, Any], width: int = 76) -> str:
         if len(new[0]) > width:  # too long for one line: the comment goes above it
             above = [f"# {comment.group(1)}"] if comment else []
             new = above + (head + _wrapped(values[p.name], len(head), width)).splitlines()
-        lines[l0 - 1:l1] = new
+        lines[l0 - 1 : l1] = new
     return "\n".join(lines) + ("\n" if source.endswith("\n") else "")

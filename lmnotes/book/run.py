@@ -94,20 +94,25 @@ def load_profile(name: str) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise BookError(f"profile {path} is not valid YAML: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict) or set(data) - set(PROFILE_SECTIONS):
-        raise BookError(f"profile {path} must be a mapping with the sections {list(PROFILE_SECTIONS)}; "
-                        f"found {sorted(data) if isinstance(data, dict) else type(data).__name__}")
+        raise BookError(
+            f"profile {path} must be a mapping with the sections {list(PROFILE_SECTIONS)}; "
+            f"found {sorted(data) if isinstance(data, dict) else type(data).__name__}"
+        )
     unknown = set(data.get("notebooks") or {}) - set(notebook_names())
     if unknown:
-        raise BookError(f"profile {name!r} names unknown notebooks {sorted(unknown)}; "
-                        f"the notebooks are {notebook_names()}")
+        raise BookError(
+            f"profile {name!r} names unknown notebooks {sorted(unknown)}; "
+            f"the notebooks are {notebook_names()}"
+        )
     return {"common": data.get("common") or {}, "notebooks": data.get("notebooks") or {}}
 
 
 def _parameters_cell(nb, name: str):
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     if len(cells) != 1:
-        raise BookError(f"notebooks/{name}.py must have exactly one cell tagged 'parameters' "
-                        f"(found {len(cells)})")
+        raise BookError(
+            f"notebooks/{name}.py must have exactly one cell tagged 'parameters' (found {len(cells)})"
+        )
     return cells[0]
 
 
@@ -126,8 +131,9 @@ def declared_parameters(name: str) -> dict[str, Any]:
     return {k: p.default for k, p in parameters(name).items()}
 
 
-def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, Any],
-                       cwd: str | os.PathLike | None = None) -> dict[str, dict[str, Any]]:
+def resolve_parameters(
+    names: Sequence[str], profile: str, overrides: dict[str, Any], cwd: str | os.PathLike | None = None
+) -> dict[str, dict[str, Any]]:
     """Parameters for each notebook: profile ``common``, then its section, then overrides.
 
     Raises :class:`BookError` for a parameter that no notebook concerned declares, and for a
@@ -144,21 +150,26 @@ def resolve_parameters(names: Sequence[str], profile: str, overrides: dict[str, 
     everything = set().union(*declared.values()) if declared else set()
     unknown = set(prof["common"]) - everything
     if unknown:
-        raise BookError(f"profile {profile!r}: no notebook declares {sorted(unknown)}; "
-                        f"declared parameters are {sorted(everything)}")
+        raise BookError(
+            f"profile {profile!r}: no notebook declares {sorted(unknown)}; "
+            f"declared parameters are {sorted(everything)}"
+        )
     settable = [n for n in names if n not in SUMMARIES] or list(names)
     selected = set().union(*(declared[n] for n in settable)) if settable else set()
     unknown = set(overrides) - selected
     if unknown:
-        raise BookError(f"unknown parameter(s) {sorted(unknown)} for {settable}; "
-                        f"their parameters are {sorted(selected)}")
+        raise BookError(
+            f"unknown parameter(s) {sorted(unknown)} for {settable}; their parameters are {sorted(selected)}"
+        )
     out = {}
     for n in names:
         section = prof["notebooks"].get(n) or {}
         bad = set(section) - set(declared[n])
         if bad:
-            raise BookError(f"profile {profile!r}, notebook {n!r}: unknown parameter(s) {sorted(bad)}; "
-                            f"it declares {sorted(declared[n])}")
+            raise BookError(
+                f"profile {profile!r}, notebook {n!r}: unknown parameter(s) {sorted(bad)}; "
+                f"it declares {sorted(declared[n])}"
+            )
         values = {k: v for k, v in prof["common"].items() if k in declared[n]}
         values.update(section)
         values.update({k: v for k, v in overrides.items() if k in declared[n] and n in settable})
@@ -220,14 +231,24 @@ def refresh(where: Path | None = None) -> list[Path]:
 def toc_text() -> str:
     """The table of contents: the CPU edition's chapters, then the part "At scale (GPU
     edition)" with its first page and whichever chapters ``book/gpu/`` holds."""
-    lines = ["# Table of contents: the only files the book builds (only_build_toc_files: true).",
-             "# Written by `python -m lmnotes.book sync` (and build) from the pages present: the GPU",
-             "# part lists the chapters that book/gpu/ holds.",
-             "format: jb-book", "root: book/intro", "parts:", "  - caption: The report", "    chapters:"]
+    lines = [
+        "# Table of contents: the only files the book builds (only_build_toc_files: true).",
+        "# Written by `python -m lmnotes.book sync` (and build) from the pages present: the GPU",
+        "# part lists the chapters that book/gpu/ holds.",
+        "format: jb-book",
+        "root: book/intro",
+        "parts:",
+        "  - caption: The report",
+        "    chapters:",
+    ]
     lines += [f"      - file: book/{n}" for n in chapter_names()]
     if "status" in notebook_names():
-        lines += ["  - caption: Using the book", "    chapters:", "      - file: book/status",
-                  "      - file: book/own_model"]
+        lines += [
+            "  - caption: Using the book",
+            "    chapters:",
+            "      - file: book/status",
+            "      - file: book/own_model",
+        ]
     if "at_scale" in notebook_names():
         lines += ["  - caption: At scale (GPU edition)", "    chapters:", "      - file: book/at_scale"]
         gpu = editions.pages(gpu_folder())
@@ -255,8 +276,12 @@ def _coalesce_streams(nb) -> None:
     for cell in nb.cells:
         joined = []
         for out in cell.get("outputs", []):
-            if (joined and out.get("output_type") == "stream" and joined[-1].get("output_type") == "stream"
-                    and joined[-1].get("name") == out.get("name")):
+            if (
+                joined
+                and out.get("output_type") == "stream"
+                and joined[-1].get("output_type") == "stream"
+                and joined[-1].get("name") == out.get("name")
+            ):
                 joined[-1]["text"] = joined[-1]["text"] + out["text"]
             else:
                 joined.append(out)
@@ -300,6 +325,8 @@ def _kernel_manager(log):
             return await super()._async_launch_kernel(kernel_cmd, **kw)
 
     return QuietKernelManager
+
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -307,12 +334,20 @@ def _failure(name: str, profile: str, exc) -> BookError:
     """The error of a failed cell: its message first, on one line, then the traceback."""
     message = " ".join(f"{exc.ename}: {exc.evalue}".split())
     tb = "\n".join(exc.traceback) if exc.traceback else ""
-    return BookError(f"{name}: {message}\n  (cell {exc.exec_count} failed, profile {profile!r}; "
-                     f"nothing of this run was written to the book; the traceback follows)\n{tb}")
+    return BookError(
+        f"{name}: {message}\n  (cell {exc.exec_count} failed, profile {profile!r}; "
+        f"nothing of this run was written to the book; the traceback follows)\n{tb}"
+    )
 
 
-def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "python3",
-            folder: Path = BOOK, stage: Path | None = None) -> Path:
+def execute(
+    name: str,
+    values: dict[str, Any],
+    profile: str,
+    kernel: str = "python3",
+    folder: Path = BOOK,
+    stage: Path | None = None,
+) -> Path:
     """Execute ``notebooks/NAME.ipynb`` into ``NAME.ipynb`` of the run's staging folder
     ``stage`` (:mod:`lmnotes.book.staging`; by default one of its own, moved into ``folder``,
     ``book/`` by default, on success), with ``values`` written into its parameters cell (so
@@ -341,9 +376,16 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
     with io.atomic_path(target, suffix=".ipynb") as tmp, tempfile.TemporaryFile("w+") as kernel_log:
         try:
             papermill.execute_notebook(
-                source, str(tmp), parameters=None, kernel_name=kernel, language="python",
-                cwd=str(stage), progress_bar=sys.stderr.isatty(), report_mode=False,
-                extra_arguments=_KERNEL_ARGS, kernel_manager_class=_kernel_manager(kernel_log),
+                source,
+                str(tmp),
+                parameters=None,
+                kernel_name=kernel,
+                language="python",
+                cwd=str(stage),
+                progress_bar=sys.stderr.isatty(),
+                report_mode=False,
+                extra_arguments=_KERNEL_ARGS,
+                kernel_manager_class=_kernel_manager(kernel_log),
             )
         except PapermillExecutionError as exc:
             raise _failure(name, profile, exc) from None
@@ -352,8 +394,10 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
             said = kernel_log.read().strip()
             if not said:
                 raise
-            raise BookError(f"{name}: {type(exc).__name__}: {exc}\n  the kernel's last words:\n"
-                            + "\n".join(said.splitlines()[-20:])) from exc
+            raise BookError(
+                f"{name}: {type(exc).__name__}: {exc}\n  the kernel's last words:\n"
+                + "\n".join(said.splitlines()[-20:])
+            ) from exc
         finally:
             if redirected is not None:
                 os.environ[FOLDER_ENV] = redirected
@@ -371,9 +415,13 @@ def execute(name: str, values: dict[str, Any], profile: str, kernel: str = "pyth
     return target
 
 
-def run(names: Sequence[str] | None = None, profile: str = "default",
-        overrides: dict[str, Any] | None = None, into: str | os.PathLike | None = None,
-        allow_cpu: bool = False) -> list[Path]:
+def run(
+    names: Sequence[str] | None = None,
+    profile: str = "default",
+    overrides: dict[str, Any] | None = None,
+    into: str | os.PathLike | None = None,
+    allow_cpu: bool = False,
+) -> list[Path]:
     """Execute the named notebooks (all by default), printing progress per notebook. Every
     value is checked before the first notebook starts. The CPU edition (profile ``default``)
     goes to ``book/``, where the summaries (the intro and "At scale"), which read the chapters'
@@ -396,14 +444,19 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
     if main_book:
         names += [s for s in SUMMARIES if s in known and s not in names]
     elif set(names) & set(SUMMARIES):
-        raise BookError(f"{sorted(set(names) & set(SUMMARIES))} summarise the CPU edition: run them "
-                        "with the default profile into book/")
+        raise BookError(
+            f"{sorted(set(names) & set(SUMMARIES))} summarise the CPU edition: run them "
+            "with the default profile into book/"
+        )
     values = resolve_parameters(names, profile, overrides or {})
     for key in overrides or {}:  # a value meant for every chapter named reaches only some
         skip = [n for n in names if n not in SUMMARIES and key not in values[n]]
         if skip:
-            print(f"note: -p {key} applies to {[n for n in names if key in values[n]]} only; "
-                  f"{skip} do not declare it", flush=True)
+            print(
+                f"note: -p {key} applies to {[n for n in names if key in values[n]]} only; "
+                f"{skip} do not declare it",
+                flush=True,
+            )
     sync(names)
     out, last = [folder / f"{n}.ipynb" for n in names], timing.read()
     print(_plan(names, profile, values, last), flush=True)
@@ -411,8 +464,11 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
     with progress.relay(), staging.staged(folder) as stage:
         for i, n in enumerate(names, 1):
             seen = last.get(timing.key(n, profile, values[n], profile_values(n, profile)), {})
-            hint = "; ".join(f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
-                             for mode in ("warm", "cold") if mode in seen)
+            hint = "; ".join(
+                f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
+                for mode in ("warm", "cold")
+                if mode in seen
+            )
             print(f"[{i}/{len(names)}] {n} (profile {profile}{'; ' + hint if hint else ''}) ...", flush=True)
             t0 = time.perf_counter()
             execute(n, values[n], profile, folder=folder, stage=stage)
@@ -420,11 +476,17 @@ def run(names: Sequence[str] | None = None, profile: str = "default",
     if not main_book:  # another edition's claims folder, which "At scale" reads, even if empty
         (folder / "claims").mkdir(exist_ok=True)
     claimed = [n for n in names if (folder / "claims" / f"{n}.csv").is_file()]
-    print(f"written: {', '.join(os.path.relpath(p) for p in out)}"
-          + (f", and the claims of {', '.join(claimed)}" if claimed else ""), flush=True)
+    print(
+        f"written: {', '.join(os.path.relpath(p) for p in out)}"
+        + (f", and the claims of {', '.join(claimed)}" if claimed else ""),
+        flush=True,
+    )
     if folder == gpu_folder():
-        print("the GPU edition's pages are in book/gpu/; `run at_scale` puts their verdicts beside the "
-              "CPU edition's, and `build` lists them in the book", flush=True)
+        print(
+            "the GPU edition's pages are in book/gpu/; `run at_scale` puts their verdicts beside the "
+            "CPU edition's, and `build` lists them in the book",
+            flush=True,
+        )
     return out
 
 
@@ -453,16 +515,25 @@ def _plan(names: Sequence[str], profile: str, values: dict[str, dict], last: dic
     head = f"running {len(names)} notebook(s), profile {profile}: {', '.join(names)}"
     if all(len(missing[m]) == len(names) for m in total):
         return f"{head}; no earlier run to estimate the time from"
-    parts = [f"about {progress.duration(total[m])} {what}" + (f" (no time for {', '.join(missing[m])})"
-                                                          if missing[m] else "")
-             for m, what in (("warm", "with everything in the cache"), ("cold", "if it must be built"))
-             if len(missing[m]) < len(names)]
-    return (f"{head}; " + ", ".join(parts)
-            + (f"; {', '.join(approx)} from {'its' if len(approx) == 1 else 'their'} runs at the profile's "
-               f"own values" if approx else ""))
+    parts = [
+        f"about {progress.duration(total[m])} {what}"
+        + (f" (no time for {', '.join(missing[m])})" if missing[m] else "")
+        for m, what in (("warm", "with everything in the cache"), ("cold", "if it must be built"))
+        if len(missing[m]) < len(names)
+    ]
+    return (
+        f"{head}; "
+        + ", ".join(parts)
+        + (
+            f"; {', '.join(approx)} from {'its' if len(approx) == 1 else 'their'} runs at the profile's "
+            f"own values"
+            if approx
+            else ""
+        )
+    )
 
 
-def parameter_table() -> "pd.DataFrame":
+def parameter_table() -> "pd.DataFrame":  # noqa: F821
     """One row per notebook and parameter: its default, its value in each profile (blank where
     the profile keeps the default), the values it allows beyond its type (lmnotes.book.params.RULES),
     and what it is (the cell's comment). Values are the cells' literals, whole."""
@@ -491,8 +562,9 @@ def parameter_listing(width: int = 100, names: Sequence[str] = ()) -> str:
     import textwrap
 
     def wrap(text: str, first: str, rest: str) -> list[str]:
-        return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest,
-                             break_on_hyphens=False) or [first.rstrip()]
+        return textwrap.wrap(
+            text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
+        ) or [first.rstrip()]
 
     table = parameter_table()
     if unknown := [n for n in names if n not in notebook_names()]:
@@ -502,22 +574,29 @@ def parameter_listing(width: int = 100, names: Sequence[str] = ()) -> str:
     record = timing.status_record(BOOK).get("notebooks", {})
     lines = []
     for n, group in table.groupby("notebook", sort=False):
-        times = ", ".join(f"{mode} {progress.duration(record[n][mode]['seconds'])}" for mode in
-                          ("cold", "warm") if mode in record.get(n, {}))
+        times = ", ".join(
+            f"{mode} {progress.duration(record[n][mode]['seconds'])}"
+            for mode in ("cold", "warm")
+            if mode in record.get(n, {})
+        )
         lines += ["", f"{n}: {times} (book/{timing.STATUS})" if times else n]
         for row in group.to_dict("records"):
             head = f"{row['parameter']} = {row['default']}"
             if row["what"] and len(head) + len(row["what"]) + 6 <= width:
                 lines.append(f"  {head}  # {row['what']}")
             else:
-                lines += wrap(head, "  ", "      ") + (wrap(f"# {row['what']}", "      ", "        ")
-                                                      if row["what"] else [])
+                lines += wrap(head, "  ", "      ") + (
+                    wrap(f"# {row['what']}", "      ", "        ") if row["what"] else []
+                )
             notes = [f"{c}: {row[c]}" for c in table.columns if c.endswith(" profile") and row[c]]
             notes += [f"allowed: {row['allowed']}"] if row["allowed"] else []
             if notes:
                 lines += wrap("; ".join(notes), "      ", "        ")
-    lines += ["", f"profiles: params/{{{','.join(profiles())}}}.yaml (a profile not named under a "
-              f"parameter keeps its default)"]
+    lines += [
+        "",
+        f"profiles: params/{{{','.join(profiles())}}}.yaml (a profile not named under a "
+        f"parameter keeps its default)",
+    ]
     return "\n".join(lines)
 
 
@@ -543,31 +622,43 @@ def share_cache(export: str | None = None, import_: str | None = None) -> str:
     if import_ and not Path(import_).is_file():
         raise BookError(f"--import {import_}: no such file")
     if import_ and not tarfile.is_tarfile(import_):
-        raise BookError(f"--import {import_}: not a cache archive (the .tar.gz that `cache --export` "
-                        f"writes); it is no tar archive")
+        raise BookError(
+            f"--import {import_}: not a cache archive (the .tar.gz that `cache --export` "
+            f"writes); it is no tar archive"
+        )
     _register_every_kind()
     lines = []
     if export:
         done = lmcache.export(export)
         if not done:  # an archive that every student's import would refuse
             Path(export).unlink(missing_ok=True)
-            raise BookError(f"--export {export}: the cache at {lmcache.root()} holds no entry to share; "
-                            f"`make book` builds them")
-        lines.append(f"exported {len(done)} entries ({', '.join(sorted({e.kind for e in done}))}), "
-                     f"{Path(export).stat().st_size / 1e6:,.1f} MB, to {export}")
+            raise BookError(
+                f"--export {export}: the cache at {lmcache.root()} holds no entry to share; "
+                f"`make book` builds them"
+            )
+        lines.append(
+            f"exported {len(done)} entries ({', '.join(sorted({e.kind for e in done}))}), "
+            f"{Path(export).stat().st_size / 1e6:,.1f} MB, to {export}"
+        )
     if import_:
         done = lmcache.import_(import_)
         # a refusal is never a success: a student whose import refused an entry would train it
         if done.refused:
             n = len(done.refused)
-            raise BookError(f"--import {import_}: refused {n} {'entry' if n == 1 else 'entries'} "
-                            f"({'; '.join(done.refused)}); imported {len(done.added)}, "
-                            f"{len(done.present)} already present")
+            raise BookError(
+                f"--import {import_}: refused {n} {'entry' if n == 1 else 'entries'} "
+                f"({'; '.join(done.refused)}); imported {len(done.added)}, "
+                f"{len(done.present)} already present"
+            )
         if not (done.added or done.present):
-            raise BookError(f"--import {import_}: not a cache archive (the .tar.gz that `cache --export` "
-                            f"writes); it holds no cache entry")
-        lines.append(f"imported {len(done.added)} entries into {lmcache.root()}; "
-                     f"{len(done.present)} already present, kept; refused 0")
+            raise BookError(
+                f"--import {import_}: not a cache archive (the .tar.gz that `cache --export` "
+                f"writes); it holds no cache entry"
+            )
+        lines.append(
+            f"imported {len(done.added)} entries into {lmcache.root()}; "
+            f"{len(done.present)} already present, kept; refused 0"
+        )
     return "\n".join(lines)
 
 
@@ -575,23 +666,39 @@ def cache_report(prune: bool = False) -> str:
     """The listing of the shared cache (and what ``prune`` removed) as text."""
     import pandas as pd
 
-    lines = [f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"]
+    lines = [
+        f"cache folder: {lmcache.root()} (LMNOTES_CACHE, else XDG_CACHE_HOME/lmnotes, else ~/.cache/lmnotes)"
+    ]
     if not prune and not lmcache.holds_entries():  # before importing every module (seconds)
         return "\n".join(lines + ["(empty)"])
     _register_every_kind()
 
     if prune:
         gone = lmcache.prune()
-        lines.append(f"removed {len(gone)} entries, {sum(e.bytes for e in gone) / 1e6:,.1f} MB"
-                     + "".join(f"\n  {e.kind}/{e.name} ({e.status})" for e in gone))
+        lines.append(
+            f"removed {len(gone)} entries, {sum(e.bytes for e in gone) / 1e6:,.1f} MB"
+            + "".join(f"\n  {e.kind}/{e.name} ({e.status})" for e in gone)
+        )
     listed = lmcache.entries()
     if not listed:
         return "\n".join(lines + ["(empty)"])
-    df = pd.DataFrame([{"kind": e.kind, "name": e.name, "MB": round(e.bytes / 1e6, 1),
-                        "age (days)": round(e.age_days, 1), "status": e.status} for e in listed])
+    df = pd.DataFrame(
+        [
+            {
+                "kind": e.kind,
+                "name": e.name,
+                "MB": round(e.bytes / 1e6, 1),
+                "age (days)": round(e.age_days, 1),
+                "status": e.status,
+            }
+            for e in listed
+        ]
+    )
     lines.append(df.to_string(index=False))
-    lines.append(f"total {df['MB'].sum():,.1f} MB in {len(df)} entries; "
-                 f"{(~df['status'].isin(['current', 'kept'])).sum()} not current (`cache --prune` removes them)")
+    lines.append(
+        f"total {df['MB'].sum():,.1f} MB in {len(df)} entries; "
+        f"{(~df['status'].isin(['current', 'kept'])).sum()} not current (`cache --prune` removes them)"
+    )
     return "\n".join(lines)
 
 
@@ -613,21 +720,32 @@ def refuse_gpu_profile_on_cpu(names: Sequence[str] | None) -> None:
     if chapters and None not in seen:
         estimate = f"its last cold run of {', '.join(chapters)} here took {progress.duration(sum(seen))}"
     elif chapters and None not in default:  # no gpu run here: what the smaller default profile takes
-        estimate = (f"it has not run here at gpu, and {', '.join(chapters)} at the default profile, several "
-                    f"times smaller, takes {progress.duration(sum(default))} cold (book/status.json)")
+        estimate = (
+            f"it has not run here at gpu, and {', '.join(chapters)} at the default profile, several "
+            f"times smaller, takes {progress.duration(sum(default))} cold (book/status.json)"
+        )
     else:
         estimate = "it has not run here at gpu"
-    raise BookError(f"--profile gpu sizes the chapters for an accelerator, and this machine has none that "
-                    f"PyTorch can use: {estimate}; run the default profile, or add --allow-cpu to run it "
-                    f"on the CPU anyway")
+    raise BookError(
+        f"--profile gpu sizes the chapters for an accelerator, and this machine has none that "
+        f"PyTorch can use: {estimate}; run the default profile, or add --allow-cpu to run it "
+        f"on the CPU anyway"
+    )
 
 
 def build() -> Path:
     """Render the book with jupyter-book, warnings as errors; return ``index.html``'s path. The
     GPU edition's banners and the table of contents are renewed first (:func:`refresh`)."""
     refresh()
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(io.ROOT),
-           "--warningiserror", "--nitpick", "--keep-going", "--quiet"]
+    cmd = [
+        str(Path(sys.executable).parent / "jupyter-book"),
+        "build",
+        str(io.ROOT),
+        "--warningiserror",
+        "--nitpick",
+        "--keep-going",
+        "--quiet",
+    ]
     print("building the book ...", flush=True)
     if subprocess.run(cmd, cwd=io.ROOT).returncode != 0:
         raise BookError("jupyter-book build failed (warnings are errors); see the messages above")
@@ -643,8 +761,10 @@ def _overrides(pairs: Sequence[Sequence[str]]) -> dict[str, Any]:
             out[key] = yaml.safe_load(value)
         except yaml.YAMLError as exc:
             where = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise BookError(f"-p {key} {value!r}: not a valid YAML value ({where}); quote the value for "
-                            f"the shell, e.g. -p {key} '[a, b]'") from None
+            raise BookError(
+                f"-p {key} {value!r}: not a valid YAML value ({where}); quote the value for "
+                f"the shell, e.g. -p {key} '[a, b]'"
+            ) from None
     return out
 
 
@@ -674,27 +794,55 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cmd == "run":
             p.add_argument("names", nargs="*", help="notebooks (default: all), e.g. 00_corpus")
         p.add_argument("--profile", default="default", help="params/PROFILE.yaml (default: default)")
-        p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
-                       metavar=("KEY", "VALUE"), help="override one parameter (YAML value)")
-        p.add_argument("--into", metavar="DIR", help="write the executed notebooks to DIR (needed for a "
-                       "profile that is not published; default: book/, or book/gpu/ for --profile gpu)")
-        p.add_argument("--allow-cpu", action="store_true", help="run --profile gpu on a machine without "
-                       "a GPU (hours; refused without this flag)")
+        p.add_argument(
+            "-p",
+            "--parameter",
+            nargs=2,
+            action="append",
+            default=[],
+            metavar=("KEY", "VALUE"),
+            help="override one parameter (YAML value)",
+        )
+        p.add_argument(
+            "--into",
+            metavar="DIR",
+            help="write the executed notebooks to DIR (needed for a "
+            "profile that is not published; default: book/, or book/gpu/ for --profile gpu)",
+        )
+        p.add_argument(
+            "--allow-cpu",
+            action="store_true",
+            help="run --profile gpu on a machine without a GPU (hours; refused without this flag)",
+        )
     sub.add_parser("build", help="render _build/html with jupyter-book")
     sub.add_parser("sync", help="write notebooks/*.py to their paired .ipynb")
     ls = sub.add_parser("list", help="list notebooks, their parameters and the profiles' values")
     ls.add_argument("names", nargs="*", help="notebooks (default: all), e.g. 03_segmentation")
     sub.add_parser("readme", help="write what the claims tables in book/claims found into README.md")
     t = sub.add_parser("timings", help="wall time of each notebook's last runs here, cold and warm cache")
-    t.add_argument("--record", nargs="*", choices=["cold", "warm"], metavar="MODE",
-                   help="write this machine's last times (warm, or the modes named) into book/status.json")
+    t.add_argument(
+        "--record",
+        nargs="*",
+        choices=["cold", "warm"],
+        metavar="MODE",
+        help="write this machine's last times (warm, or the modes named) into book/status.json",
+    )
     c = sub.add_parser("cache", help="list the shared cache's entries")
     c.add_argument("--prune", action="store_true", help="remove entries the current code no longer produces")
-    c.add_argument("--export", metavar="FILE", help="write the cache (every entry but the converted pretrained "
-                   "models, which each machine converts itself) to a tarball that another machine can --import "
-                   "(a class's shared cache)")
-    c.add_argument("--import", dest="import_", metavar="FILE", help="add the entries of such a tarball, "
-                   "each checked against its key, this code's version and its files' SHA-256")
+    c.add_argument(
+        "--export",
+        metavar="FILE",
+        help="write the cache (every entry but the converted pretrained "
+        "models, which each machine converts itself) to a tarball that another machine can --import "
+        "(a class's shared cache)",
+    )
+    c.add_argument(
+        "--import",
+        dest="import_",
+        metavar="FILE",
+        help="add the entries of such a tarball, "
+        "each checked against its key, this code's version and its files' SHA-256",
+    )
     args = parser.parse_args(argv)
     # SIGTERM (a CI time-out, `kill`) ends the run like Ctrl-C, so temporary files are removed
     signal.signal(signal.SIGTERM, _interrupt)
@@ -722,8 +870,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "build":
             print(f"the book is at {build()}")
         else:
-            run(getattr(args, "names", None), args.profile, _overrides(args.parameter), args.into,
-                allow_cpu=args.allow_cpu)
+            run(
+                getattr(args, "names", None),
+                args.profile,
+                _overrides(args.parameter),
+                args.into,
+                allow_cpu=args.allow_cpu,
+            )
             if args.command == "all":
                 print(f"the book is at {build()}")
     except (BookError, lmcache.CacheError) as exc:
@@ -733,8 +886,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: one line, not the traceback
         _quiet_teardown()
         how = str(exc) or "Ctrl-C"
-        print(f"interrupted ({how}): nothing of this run was written to the book, and the cache keeps "
-              "only complete entries", file=sys.stderr)
+        print(
+            f"interrupted ({how}): nothing of this run was written to the book, and the cache keeps "
+            "only complete entries",
+            file=sys.stderr,
+        )
         return 130
     return 0
 

@@ -56,8 +56,17 @@ SCREEN, MAX_SCREENS = 1100, 18
 #: The smallest size, in CSS px, a figure's text may be shown at (a phone included).
 MIN_FIGURE_TEXT = 9.0
 #: The font sizes of a figure's text that matplotlib's rcParams set.
-_FONT_KEYS = ("font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize",
-              "legend.fontsize", "legend.title_fontsize", "figure.titlesize", "figure.labelsize")
+_FONT_KEYS = (
+    "font.size",
+    "axes.labelsize",
+    "axes.titlesize",
+    "xtick.labelsize",
+    "ytick.labelsize",
+    "legend.fontsize",
+    "legend.title_fontsize",
+    "figure.titlesize",
+    "figure.labelsize",
+)
 
 
 def figure_font_px() -> float:
@@ -74,6 +83,7 @@ def figure_font_px() -> float:
         plots.use_style()
         points = min(FontProperties(size=mpl.rcParams[k]).get_size_in_points() for k in _FONT_KEYS)
         return points * mpl.rcParams["figure.dpi"] / 72
+
 
 # Run in the page: the findings of every check but the screenshots (JavaScript, since only
 # the browser knows where things are laid out).
@@ -157,7 +167,8 @@ ready.then(async () => {
     if (!visible(cell)) continue;
     const code = cell.innerText;
     if (/\bglue\(|^\s*(import|from)\s|\.style\b|tables\.show\(/m.test(code))
-      found.push({check: 'plumbing', what: code.split('\n').find(l => /glue\(|import|\.style|tables\.show/.test(l)).slice(0, 100)});
+      found.push({check: 'plumbing',
+                  what: code.split('\n').find(l => /glue\(|import|\.style|tables\.show/.test(l)).slice(0, 100)});
   }
   // MyST that reached the page as text: a role (``{doc}`x` ``, or ``{doc}`` before a code
   // element, where the text was parsed as Markdown without roles) or a directive's fence
@@ -168,7 +179,9 @@ ready.then(async () => {
     if (node.parentElement.closest('pre, code, script, style, .math, mjx-container')) continue;
     const next = node.nextSibling;
     if (raw.test(node.data) || (open.test(node.data) && next && next.nodeName === 'CODE'))
-      found.push({check: 'raw MyST', what: (node.data + (next && next.nodeName === 'CODE' ? '`' + next.textContent + '`' : '')).trim().slice(-100)});
+      found.push({check: 'raw MyST',
+                  what: (node.data + (next && next.nodeName === 'CODE' ? '`' + next.textContent + '`' : ''))
+                        .trim().slice(-100)});
   }
   // every fold, folded cell and exercise solution open: at 1280 px no code or output may run
   // past its box (a box that scrolls sideways draws a scrollbar, which --hide-scrollbars hides
@@ -185,7 +198,8 @@ ready.then(async () => {
       if (reported.has(el) || Array.from(reported).some(r => el.contains(r))) continue;
       if (visible(el) && el.scrollWidth > el.clientWidth && (el.tagName === 'PRE' || ['auto', 'scroll'].includes(sx))) {
         reported.add(el);
-        const where = el.closest('.solution') ? 'an exercise solution: ' : el.closest('.cell_output, .output') ? 'an output: ' : 'code: ';
+        const where = el.closest('.solution') ? 'an exercise solution: '
+                    : el.closest('.cell_output, .output') ? 'an output: ' : 'code: ';
         const line = (el.innerText || '').split('\n').reduce((a, b) => b.length > a.length ? b : a, '');
         found.push({check: 'horizontal overflow', what: where + line.slice(0, 100), width: el.scrollWidth, room: el.clientWidth});
       }
@@ -236,19 +250,31 @@ def _driver(width: int = WIDTH):
 
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--no-first-run", "--force-device-scale-factor=1",
-                 # no network: MathJax and every other asset must come with the book
-                 "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--force-device-scale-factor=1",
+        # no network: MathJax and every other asset must come with the book
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--proxy-server=127.0.0.1:9",
+    ):
         options.add_argument(flag)
     options.add_argument(f"--window-size={width},{HEIGHT}")
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(60)
     if width < 600:  # a window is at least 500 px wide: a screen this narrow is emulated (not
         # as a mobile browser, which would widen its layout to fit a page that overflows)
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
+        )
     return driver
 
 
@@ -258,8 +284,12 @@ def pages(html: Path) -> list[Path]:
     return sorted((html / "book").glob("*.html")) + sorted((html / "book" / "gpu").glob("*.html"))
 
 
-def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH,
-          lengths: dict[str, float] | None = None) -> dict[str, list[dict]]:
+def check(
+    html: str | Path,
+    out: str | Path | None = None,
+    width: int = WIDTH,
+    lengths: dict[str, float] | None = None,
+) -> dict[str, list[dict]]:
     """The findings on each page (see the module's docstring) at ``width`` px; with ``out``,
     its screenshots; with ``lengths``, each page's length in screens, its sections folded."""
     html = Path(html).resolve()
@@ -277,7 +307,9 @@ def check(html: str | Path, out: str | Path | None = None, width: int = WIDTH,
             shown = driver.execute_script("return window.innerWidth")
             if shown != width:
                 raise RuntimeError(f"the page is {shown} px wide, not {width}")
-            result = driver.execute_async_script(_CHECKS, width, SCREEN, MAX_SCREENS, font_px, MIN_FIGURE_TEXT)
+            result = driver.execute_async_script(
+                _CHECKS, width, SCREEN, MAX_SCREENS, font_px, MIN_FIGURE_TEXT
+            )
             name = "-".join(page.relative_to(html / "book").with_suffix("").parts)  # gpu-00_corpus
             report[name] = result["found"]
             if lengths is not None:
@@ -298,19 +330,25 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) == 4 and argv[2] == "--width" and argv[3].isdigit():
         width, argv = int(argv[3]), argv[:2]
     if len(argv) != 2:
-        print("usage: python -m lmnotes.book.screens BUILT_HTML_FOLDER OUT_FOLDER [--width PX]", file=sys.stderr)
+        print(
+            "usage: python -m lmnotes.book.screens BUILT_HTML_FOLDER OUT_FOLDER [--width PX]", file=sys.stderr
+        )
         return 2
     lengths: dict[str, float] = {}
     report = check(argv[0], argv[1], width, lengths)
     Path(argv[1], "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False))
     bad = {page: found for page, found in report.items() if found}
     for page, found in report.items():
-        print(f"{page}: " + ("ok" if not found else f"{len(found)} problem(s)") +
-              (f", {lengths[page]:.1f} screens folded" if width >= 1000 else ""))
+        print(
+            f"{page}: "
+            + ("ok" if not found else f"{len(found)} problem(s)")
+            + (f", {lengths[page]:.1f} screens folded" if width >= 1000 else "")
+        )
         for f in found:
             what = re.sub(r"\s+", " ", f["what"])
-            print(f"  {f['check']}: {what}" +
-                  (f" ({f['width']} px in {f['room']} px)" if "width" in f else ""))
+            print(
+                f"  {f['check']}: {what}" + (f" ({f['width']} px in {f['room']} px)" if "width" in f else "")
+            )
     print(f"screenshots at {width} px in {argv[1]}")
     return 1 if bad else 0
 

@@ -86,8 +86,15 @@ def _changes(stage: Path, folder: Path) -> tuple[list[tuple[Path, Path]], list[P
     for f in sorted(new.iterdir()):
         if f.is_file() and (not (old / f.name).is_file() or not filecmp.cmp(f, old / f.name, shallow=False)):
             moves.append((f, old / f.name))
-    gone = [f for f in sorted(old.glob("*")) if f.is_file() and not f.name.startswith(".")
-            and not (new / f.name).exists()] if old.is_dir() else []
+    gone = (
+        [
+            f
+            for f in sorted(old.glob("*"))
+            if f.is_file() and not f.name.startswith(".") and not (new / f.name).exists()
+        ]
+        if old.is_dir()
+        else []
+    )
     return moves, gone
 
 

@@ -15,7 +15,6 @@ from typing import Any, Sequence
 
 from lmnotes.core import cache as lmcache
 from lmnotes.core import io
-from lmnotes.core.progress import duration
 
 lmcache.register_file("timings.json", "each notebook's last wall times here (book timings)")
 
@@ -39,11 +38,20 @@ def key(name: str, profile: str, values: dict[str, Any], profiled: dict[str, Any
     value that differs from the profile's own (``profiled``) added, so that a run on another
     corpus, or with another model (``-p``), does not stand for the next plain one."""
     corpus = values.get("corpus", "enwiki")
-    changed = [] if profiled is None else [
-        f"{k}={v!r}" for k, v in sorted(values.items())
-        if k != "corpus" and (k not in profiled or profiled[k] != v)]
-    extra = ([f"profile={profile}"] if profile != "default" else []) + \
-        ([f"corpus={corpus}"] if corpus != "enwiki" else []) + changed
+    changed = (
+        []
+        if profiled is None
+        else [
+            f"{k}={v!r}"
+            for k, v in sorted(values.items())
+            if k != "corpus" and (k not in profiled or profiled[k] != v)
+        ]
+    )
+    extra = (
+        ([f"profile={profile}"] if profile != "default" else [])
+        + ([f"corpus={corpus}"] if corpus != "enwiki" else [])
+        + changed
+    )
     return name + (f" [{', '.join(extra)}]" if extra else "")
 
 
@@ -58,10 +66,21 @@ def record(name: str, seconds: float, built: set[Path]) -> None:
     # that a run that found most of its work cached (or rebuilt only entries of one kind, after
     # an edit of their code) does not pass for a cold one.
     last_cold = old.get("cold", {}).get("built", {})
-    mode = ("warm" if not built else
-            "cold" if all(kinds.get(kind, 0) >= n for kind, n in last_cold.items()) else "partial")
-    records[name] = {**old, mode: {"seconds": round(seconds, 1), "date": time.strftime("%Y-%m-%d"),
-                                   "built": dict(sorted(kinds.items()))}}
+    mode = (
+        "warm"
+        if not built
+        else "cold"
+        if all(kinds.get(kind, 0) >= n for kind, n in last_cold.items())
+        else "partial"
+    )
+    records[name] = {
+        **old,
+        mode: {
+            "seconds": round(seconds, 1),
+            "date": time.strftime("%Y-%m-%d"),
+            "built": dict(sorted(kinds.items())),
+        },
+    }
     io.write_text(timings_file(), json.dumps(records, indent=1, sort_keys=True))
 
 
@@ -87,20 +106,32 @@ def record_status(book: Path, names: Sequence[str], modes: Sequence[str] = ("war
     record = status_record(book)
     notebooks = record.setdefault("notebooks", {})
     mine = read()
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.machine()) if Path("/proc/cpuinfo").is_file() \
+    cpu = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.machine(),
+        )
+        if Path("/proc/cpuinfo").is_file()
         else platform.machine()
+    )
     for n in names:
         for mode in modes:
             if mode in mine.get(n, {}):
                 t = mine[n][mode]
-                notebooks.setdefault(n, {})[mode] = {"seconds": t["seconds"], "date": t["date"],
-                                                     "machine": f"{cpu}, {os.cpu_count()} cores"}
+                notebooks.setdefault(n, {})[mode] = {
+                    "seconds": t["seconds"],
+                    "date": t["date"],
+                    "machine": f"{cpu}, {os.cpu_count()} cores",
+                }
     io.write_text(book / STATUS, json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     return book / STATUS
 
 
-def table(names: Sequence[str]) -> "pd.DataFrame":
+def table(names: Sequence[str]) -> "pd.DataFrame":  # noqa: F821
     """One row per notebook of ``names`` and per set of values it ran with here (a profile, a
     corpus, ``-p`` values): its last cold and warm wall times on this machine."""
     import pandas as pd
@@ -115,11 +146,18 @@ def table(names: Sequence[str]) -> "pd.DataFrame":
             t = records.get(n, {}).get(mode)
             row[f"{mode} (s)"] = t["seconds"] if t else None
             row[f"{mode} measured"] = t["date"] if t else None
-        row["cold run built"] = ", ".join(f"{v} {k}" for k, v in
-                                          records.get(n, {}).get("cold", {}).get("built", {}).items()) or None
+        row["cold run built"] = (
+            ", ".join(f"{v} {k}" for k, v in records.get(n, {}).get("cold", {}).get("built", {}).items())
+            or None
+        )
         rows.append(row)
     df = pd.DataFrame(rows).set_index("notebook")
     plain = df.loc[[n for n in names if n in df.index]]
-    df.loc["total"] = {"cold (s)": plain["cold (s)"].sum(min_count=1), "warm (s)": plain["warm (s)"].sum(min_count=1),
-                       "cold measured": "", "warm measured": "", "cold run built": ""}
+    df.loc["total"] = {
+        "cold (s)": plain["cold (s)"].sum(min_count=1),
+        "warm (s)": plain["warm (s)"].sum(min_count=1),
+        "cold measured": "",
+        "warm measured": "",
+        "cold run built": "",
+    }
     return df

@@ -79,17 +79,25 @@ def root() -> Path:
     except OSError as exc:
         raise _error(path, exc) from exc
     if not os.access(path, os.W_OK | os.X_OK):
-        raise CacheError(f"the cache folder {path} is not writable; set LMNOTES_CACHE to a writable "
-                         f"folder (it holds the prepared corpus and models, a few GB)")
+        raise CacheError(
+            f"the cache folder {path} is not writable; set LMNOTES_CACHE to a writable "
+            f"folder (it holds the prepared corpus and models, a few GB)"
+        )
     return path
 
 
 def _error(path: Path, exc: OSError) -> CacheError:
-    why = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exhausted",
-           errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied",
-           errno.EPERM: "permission denied"}.get(exc.errno, str(exc))
-    return CacheError(f"cannot write the cache folder {path}: {why}. Set LMNOTES_CACHE to a writable "
-                      f"folder with a few GB free (`python -m lmnotes.book cache --prune` frees stale entries)")
+    why = {
+        errno.ENOSPC: "the disk is full",
+        errno.EDQUOT: "the disk quota is exhausted",
+        errno.EROFS: "the file system is read-only",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+    }.get(exc.errno, str(exc))
+    return CacheError(
+        f"cannot write the cache folder {path}: {why}. Set LMNOTES_CACHE to a writable "
+        f"folder with a few GB free (`python -m lmnotes.book cache --prune` frees stale entries)"
+    )
 
 
 def _safe(name: str) -> str:
@@ -109,8 +117,11 @@ def _sha256(path: Path) -> str:
 
 
 def _files(folder: Path) -> dict[str, dict]:
-    return {str(p.relative_to(folder)): {"bytes": p.stat().st_size, "sha256": _sha256(p)}
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != META}
+    return {
+        str(p.relative_to(folder)): {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != META
+    }
 
 
 class _Corrupt(Exception):
@@ -166,8 +177,14 @@ def _lock(path: Path) -> FileLock:
     return FileLock(str(path) + ".lock")
 
 
-def fetch(kind: str, name: str, key: str, build: Callable[[Path], T], load: Callable[[Path], T],
-          replace: bool = False) -> T:
+def fetch(
+    kind: str,
+    name: str,
+    key: str,
+    build: Callable[[Path], T],
+    load: Callable[[Path], T],
+    replace: bool = False,
+) -> T:
     """The value of entry (``kind``, ``name``, ``key``): ``load(folder)`` if the entry exists
     and is intact; else ``build(tmp)``, which writes the entry's files into the empty folder
     ``tmp`` and returns the value (or None: then the published entry is loaded), after which
@@ -193,8 +210,14 @@ def fetch(kind: str, name: str, key: str, build: Callable[[Path], T], load: Call
             tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
             try:
                 value = build(tmp)
-                meta = {"kind": kind, "name": name, "key": key, "version": KINDS[kind](),
-                        "created": time.time(), "files": _files(tmp)}
+                meta = {
+                    "kind": kind,
+                    "name": name,
+                    "key": key,
+                    "version": KINDS[kind](),
+                    "created": time.time(),
+                    "files": _files(tmp),
+                }
                 (tmp / META).write_text(json.dumps(meta, indent=1))
                 for p in tmp.rglob("*"):  # make the bytes durable before publishing them
                     if p.is_file():
@@ -235,8 +258,12 @@ def _size(path: Path) -> int:
 def holds_entries() -> bool:
     """Whether the cache holds anything but locks (an entry, a temporary); a look at its
     folders alone, which needs no kind registered."""
-    return any(path.suffix != ".lock" for kind_dir in root().iterdir() if kind_dir.is_dir()
-               for path in kind_dir.iterdir())
+    return any(
+        path.suffix != ".lock"
+        for kind_dir in root().iterdir()
+        if kind_dir.is_dir()
+        for path in kind_dir.iterdir()
+    )
 
 
 def entries() -> list[Listed]:
@@ -270,8 +297,16 @@ def entries() -> list[Listed]:
             out.append(Listed(kind, name, path, _size(path), age, status))
     for path in sorted(root().iterdir()):  # files of the old flat layout
         if path.is_file():
-            out.append(Listed("-", path.name, path, path.stat().st_size, (now - path.stat().st_mtime) / 86400,
-                              "kept" if path.name in FILES else "unknown kind"))
+            out.append(
+                Listed(
+                    "-",
+                    path.name,
+                    path,
+                    path.stat().st_size,
+                    (now - path.stat().st_mtime) / 86400,
+                    "kept" if path.name in FILES else "unknown kind",
+                )
+            )
     return out
 
 
@@ -301,7 +336,7 @@ def prune() -> list[Listed]:
             if not e.path.name.endswith(".tmp"):
                 continue  # not made by this module: left alone
             lock = _lock(e.path.parent / e.path.name[1:].rsplit(".", 2)[0])
-            if not _unless_held(lock, lambda: shutil.rmtree(e.path, ignore_errors=True)):
+            if not _unless_held(lock, lambda: shutil.rmtree(e.path, ignore_errors=True)):  # noqa: B023
                 continue  # being built right now
         elif e.path.is_dir():
             _remove(e.path)
@@ -310,7 +345,7 @@ def prune() -> list[Listed]:
         removed.append(e)
     for lock_file in root().glob(f"*/*{_SEP}*.lock"):  # locks of entries that are gone
         if not lock_file.with_suffix("").exists():
-            _unless_held(FileLock(str(lock_file)), lambda: lock_file.unlink(missing_ok=True))
+            _unless_held(FileLock(str(lock_file)), lambda: lock_file.unlink(missing_ok=True))  # noqa: B023
     return removed
 
 
@@ -330,8 +365,11 @@ def export(path: str | os.PathLike, kinds: tuple[str, ...] | None = None) -> lis
     ``<kind>/<name>--<key>/``, with the file hashes of its ``meta.json``."""
     import tarfile
 
-    chosen = [e for e in entries() if (e.kind in kinds if kinds is not None else e.kind not in UNSHARED_KINDS)
-              and e.status == "current"]
+    chosen = [
+        e
+        for e in entries()
+        if (e.kind in kinds if kinds is not None else e.kind not in UNSHARED_KINDS) and e.status == "current"
+    ]
     # io.atomic_path gives the file the mode of any new file (0644 under the usual umask), not
     # mkstemp's 0600: the tarball is made to be handed to other people
     with io.atomic_path(path) as tmp, tarfile.open(tmp, "w:gz") as tar:
@@ -371,8 +409,10 @@ def import_(path: str | os.PathLike) -> Imported:
             elif folder.name != f"{_safe(meta.get('name', ''))}{_SEP}{key}":
                 refused.append(f"{label}: its name and key do not match its folder")
             elif meta.get("version") != KINDS[kind]():
-                refused.append(f"{label}: made by other code (version {meta.get('version')!r}, this "
-                               f"machine's is {KINDS[kind]()!r})")
+                refused.append(
+                    f"{label}: made by other code (version {meta.get('version')!r}, this "
+                    f"machine's is {KINDS[kind]()!r})"
+                )
             else:
                 target = entry_path(kind, meta["name"], key)
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -396,5 +436,7 @@ def _extract(path: str | os.PathLike, folder: str | os.PathLike) -> None:
         with tarfile.open(path, "r:*") as tar:
             tar.extractall(folder, filter="data")
     except (tarfile.TarError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        raise CacheError(f"{path} is not a cache archive (the .tar.gz that `cache --export` writes), or it "
-                         f"is damaged: {type(exc).__name__}: {exc}") from None
+        raise CacheError(
+            f"{path} is not a cache archive (the .tar.gz that `cache --export` writes), or it "
+            f"is damaged: {type(exc).__name__}: {exc}"
+        ) from None

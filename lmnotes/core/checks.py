@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
+
 class Check:
     """A parameter's rule: called with a value, ``None`` if it is fine, else what is wrong with
     it; ``str()`` of it says what it allows, as ``book list`` shows it, written from the
@@ -47,6 +48,7 @@ def between(low: float, high: float, open_low: bool = False) -> Check:
     def check(v):
         ok = (low < v if open_low else low <= v) and v <= high
         return None if ok else f"must lie in {interval}"
+
     return Check(check, f"in {interval}")
 
 
@@ -57,13 +59,16 @@ def each(check: Check) -> Check:
             if problem:
                 return f"item {i} ({v!r}) {problem}"
         return None
+
     return Check(each, lambda: f"each {check}")
 
 
 def one_of(allowed: Callable[[], list[str]]) -> Check:
     """A value among ``allowed()`` (called when checking: the list may need an import)."""
-    return Check(lambda v: None if v in allowed() else f"must be one of {allowed()}",
-                 lambda: f"one of {', '.join(map(str, allowed()))}")
+    return Check(
+        lambda v: None if v in allowed() else f"must be one of {allowed()}",
+        lambda: f"one of {', '.join(map(str, allowed()))}",
+    )
 
 
 def nonempty(what: str) -> Check:
@@ -79,30 +84,49 @@ def starting_at(first: Any) -> Check:
 
 
 fractions = Check(
-    lambda v: "must be three positive shares (train, valid, test) that sum to 1"
-    if len(v) != 3 or any(not isinstance(x, (int, float)) or x <= 0 for x in v) or not math.isclose(sum(v), 1.0)
-    else None,
-    "3 positive shares summing to 1")
+    lambda v: (
+        "must be three positive shares (train, valid, test) that sum to 1"
+        if len(v) != 3
+        or any(not isinstance(x, (int, float)) or x <= 0 for x in v)
+        or not math.isclose(sum(v), 1.0)
+        else None
+    ),
+    "3 positive shares summing to 1",
+)
 
 increasing = Check(
-    lambda v: None if all(a < b for a, b in zip(v, v[1:])) and v and v[0] >= 1 else
-    "must be positive and strictly increasing",
-    "increasing, ≥ 1")
+    lambda v: (
+        None
+        if all(a < b for a, b in zip(v, v[1:])) and v and v[0] >= 1
+        else "must be positive and strictly increasing"
+    ),
+    "increasing, ≥ 1",
+)
 
-ascending = Check(lambda v: None if all(a < b for a, b in zip(v, v[1:])) else "must be strictly increasing",
-                  "strictly increasing")
+ascending = Check(
+    lambda v: None if all(a < b for a, b in zip(v, v[1:])) else "must be strictly increasing",
+    "strictly increasing",
+)
 
 positive = Check(lambda v: None if math.isfinite(v) and v > 0 else "must be a positive number", "> 0")
 
 
 def containing(*required, why: str = "") -> Check:
     """A list holding every one of ``required``; ``why`` says what the chapter needs them for."""
+
     def check(v):
         missing = [r for r in required if r not in v]
-        return (f"must include {', '.join(map(str, missing))}" + (f" ({why})" if why else "")) if missing else None
+        return (
+            (f"must include {', '.join(map(str, missing))}" + (f" ({why})" if why else ""))
+            if missing
+            else None
+        )
+
     names = [str(r) for r in required]
-    return Check(check, "including " + (" and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1
-                                        else names[0]))
+    return Check(
+        check,
+        "including " + (" and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]),
+    )
 
 
 def or_empty(check: Check, meaning: str) -> Check:
@@ -113,15 +137,18 @@ def or_empty(check: Check, meaning: str) -> Check:
 def all_of(*checks: Check) -> Check:
     def check(v):
         return next((p for p in (c(v) for c in checks) if p), None)
+
     return Check(check, lambda: ", ".join(map(str, checks)))
 
 
 def deferred(target: str, allows: str) -> Check:
     """The check ``"package.module:function"``, imported when first used, so that a value
     that fails a cheap check is refused before a heavy package (the model registry) loads."""
+
     def check(v):
         module, name = target.split(":")
         return getattr(importlib.import_module(module), name)(v)
+
     return Check(check, allows)
 
 
@@ -144,8 +171,11 @@ def gguf_file(v: str | os.PathLike) -> str | None:
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
     if head[:4] != GGUF_MAGIC:
-        return ("is not a GGUF model file: it is empty" if not head else
-                f"is not a GGUF model file: it begins with {head[:4]!r}, not {GGUF_MAGIC!r}")
+        return (
+            "is not a GGUF model file: it is empty"
+            if not head
+            else f"is not a GGUF model file: it begins with {head[:4]!r}, not {GGUF_MAGIC!r}"
+        )
     if len(head) < 8:
         return f"is not a GGUF model file: it ends inside its header ({len(head)} bytes)"
     from gguf.gguf_reader import READER_SUPPORTED_VERSIONS
@@ -154,28 +184,35 @@ def gguf_file(v: str | os.PathLike) -> str | None:
     if not version & 0xFFFF:  # a big-endian file, as gguf's reader tells them apart
         version = int.from_bytes(head[4:], "big")
     if version > 1000:  # the format has had three versions: "GGUF" then text, not a model's header
-        return (f"is not a GGUF model file: it begins with {GGUF_MAGIC!r}, but the 4 bytes after it "
-                f"({head[4:]!r}) are no version of the format")
+        return (
+            f"is not a GGUF model file: it begins with {GGUF_MAGIC!r}, but the 4 bytes after it "
+            f"({head[4:]!r}) are no version of the format"
+        )
     if version not in READER_SUPPORTED_VERSIONS:
-        return (f"is a GGUF file of version {version}, which the gguf library cannot read "
-                f"(it reads versions {list(READER_SUPPORTED_VERSIONS)})")
+        return (
+            f"is a GGUF file of version {version}, which the gguf library cannot read "
+            f"(it reads versions {list(READER_SUPPORTED_VERSIONS)})"
+        )
     return None
 
 
 def _gguf_first(check: Check) -> Check:
     """``check``, after a value ending in ``.gguf`` passed :func:`gguf_file`: a file that is not
     there or not a model is refused before the model registry loads (it imports PyTorch)."""
+
     def first(v):
         if isinstance(v, str) and v.endswith(".gguf") and (problem := gguf_file(v)):
             return problem
         return check(v)
+
     return Check(first, lambda: str(check))
 
 
 #: A registered model, a local model folder or .gguf file, or an HF hub id
 #: (:func:`lmnotes.models.zoo.check_name`).
-model = _gguf_first(deferred("lmnotes.models.zoo:check_name",
-                             "a registered model, a model folder or a .gguf file"))
+model = _gguf_first(
+    deferred("lmnotes.models.zoo:check_name", "a registered model, a model folder or a .gguf file")
+)
 #: A registered model's name (not a file or folder).
 registered = deferred("lmnotes.models.zoo:check_registered", "a registered model")
 
@@ -183,15 +220,20 @@ registered = deferred("lmnotes.models.zoo:check_registered", "a registered model
 def model_of(*kinds: str) -> Check:
     """A model of one of ``kinds`` (``self-trained``, ``pretrained``:
     :func:`lmnotes.models.zoo.kind_of`)."""
+
     def check(v):
         import importlib
 
         return importlib.import_module("lmnotes.models.zoo").check_kind(kinds)(v)
-    return _gguf_first(Check(check, f"a {' or '.join(kinds)} model: registered, a model folder or a .gguf file"))
+
+    return _gguf_first(
+        Check(check, f"a {' or '.join(kinds)} model: registered, a model folder or a .gguf file")
+    )
 
 
 def including(kind: str, why: str) -> Check:
     """A list of models with at least one of ``kind``; ``why`` says what the chapter needs it for."""
+
     def check(v):
         import importlib
 
@@ -199,8 +241,11 @@ def including(kind: str, why: str) -> Check:
         if any(zoo.kind_of(x) == kind for x in v):
             return None
         them = [n for n in zoo.names() if zoo.kind_of(n) == kind]
-        return (f"must include a {kind} model: {why}; add one of {them}, e.g. "
-                f"[{', '.join([them[0], *v]) if them else ''}]")
+        return (
+            f"must include a {kind} model: {why}; add one of {them}, e.g. "
+            f"[{', '.join([them[0], *v]) if them else ''}]"
+        )
+
     return Check(check, f"at least one {kind} model")
 
 

@@ -31,15 +31,23 @@ def code(source: str | bytes) -> str:
         body = getattr(node, "body", None)
         if not isinstance(body, list):
             continue
-        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             body = body[1:]
         node.body = [n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom))] or [ast.Pass()]
         for field in ("orelse", "finalbody"):
             if getattr(node, field, None):
-                setattr(node, field, [n for n in getattr(node, field)
-                                      if not isinstance(n, (ast.Import, ast.ImportFrom))] or [ast.Pass()])
+                setattr(
+                    node,
+                    field,
+                    [n for n in getattr(node, field) if not isinstance(n, (ast.Import, ast.ImportFrom))]
+                    or [ast.Pass()],
+                )
     return ast.unparse(tree)
 
 

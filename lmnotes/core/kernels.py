@@ -51,8 +51,18 @@ import torch
 
 #: dtypes NumPy computes natively; others (bfloat16, float16) are computed in float32 and
 #: rounded back, so that no CPU-dependent reduced-precision instruction runs.
-_NATIVE = {torch.float32, torch.float64, torch.complex64, torch.complex128, torch.int64, torch.int32,
-           torch.int16, torch.int8, torch.uint8, torch.bool}
+_NATIVE = {
+    torch.float32,
+    torch.float64,
+    torch.complex64,
+    torch.complex128,
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.bool,
+}
 
 #: Multiply-adds below which one thread computes a product (splitting costs about 20 µs).
 SPLIT_WORK = 1 << 23
@@ -102,8 +112,10 @@ def _tensor(a, dtype: torch.dtype) -> torch.Tensor:
 def _same_dtype(*tensors: torch.Tensor) -> None:
     dtypes = {t.dtype for t in tensors}
     if len(dtypes) > 1:
-        raise RuntimeError(f"expected the operands to have the same dtype, but got: "
-                           f"{' != '.join(str(t.dtype) for t in tensors)}")
+        raise RuntimeError(
+            f"expected the operands to have the same dtype, but got: "
+            f"{' != '.join(str(t.dtype) for t in tensors)}"
+        )
     if torch.bool in dtypes:
         raise RuntimeError("matrix products are not implemented for 'Bool'")
 
@@ -114,8 +126,10 @@ def _matrices(a: torch.Tensor, b: torch.Tensor) -> tuple[int, int]:
     if b.dim() != 2:
         raise RuntimeError("mat2 must be a matrix")
     if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                           f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})")
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied "
+            f"({a.shape[0]}x{a.shape[1]} and {b.shape[0]}x{b.shape[1]})"
+        )
     return a.shape[0], b.shape[1]
 
 
@@ -125,17 +139,20 @@ def _batches(a: torch.Tensor, b: torch.Tensor) -> tuple[int, int, int]:
     if b.dim() != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     if b.shape[:2] != (a.shape[0], a.shape[2]):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor "
-                           f"to be: [{a.shape[0]}, {a.shape[2]}] but got: "
-                           f"[{b.shape[0]}, {b.shape[1]}].")
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor "
+            f"to be: [{a.shape[0]}, {a.shape[2]}] but got: "
+            f"[{b.shape[0]}, {b.shape[1]}]."
+        )
     return a.shape[0], a.shape[1], b.shape[2]
 
 
 def _broadcasts(self: torch.Tensor, shape: tuple[int, ...]) -> None:
     own = tuple(self.shape)  # written out: torch.broadcast_shapes costs 11 µs a call
     if len(own) > len(shape) or any(d not in (1, t) for d, t in zip(reversed(own), reversed(shape))):
-        raise RuntimeError(f"the tensor of shape {list(own)} cannot be broadcast to the result's "
-                           f"{list(shape)}")
+        raise RuntimeError(
+            f"the tensor of shape {list(own)} cannot be broadcast to the result's {list(shape)}"
+        )
 
 
 def _row_blocks(n: int, parts: int) -> list[tuple[int, int]]:
@@ -152,8 +169,11 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.ndim < 2 or _THREADS < 2:
         return np.matmul(a, b)
     n, p = a.shape[-2], (b.shape[-1] if b.ndim > 1 else 1)
-    batch = 1 if a.ndim == 2 and b.ndim <= 2 else \
-        int(np.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 2 else ())))
+    batch = (
+        1
+        if a.ndim == 2 and b.ndim <= 2
+        else int(np.prod(np.broadcast_shapes(a.shape[:-2], b.shape[:-2] if b.ndim > 2 else ())))
+    )
     if n * a.shape[-1] * p * batch < SPLIT_WORK or n < 2 * BLOCK_ROWS:
         return np.matmul(a, b)
     shape = a.shape[:-1] if b.ndim == 1 else np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (n, p)
@@ -219,11 +239,12 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def addmv(self, mat, vec, *, beta=1, alpha=1):
     """``beta · self + alpha · mat @ vec`` (``mv`` is built on it)."""
     if mat.dim() != 2 or vec.dim() != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {self.dim()}, "
-                           f"{mat.dim()}, {vec.dim()}")
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.dim()}, {mat.dim()}, {vec.dim()}")
     if mat.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat "
-                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+        raise RuntimeError(
+            f"size mismatch, got input ({mat.shape[0]}), mat "
+            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})"
+        )
     return _added(self, mat, vec, (mat.shape[0],), beta, alpha)
 
 
@@ -242,12 +263,13 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
 
 def _vectors(self: torch.Tensor, other: torch.Tensor) -> None:
     if self.dim() != 1 or other.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and "
-                           f"{other.dim()}D tensors")
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
     if self.numel() != other.numel():
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.numel()}] and src "
-                           f"[{other.numel()}] to have the same number of elements, but got "
-                           f"{self.numel()} and {other.numel()} elements respectively")
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{self.numel()}] and src "
+            f"[{other.numel()}] to have the same number of elements, but got "
+            f"{self.numel()} and {other.numel()} elements respectively"
+        )
     _same_dtype(self, other)
 
 
@@ -280,6 +302,7 @@ def _forms(name: str, fn, inplace: bool = True, exact_out: bool = False) -> dict
     PyTorch's rules: a result is cast into ``self`` or ``out`` only where PyTorch would (a
     product's ``out`` must have its dtype), and an ``out`` of another shape is resized, with
     PyTorch's warning when it held elements."""
+
     def in_place(self, *args, **kwargs):
         value = fn(self, *args, **kwargs)
         _castable(value, self)
@@ -289,14 +312,18 @@ def _forms(name: str, fn, inplace: bool = True, exact_out: bool = False) -> dict
         value = fn(*args, **kwargs)
         if exact_out:
             if out.dtype != value.dtype:
-                raise RuntimeError(f"Expected out tensor to have dtype {value.dtype}, but got "
-                                   f"{out.dtype} instead")
+                raise RuntimeError(
+                    f"Expected out tensor to have dtype {value.dtype}, but got {out.dtype} instead"
+                )
         _castable(value, out)
         if out.shape != value.shape:
             if out.numel():
-                warnings.warn(f"An output with one or more elements was resized since it had shape "
-                              f"{list(out.shape)}, which does not match the required output shape "
-                              f"{list(value.shape)}.", stacklevel=2)
+                warnings.warn(
+                    f"An output with one or more elements was resized since it had shape "
+                    f"{list(out.shape)}, which does not match the required output shape "
+                    f"{list(value.shape)}.",
+                    stacklevel=2,
+                )
             out.resize_(value.shape)
         return out.copy_(value)
 
@@ -305,20 +332,36 @@ def _forms(name: str, fn, inplace: bool = True, exact_out: bool = False) -> dict
 
 #: The matrix products, by ATen operator.
 PRODUCTS = {
-    **_forms("mm", mm, inplace=False, exact_out=True), **_forms("bmm", bmm, inplace=False, exact_out=True),
-    **_forms("addmm", addmm, exact_out=True), **_forms("baddbmm", baddbmm, exact_out=True),
-    **_forms("addmv", addmv, exact_out=True), **_forms("addbmm", addbmm, exact_out=True),
-    "dot": dot, "vdot": vdot, "_addmm_activation": addmm_activation,
+    **_forms("mm", mm, inplace=False, exact_out=True),
+    **_forms("bmm", bmm, inplace=False, exact_out=True),
+    **_forms("addmm", addmm, exact_out=True),
+    **_forms("baddbmm", baddbmm, exact_out=True),
+    **_forms("addmv", addmv, exact_out=True),
+    **_forms("addbmm", addbmm, exact_out=True),
+    "dot": dot,
+    "vdot": vdot,
+    "_addmm_activation": addmm_activation,
 }
 
 #: The elementwise functions PyTorch's CPU build leaves to MKL's vector math
 #: (``aten/src/ATen/cpu/vml.h``), with the NumPy or SciPy function that replaces each
 #: (``trunc`` is exact everywhere and stays).
 FUNCTIONS = {
-    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10,
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh,
-    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "erf": scipy.special.erf, "erfc": scipy.special.erfc, "erfinv": scipy.special.erfinv,
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "log": np.log,
+    "log2": np.log2,
+    "log10": np.log10,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "erf": scipy.special.erf,
+    "erfc": scipy.special.erfc,
+    "erfinv": scipy.special.erfinv,
 }
 #: Those PyTorch computes for real numbers only.
 REAL_ONLY = ("erf", "erfc", "erfinv")
@@ -354,6 +397,7 @@ def _unary(name: str, fn) -> dict:
     function ``fn``, in PyTorch's result type, shape and layout (0-d included). Arrays come
     from NumPy, not ``torch.empty``: PyTorch's deterministic mode fills every new tensor with
     NaN first, a pass over memory that the result overwrites anyway."""
+
     def operand(self: torch.Tensor) -> torch.Tensor:
         if self.is_complex() and name in REAL_ONLY:
             raise RuntimeError(f'"{name}" not implemented for {self.dtype}')
@@ -372,15 +416,23 @@ def _unary(name: str, fn) -> dict:
         x = operand(self)
         if x is not self:
             raise RuntimeError(f"result type {x.dtype} can't be cast to the desired output type {self.dtype}")
-        if (self.dtype not in _NATIVE or self.is_conj() or self.is_neg()
-                or torch._debug_has_internal_overlap(self)):  # PyTorch's own refusal of the last
+        if (
+            self.dtype not in _NATIVE
+            or self.is_conj()
+            or self.is_neg()
+            or torch._debug_has_internal_overlap(self)
+        ):  # PyTorch's own refusal of the last
             return self.copy_(kernel(self))
         a = self.detach().numpy()  # the tensor's own memory
         _elementwise(fn, a, a)
         return self
 
     kernel.__name__ = in_place.__name__ = name
-    return {name: kernel, f"{name}_": in_place, f"{name}.out": _forms(name, kernel, inplace=False)[f"{name}.out"]}
+    return {
+        name: kernel,
+        f"{name}_": in_place,
+        f"{name}.out": _forms(name, kernel, inplace=False)[f"{name}.out"],
+    }
 
 
 def pow_scalar(self, exponent):
@@ -402,8 +454,13 @@ def pow_scalar(self, exponent):
         return torch.pow(x, torch.tensor(e, dtype=dtype))
     if e == 0.5:
         return _UNARY["sqrt"]["sqrt"](x)
-    special = {2: lambda: x * x, 3: lambda: x * x * x, -0.5: lambda: torch.rsqrt(x),
-               -1: lambda: torch.reciprocal(x), -2: lambda: torch.reciprocal(x * x)}
+    special = {
+        2: lambda: x * x,
+        3: lambda: x * x * x,
+        -0.5: lambda: torch.rsqrt(x),
+        -1: lambda: torch.reciprocal(x),
+        -2: lambda: torch.reciprocal(x * x),
+    }
     if not dtype.is_complex and e in special:
         return special[e]()
     return torch.pow(x, torch.tensor(e, dtype=dtype))

@@ -75,7 +75,13 @@ PINNED = {
     # deterministic cuBLAS, for torch.use_deterministic_algorithms on a GPU
     "CUBLAS_WORKSPACE_CONFIG": ":4096:8",
 }
-X86_ONLY = ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "ONEDNN_MAX_CPU_ISA", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_CORETYPE")
+X86_ONLY = (
+    "ATEN_CPU_CAPABILITY",
+    "MKL_CBWR",
+    "ONEDNN_MAX_CPU_ISA",
+    "NPY_DISABLE_CPU_FEATURES",
+    "OPENBLAS_CORETYPE",
+)
 
 
 def native() -> bool:
@@ -144,6 +150,9 @@ def configure_torch() -> None:
 
     kernels.install(THREADS)
     if _has_avx2() and torch.backends.cpu.get_cpu_capability() != "AVX2":
-        warnings.warn(f"PyTorch runs its {torch.backends.cpu.get_cpu_capability()} kernels: it was used "
-                      f"before lmnotes was imported, so results may differ from the book's in the last "
-                      f"bits; import lmnotes first", stacklevel=2)
+        warnings.warn(
+            f"PyTorch runs its {torch.backends.cpu.get_cpu_capability()} kernels: it was used "
+            f"before lmnotes was imported, so results may differ from the book's in the last "
+            f"bits; import lmnotes first",
+            stacklevel=2,
+        )

@@ -27,6 +27,7 @@ def kept(kind: str, label: str, key: str, compute: Callable[[], T], what: str, f
     (pickled into ``file``); the console hears ``what`` is computed, and how long it took,
     when it is not found there. Every cached computation goes through here: a :class:`Store`
     and :func:`lmnotes.models.memo.cached`."""
+
     def build(folder: Path):
         note(f"{what} ...")
         t0 = time.perf_counter()
@@ -71,4 +72,6 @@ def package_modules(package: str, leave_out: Sequence[str] = ()) -> tuple[str, .
     import pkgutil
 
     folder = Path(importlib.import_module(package).__file__).parent
-    return tuple(f"{package}.{m.name}" for m in pkgutil.iter_modules([str(folder)]) if m.name not in leave_out)
+    return tuple(
+        f"{package}.{m.name}" for m in pkgutil.iter_modules([str(folder)]) if m.name not in leave_out
+    )

@@ -32,5 +32,14 @@ from lmnotes.models.base import LanguageModel, ModelError, Samples, Scores, reso
 from lmnotes.models.zoo import chosen, load, names, register
 from lmnotes.models import trained  # noqa: E402,F401  (registers the wiki/... models)
 
-__all__ = ["LanguageModel", "ModelError", "Samples", "Scores", "chosen", "load", "names", "register",
-           "resolve_device"]
+__all__ = [
+    "LanguageModel",
+    "ModelError",
+    "Samples",
+    "Scores",
+    "chosen",
+    "load",
+    "names",
+    "register",
+    "resolve_device",
+]

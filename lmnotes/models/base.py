@@ -58,9 +58,11 @@ def cuda_precision() -> str:
     part of the cache key of what a model computes there)."""
     layers = "the model's own dtype" if CUDA_LAYER_DTYPE is None else str(CUDA_LAYER_DTYPE).split(".")[-1]
     how = "through captured CUDA graphs" if graphsample.USE_GRAPHS else "with a static cache, without graphs"
-    return (f"sampling of GPT-2 and Llama models {how} with the layers in {layers} (other models "
-            f"and beam sampling: step by step), scoring in {CUDA_SCORING}; output layers, "
-            f"log-probabilities and draws in float32")
+    return (
+        f"sampling of GPT-2 and Llama models {how} with the layers in {layers} (other models "
+        f"and beam sampling: step by step), scoring in {CUDA_SCORING}; output layers, "
+        f"log-probabilities and draws in float32"
+    )
 
 
 @contextlib.contextmanager
@@ -84,8 +86,9 @@ def resolve_device(device: str | torch.device | None) -> torch.device:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     device = torch.device(device)
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise ModelError("device 'cuda' was asked for but no CUDA GPU is available here; "
-                         "use device='cpu' (or 'auto')")
+        raise ModelError(
+            "device 'cuda' was asked for but no CUDA GPU is available here; use device='cpu' (or 'auto')"
+        )
     return device
 
 
@@ -141,8 +144,9 @@ class LanguageModel(ABC):
         """The string of token ids (the inverse of encode on its image)."""
 
     @abstractmethod
-    def _hidden(self, ids: torch.Tensor, past: Any = None,
-                use_cache: bool = False) -> tuple[torch.Tensor, Any]:
+    def _hidden(
+        self, ids: torch.Tensor, past: Any = None, use_cache: bool = False
+    ) -> tuple[torch.Tensor, Any]:
         """States [B, T, H] for ids [B, T] (right-padded, see _RIGHT_PADDING), given the cache
         ``past`` of earlier positions; returns the new cache when ``use_cache``."""
 
@@ -155,8 +159,10 @@ class LanguageModel(ABC):
         the bytes of ``encode(text)`` joined give ``text.encode()``. Needed to enumerate a
         string's other segmentations (:mod:`lmnotes.studies.segmentation.marginal`); models whose tokens do not
         spell out the text (a closed word vocabulary) raise :class:`ModelError`."""
-        raise ModelError(f"{self.name}: its tokens do not spell out the text, so it has no "
-                         f"segmentations other than its own")
+        raise ModelError(
+            f"{self.name}: its tokens do not spell out the text, so it has no "
+            f"segmentations other than its own"
+        )
 
     @property
     def n_parameters(self) -> int:
@@ -168,9 +174,9 @@ class LanguageModel(ABC):
         out = torch.empty(len(states), dtype=torch.float32, device=states.device)
         step = max(1, HEAD_CHUNK_ELEMENTS // self.vocab_size)
         for a in range(0, len(states), step):
-            logits = self._head(states[a:a + step]).float() / temperature  # [n, V]
-            picked = logits.gather(1, targets[a:a + step, None])[:, 0]
-            out[a:a + step] = picked - torch.logsumexp(logits, dim=-1)
+            logits = self._head(states[a : a + step]).float() / temperature  # [n, V]
+            picked = logits.gather(1, targets[a : a + step, None])[:, 0]
+            out[a : a + step] = picked - torch.logsumexp(logits, dim=-1)
         return out
 
     def _padded_states(self, rows: list[list[int]], width: int) -> torch.Tensor:
@@ -209,8 +215,13 @@ class LanguageModel(ABC):
         return out
 
     @torch.inference_mode()
-    def score(self, texts: Sequence[str], temperature: float = 1.0, stride: int | None = None,
-              batch_tokens: int | None = None) -> Scores:
+    def score(
+        self,
+        texts: Sequence[str],
+        temperature: float = 1.0,
+        stride: int | None = None,
+        batch_tokens: int | None = None,
+    ) -> Scores:
         """Score strings: per-token and total log p(text + EOS), see :class:`Scores`.
 
         Strings longer than the context window are scored with a sliding window of
@@ -233,8 +244,13 @@ class LanguageModel(ABC):
         )
 
     @torch.inference_mode()
-    def score_ids(self, sequences: Sequence[Sequence[int]], temperature: float = 1.0,
-                  stride: int | None = None, batch_tokens: int | None = None) -> list[np.ndarray]:
+    def score_ids(
+        self,
+        sequences: Sequence[Sequence[int]],
+        temperature: float = 1.0,
+        stride: int | None = None,
+        batch_tokens: int | None = None,
+    ) -> list[np.ndarray]:
         """Per-token log-probs of token sequences given as ids (without BOS and EOS), the last
         entry being EOS: :meth:`score` for segmentations other than the tokenizer's own (the
         segmentation chapter's marginal over segmentations)."""
@@ -244,8 +260,9 @@ class LanguageModel(ABC):
             raise ValueError(f"token ids must lie in [0, {self.vocab_size}); got {sorted(set(bad))[:5]}")
         return self._score_sequences(seqs, temperature, stride, batch_tokens)
 
-    def _score_sequences(self, encoded: list[list[int]], temperature: float, stride: int | None,
-                         batch_tokens: int | None) -> list[np.ndarray]:
+    def _score_sequences(
+        self, encoded: list[list[int]], temperature: float, stride: int | None, batch_tokens: int | None
+    ) -> list[np.ndarray]:
         """log p of each token of BOS + ids + EOS given its prefix (see :meth:`score`)."""
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature}")
@@ -265,32 +282,36 @@ class LanguageModel(ABC):
             rows, cols, tgts = [], [], []
             for r, (i, b, e, f) in enumerate(batch):
                 pos = np.arange(f - 1 - b, e - 1 - b)
-                rows.append(np.full(len(pos), r)); cols.append(pos); tgts.append(seqs[i][f:e])
+                rows.append(np.full(len(pos), r))
+                cols.append(pos)
+                tgts.append(seqs[i][f:e])
             rows_t = torch.from_numpy(np.concatenate(rows)).to(self.device)
             cols_t = torch.from_numpy(np.concatenate(cols)).to(self.device)
             tgt_t = torch.tensor([t for ts in tgts for t in ts], device=self.device)
             lp = self._logprobs_at(states[rows_t, cols_t], tgt_t, temperature).cpu().numpy()
             a = 0
-            for (i, b, e, f) in batch:
-                pieces[i].append((f, lp[a:a + e - f]))
+            for i, b, e, f in batch:  # noqa: B007
+                pieces[i].append((f, lp[a : a + e - f]))
                 a += e - f
             start = stop
-        return [np.concatenate([x for _, x in sorted(p, key=lambda fx: fx[0])]).astype(np.float64)
-                for p in pieces]
+        return [
+            np.concatenate([x for _, x in sorted(p, key=lambda fx: fx[0])]).astype(np.float64) for p in pieces
+        ]
 
     @torch.inference_mode()
-    def next_token_logprobs(self, prefixes: Sequence[str], temperature: float = 1.0,
-                            batch_size: int = 32) -> torch.Tensor:
+    def next_token_logprobs(
+        self, prefixes: Sequence[str], temperature: float = 1.0, batch_size: int = 32
+    ) -> torch.Tensor:
         """log p(next token | BOS + prefix) for each prefix: a float32 CPU tensor [N, V].
 
         A prefix longer than the context keeps its last ``max_length - 1`` tokens.
         """
         prefixes = _check_texts(prefixes)
-        seqs = [([self.bos_id] + self.encode(p))[-self.max_length:] for p in prefixes]
+        seqs = [([self.bos_id] + self.encode(p))[-self.max_length :] for p in prefixes]
         out = torch.empty((len(seqs), self.vocab_size), dtype=torch.float32)
         order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]), reverse=True)
         for a in range(0, len(order), batch_size):
-            idx = order[a:a + batch_size]
+            idx = order[a : a + batch_size]
             width = len(seqs[idx[0]])
             states = self._padded_states([seqs[i] for i in idx], width)
             ends = torch.tensor([len(seqs[i]) - 1 for i in idx], device=self.device)
@@ -311,8 +332,9 @@ class LanguageModel(ABC):
             past.reorder_cache(index)
         return past
 
-    def _sample_batch(self, B: int, strategy: Strategy, context: list[int], max_tokens: int,
-                      gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _sample_batch(
+        self, B: int, strategy: Strategy, context: list[int], max_tokens: int, gen: torch.Generator
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """One batch of ``B`` samples: tokens [B, steps] (EOS after the end), log-probabilities
         under the model and under the sampling distribution [B], and ended-with-EOS flags [B].
 
@@ -321,7 +343,11 @@ class LanguageModel(ABC):
         computing them until the last row ends).
         """
         dev = self.device
-        states, past = self._hidden(torch.tensor([context] * B, device=dev), self._new_cache(len(context) + max_tokens), use_cache=True)
+        states, past = self._hidden(
+            torch.tensor([context] * B, device=dev),
+            self._new_cache(len(context) + max_tokens),
+            use_cache=True,
+        )
         last = states[:, -1]
         rows = torch.arange(B, device=dev)  # the sample each computed row belongs to
         live = torch.ones(B, dtype=torch.bool, device=dev)  # computed rows that have not ended
@@ -351,8 +377,16 @@ class LanguageModel(ABC):
         return out, lp_model.cpu(), lp_samp.cpu(), (out == self.eos_id).any(1)
 
     @torch.inference_mode()
-    def sample(self, n: int, strategy: Strategy | str = "ancestral", max_tokens: int = 128,
-               prefix: str = "", seed: int = 0, batch_size: int = 32, **settings) -> Samples:
+    def sample(
+        self,
+        n: int,
+        strategy: Strategy | str = "ancestral",
+        max_tokens: int = 128,
+        prefix: str = "",
+        seed: int = 0,
+        batch_size: int = 32,
+        **settings,
+    ) -> Samples:
         """Draw ``n`` samples that continue BOS + ``prefix`` until EOS or ``max_tokens``.
 
         ``strategy`` is a :class:`~lmnotes.models.sampling.Strategy` or its kind (``"ancestral"``,
@@ -368,8 +402,10 @@ class LanguageModel(ABC):
         context = [self.bos_id] + self.encode(_check_texts([prefix])[0])
         # the last sampled token is never fed back: the window holds context + max_tokens - 1
         if len(context) + max_tokens - 1 > self.max_length:
-            raise ValueError(f"prefix ({len(context)} tokens with BOS) + max_tokens ({max_tokens}) - 1 "
-                             f"exceeds the context window of {self.max_length} tokens")
+            raise ValueError(
+                f"prefix ({len(context)} tokens with BOS) + max_tokens ({max_tokens}) - 1 "
+                f"exceeds the context window of {self.max_length} tokens"
+            )
         if strategy.kind == "beam":
             from lmnotes.models.beam import fairseq_beam
 
@@ -378,22 +414,31 @@ class LanguageModel(ABC):
             from lmnotes.models.beam import k2_beam
 
             ids_out, lp_model, finished = k2_beam(self, n, strategy, context, max_tokens, seed, batch_size)
-            return Samples(texts=[self.decode(t) for t in ids_out], token_ids=ids_out,
-                           logprob_model=np.array(lp_model, dtype=float),
-                           logprob_sampling=np.full(len(ids_out), np.nan),
-                           finished=np.array(finished, dtype=bool))
+            return Samples(
+                texts=[self.decode(t) for t in ids_out],
+                token_ids=ids_out,
+                logprob_model=np.array(lp_model, dtype=float),
+                logprob_sampling=np.full(len(ids_out), np.nan),
+                finished=np.array(finished, dtype=bool),
+            )
         return self._ancestral(n, strategy, context, max_tokens, seed, batch_size)
 
-    def _ancestral(self, n: int, strategy: Strategy, context: list[int], max_tokens: int, seed: int,
-                   batch_size: int) -> Samples:
+    def _ancestral(
+        self, n: int, strategy: Strategy, context: list[int], max_tokens: int, seed: int, batch_size: int
+    ) -> Samples:
         """``n`` samples drawn token by token from ``strategy``'s distribution (ancestral,
         top-k, nucleus), in batches of ``batch_size``."""
         gen = torch.Generator(device=self.device).manual_seed(seed)
         sample_batch = self._sample_batch
-        if (self.device.type == "cuda" and self.graph_sampling and max_tokens >= 1
-                and graphsample.available(self, strategy)):
-            fast = graphsample.sampler(self, strategy, context, max_tokens,
-                                       CUDA_LAYER_DTYPE or self._weights_dtype())
+        if (
+            self.device.type == "cuda"
+            and self.graph_sampling
+            and max_tokens >= 1
+            and graphsample.available(self, strategy)
+        ):
+            fast = graphsample.sampler(
+                self, strategy, context, max_tokens, CUDA_LAYER_DTYPE or self._weights_dtype()
+            )
             sample_batch = lambda B, *_: fast.batch(B, gen)  # noqa: E731
         ids_out, lp_model, lp_samp, finished = [], [], [], []
         for a in range(0, n, batch_size):
@@ -404,6 +449,10 @@ class LanguageModel(ABC):
                 finished.append(d)
             lp_model.extend(lm.tolist())
             lp_samp.extend(ls.tolist())
-        return Samples(texts=[self.decode(t) for t in ids_out], token_ids=ids_out,
-                       logprob_model=np.array(lp_model), logprob_sampling=np.array(lp_samp),
-                       finished=np.array(finished, dtype=bool))
+        return Samples(
+            texts=[self.decode(t) for t in ids_out],
+            token_ids=ids_out,
+            logprob_model=np.array(lp_model),
+            logprob_sampling=np.array(lp_samp),
+            finished=np.array(finished, dtype=bool),
+        )

@@ -44,14 +44,19 @@ def fairseq_beam(lm, n: int, strategy, context: list[int], max_tokens: int, seed
     best log-probability per token (EOS counted when reached) returned. See the module
     docstring. Returns :class:`~lmnotes.models.outputs.Samples`."""
     k = strategy.beam
-    draws = lm._ancestral(n * k, Strategy("ancestral", temperature=strategy.temperature), context, max_tokens,
-                          seed, batch_size)
+    draws = lm._ancestral(
+        n * k, Strategy("ancestral", temperature=strategy.temperature), context, max_tokens, seed, batch_size
+    )
     lengths = np.array([len(t) for t in draws.token_ids]) + draws.finished
     score = (draws.logprob_sampling / np.maximum(lengths, 1)).reshape(n, k)
     best = np.arange(n) * k + score.argmax(1)  # the first of equal scores, as torch.topk's order
-    return Samples(texts=[draws.texts[i] for i in best], token_ids=[draws.token_ids[i] for i in best],
-                   logprob_model=draws.logprob_model[best], logprob_sampling=np.full(n, np.nan),
-                   finished=draws.finished[best])
+    return Samples(
+        texts=[draws.texts[i] for i in best],
+        token_ids=[draws.token_ids[i] for i in best],
+        logprob_model=draws.logprob_model[best],
+        logprob_sampling=np.full(n, np.nan),
+        finished=draws.finished[best],
+    )
 
 
 @torch.inference_mode()
@@ -67,8 +72,11 @@ def k2_beam(lm, n: int, strategy, context: list[int], max_tokens: int, seed: int
     runs_per_batch = max(1, batch_size // k)
     for a in range(0, n, runs_per_batch):
         R = min(runs_per_batch, n - a)
-        states, past = lm._hidden(torch.tensor([context] * (R * k), device=dev), lm._new_cache(len(context) + max_tokens),
-                                  use_cache=True)
+        states, past = lm._hidden(
+            torch.tensor([context] * (R * k), device=dev),
+            lm._new_cache(len(context) + max_tokens),
+            use_cache=True,
+        )
         last = states[:, -1]
         active = np.arange(R)  # the runs still computed; run active[i] owns rows i*k .. i*k+k-1
         cum = torch.full((R, k), -math.inf, dtype=torch.float64, device=dev)
@@ -104,8 +112,10 @@ def k2_beam(lm, n: int, strategy, context: list[int], max_tokens: int, seed: int
                         continue
                     parents[i, kept], tokens[i, kept], new_cum[i, kept] = parent, tok, s
                     kept += 1
-                hyps[r] = [hyps[r][p] + [int(t)] if np.isfinite(c) else []
-                           for p, t, c in zip(parents[i], tokens[i], new_cum[i])]
+                hyps[r] = [
+                    hyps[r][p] + [int(t)] if np.isfinite(c) else []
+                    for p, t, c in zip(parents[i], tokens[i], new_cum[i])
+                ]
             final_cum[active] = new_cum
             # runs with k finished hypotheses are done: their rows leave the batch
             going = np.array([i for i, r in enumerate(active) if len(finished[r]) < k], dtype=np.int64)
@@ -114,13 +124,19 @@ def k2_beam(lm, n: int, strategy, context: list[int], max_tokens: int, seed: int
             index = torch.from_numpy((going[:, None] * k + parents[going]).reshape(-1)).to(dev)
             past = lm._select_rows(past, index)
             active, cum = active[going], torch.from_numpy(new_cum[going]).to(dev)
-            states, past = lm._hidden(torch.from_numpy(tokens[going].reshape(-1, 1)).to(dev), past, use_cache=True)
+            states, past = lm._hidden(
+                torch.from_numpy(tokens[going].reshape(-1, 1)).to(dev), past, use_cache=True
+            )
             last = states[:, -1]
         for r in range(R):
             if finished[r]:
                 _, ids, lp = max(finished[r], key=lambda f: f[0])
-                out_ids.append(ids); out_lp.append(lp); out_done.append(True)
+                out_ids.append(ids)
+                out_lp.append(lp)
+                out_done.append(True)
             else:  # no hypothesis ended within max_tokens: the best unfinished one
                 j = int(np.argmax(final_cum[r]))
-                out_ids.append(hyps[r][j]); out_lp.append(float(final_cum[r, j])); out_done.append(False)
+                out_ids.append(hyps[r][j])
+                out_lp.append(float(final_cum[r, j]))
+                out_done.append(False)
     return out_ids, out_lp, out_done

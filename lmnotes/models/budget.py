@@ -30,8 +30,9 @@ from lmnotes.models.train import TrainConfig, _blocks, _stream
 EVAL_EVERY = 10
 
 
-def training_budget(lm, train_texts: Sequence[str], config: TrainConfig,
-                    valid_texts: Sequence[str] = ()) -> dict:
+def training_budget(
+    lm, train_texts: Sequence[str], config: TrainConfig, valid_texts: Sequence[str] = ()
+) -> dict:
     """One model's budget as a dict (see the module docstring); ``lm.history`` must be set.
     With ``valid_texts`` (the validation split it was trained with), the best validation
     loss also in bits per byte (``valid bits per byte``): nats per token times the split's
@@ -60,10 +61,16 @@ def training_budget(lm, train_texts: Sequence[str], config: TrainConfig,
         "train loss, last": float(last["train_loss"]),
         "valid loss, best": float(best["valid_loss"]),
         "valid − train": float(best["valid_loss"] - last["train_loss"]),
-        "valid falling at the end": bool(history["valid_loss"].iloc[-1] < history["valid_loss"].iloc[:-1].min())
-        if len(history) > 1 else True,
-    } | ({"valid bits per byte": float(best["valid_loss"]) * bits_per_byte(lm, valid_texts)}
-         if len(valid_texts) else {})
+        "valid falling at the end": bool(
+            history["valid_loss"].iloc[-1] < history["valid_loss"].iloc[:-1].min()
+        )
+        if len(history) > 1
+        else True,
+    } | (
+        {"valid bits per byte": float(best["valid_loss"]) * bits_per_byte(lm, valid_texts)}
+        if len(valid_texts)
+        else {}
+    )
 
 
 def bits_per_byte(lm, texts: Sequence[str]) -> float:
@@ -82,19 +89,29 @@ def budget_table(models: Mapping[str, object], train_texts: Sequence[str], size:
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; use one of {list(SIZES)}")
     config = SIZES[size]["train"]
-    rows = {name: training_budget(lm, train_texts, config) for name, lm in models.items()
-            if getattr(lm, "history", None) is not None and len(lm.history)}
+    rows = {
+        name: training_budget(lm, train_texts, config)
+        for name, lm in models.items()
+        if getattr(lm, "history", None) is not None and len(lm.history)
+    }
     return pd.DataFrame(rows).T.infer_objects()
 
 
 def epoch_config(size: str, epochs: int) -> TrainConfig:
     """The ``size`` profile's training configuration, bounded by ``epochs`` instead of steps."""
-    return replace(SIZES[size]["train"], max_steps=10 ** 9, max_epochs=epochs)
+    return replace(SIZES[size]["train"], max_steps=10**9, max_epochs=epochs)
 
 
-def at_epochs(recipe: Recipe, epochs: int, size: str = "cpu", seed: int = 0, corpus: str = "enwiki",
-              device: str | None = "cpu", bits: float | None = None,
-              eval_every: int = EVAL_EVERY) -> LanguageModel:
+def at_epochs(
+    recipe: Recipe,
+    epochs: int,
+    size: str = "cpu",
+    seed: int = 0,
+    corpus: str = "enwiki",
+    device: str | None = "cpu",
+    bits: float | None = None,
+    eval_every: int = EVAL_EVERY,
+) -> LanguageModel:
     """A neural ``recipe`` trained like the registered ``wiki/...`` models (same segmentation,
     network, optimiser, schedule and seed) but for ``epochs`` passes over its own training
     stream instead of the profile's fixed number of steps: the cosine schedule spans those
@@ -120,20 +137,34 @@ def at_epochs(recipe: Recipe, epochs: int, size: str = "cpu", seed: int = 0, cor
 
     data = corpora.load(corpus)
     train_texts, valid_texts = data["train"].sentences, data["valid"].sentences
-    seg = seglib.train(recipe.segmentation, train_texts, vocab_size=recipe.vocab_size,
-                       min_count=recipe.min_count)
+    seg = seglib.train(
+        recipe.segmentation, train_texts, vocab_size=recipe.vocab_size, min_count=recipe.min_count
+    )
     config = epoch_config(size, epochs)
     name = f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}@{epochs}ep"
     if bits is not None:
         if not config.eval_every or config.eval_every % eval_every:
-            raise ValueError(f"eval_every={eval_every} must divide the {size} size's evaluation interval "
-                             f"({config.eval_every}), so that the stopped run passes every evaluation of the whole one")
-        config = replace(config, eval_every=eval_every, patience=10 ** 9)
+            raise ValueError(
+                f"eval_every={eval_every} must divide the {size} size's evaluation interval "
+                f"({config.eval_every}), so that the stopped run passes every evaluation of the whole one"
+            )
+        config = replace(config, eval_every=eval_every, patience=10**9)
         name += f"@{bits:.3f}bpb"
     stop = None if bits is None else _stop_loss(seg, valid_texts, bits)
     key = io.digest("segmentation", asdict(recipe), io.digest(train_texts))
-    return on_ids(recipe.arch, seg, [seg.encode(t) for t in train_texts], [seg.encode(t) for t in valid_texts],
-                  name, SIZES[size][recipe.arch], config, key, seed=seed, device=device, stop_below=stop)
+    return on_ids(
+        recipe.arch,
+        seg,
+        [seg.encode(t) for t in train_texts],
+        [seg.encode(t) for t in valid_texts],
+        name,
+        SIZES[size][recipe.arch],
+        config,
+        key,
+        seed=seed,
+        device=device,
+        stop_below=stop,
+    )
 
 
 def _stop_loss(seg, valid_texts: Sequence[str], bits: float) -> float:
@@ -145,12 +176,21 @@ def _stop_loss(seg, valid_texts: Sequence[str], bits: float) -> float:
     return bits * math.log(2) * (sum(len(t.encode()) + 1 for t in valid_texts)) / n_targets
 
 
-def at_quality(recipe: Recipe, epochs: int, bits: float, size: str = "cpu", seed: int = 0,
-               corpus: str = "enwiki", device: str | None = "cpu", eval_every: int = EVAL_EVERY) -> LanguageModel:
+def at_quality(
+    recipe: Recipe,
+    epochs: int,
+    bits: float,
+    size: str = "cpu",
+    seed: int = 0,
+    corpus: str = "enwiki",
+    device: str | None = "cpu",
+    eval_every: int = EVAL_EVERY,
+) -> LanguageModel:
     """The checkpoint of :func:`at_epochs`'s run (``epochs`` passes) at the first
     evaluation, every ``eval_every`` updates, whose validation bits per byte is at most
     ``bits``: the member of a family at a quality it shares with the others. Its weights
     are those of a run stopped part-way through its schedule (the learning rate not yet
     annealed), which the caller prints with :func:`training_budget`."""
-    return at_epochs(recipe, epochs, size=size, seed=seed, corpus=corpus, device=device,
-                     bits=bits, eval_every=eval_every)
+    return at_epochs(
+        recipe, epochs, size=size, seed=seed, corpus=corpus, device=device, bits=bits, eval_every=eval_every
+    )

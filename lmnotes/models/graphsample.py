@@ -77,7 +77,9 @@ def available(lm, strategy: Strategy) -> bool:
 _KEPT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def sampler(lm, strategy: Strategy, context: list[int], max_tokens: int, dtype: torch.dtype) -> "GraphSampler":
+def sampler(
+    lm, strategy: Strategy, context: list[int], max_tokens: int, dtype: torch.dtype
+) -> "GraphSampler":
     """``lm``'s :class:`GraphSampler` for these settings, kept while its weights stay as they
     are: the copy of the weights in ``dtype`` and the captured graph of a full batch serve the
     next call with the same settings (one sampler is kept per model)."""
@@ -149,8 +151,16 @@ class GraphSampler:
     ``graphs`` captures each step as a CUDA graph (CUDA only).
     """
 
-    def __init__(self, lm, strategy: Strategy, context: list[int], max_tokens: int,
-                 dtype: torch.dtype = torch.float32, graphs: bool | None = None, body=None):
+    def __init__(
+        self,
+        lm,
+        strategy: Strategy,
+        context: list[int],
+        max_tokens: int,
+        dtype: torch.dtype = torch.float32,
+        graphs: bool | None = None,
+        body=None,
+    ):
         if not sync_free(strategy):
             raise ValueError(f"{strategy.kind} sampling has no graph path")
         if max_tokens < 1:
@@ -220,7 +230,9 @@ class GraphSampler:
         return graphs
 
     # --- a batch ------------------------------------------------------------------------------
-    def batch(self, B: int, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def batch(
+        self, B: int, gen: torch.Generator
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """``B`` samples: tokens [B, steps] (EOS after the end), log-probabilities under the
         model and under the sampling distribution [B] (float64), ended flags [B]; on the CPU,
         as :meth:`LanguageModel._sample_batch` returns them."""
@@ -240,17 +252,22 @@ class GraphSampler:
         (the graphs read the same tensors, so they are refilled in place)."""
         dev, T, C = self.device, self.max_tokens, len(self.context)
         if B not in self._full:
-            s = _State(kv=self.decoder.new_kv(B), rows=torch.arange(B, device=dev),
-                       tok=torch.zeros((B, 1), dtype=torch.long, device=dev),
-                       pos=torch.zeros(1, dtype=torch.long, device=dev),
-                       step=torch.zeros(1, dtype=torch.long, device=dev),
-                       live=torch.ones(B, dtype=torch.bool, device=dev),
-                       lp_model=torch.zeros(B, dtype=torch.float64, device=dev),
-                       lp_samp=torch.zeros(B, dtype=torch.float64, device=dev))
+            s = _State(
+                kv=self.decoder.new_kv(B),
+                rows=torch.arange(B, device=dev),
+                tok=torch.zeros((B, 1), dtype=torch.long, device=dev),
+                pos=torch.zeros(1, dtype=torch.long, device=dev),
+                step=torch.zeros(1, dtype=torch.long, device=dev),
+                live=torch.ones(B, dtype=torch.bool, device=dev),
+                lp_model=torch.zeros(B, dtype=torch.float64, device=dev),
+                lp_samp=torch.zeros(B, dtype=torch.float64, device=dev),
+            )
             u = torch.zeros((T, B), dtype=torch.float64, device=dev)
-            out = {"tokens": torch.full((T, B), self.eos, dtype=torch.long, device=dev),
-                   "lp_model": torch.zeros(B, dtype=torch.float64, device=dev),
-                   "lp_samp": torch.zeros(B, dtype=torch.float64, device=dev)}
+            out = {
+                "tokens": torch.full((T, B), self.eos, dtype=torch.long, device=dev),
+                "lp_model": torch.zeros(B, dtype=torch.float64, device=dev),
+                "lp_samp": torch.zeros(B, dtype=torch.float64, device=dev),
+            }
             s.pos.fill_(C)
             graphs = self._capture(s, u, out) if self.graphs and T > 1 else None
             self._full = {B: (s, u, out, graphs)}  # one size kept: each holds a cache
@@ -284,8 +301,16 @@ class GraphSampler:
             if n_live <= len(s.rows) // 4:  # a smaller batch: keep the live rows
                 self._settle(s, out)
                 keep = s.live.nonzero()[:, 0]
-                s = _State(kv=s.kv.select(keep), rows=s.rows[keep], tok=s.tok[keep], pos=s.pos, step=s.step,
-                           live=s.live[keep], lp_model=s.lp_model[keep], lp_samp=s.lp_samp[keep])
+                s = _State(
+                    kv=s.kv.select(keep),
+                    rows=s.rows[keep],
+                    tok=s.tok[keep],
+                    pos=s.pos,
+                    step=s.step,
+                    live=s.live[keep],
+                    lp_model=s.lp_model[keep],
+                    lp_samp=s.lp_samp[keep],
+                )
                 graphs = self._capture(s, u, out, first=done) if graphs is not None else None
                 self.sizes.append(len(s.rows))
         self._settle(s, out)

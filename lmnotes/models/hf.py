@@ -30,9 +30,18 @@ class HFModel(LanguageModel):
     ``<|endoftext|>`` convention); EOS is ``eos`` if given, else the tokenizer's EOS token.
     """
 
-    def __init__(self, model, tokenizer, name: str, segmentation: str = "bpe",
-                 bos: str | None = None, eos: str | None = None, device: str | None = "cpu",
-                 dtype: str = "float32", max_length: int | None = None):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        name: str,
+        segmentation: str = "bpe",
+        bos: str | None = None,
+        eos: str | None = None,
+        device: str | None = "cpu",
+        dtype: str = "float32",
+        max_length: int | None = None,
+    ):
         if dtype not in DTYPES:
             raise ModelError(f"unknown dtype {dtype!r}; use one of {list(DTYPES)}")
         self.device = resolve_device(device)
@@ -41,8 +50,13 @@ class HFModel(LanguageModel):
         self.name, self.segmentation, self.dtype = name, segmentation, dtype
         self.vocab_size = int(model.get_output_embeddings().weight.shape[0])
         eos_id = tokenizer.convert_tokens_to_ids(eos) if eos else tokenizer.eos_token_id
-        bos_id = (tokenizer.convert_tokens_to_ids(bos) if bos else
-                  tokenizer.bos_token_id if tokenizer.bos_token_id is not None else eos_id)
+        bos_id = (
+            tokenizer.convert_tokens_to_ids(bos)
+            if bos
+            else tokenizer.bos_token_id
+            if tokenizer.bos_token_id is not None
+            else eos_id
+        )
         if eos_id is None or bos_id is None:
             raise ModelError(f"{name}: the tokenizer defines no EOS token; pass eos='<token>'")
         self.bos_id, self.eos_id = int(bos_id), int(eos_id)
@@ -64,8 +78,7 @@ class HFModel(LanguageModel):
         return self.tokenizer.encode(text, add_special_tokens=False)
 
     def decode(self, ids: Sequence[int]) -> str:
-        return self.tokenizer.decode(list(ids), skip_special_tokens=False,
-                                     clean_up_tokenization_spaces=False)
+        return self.tokenizer.decode(list(ids), skip_special_tokens=False, clean_up_tokenization_spaces=False)
 
     def token_bytes(self) -> list[bytes | None]:
         """Byte-level BPE (GPT-2, SmolLM2: ``Ġ`` for a space) or SentencePiece with byte
@@ -77,12 +90,14 @@ class HFModel(LanguageModel):
             if "ByteLevel" in kinds:
                 spell = byte_level_bytes
             elif "ByteFallback" in kinds:
+
                 def spell(t):
                     m = _BYTE_TOKEN.fullmatch(t)
                     return bytes([int(m.group(1), 16)]) if m else t.replace("\u2581", " ").encode("utf-8")
             else:
-                raise ModelError(f"{self.name}: unknown tokenizer decoder {sorted(kinds)}; "
-                                 f"cannot map its tokens to bytes")
+                raise ModelError(
+                    f"{self.name}: unknown tokenizer decoder {sorted(kinds)}; cannot map its tokens to bytes"
+                )
             out = [None if t is None else spell(t) for t in tokens]
             # added tokens hold raw text (Gemma's "\n\n"), special ones no text at all
             for i, tok in self.tokenizer.added_tokens_decoder.items():
@@ -91,10 +106,10 @@ class HFModel(LanguageModel):
             self._token_bytes = out
         return self._token_bytes
 
-    def _hidden(self, ids: torch.Tensor, past: Any = None,
-                use_cache: bool = False) -> tuple[torch.Tensor, Any]:
-        out = self.hf.base_model(input_ids=ids, past_key_values=past,
-                                 use_cache=use_cache)
+    def _hidden(
+        self, ids: torch.Tensor, past: Any = None, use_cache: bool = False
+    ) -> tuple[torch.Tensor, Any]:
+        out = self.hf.base_model(input_ids=ids, past_key_values=past, use_cache=use_cache)
         return out.last_hidden_state, (out.past_key_values if use_cache else None)
 
     def _new_cache(self, capacity: int = 0):

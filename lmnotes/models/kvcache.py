@@ -44,8 +44,8 @@ class GrowingLayer(DynamicLayer):
                 keys[:, :, : self._length] = self.keys
                 values[:, :, : self._length] = self.values
             self._keys, self._values = keys, values
-        self._keys[:, :, self._length: self._length + n] = key_states
-        self._values[:, :, self._length: self._length + n] = value_states
+        self._keys[:, :, self._length : self._length + n] = key_states
+        self._values[:, :, self._length : self._length + n] = value_states
         self._length += n
         self._view()
         return self.keys, self.values
@@ -67,5 +67,7 @@ def new_cache(config, capacity: int = 0) -> DynamicCache:
     """An empty cache for a transformers model of ``config`` whose full-attention layers grow
     in place (:class:`GrowingLayer`), with room for ``capacity`` positions from the start."""
     cache = DynamicCache(config=config)
-    cache.layers = [GrowingLayer(capacity) if type(layer) is DynamicLayer else layer for layer in cache.layers]
+    cache.layers = [
+        GrowingLayer(capacity) if type(layer) is DynamicLayer else layer for layer in cache.layers
+    ]
     return cache

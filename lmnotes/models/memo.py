@@ -28,8 +28,14 @@ from lmnotes.models.sampling import Strategy
 
 #: The modules whose edits change scores; samples also depend on the decoders (SAMPLING).
 #: A study that caches its own computation on a model adds its modules (:func:`register`).
-CODE = ("lmnotes.models.base", "lmnotes.models.hf", "lmnotes.models.neural", "lmnotes.models.kvcache",
-        "lmnotes.core.numerics", "lmnotes.core.kernels")
+CODE = (
+    "lmnotes.models.base",
+    "lmnotes.models.hf",
+    "lmnotes.models.neural",
+    "lmnotes.models.kvcache",
+    "lmnotes.core.numerics",
+    "lmnotes.core.kernels",
+)
 SAMPLING = ("lmnotes.models.beam", "lmnotes.models.sampling")
 #: The sampler that runs on CUDA alone (the CPU samples step by step): it keys only what is
 #: sampled on CUDA, so that an edit to it leaves the CPU edition's samples in the cache.
@@ -67,29 +73,56 @@ def cached(kind: str, lm: LanguageModel, call: list, compute, what: str = ""):
     # and the code that runs there alone
     device = lm.device.type
     if device == "cuda":
-        device = [device, cuda_precision(), *([codeversion.version(_ON_CUDA[kind])] if kind in _ON_CUDA else [])]
+        device = [
+            device,
+            cuda_precision(),
+            *([codeversion.version(_ON_CUDA[kind])] if kind in _ON_CUDA else []),
+        ]
     key = io.digest(kind, lm.cache_key, device, call, lmcache.KINDS[kind]())
     return kept(kind, lm.name, key, compute, f"{lm.name}: {what or kind}", f"{kind}.pkl")
 
 
-def score(lm: LanguageModel, texts: Sequence[str], temperature: float = 1.0, stride: int | None = None,
-          batch_tokens: int | None = None) -> Scores:
+def score(
+    lm: LanguageModel,
+    texts: Sequence[str],
+    temperature: float = 1.0,
+    stride: int | None = None,
+    batch_tokens: int | None = None,
+) -> Scores:
     """:meth:`LanguageModel.score`, remembered in the shared cache."""
     texts = list(texts)
     call = [io.digest(texts), len(texts), temperature, stride, batch_tokens]
-    return cached("scores", lm, call, lambda: lm.score(texts, temperature=temperature, stride=stride,
-                                                         batch_tokens=batch_tokens),
-                   f"scoring {len(texts):,} texts")
+    return cached(
+        "scores",
+        lm,
+        call,
+        lambda: lm.score(texts, temperature=temperature, stride=stride, batch_tokens=batch_tokens),
+        f"scoring {len(texts):,} texts",
+    )
 
 
-def sample(lm: LanguageModel, n: int, strategy: Strategy | str = "ancestral", max_tokens: int = 128,
-           prefix: str = "", seed: int = 0, batch_size: int = 32, **settings) -> Samples:
+def sample(
+    lm: LanguageModel,
+    n: int,
+    strategy: Strategy | str = "ancestral",
+    max_tokens: int = 128,
+    prefix: str = "",
+    seed: int = 0,
+    batch_size: int = 32,
+    **settings,
+) -> Samples:
     """:meth:`LanguageModel.sample`, remembered in the shared cache."""
     if isinstance(strategy, str):
         strategy = Strategy(strategy, **settings)
     elif settings:
         raise TypeError("give the settings inside the Strategy or pass its kind as a string")
     call = [n, repr(strategy), max_tokens, prefix, seed, batch_size]
-    return cached("samples", lm, call, lambda: lm.sample(n, strategy, max_tokens=max_tokens, prefix=prefix,
-                                                          seed=seed, batch_size=batch_size),
-                   f"sampling {n:,} documents ({strategy.kind}, at most {max_tokens} tokens)")
+    return cached(
+        "samples",
+        lm,
+        call,
+        lambda: lm.sample(
+            n, strategy, max_tokens=max_tokens, prefix=prefix, seed=seed, batch_size=batch_size
+        ),
+        f"sampling {n:,} documents ({strategy.kind}, at most {max_tokens} tokens)",
+    )

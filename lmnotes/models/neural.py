@@ -30,8 +30,9 @@ class LSTMNet(nn.Module):
         super().__init__()
         self.embed = nn.Embedding(vocab_size, d_model)
         self.drop = nn.Dropout(dropout)
-        self.lstm = nn.LSTM(d_model, d_model, n_layers, batch_first=True,
-                            dropout=dropout if n_layers > 1 else 0.0)
+        self.lstm = nn.LSTM(
+            d_model, d_model, n_layers, batch_first=True, dropout=dropout if n_layers > 1 else 0.0
+        )
         self.out = nn.Linear(d_model, vocab_size)
         self.out.weight = self.embed.weight  # tied
         self.context = None  # no window: the state summarises all the past
@@ -49,15 +50,33 @@ class LSTMNet(nn.Module):
 
 
 class TransformerNet(nn.Module):
-    def __init__(self, vocab_size: int, d_model: int = 256, n_layers: int = 4, n_heads: int = 4,
-                 context: int = 256, dropout: float = 0.1):
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int = 256,
+        n_layers: int = 4,
+        n_heads: int = 4,
+        context: int = 256,
+        dropout: float = 0.1,
+    ):
         super().__init__()
         from transformers import GPT2Config, GPT2LMHeadModel
 
-        cfg = GPT2Config(vocab_size=vocab_size, n_positions=context, n_embd=d_model, n_layer=n_layers,
-                         n_head=n_heads, resid_pdrop=dropout, embd_pdrop=dropout, attn_pdrop=dropout,
-                         bos_token_id=seglib.BOS, eos_token_id=seglib.EOS, pad_token_id=seglib.PAD,
-                         tie_word_embeddings=True, activation_function="gelu_pytorch_tanh")
+        cfg = GPT2Config(
+            vocab_size=vocab_size,
+            n_positions=context,
+            n_embd=d_model,
+            n_layer=n_layers,
+            n_head=n_heads,
+            resid_pdrop=dropout,
+            embd_pdrop=dropout,
+            attn_pdrop=dropout,
+            bos_token_id=seglib.BOS,
+            eos_token_id=seglib.EOS,
+            pad_token_id=seglib.PAD,
+            tie_word_embeddings=True,
+            activation_function="gelu_pytorch_tanh",
+        )
         self.lm = GPT2LMHeadModel(cfg)
         self.context = context
 
@@ -78,8 +97,9 @@ ARCHITECTURES = {"lstm": LSTMNet, "transformer": TransformerNet}
 class NeuralLM(LanguageModel):
     """A network of ``arch`` (``lstm`` or ``transformer``) over a segmentation."""
 
-    def __init__(self, seg: seglib.Segmentation, arch: str, name: str, device: str | None = "cpu",
-                 **net_config):
+    def __init__(
+        self, seg: seglib.Segmentation, arch: str, name: str, device: str | None = "cpu", **net_config
+    ):
         if arch not in ARCHITECTURES:
             raise ValueError(f"unknown architecture {arch!r}; use one of {list(ARCHITECTURES)}")
         self.seg, self.arch, self.name, self.net_config = seg, arch, name, dict(net_config)

@@ -68,8 +68,9 @@ class _Table:
 class NGramModel(LanguageModel):
     """An order-``order`` n-gram model; call :meth:`fit` on a list of strings."""
 
-    def __init__(self, seg: seglib.Segmentation, order: int = 3, estimator: str = "kn",
-                 name: str | None = None):
+    def __init__(
+        self, seg: seglib.Segmentation, order: int = 3, estimator: str = "kn", name: str | None = None
+    ):
         if estimator not in ESTIMATORS:
             raise ValueError(f"unknown n-gram estimator {estimator!r}; use one of {list(ESTIMATORS)}")
         if not 1 <= order <= 4:
@@ -93,8 +94,10 @@ class NGramModel(LanguageModel):
 
     def fit(self, texts: Sequence[str]) -> "NGramModel":
         n, V = self.order, self.vocab_size
-        seqs = [np.array([seglib.BOS] * (n - 1) + self.seg.encode(t) + [seglib.EOS], dtype=np.int64)
-                for t in texts]
+        seqs = [
+            np.array([seglib.BOS] * (n - 1) + self.seg.encode(t) + [seglib.EOS], dtype=np.int64)
+            for t in texts
+        ]
         if not seqs:
             raise ValueError("an n-gram model needs at least one training string")
         # all n-grams (with their n-1 left neighbours) as rows [M, n]
@@ -103,14 +106,17 @@ class NGramModel(LanguageModel):
         self.discount = np.zeros(n + 1)
         for k in range(n, 0, -1):
             if k == n or self.estimator == "mle":
-                keys, counts = np.unique(self._key(grams[:, n - k:]), return_counts=True)
+                keys, counts = np.unique(self._key(grams[:, n - k :]), return_counts=True)
             else:  # continuation counts: distinct left neighbours of each k-gram, N1+(• h w)
-                keys, counts = np.unique(self._key(np.unique(grams[:, n - k - 1:], axis=0)[:, 1:]),
-                                         return_counts=True)
+                keys, counts = np.unique(
+                    self._key(np.unique(grams[:, n - k - 1 :], axis=0)[:, 1:]), return_counts=True
+                )
             hist, word = keys // V, keys % V
             self.tables[k] = _Table(hist, word, counts, V)
             n1, n2 = np.sum(counts == 1), np.sum(counts == 2)
-            self.discount[k] = n1 / (n1 + 2 * n2) if n1 > 0 else 0.5  # no singletons: D = 0 would leave no mass for unseen tokens
+            self.discount[k] = (
+                n1 / (n1 + 2 * n2) if n1 > 0 else 0.5
+            )  # no singletons: D = 0 would leave no mass for unseen tokens
         self.n_train_tokens = int(sum(len(s) - (n - 1) for s in seqs))
         return self
 
@@ -130,10 +136,14 @@ class NGramModel(LanguageModel):
         # the state of a position is its history of n-1 tokens; the cache holds the last n-2
         h = self.order - 1
         B = ids.shape[0]
-        before = past.tensors[0] if past is not None else torch.full((B, max(h - 1, 0)), seglib.BOS, dtype=torch.long)
+        before = (
+            past.tensors[0]
+            if past is not None
+            else torch.full((B, max(h - 1, 0)), seglib.BOS, dtype=torch.long)
+        )
         full = torch.cat([before, ids.cpu()], 1)  # [B, h-1+T]
         states = full.unfold(1, h, 1) if h > 0 else torch.zeros((B, ids.shape[1], 0), dtype=torch.long)
-        new_past = RowCache((full[:, full.shape[1] - max(h - 1, 0):],)) if use_cache else None
+        new_past = RowCache((full[:, full.shape[1] - max(h - 1, 0) :],)) if use_cache else None
         return states, new_past  # [B, T, n-1]
 
     def _head(self, states: torch.Tensor) -> torch.Tensor:
@@ -148,7 +158,8 @@ class NGramModel(LanguageModel):
             return t1.matrix.toarray()[0] / t1.total[0]
         D = self.discount[1]
         cont = t1.matrix.toarray()[0]
-        uniform = np.full(V, 1.0 / (V - 1)); uniform[seglib.PAD] = 0.0
+        uniform = np.full(V, 1.0 / (V - 1))
+        uniform[seglib.PAD] = 0.0
         return np.maximum(cont - D, 0) / t1.total[0] + D * t1.types[0] / t1.total[0] * uniform
 
     def conditional(self, hist: np.ndarray) -> np.ndarray:
@@ -157,7 +168,7 @@ class NGramModel(LanguageModel):
         p = np.broadcast_to(self._unigram(), (N, V)).copy()
         for k in range(2, self.order + 1):
             table = self.tables[k]
-            rows = table.rows(self._key(hist[:, self.order - k:]))
+            rows = table.rows(self._key(hist[:, self.order - k :]))
             seen = rows >= 0
             if not seen.any():
                 continue
@@ -179,7 +190,7 @@ class NGramModel(LanguageModel):
         p = self._unigram()[words]
         for k in range(2, self.order + 1):
             table = self.tables[k]
-            keys = self._key(hist[:, self.order - k:])
+            keys = self._key(hist[:, self.order - k :])
             rows = table.rows(keys)
             seen = rows >= 0
             if not seen.any():
@@ -195,8 +206,9 @@ class NGramModel(LanguageModel):
                 p[seen] = np.maximum(counts - D, 0) / total + lam * p[seen]
         return p
 
-    def _score_sequences(self, encoded: list[list[int]], temperature: float, stride: int | None,
-                         batch_tokens: int | None) -> list[np.ndarray]:
+    def _score_sequences(
+        self, encoded: list[list[int]], temperature: float, stride: int | None, batch_tokens: int | None
+    ) -> list[np.ndarray]:
         """log p of each token of BOS + ids + EOS given its n-1 predecessors, in float64 from
         :meth:`probability` (the neural models' path builds every row of V probabilities:
         10-20x slower here, and its log-probabilities are float32). At a temperature other
@@ -208,8 +220,11 @@ class NGramModel(LanguageModel):
         for ids in encoded:
             seq = np.array([seglib.BOS] * h + list(ids) + [self.eos_id], dtype=np.int64)
             # the history of each target: the h tokens before it ([BOS]*h pads the start)
-            hists.append(np.lib.stride_tricks.sliding_window_view(seq[:-1], h) if h else
-                         np.zeros((len(seq), 0), dtype=np.int64))
+            hists.append(
+                np.lib.stride_tricks.sliding_window_view(seq[:-1], h)
+                if h
+                else np.zeros((len(seq), 0), dtype=np.int64)
+            )
             words.append(seq[h:])
             lengths.append(len(seq) - h)
         if not lengths:

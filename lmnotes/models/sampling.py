@@ -114,8 +114,9 @@ def _mass_before(mass: torch.Tensor) -> torch.Tensor:
     return torch.cat([torch.zeros_like(mass[..., :1]), mass[..., :-1]], dim=-1)
 
 
-def _nucleus_in_top(logp: torch.Tensor, top: torch.Tensor, idx: torch.Tensor, mass: torch.Tensor,
-                    p: float) -> torch.Tensor:
+def _nucleus_in_top(
+    logp: torch.Tensor, top: torch.Tensor, idx: torch.Tensor, mass: torch.Tensor, p: float
+) -> torch.Tensor:
     """The nucleus of rows [N, V] whose sorted top entries ``top`` (at ``idx``, running sum
     ``mass``) reach p."""
     out = torch.full_like(logp, float("-inf"))
@@ -212,9 +213,14 @@ def _nucleus_sorted(probs: torch.Tensor, p: float) -> tuple[torch.Tensor, torch.
     return ids, torch.where(vals.cumsum(-1) - vals < p, vals, 0.0)
 
 
-def draw(logits: torch.Tensor, strategy: Strategy, n: int = 1,
-         generator: torch.Generator | None = None, u: torch.Tensor | None = None,
-         sync_free: bool = False) -> Draw:
+def draw(
+    logits: torch.Tensor,
+    strategy: Strategy,
+    n: int = 1,
+    generator: torch.Generator | None = None,
+    u: torch.Tensor | None = None,
+    sync_free: bool = False,
+) -> Draw:
     """Draw ``n`` tokens per row of ``logits`` [B, V] from ``strategy``'s distribution
     (independently, with replacement), with their log-probabilities under it and under the
     model. Equivalent to ``torch.multinomial(strategy.warp(logits).exp(), n, True)`` in
@@ -244,7 +250,11 @@ def draw(logits: torch.Tensor, strategy: Strategy, n: int = 1,
         tokens = inverse_cdf(probs, u)[0]
         lp_sampling = probs.gather(1, tokens).double().log()
     if T == 1.0:
-        lp_model = lp_sampling if strategy.kind in ("ancestral", "beam", "beam-k2") else probs.gather(1, tokens).double().log()
+        lp_model = (
+            lp_sampling
+            if strategy.kind in ("ancestral", "beam", "beam-k2")
+            else probs.gather(1, tokens).double().log()
+        )
     else:
         lp_model = torch.log_softmax(x, -1).gather(1, tokens).double()
     return Draw(tokens, lp_sampling, lp_model)

@@ -34,8 +34,16 @@ from torch import nn
 class StaticKV:
     """Keys and values of every layer for ``B`` rows and ``capacity`` positions."""
 
-    def __init__(self, n_layers: int, B: int, heads: int, capacity: int, head_dim: int,
-                 dtype: torch.dtype, device: torch.device):
+    def __init__(
+        self,
+        n_layers: int,
+        B: int,
+        heads: int,
+        capacity: int,
+        head_dim: int,
+        dtype: torch.dtype,
+        device: torch.device,
+    ):
         shape = (n_layers, B, heads, capacity, head_dim)
         self.k = torch.zeros(shape, dtype=dtype, device=device)
         self.v = torch.zeros(shape, dtype=dtype, device=device)
@@ -45,8 +53,9 @@ class StaticKV:
         #: anyway): set by the sampler before it runs or captures a step
         self.length = capacity
 
-    def attend(self, i: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-               pos: int | torch.Tensor) -> torch.Tensor:
+    def attend(
+        self, i: int, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, pos: int | torch.Tensor
+    ) -> torch.Tensor:
         """Attention of queries q [B, Hq, T, D] in layer ``i`` after storing k, v [B, H, T, D].
 
         ``pos`` is either 0 (a prefill: the T tokens at positions 0..T-1, causal attention
@@ -59,7 +68,9 @@ class StaticKV:
             T = k.shape[2]
             self.k[i, :, :, :T] = k
             self.v[i, :, :, :T] = v
-            return F.scaled_dot_product_attention(q, k, v, is_causal=T > 1, enable_gqa=q.shape[1] != k.shape[1])
+            return F.scaled_dot_product_attention(
+                q, k, v, is_causal=T > 1, enable_gqa=q.shape[1] != k.shape[1]
+            )
         self.k[i].index_copy_(2, pos, k)
         self.v[i].index_copy_(2, pos, v)
         return self._decode(q, self.k[i], self.v[i], pos)

@@ -9,7 +9,8 @@ mean next-token cross-entropy (nats). Validation loss is computed on the validat
 every ``eval_every`` steps (``eval_every=0``: at the end of each epoch); training stops after
 ``patience`` evaluations without improvement (:func:`improves`), at ``max_steps``, after
 ``max_epochs``, or, with ``stop_below``, at the first evaluation whose loss is at most that
-(a checkpoint of the same run at a chosen quality), and the best weights are restored. With the same seed, data and device the run is deterministic.
+(a checkpoint of the same run at a chosen quality), and the best weights are restored. With the
+same seed, data and device the run is deterministic.
 
 A ``callback(epoch, lm)``, called after each epoch, may return a dict of measurements that the
 history records (the distortion chapter scores fixed train and test subsets there).
@@ -88,7 +89,7 @@ def _blocks(stream: torch.Tensor, block: int) -> torch.Tensor:
     if n == 0:
         raise ValueError(f"the training text has {len(stream)} tokens, fewer than one block of {block + 1}")
     # blocks overlap by one token so that every token is a target exactly once
-    return torch.stack([stream[i * block: i * block + block + 1] for i in range(n)])
+    return torch.stack([stream[i * block : i * block + block + 1] for i in range(n)])
 
 
 class _CrossEntropy(torch.autograd.Function):
@@ -136,13 +137,14 @@ def evaluate(lm: NeuralLM, blocks: torch.Tensor, batch_size: int = 64, precision
     lm.net.eval()
     total, count = 0.0, 0
     for a in range(0, len(blocks), batch_size):
-        x = blocks[a:a + batch_size].to(lm.device)
+        x = blocks[a : a + batch_size].to(lm.device)
         with _autocast(lm, precision):
             h, _ = lm.net.hidden(x[:, :-1])
             logits = lm.net.head(h)
         logits = logits.float()
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1),
-                                                 reduction="sum")
+        loss = torch.nn.functional.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1), reduction="sum"
+        )
         total, count = total + float(loss), count + x[:, 1:].numel()
     return total / count
 
@@ -163,10 +165,16 @@ def improves(valid: float, best: float) -> bool:
     return valid < best - IMPROVEMENT
 
 
-def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
-          config: TrainConfig = TrainConfig(), progress: bool | None = None,
-          callback: Callable[[int, NeuralLM], dict | None] | None = None,
-          soft_targets: torch.Tensor | None = None, stop_below: float | None = None) -> pd.DataFrame:
+def train(
+    lm: NeuralLM,
+    train_texts: Sequence[str],
+    valid_texts: Sequence[str],
+    config: TrainConfig = TrainConfig(),
+    progress: bool | None = None,
+    callback: Callable[[int, NeuralLM], dict | None] | None = None,
+    soft_targets: torch.Tensor | None = None,
+    stop_below: float | None = None,
+) -> pd.DataFrame:
     """Train ``lm`` in place; return the history (step, epoch, train and valid loss, seconds,
     and what ``callback`` returned after each epoch). ``stop_below`` (nats per token) ends
     training at the first evaluation whose validation loss is at most it."""
@@ -177,8 +185,10 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
     stream = _stream(lm, train_texts)
     train_blocks = _blocks(stream, block)
     if soft_targets is not None and soft_targets.shape != (len(stream) - 1, lm.vocab_size):
-        raise ValueError(f"soft targets must be [{len(stream) - 1}, {lm.vocab_size}] (one distribution per "
-                         f"target of the training stream), got {list(soft_targets.shape)}")
+        raise ValueError(
+            f"soft targets must be [{len(stream) - 1}, {lm.vocab_size}] (one distribution per "
+            f"target of the training stream), got {list(soft_targets.shape)}"
+        )
     valid_blocks = _blocks(_stream(lm, valid_texts), block)
     steps_per_epoch = math.ceil(len(train_blocks) / config.batch_size)
     total = min(config.max_steps, steps_per_epoch * config.max_epochs)
@@ -188,7 +198,9 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
     reached = False
     # progress: True forces a bar, False hides it, None shows it on a terminal only (tqdm's
     # disable=None). The lines of lmnotes.core.progress are printed in every case.
-    bar = tqdm(total=total, desc=f"training {lm.name}", unit="step", disable={True: False, False: True}.get(progress))
+    bar = tqdm(
+        total=total, desc=f"training {lm.name}", unit="step", disable={True: False, False: True}.get(progress)
+    )
     note(f"training {lm.name}: {total} steps of {config.batch_size} x {block} tokens on {lm.device.type}")
     timer = Timer(total)
     running = []
@@ -196,14 +208,14 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
         order = torch.randperm(len(train_blocks), generator=gen)
         for a in range(0, len(order), config.batch_size):
             lm.net.train()
-            x = train_blocks[order[a:a + config.batch_size]].to(lm.device)
+            x = train_blocks[order[a : a + config.batch_size]].to(lm.device)
             with _autocast(lm, config.precision):
                 h, _ = lm.net.hidden(x[:, :-1])
                 logits = lm.net.head(h)
             if soft_targets is None:
                 loss = cross_entropy(logits, x[:, 1:])
             else:  # block i's targets are stream positions i·block + 1 … i·block + block
-                rows = order[a:a + config.batch_size, None] * block + torch.arange(block)
+                rows = order[a : a + config.batch_size, None] * block + torch.arange(block)
                 loss = cross_entropy(logits, soft_targets[rows].to(lm.device))
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -218,11 +230,20 @@ def train(lm: NeuralLM, train_texts: Sequence[str], valid_texts: Sequence[str],
             epoch_end = a + config.batch_size >= len(order) or step == total
             if (step % config.eval_every == 0 if config.eval_every else epoch_end) or step == total:
                 valid = evaluate(lm, valid_blocks, precision=config.precision)
-                history.append({"step": step, "epoch": epoch + 1, "train_loss": float(np.mean(running)),
-                                "valid_loss": valid, "seconds": time.perf_counter() - t0})
+                history.append(
+                    {
+                        "step": step,
+                        "epoch": epoch + 1,
+                        "train_loss": float(np.mean(running)),
+                        "valid_loss": valid,
+                        "seconds": time.perf_counter() - t0,
+                    }
+                )
                 running = []
                 bar.set_postfix(valid=f"{valid:.3f}")
-                note(f"training {lm.name}: step {step}/{total}, valid loss {valid:.3f}, about {timer.left(step)} to go")
+                note(
+                    f"training {lm.name}: step {step}/{total}, valid loss {valid:.3f}, about {timer.left(step)} to go"
+                )
                 # a stop at a quality keeps the weights that reached it, even when they improve
                 # on the best so far by less than IMPROVEMENT (a relative 1e-9 absorbs the
                 # rounding of a loss converted from bits per byte and back)

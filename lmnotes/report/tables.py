@@ -48,6 +48,7 @@ def significant(digits: int = 3) -> Callable[[Any], str]:
     """A cell formatter that gives every value ``digits`` significant digits of its own (for a
     column whose values span orders of magnitude), infinities as ∞ and a true minus sign; an
     estimate as its value and interval."""
+
     def one(x) -> str:
         x = float(x)
         if not math.isfinite(x):
@@ -96,7 +97,9 @@ def decimals(values, digits: int = 3, most: int = 6) -> int:
     return int(min(max(digits - 1 - math.floor(math.log10(max(finite))), 0), most))
 
 
-def _column_formatter(values: pd.Series, digits: int, spec: str | Callable | int | None) -> Callable[[Any], str]:
+def _column_formatter(
+    values: pd.Series, digits: int, spec: str | Callable | int | None
+) -> Callable[[Any], str]:
     """The function that turns one cell of a column into text."""
     if callable(spec):
         return spec
@@ -107,12 +110,21 @@ def _column_formatter(values: pd.Series, digits: int, spec: str | Callable | int
     places = spec if isinstance(spec, int) else decimals(floats or flat, digits)
     # an estimate is shown to the precision of its interval: two significant digits of the
     # narrowest half-width in the column, if that needs more decimals than ``digits`` give
-    halves = [(x.high - x.low) / 2 for x in values if _is_estimate(x) and not _missing(x)
-              and math.isfinite(x.high - x.low) and x.high > x.low]
+    halves = [
+        (x.high - x.low) / 2
+        for x in values
+        if _is_estimate(x) and not _missing(x) and math.isfinite(x.high - x.low) and x.high > x.low
+    ]
     if halves and not isinstance(spec, int):
         places = int(min(max(places, 1 - math.floor(math.log10(min(halves)))), 6))
-    all_int = all(isinstance(x, (numbers.Integral, np.integer)) or (_number(x) and float(x).is_integer())
-                  for x in flat if _number(x) and math.isfinite(float(x))) and not floats
+    all_int = (
+        all(
+            isinstance(x, (numbers.Integral, np.integer)) or (_number(x) and float(x).is_integer())
+            for x in flat
+            if _number(x) and math.isfinite(float(x))
+        )
+        and not floats
+    )
 
     def number(x) -> str:
         if not math.isfinite(float(x)):
@@ -152,8 +164,11 @@ class Table:
 def folded(table: Table, summary: str) -> Table:
     """``table`` folded under a line the reader clicks to open (a long table that backs up
     what the page says, such as every case of a claims table)."""
-    return Table(html=f'<details class="lmnotes-folded-table"><summary>{html.escape(summary)}</summary>'
-                 f"{table.html}</details>", text=f"{summary}\n{table.text}")
+    return Table(
+        html=f'<details class="lmnotes-folded-table"><summary>{html.escape(summary)}</summary>'
+        f"{table.html}</details>",
+        text=f"{summary}\n{table.text}",
+    )
 
 
 #: Inline math in a cell's text, ``$\\log p_L$`` (as MyST writes it): the HTML gives it to
@@ -182,12 +197,21 @@ def _row_ids(body: str, ids) -> str:
     rows = rest.split("<tr>")
     if len(rows) - 1 != len(ids):
         raise ValueError(f"{len(ids)} row ids for {len(rows) - 1} rows")
-    return head + sep + rows[0] + "".join(f'<tr id="{html.escape(str(i))}">{r}' for i, r in zip(ids, rows[1:]))
+    return (
+        head + sep + rows[0] + "".join(f'<tr id="{html.escape(str(i))}">{r}' for i, r in zip(ids, rows[1:]))
+    )
 
 
-def show(df: pd.DataFrame | pd.Series, caption: str | None = None, *, digits: int = 3,
-         formats: Mapping[Any, str | Callable | int] | None = None, index: bool = True,
-         shared: bool = False, row_ids: Sequence[str] | None = None) -> Table:
+def show(
+    df: pd.DataFrame | pd.Series,
+    caption: str | None = None,
+    *,
+    digits: int = 3,
+    formats: Mapping[Any, str | Callable | int] | None = None,
+    index: bool = True,
+    shared: bool = False,
+    row_ids: Sequence[str] | None = None,
+) -> Table:
     """``df`` formatted by the book's rules (see the module's docstring).
 
     Parameters
@@ -227,8 +251,9 @@ def show(df: pd.DataFrame | pd.Series, caption: str | None = None, *, digits: in
     if caption:
         shown_text = f"{caption}\n{shown_text}"
 
-    html_df = pd.DataFrame({c: [_html(x, t) for x, t in zip(df[c], text_df[c])] for c in df.columns},
-                           index=shown_index)
+    html_df = pd.DataFrame(
+        {c: [_html(x, t) for x, t in zip(df[c], text_df[c])] for c in df.columns}, index=shown_index
+    )
     # the header's blank cells hold the index's names (below); the columns' own name, which
     # pandas would put there, is for the caption to say
     html_df.columns = df.columns.set_names([None] * df.columns.nlevels)

@@ -87,8 +87,8 @@ def cluster_mean_variance(values, groups=None) -> tuple[float, float, float]:
     mean = sums.sum() / N
     if G < 2:
         return float(mean), float("nan"), 0.0
-    var = np.sum((sums - sizes * mean) ** 2 / (1 - sizes / N)) / N ** 2
-    effective = np.sum(sizes ** 2) ** 2 / np.sum(sizes ** 4)
+    var = np.sum((sums - sizes * mean) ** 2 / (1 - sizes / N)) / N**2
+    effective = np.sum(sizes**2) ** 2 / np.sum(sizes**4)
     return float(mean), float(var), float(effective - 1)
 
 
@@ -102,12 +102,14 @@ def mean_difference_test(x, y, x_groups=None, y_groups=None) -> TestResult:
     diff, var = mx - my, vx + vy
     if var <= 0:
         return TestResult(diff, 1.0 if diff == 0 else 0.0, 0.0, float("inf"))
-    df = var ** 2 / (vx ** 2 / dfx + vy ** 2 / dfy)
+    df = var**2 / (vx**2 / dfx + vy**2 / dfy)
     t = diff / np.sqrt(var)
     return TestResult(float(diff), float(2 * ss.t.sf(abs(t), df)), float(np.sqrt(var)), float(df))
 
 
-def cluster_permutation_test(x, y, x_groups, y_groups, n_resamples: int = 10_000, seed: int = 0) -> TestResult:
+def cluster_permutation_test(
+    x, y, x_groups, y_groups, n_resamples: int = 10_000, seed: int = 0
+) -> TestResult:
     """Permutation test of mean(x) = mean(y) that relabels whole clusters: each relabelling
     assigns as many of the pooled clusters to x as x has. Monte Carlo p-value with the
     observed relabelling counted (Phipson & Smyth 2010)."""
@@ -163,13 +165,15 @@ def _jackknife_side(values, cell, groups, c, s, c_other, s_other, side: str) -> 
     dW = np.bincount(pg, w[pk] - w2, minlength=G)
     left = W - dW
     if G < 2 or np.any(left <= 1e-12 * W):
-        raise ValueError("each sample needs at least two clusters (or documents) in the shared cells, "
-                         "and no cluster may hold all of them")
+        raise ValueError(
+            "each sample needs at least two clusters (or documents) in the shared cells, "
+            "and no cluster may hold all of them"
+        )
     reps = (T - dT) / left
     var = (G - 1) / G * np.sum((reps - reps.mean()) ** 2)
     # the cluster's weight in the side's part, Σ_n ω_n m_g(n) / c(n), for the effective count
     weight = np.bincount(pg, (w[pk] / W) * m / c[pk], minlength=G)
-    effective = np.sum(weight ** 2) ** 2 / np.sum(weight ** 4)
+    effective = np.sum(weight**2) ** 2 / np.sum(weight**4)
     return float(var), float(effective - 1)
 
 
@@ -198,22 +202,28 @@ def cell_contrast_test(x, x_cells, y, y_cells, x_groups=None, y_groups=None) -> 
             raise ValueError(f"{v.size} values but {np.size(groups)} group labels")
     cells, inverse = np.unique(np.concatenate([x_cells, y_cells]), return_inverse=True)
     inverse = inverse.ravel()
-    ix, iy, K = inverse[: len(x)], inverse[len(x):], len(cells)
+    ix, iy, K = inverse[: len(x)], inverse[len(x) :], len(cells)
     cx, sx = np.bincount(ix, minlength=K).astype(float), np.bincount(ix, x, minlength=K)
     cy, sy = np.bincount(iy, minlength=K).astype(float), np.bincount(iy, y, minlength=K)
     diff = _cell_means_contrast(cx, sx, cy, sy)
     if not np.isfinite(diff):
         raise ValueError("no cell is shared by both samples")
     keep_x, keep_y = cy[ix] > 0, cx[iy] > 0  # documents of shared cells
-    vx, dfx = _jackknife_side(x[keep_x], ix[keep_x], None if x_groups is None else np.asarray(x_groups)[keep_x],
-                              cx, sx, cy, sy, "x")
-    vy, dfy = _jackknife_side(y[keep_y], iy[keep_y], None if y_groups is None else np.asarray(y_groups)[keep_y],
-                              cy, sy, cx, sx, "y")
+    vx, dfx = _jackknife_side(
+        x[keep_x], ix[keep_x], None if x_groups is None else np.asarray(x_groups)[keep_x], cx, sx, cy, sy, "x"
+    )
+    vy, dfy = _jackknife_side(
+        y[keep_y], iy[keep_y], None if y_groups is None else np.asarray(y_groups)[keep_y], cy, sy, cx, sx, "y"
+    )
     if dfx < 1 or dfy < 1:
-        raise ValueError("each sample needs an effective number of clusters (or documents) of at least 2 "
-                         "in the shared cells")
+        raise ValueError(
+            "each sample needs an effective number of clusters (or documents) of at least 2 "
+            "in the shared cells"
+        )
     var = vx + vy
     if var <= 0:
         return TestResult(diff, 1.0 if diff == 0 else 0.0, 0.0, float("inf"))
-    df = var ** 2 / (vx ** 2 / dfx + vy ** 2 / dfy)
-    return TestResult(float(diff), float(2 * ss.t.sf(abs(diff) / np.sqrt(var), df)), float(np.sqrt(var)), float(df))
+    df = var**2 / (vx**2 / dfx + vy**2 / dfy)
+    return TestResult(
+        float(diff), float(2 * ss.t.sf(abs(diff) / np.sqrt(var), df)), float(np.sqrt(var)), float(df)
+    )

@@ -85,8 +85,9 @@ def one_hot(values, support: np.ndarray | None = None) -> tuple[sparse.csr_matri
     idx = np.searchsorted(support, values)
     if np.any(idx >= len(support)) or np.any(support[np.minimum(idx, len(support) - 1)] != values):
         raise ValueError("a value is not in the support")
-    X = sparse.csr_matrix((np.ones(len(values)), (np.arange(len(values)), idx)),
-                          shape=(len(values), len(support)))
+    X = sparse.csr_matrix(
+        (np.ones(len(values)), (np.arange(len(values)), idx)), shape=(len(values), len(support))
+    )
     return X, support
 
 
@@ -97,8 +98,9 @@ def ks_two_sample(x, y) -> float:
     return float(ks_distance(one_hot(x, support)[0].sum(0), one_hot(y, support)[0].sum(0))[0])
 
 
-def bootstrap_weights(n_docs: int, n_resamples: int, rng: np.random.Generator,
-                      size: int | None = None, groups=None) -> sparse.csr_matrix:
+def bootstrap_weights(
+    n_docs: int, n_resamples: int, rng: np.random.Generator, size: int | None = None, groups=None
+) -> sparse.csr_matrix:
     """Document multiplicities of ``n_resamples`` bootstrap resamples: a sparse [B, n_docs]
     matrix of counts.
 
@@ -122,8 +124,10 @@ def bootstrap_weights(n_docs: int, n_resamples: int, rng: np.random.Generator,
         _, inverse = np.unique(groups, return_inverse=True)
         G = int(inverse.max()) + 1
         picks = rng.integers(0, G, size=(n_resamples, G))
-        M = sparse.csr_matrix((np.ones(picks.size), (np.repeat(np.arange(n_resamples), G), picks.ravel())),
-                              shape=(n_resamples, G))
+        M = sparse.csr_matrix(
+            (np.ones(picks.size), (np.repeat(np.arange(n_resamples), G), picks.ravel())),
+            shape=(n_resamples, G),
+        )
         return sparse.csr_matrix(M.toarray()[:, inverse.ravel()])
     size = n_docs if size is None else size
     if size < 1:
@@ -194,8 +198,13 @@ def quantile(level: float = 0.95, clusters: int | None = None) -> float:
     return float(ss.t.ppf(0.5 + level / 2, clusters - 1) * np.sqrt(clusters / (clusters - 1)))
 
 
-def interval(value: float, replicates: np.ndarray, level: float = 0.95,
-             floor: float | None = None, clusters: int | None = None) -> Estimate:
+def interval(
+    value: float,
+    replicates: np.ndarray,
+    level: float = 0.95,
+    floor: float | None = None,
+    clusters: int | None = None,
+) -> Estimate:
     """Normal bootstrap interval value ± z·sd(replicates) (Efron & Tibshirani 1993, §13.3),
     cut at ``floor`` (0 for distances); over ``clusters`` < :data:`FEW_CLUSTERS` resampled
     clusters, z is the small-cluster :func:`quantile`."""
@@ -204,8 +213,9 @@ def interval(value: float, replicates: np.ndarray, level: float = 0.95,
     q = quantile(level, clusters)
     half = math.inf if q == math.inf else float(q * np.nanstd(replicates, ddof=1))
     low = float(value) - half
-    return Estimate(float(value), low if floor is None else max(floor, low), float(value) + half, replicates,
-                    clusters)
+    return Estimate(
+        float(value), low if floor is None else max(floor, low), float(value) + half, replicates, clusters
+    )
 
 
 def excess(a: Estimate, b: Estimate, level: float = 0.95) -> Estimate:
@@ -215,7 +225,9 @@ def excess(a: Estimate, b: Estimate, level: float = 0.95) -> Estimate:
     reference's noise once. With the small-cluster reference of the one with fewer clusters."""
     if a.replicates is None or b.replicates is None or a.replicates.shape != b.replicates.shape:
         raise ValueError("both estimates need bootstrap replicates of the same shape")
-    return interval(a.value - b.value, a.replicates - b.replicates, level, clusters=fewest(a.clusters, b.clusters))
+    return interval(
+        a.value - b.value, a.replicates - b.replicates, level, clusters=fewest(a.clusters, b.clusters)
+    )
 
 
 def printed(value: float, decimals: int | None = None, half: float | None = None) -> Estimate:
@@ -224,7 +236,7 @@ def printed(value: float, decimals: int | None = None, half: float | None = None
     claim on the source's own numbers with it."""
     if (decimals is None) == (half is None):
         raise ValueError("give the printed decimals or the half-width, one of them")
-    half = 0.5 * 10.0 ** -decimals if half is None else half
+    half = 0.5 * 10.0**-decimals if half is None else half
     return Estimate(float(value), float(value) - half, float(value) + half)
 
 
@@ -243,8 +255,17 @@ def bootstrap_streams(seed: int) -> tuple[np.random.Generator, np.random.Generat
     return np.random.default_rng([seed, 0]), np.random.default_rng([seed, 1])
 
 
-def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
-                       level: float = 0.95, x_size: int | None = None, x_groups=None, y_groups=None) -> Estimate:
+def bootstrap_distance(
+    distance,
+    X,
+    Y,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    x_size: int | None = None,
+    x_groups=None,
+    y_groups=None,
+) -> Estimate:
     """``distance(hx, hy)`` between the histograms of two document samples (``X``, ``Y``:
     documents x categories) with a bootstrap interval that resamples the documents of both
     samples independently (by cluster, for a sample with ``*_groups``). ``Y`` may also be a
@@ -263,10 +284,19 @@ def bootstrap_distance(distance, X, Y, n_resamples: int = 1000, seed: int = 0,
     for a in range(0, n_resamples, 250):  # batches bound the memory of dense [B, K] histograms
         b = min(250, n_resamples - a)
         bx = (bootstrap_weights(X.shape[0], b, rx, size=x_size, groups=x_groups) @ X).toarray()
-        by = hy if fixed else (bootstrap_weights(Y.shape[0], b, ry, groups=y_groups) @ sparse.csr_matrix(Y)).toarray()
+        by = (
+            hy
+            if fixed
+            else (bootstrap_weights(Y.shape[0], b, ry, groups=y_groups) @ sparse.csr_matrix(Y)).toarray()
+        )
         reps.append(distance(bx, by))
-    return interval(value, np.concatenate(reps), level, floor=0.0,
-                    clusters=fewest(n_clusters(x_groups), None if fixed else n_clusters(y_groups)))
+    return interval(
+        value,
+        np.concatenate(reps),
+        level,
+        floor=0.0,
+        clusters=fewest(n_clusters(x_groups), None if fixed else n_clusters(y_groups)),
+    )
 
 
 @dataclass(frozen=True)
@@ -276,8 +306,7 @@ class PermutationResult:
     null_distribution: np.ndarray
 
 
-def permutation_test(x, y, n_resamples: int = 10_000, seed: int = 0,
-                     batch: int = 1000) -> PermutationResult:
+def permutation_test(x, y, n_resamples: int = 10_000, seed: int = 0, batch: int = 1000) -> PermutationResult:
     """Two-sample permutation test of the difference of means (Meister & Cotterell 2021,
     §4.1 and App. B), by Monte Carlo over ``n_resamples`` random relabellings.
 
@@ -332,8 +361,9 @@ def ols(y, columns: dict[str, np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def bootstrap_ols(y, columns: dict[str, np.ndarray], n_boot: int = 1000, seed: int = 0,
-                  level: float = 0.95) -> pd.DataFrame:
+def bootstrap_ols(
+    y, columns: dict[str, np.ndarray], n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> pd.DataFrame:
     """:func:`ols` with percentile bootstrap intervals, resampling the (independent) rows."""
     y = np.asarray(y, dtype=float)
     cols = {c: np.asarray(v, dtype=float) for c, v in columns.items()}

@@ -72,7 +72,7 @@ def fit_zipf(counts, max_rank: int | None = 10_000) -> float:
     f = f[f > 0][:max_rank]
     if f.size < 2:
         raise ValueError("fitting Zipf's law needs at least two types")
-    K, logk, N = f.size, np.log(np.arange(1, f.size + 1)), f.sum()
+    K, logk, N = f.size, np.log(np.arange(1, f.size + 1)), f.sum()  # noqa: F841
 
     def nll(s):  # −log L(s) = s Σ f_k log k + N log H(K, s)
         return s * (f @ logk) + N * np.log(np.exp(-s * logk).sum())

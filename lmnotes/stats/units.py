@@ -108,9 +108,15 @@ def group_sums(values: Sequence[float], groups: Sequence) -> np.ndarray:
     return sums[np.argsort(np.argsort(first))] if len(first) else sums
 
 
-def bootstrap_rate(logprob: Sequence[float], n: Sequence[float], measure: str = "perplexity",
-                   n_resamples: int = 1000, seed: int = 0, level: float = 0.95,
-                   groups: Sequence | None = None) -> Estimate:
+def bootstrap_rate(
+    logprob: Sequence[float],
+    n: Sequence[float],
+    measure: str = "perplexity",
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    groups: Sequence | None = None,
+) -> Estimate:
     """The corpus-level measure -sum(logprob) / sum(n) with a bootstrap interval over the
     strings, or, with ``groups`` (one label per string, e.g. its article), over the groups
     (a cluster bootstrap: sentences of one article are resampled together, as they are not
@@ -131,9 +137,17 @@ def bootstrap_rate(logprob: Sequence[float], n: Sequence[float], measure: str = 
     return Estimate(value, low, high, clusters=est.clusters)
 
 
-def paired_difference(logprob_a: Sequence[float], n_a: Sequence[float], logprob_b: Sequence[float],
-                      n_b: Sequence[float], measure: str = "bits", n_resamples: int = 1000, seed: int = 0,
-                      level: float = 0.95, groups: Sequence | None = None) -> Estimate:
+def paired_difference(
+    logprob_a: Sequence[float],
+    n_a: Sequence[float],
+    logprob_b: Sequence[float],
+    n_b: Sequence[float],
+    measure: str = "bits",
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    groups: Sequence | None = None,
+) -> Estimate:
     """Rate of model a minus rate of model b on the same strings (e.g. bits per byte), with a
     paired bootstrap interval: both rates are recomputed on each resample of the strings, or of
     ``groups`` of them, so that what the strings share (their difficulty) cancels. An interval
@@ -145,12 +159,20 @@ def paired_difference(logprob_a: Sequence[float], n_a: Sequence[float], logprob_
     W = bootstrap_weights(len(na), n_resamples, np.random.default_rng(seed))
     rate = lambda lp, n: from_nats(-lp, n, measure)  # noqa: E731
     reps = rate(W @ la, W @ na) - rate(W @ lb, W @ nb)
-    return interval(rate(la.sum(), na.sum()) - rate(lb.sum(), nb.sum()), reps, level, clusters=n_clusters(groups))
+    return interval(
+        rate(la.sum(), na.sum()) - rate(lb.sum(), nb.sum()), reps, level, clusters=n_clusters(groups)
+    )
 
 
-def rate_table(scores, units: Sequence[str] = UNITS, measures: Sequence[str] = ("perplexity", "bits"),
-               convention: str = "string", n_resamples: int = 1000, seed: int = 0,
-               groups: Sequence | None = None) -> dict[str, Estimate]:
+def rate_table(
+    scores,
+    units: Sequence[str] = UNITS,
+    measures: Sequence[str] = ("perplexity", "bits"),
+    convention: str = "string",
+    n_resamples: int = 1000,
+    seed: int = 0,
+    groups: Sequence | None = None,
+) -> dict[str, Estimate]:
     """``{"perplexity / word": Estimate, "bits / byte": ...}``: every unit x measure of one
     model's scores, with bootstrap intervals over the strings or over ``groups`` of them
     (:func:`bootstrap_rate`)."""

@@ -30,8 +30,10 @@ def checked(logw) -> np.ndarray:
     if np.isnan(logw).any():
         raise ValueError("a log weight is NaN: the proposal or the model gave an undefined probability")
     if (logw == np.inf).any():
-        raise ValueError("a weight is infinite: the proposal drew a state it gives probability 0 "
-                         "(its support misses the model's)")
+        raise ValueError(
+            "a weight is infinite: the proposal drew a state it gives probability 0 "
+            "(its support misses the model's)"
+        )
     return logw
 
 
@@ -42,7 +44,10 @@ def log_mean(logw, axis: int = -1) -> np.ndarray:
     with np.errstate(divide="ignore"):
         out = log_mean_exp(logw, axis=axis)
     if np.isneginf(out).any():
-        warnings.warn(f"{int(np.isneginf(out).sum())} instance(s) got weight 0 in every draw: "
-                      "their estimate is log 0 = -inf and the perplexity infinite; the proposal "
-                      "never drew a latent state that explains them (peek, or draw more)", stacklevel=2)
+        warnings.warn(
+            f"{int(np.isneginf(out).sum())} instance(s) got weight 0 in every draw: "
+            "their estimate is log 0 = -inf and the perplexity infinite; the proposal "
+            "never drew a latent state that explains them (peek, or draw more)",
+            stacklevel=2,
+        )
     return out

@@ -37,7 +37,10 @@ from lmnotes.text.tokenize import moses_words, split_sentences
 PREP_VERSION = 1
 SPLITS = ("train", "valid", "test")
 EMBEDDED = "enwiki"
-EMBEDDED_RESOURCE = ("gensim", "test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+EMBEDDED_RESOURCE = (
+    "gensim",
+    "test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
+)
 HF_DATASETS = {  # id -> (dataset name, config)
     "wikitext-103-raw-v1": ("wikitext", "wikitext-103-raw-v1"),
     "wikitext-2-raw-v1": ("wikitext", "wikitext-2-raw-v1"),
@@ -83,7 +86,7 @@ class Split:
         """Raw text of each document."""
         return [d.text for d in self.documents]
 
-    def sentence_sample(self, n: int, seed: int = 0) -> "np.ndarray":
+    def sentence_sample(self, n: int, seed: int = 0) -> "np.ndarray":  # noqa: F821
         """Sorted indices of ``n`` sentences drawn at random without replacement (all of them
         when ``n`` is 0 or at least their number): the subset that chapters score with the
         slow pretrained models, the same in every chapter for the same ``n`` and ``seed``."""
@@ -94,7 +97,7 @@ class Split:
             return np.arange(total)
         return np.sort(np.random.default_rng(seed).choice(total, n, replace=False))
 
-    def article_ids(self) -> "np.ndarray":
+    def article_ids(self) -> "np.ndarray":  # noqa: F821
         """The article (index into ``documents``) of each sentence, for article-level intervals."""
         import numpy as np
 
@@ -147,11 +150,15 @@ def embedded_path() -> Path:
     try:
         path = importlib.resources.files(package).joinpath(resource)
     except ModuleNotFoundError as exc:
-        raise CorpusError("the embedded corpus ships with gensim, which is not installed: "
-                          "run `pip install -e .` (or `make book`) in the repository") from exc
+        raise CorpusError(
+            "the embedded corpus ships with gensim, which is not installed: "
+            "run `pip install -e .` (or `make book`) in the repository"
+        ) from exc
     if not path.is_file():
-        raise CorpusError(f"the embedded corpus file is missing from gensim ({path}); reinstall it "
-                          f"with `pip install --force-reinstall --no-deps gensim`")
+        raise CorpusError(
+            f"the embedded corpus file is missing from gensim ({path}); reinstall it "
+            f"with `pip install --force-reinstall --no-deps gensim`"
+        )
     return Path(str(path))
 
 
@@ -163,11 +170,15 @@ def read_dump(path: Path) -> list[tuple[str, list[str]]]:
 
     try:
         with open(path, "rb") as fh:
-            pages = [(p.title, list(p.paragraphs)) for p in
-                     tqdm(iter_pages(fh), desc="cleaning articles", unit="article", disable=None)]
+            pages = [
+                (p.title, list(p.paragraphs))
+                for p in tqdm(iter_pages(fh), desc="cleaning articles", unit="article", disable=None)
+            ]
     except (OSError, EOFError, ParseError, ValueError) as exc:
-        raise CorpusError(f"the Wikipedia dump {path} is corrupt or truncated ({exc}); reinstall "
-                          f"its package with `pip install --force-reinstall --no-deps gensim`") from exc
+        raise CorpusError(
+            f"the Wikipedia dump {path} is corrupt or truncated ({exc}); reinstall "
+            f"its package with `pip install --force-reinstall --no-deps gensim`"
+        ) from exc
     return pages
 
 
@@ -175,14 +186,18 @@ def _utf8(path: Path) -> str:
     """The text of a file, or a CorpusError that names the file and what is wrong with it."""
     data = path.read_bytes()
     if b"\x00" in data[:65536]:
-        raise CorpusError(f"{path} is not a text file (it holds NUL bytes); a corpus is UTF-8 text: "
-                          f"remove the file or give its text version")
+        raise CorpusError(
+            f"{path} is not a text file (it holds NUL bytes); a corpus is UTF-8 text: "
+            f"remove the file or give its text version"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise CorpusError(f"{path} is not UTF-8 text (byte {data[exc.start:exc.start + 1]!r} at line {line}); "
-                          f"convert it, e.g. `iconv -f latin1 -t utf-8`") from None
+        raise CorpusError(
+            f"{path} is not UTF-8 text (byte {data[exc.start : exc.start + 1]!r} at line {line}); "
+            f"convert it, e.g. `iconv -f latin1 -t utf-8`"
+        ) from None
 
 
 def read_text(path: Path) -> list[tuple[str, list[str]]]:
@@ -200,21 +215,28 @@ def describe(source: str) -> dict[str, str]:
     """What a corpus source is, in words for the corpus chapter: ``what`` (the source) and
     ``cleaning`` (how its text becomes paragraphs), both Markdown."""
     if source == EMBEDDED:
-        return {"what": "the English Wikipedia excerpt that ships inside gensim's wheel "
-                        f"(`{Path(EMBEDDED_RESOURCE[1]).name}`, a 2016 dump of early \"A\" articles, licensed "
-                        "CC BY-SA 3.0 and GFDL like all Wikipedia text)",
-                "cleaning": "The wikitext of each page is parsed with `mwparserfromhell`; redirects, references "
-                            "and their content, templates, tables, files and images, categories, interlanguage "
-                            "links, headings, lists, bare URLs, comments and math are dropped; links keep their "
-                            "visible text; HTML entities are unescaped. A paragraph is kept if it has at least "
-                            "six words and ends like a sentence."}
+        return {
+            "what": "the English Wikipedia excerpt that ships inside gensim's wheel "
+            f'(`{Path(EMBEDDED_RESOURCE[1]).name}`, a 2016 dump of early "A" articles, licensed '
+            "CC BY-SA 3.0 and GFDL like all Wikipedia text)",
+            "cleaning": "The wikitext of each page is parsed with `mwparserfromhell`; redirects, references "
+            "and their content, templates, tables, files and images, categories, interlanguage "
+            "links, headings, lists, bare URLs, comments and math are dropped; links keep their "
+            "visible text; HTML entities are unescaped. A paragraph is kept if it has at least "
+            "six words and ends like a sentence.",
+        }
     if source in HF_DATASETS:
-        return {"what": f"the HF dataset `{source}`, in its own train, validation and test splits",
-                "cleaning": "Each article starts at its top-level heading; headings are dropped and every other "
-                            "line is a paragraph."}
+        return {
+            "what": f"the HF dataset `{source}`, in its own train, validation and test splits",
+            "cleaning": "Each article starts at its top-level heading; headings are dropped and every other "
+            "line is a paragraph.",
+        }
     path = Path(source)
-    what = (f"the {len(list(path.rglob('*.txt')))} `.txt` files of the folder `{path.name}`, one document each"
-            if path.is_dir() else f"the text file `{path.name}`, whose documents are separated by blank lines")
+    what = (
+        f"the {len(list(path.rglob('*.txt')))} `.txt` files of the folder `{path.name}`, one document each"
+        if path.is_dir()
+        else f"the text file `{path.name}`, whose documents are separated by blank lines"
+    )
     return {"what": what, "cleaning": "Paragraphs are separated by blank lines; whitespace is normalised."}
 
 
@@ -246,14 +268,18 @@ def _read_hf(dataset_id: str) -> dict[str, list[tuple[str, list[str]]]]:
     try:
         import datasets
     except ModuleNotFoundError as exc:
-        raise CorpusError(f"{dataset_id!r} is an HF dataset: `pip install datasets` and a network "
-                          f"are needed; offline, use the embedded default {EMBEDDED!r}") from exc
+        raise CorpusError(
+            f"{dataset_id!r} is an HF dataset: `pip install datasets` and a network "
+            f"are needed; offline, use the embedded default {EMBEDDED!r}"
+        ) from exc
     name, config = HF_DATASETS[dataset_id]
     try:
         ds = datasets.load_dataset(name, config)
     except Exception as exc:  # offline: ConnectionError, OfflineModeIsEnabled, ...
-        raise CorpusError(f"could not fetch {dataset_id!r} from the HF hub ({type(exc).__name__}: "
-                          f"{exc}); without a network use the embedded default {EMBEDDED!r}") from exc
+        raise CorpusError(
+            f"could not fetch {dataset_id!r} from the HF hub ({type(exc).__name__}: "
+            f"{exc}); without a network use the embedded default {EMBEDDED!r}"
+        ) from exc
     names = {"train": "train", "valid": "validation", "test": "test"}
     return {ours: wikitext_articles(ds[theirs]["text"]) for ours, theirs in names.items()}
 
@@ -270,12 +296,14 @@ def assign_splits(titles: Sequence[str], fractions: Sequence[float], seed: int) 
     no article is in two splits.
     """
     if len(fractions) != len(SPLITS) or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-9:
-        raise CorpusError(f"split fractions must be {len(SPLITS)} non-negative numbers summing to 1, "
-                          f"got {list(fractions)}")
+        raise CorpusError(
+            f"split fractions must be {len(SPLITS)} non-negative numbers summing to 1, got {list(fractions)}"
+        )
     if len(set(titles)) != len(titles):
         raise CorpusError("article titles must be unique to split by article")
-    order = sorted(range(len(titles)),
-                   key=lambda i: hashlib.sha256(f"{seed}:{titles[i]}".encode()).hexdigest())
+    order = sorted(
+        range(len(titles)), key=lambda i: hashlib.sha256(f"{seed}:{titles[i]}".encode()).hexdigest()
+    )
     n = len(titles)
     bounds = [round(n * sum(fractions[: k + 1])) for k in range(len(SPLITS))]
     out = [""] * n
@@ -290,8 +318,7 @@ def assign_splits(titles: Sequence[str], fractions: Sequence[float], seed: int) 
 def _make_split(name: str, articles: list[tuple[str, list[str]]]) -> Split:
     docs = [Document(t, tuple(tuple(split_sentences(p)) for p in ps)) for t, ps in articles]
     docs = [d for d in docs if d.sentences]
-    words = [moses_words(s) for d in tqdm(docs, desc=f"tokenizing {name}", disable=None)
-             for s in d.sentences]
+    words = [moses_words(s) for d in tqdm(docs, desc=f"tokenizing {name}", disable=None) for s in d.sentences]
     return Split(name=name, documents=docs, words=words)
 
 
@@ -307,8 +334,10 @@ def _source_key(source: str) -> tuple[str, str]:
         return "text", io.file_digest(path)
     if path.is_dir():
         return "text", io.digest([(str(f), io.file_digest(f)) for f in sorted(path.rglob("*.txt"))])
-    raise CorpusError(f"unknown corpus source {source!r}: use the embedded default {EMBEDDED!r}, "
-                      f"a local .txt file or folder, or one of the HF datasets {sorted(HF_DATASETS)}")
+    raise CorpusError(
+        f"unknown corpus source {source!r}: use the embedded default {EMBEDDED!r}, "
+        f"a local .txt file or folder, or one of the HF datasets {sorted(HF_DATASETS)}"
+    )
 
 
 def _prep_version() -> str:
@@ -316,12 +345,14 @@ def _prep_version() -> str:
     from importlib.metadata import version
 
     libs = [version(p) for p in ("mwparserfromhell", "pysbd", "sacremoses", "gensim")]
-    return codeversion.version(("lmnotes.text.corpus", "lmnotes.text.wiki", "lmnotes.text.tokenize"),
-                               PREP_VERSION, libs)
+    return codeversion.version(
+        ("lmnotes.text.corpus", "lmnotes.text.wiki", "lmnotes.text.tokenize"), PREP_VERSION, libs
+    )
 
 
-def load(source: str = EMBEDDED, fractions: Sequence[float] = (0.8, 0.1, 0.1), seed: int = 0,
-         cache: bool = True) -> Corpus:
+def load(
+    source: str = EMBEDDED, fractions: Sequence[float] = (0.8, 0.1, 0.1), seed: int = 0, cache: bool = True
+) -> Corpus:
     """Load a corpus with its train/valid/test splits, from the cache when possible.
 
     Parameters
@@ -343,8 +374,13 @@ def load(source: str = EMBEDDED, fractions: Sequence[float] = (0.8, 0.1, 0.1), s
         io.write_pickle(folder / "corpus.pkl", prepared)
         return prepared
 
-    return lmcache.fetch("corpus", Path(str(source)).name or str(source), key, build,
-                         lambda folder: io.read_pickle(folder / "corpus.pkl"))
+    return lmcache.fetch(
+        "corpus",
+        Path(str(source)).name or str(source),
+        key,
+        build,
+        lambda folder: io.read_pickle(folder / "corpus.pkl"),
+    )
 
 
 def _prepare(source: str, kind: str, fractions: Sequence[float], seed: int, key: str) -> Corpus:
@@ -360,9 +396,11 @@ def _prepare(source: str, kind: str, fractions: Sequence[float], seed: int, key:
     splits = {name: _make_split(name, by_split[name]) for name in SPLITS}
     for name, split in splits.items():
         if not split.documents:
-            raise CorpusError(f"split {name!r} of {source!r} is empty: the corpus has "
-                              f"{sum(len(s.documents) for s in splits.values())} documents; use a "
-                              f"larger corpus or give {name!r} a larger fraction (now {list(fractions)})")
+            raise CorpusError(
+                f"split {name!r} of {source!r} is empty: the corpus has "
+                f"{sum(len(s.documents) for s in splits.values())} documents; use a "
+                f"larger corpus or give {name!r} a larger fraction (now {list(fractions)})"
+            )
     return Corpus(name=source, splits=splits, key=key)
 
 

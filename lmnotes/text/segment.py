@@ -70,8 +70,10 @@ class Segmentation:
     def token_bytes(self) -> list[bytes | None]:
         """The UTF-8 bytes each id stands for in text, None for the special symbols: the
         bytes of ``encode(text)`` joined give ``text.encode()`` (open vocabularies)."""
-        raise ValueError(f"the {self.kind} segmentation's tokens do not spell out the text "
-                         f"(closed vocabulary with <unk>, or a detokenizer between tokens and text)")
+        raise ValueError(
+            f"the {self.kind} segmentation's tokens do not spell out the text "
+            f"(closed vocabulary with <unk>, or a detokenizer between tokens and text)"
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.vocab_size} types)"
@@ -114,7 +116,7 @@ class CharSegmentation(_Closed):
         return "".join(self.vocab[i] if i > UNK else ("\ufffd" if i == UNK else "") for i in ids)
 
     def token_bytes(self) -> list[bytes | None]:
-        return [None] * len(SPECIALS) + [c.encode("utf-8") for c in self.vocab[len(SPECIALS):]]
+        return [None] * len(SPECIALS) + [c.encode("utf-8") for c in self.vocab[len(SPECIALS) :]]
 
 
 class ByteSegmentation(Segmentation):
@@ -146,9 +148,12 @@ class BPESegmentation(Segmentation):
         tok = Tokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         tok.decoder = decoders.ByteLevel()
-        trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(SPECIALS),
-                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                      show_progress=False)
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            special_tokens=list(SPECIALS),
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
         tok.train_from_iterator(texts, trainer=trainer)
         self.tokenizer = tok
         self.vocab = [tok.id_to_token(i) for i in range(tok.get_vocab_size())]
@@ -160,7 +165,7 @@ class BPESegmentation(Segmentation):
         return self.tokenizer.decode([i for i in ids if i > UNK], skip_special_tokens=False)
 
     def token_bytes(self) -> list[bytes | None]:
-        return [None] * len(SPECIALS) + [byte_level_bytes(t) for t in self.vocab[len(SPECIALS):]]
+        return [None] * len(SPECIALS) + [byte_level_bytes(t) for t in self.vocab[len(SPECIALS) :]]
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -184,6 +189,8 @@ def train(kind: str, texts: Sequence[str], vocab_size: int | None = None, min_co
         return ByteSegmentation()
     if kind == "bpe":
         if not vocab_size or vocab_size < 256 + len(SPECIALS):
-            raise ValueError(f"BPE needs vocab_size >= {256 + len(SPECIALS)} (the byte alphabet), got {vocab_size}")
+            raise ValueError(
+                f"BPE needs vocab_size >= {256 + len(SPECIALS)} (the byte alphabet), got {vocab_size}"
+            )
         return BPESegmentation(texts, vocab_size)
     raise ValueError(f"unknown segmentation {kind!r}; the segmentations are {list(KINDS)}")

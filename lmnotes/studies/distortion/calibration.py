@@ -43,13 +43,16 @@ def calibration(models: dict, sub, h_l, nll_l, seq_rate: dict, seed: int = 0):
         dh[name] = F.ratio(scan["entropy"] - h_l, sub_n, seed=seed)
         gap[name] = F.ratio(scan["entropy"] - nll_m, sub_n, seed=seed)
         tau_star[name] = F.best_temperature(scan["nll"], TAUS, seed=seed)
-        flat_rows.append({"model": name,
-                          "ΔH per token": ci(dh[name]),
-                          "entropy rate of M's samples − h": ci(seq_rate[name])
-                          if name in seq_rate else "—",
-                          "KL per token": (nll_m - nll_l).sum() / sub_n.sum(),
-                          "calibration gap ΔH − KL": ci(gap[name]),
-                          "τ*": ci(tau_star[name], 4)})
+        flat_rows.append(
+            {
+                "model": name,
+                "ΔH per token": ci(dh[name]),
+                "entropy rate of M's samples − h": ci(seq_rate[name]) if name in seq_rate else "—",
+                "KL per token": (nll_m - nll_l).sum() / sub_n.sum(),
+                "calibration gap ΔH − KL": ci(gap[name]),
+                "τ*": ci(tau_star[name], 4),
+            }
+        )
     return pd.DataFrame(flat_rows), dh, gap, tau_star
 
 
@@ -58,17 +61,31 @@ def link_text(learners, s_coef: dict, tau_star: dict) -> str:
     learners whose coefficient and τ* are both decided, how many agree; empty if none."""
     decided = [n for n in learners if lmclaims.decided(s_coef[n])]
     tau_sided = [n for n in decided if lmclaims.decided(tau_star[n], 1)]
-    agree = [n for n in tau_sided
-             if (s_coef[n].value < 0) == (tau_star[n].value > 1)]
-    return "" if not tau_sided else (
-        f"The calibration also reads the length section's surprisal coefficients: "
-        f"of the {len(tau_sided)} learners whose coefficient and τ* are both "
-        f"decided, {len(agree)} lose most on surprising tokens when too sharp "
-        "(τ* > 1) or least when too flat (τ* < 1).")
+    agree = [n for n in tau_sided if (s_coef[n].value < 0) == (tau_star[n].value > 1)]
+    return (
+        ""
+        if not tau_sided
+        else (
+            f"The calibration also reads the length section's surprisal coefficients: "
+            f"of the {len(tau_sided)} learners whose coefficient and τ* are both "
+            f"decided, {len(agree)} lose most on surprising tokens when too sharp "
+            "(τ* > 1) or least when too flat (τ* < 1)."
+        )
+    )
 
 
-def facts(learners, main: str, dh: dict, gap: dict, tau_star: dict, seq_rate: dict, h_rate,
-          link: str, teacher_draws: int, distilled: str | None) -> dict:
+def facts(
+    learners,
+    main: str,
+    dh: dict,
+    gap: dict,
+    tau_star: dict,
+    seq_rate: dict,
+    h_rate,
+    link: str,
+    teacher_draws: int,
+    distilled: str | None,
+) -> dict:
     """What the chapter states about calibration, by name, in the order it glues them
     (``calib_link`` is Markdown); ``distilled``: the distilled learner's name, None if not
     run."""
@@ -79,22 +96,25 @@ def facts(learners, main: str, dh: dict, gap: dict, tau_star: dict, seq_rate: di
         "gap_all": "; ".join(f"{n} {ci(gap[n])}" for n in learners),
         "tau_all": "; ".join(f"{n} {ci(tau_star[n], 4)}" for n in learners),
         "calib_link": Prose(link),
-        "ladder_note": f"k = {teacher_draws} here" if teacher_draws else
-        "not run at this profile, where it costs another training run; the gpu "
-        "profile runs k = 4",
+        "ladder_note": f"k = {teacher_draws} here"
+        if teacher_draws
+        else "not run at this profile, where it costs another training run; the gpu profile runs k = 4",
         "gap_distilled": ci(gap[distilled]) if distilled else "not run",
-        "tau_distilled": ci(tau_star[distilled], 4) if distilled else "not run"}
+        "tau_distilled": ci(tau_star[distilled], 4) if distilled else "not run",
+    }
 
 
-def ladder_table(boot, ladder, targets, errors: dict, tail: dict, gap: dict,
-                 tau_star: dict) -> pd.DataFrame:
+def ladder_table(boot, ladder, targets, errors: dict, tail: dict, gap: dict, tau_star: dict) -> pd.DataFrame:
     """From samples to distillation: for each learner of ``ladder`` (its training target in
     ``targets``), the share underestimated and mean error (from ``boot``, memoised by name),
     the tail beyond length, the calibration gap and τ*."""
-    return pd.DataFrame({
-        "training target": targets,
-        "share underestimated": [ci(boot.share_under(n, errors[n])) for n in ladder],
-        "mean error": [ci(boot.mean_error(n, errors[n])) for n in ladder],
-        "tail beyond length": [ci(tail[n]) for n in ladder],
-        "calibration gap": [ci(gap[n]) for n in ladder],
-        "τ*": [ci(tau_star[n], 4) for n in ladder]})
+    return pd.DataFrame(
+        {
+            "training target": targets,
+            "share underestimated": [ci(boot.share_under(n, errors[n])) for n in ladder],
+            "mean error": [ci(boot.mean_error(n, errors[n])) for n in ladder],
+            "tail beyond length": [ci(tail[n]) for n in ladder],
+            "calibration gap": [ci(gap[n]) for n in ladder],
+            "τ*": [ci(tau_star[n], 4) for n in ladder],
+        }
+    )

@@ -22,7 +22,8 @@ from lmnotes.studies.distortion.training import strata_end
 
 #: The keys of ``results`` and what each holds (an "estimate" has value, low and high).
 RESULTS = {
-    "main": "the main learner's name", "learners": "the learners' names, the main first",
+    "main": "the main learner's name",
+    "learners": "the learners' names, the main first",
     "arch": "the LSTM learners' names (empty: none trained)",
     "parameters": "learner name -> number of parameters",
     "n_models": "how many learners were trained in all (seeds included)",
@@ -33,18 +34,20 @@ RESULTS = {
     "s_coef": "learner -> estimate of the OLS coefficient of per-token surprisal",
     "bend": "setting -> estimate of the relative slope change across log p_L",
     "size": "None (one size trained), or a mapping: tiny, pp_gain and rel (estimates, as "
-            "shares), n_overlap, n_bins, n_resolved, n_paired",
+    "shares), n_overlap, n_bins, n_resolved, n_paired",
     "paper_size_gain": "the paper's GPT2-small -> medium gain in mean PP (a share)",
     "final": "part ('train', 'test') -> estimate of the mean error at the last epoch",
     "gaps": "(part, epoch) -> estimate of the most probable minus the rarest stratum's error",
-    "last": "the last epoch", "mid": "the middle epoch",
+    "last": "the last epoch",
+    "mid": "the middle epoch",
     "n_best_last": "how many learners have their best validation epoch last",
     "gap_beyond": "estimate of the test strata gap's residual beyond length (< 0: beyond it)",
     "apart": "estimate of the test gap minus the training gap at the last epoch",
     "step_gain": "(N, 2N) -> estimate of the error gained by the doubling",
     "error_at": "N -> the size of the main learner's mean test error at N (nats)",
     "rel_step": "(N, 2N) -> the gain as a share of the error at N",
-    "steps": "N -> what the main learner's training at N got (schedule.summary)", "sizes": "the training sizes N",
+    "steps": "N -> what the main learner's training at N got (schedule.summary)",
+    "sizes": "the training sizes N",
     "n_train": "the full training size",
     "same_n": "estimates of the Transformer's minus the LSTM's error at each N (empty: no LSTM)",
     "ahead": "estimates of the Transformer on N minus the LSTM on the next N",
@@ -57,16 +60,17 @@ RESULTS = {
     "colder": "(T, T′, seed) -> estimate of the colder minus the warmer error per token",
     "lo_t": "the coldest temperature",
     "t_share": "(T, seed) -> estimate of the share underestimated",
-    "temperatures": "the language temperatures", "temperature_seeds": "the seeds per temperature",
+    "temperatures": "the language temperatures",
+    "temperature_seeds": "the seeds per temperature",
     "t_kept": "the update whose weights each temperature learner kept",
     "t_planned": "the updates its schedule planned",
     "main_planned": "the updates the main learner's schedule planned",
     "pretrained": "None (not run), why it was skipped (a sentence), or a mapping: language, "
-                  "checks (for, against), share and rand (estimates), rarest and top (the end "
-                  "bins' mean errors)",
+    "checks (for, against), share and rand (estimates), rarest and top (the end "
+    "bins' mean errors)",
     "lnre": "process -> its Good–Turing estimate at the largest N ('P̂_N = N₁/N')",
     "doublings": "process -> how many times its decay exponent doubled over the last decade "
-                 "(log₂ of the ratio, lmnotes.studies.distortion.lnre.doublings)",
+    "(log₂ of the ratio, lmnotes.studies.distortion.lnre.doublings)",
     "gap": "learner -> estimate of the calibration gap ΔH − KL per token",
     "seq_rate": "learner -> estimate of the entropy rate of M's samples minus L's",
 }
@@ -87,20 +91,26 @@ def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float) -> lmc
     the size of the mean error at its smaller N; above it beyond its interval, the data have
     not levelled off."""
     (n, _), gain = list(step_gain.items())[-1]
-    return lmcases.Case.interval("the last doubling's gain", "below", gain, level_margin * error_at[n],
-                                 why=f"nats, against level_margin × the error at N = {n:,} "
-                                 f"({num(error_at[n])} nats)")
+    return lmcases.Case.interval(
+        "the last doubling's gain",
+        "below",
+        gain,
+        level_margin * error_at[n],
+        why=f"nats, against level_margin × the error at N = {n:,} ({num(error_at[n])} nats)",
+    )
 
 
 #: The largest training set of the paper's Fig. 3 (sequences), against which claim 6b's N is judged.
 PAPER_LARGEST_N = 30_000_000
 #: What the chapter says of the levelling case, by its decision.
-LEVELLED = {"for": "it has levelled off by our largest N: the last doubling gains less than level_margin of "
-                   "the error, beyond its interval",
-            "against": "it has not levelled off by our largest N: the last doubling still gains more than "
-                       "level_margin of the error, beyond its interval",
-            "open": "whether it has levelled off by our largest N is open: the last gain's interval straddles "
-                    "level_margin of the error"}
+LEVELLED = {
+    "for": "it has levelled off by our largest N: the last doubling gains less than level_margin of "
+    "the error, beyond its interval",
+    "against": "it has not levelled off by our largest N: the last doubling still gains more than "
+    "level_margin of the error, beyond its interval",
+    "open": "whether it has levelled off by our largest N is open: the last gain's interval straddles "
+    "level_margin of the error",
+}
 
 
 def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
@@ -122,171 +132,335 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
         rows.append(lmclaims.row(text_, cases, measured, basis=basis, form=form))
 
     ends = r.ends
-    claim("1. M underestimates most test sequences",
-          [est(n, "above", v, 0.5, why="share of the test sequences underestimated") for n, v in r.under.items()],
-          "; ".join(f"{n} {ci(v)}" for n, v in r.under.items()))
-    claim("2a. The rarer the sequence, the worse the underestimation (binned)",
-          [Case.apart(n, "below", bin_estimate(ends[n][0]), bin_estimate(ends[n][1]),
-                      why="mean error, rarest minus most probable equal-count bin (their intervals apart)")
-           for n in learners],
-          "rarest vs most probable equal-count bin: " + "; ".join(
-              f"{n} {num(ends[n][0]['mean'])} vs {num(ends[n][1]['mean'])}"
-              for n in learners) + f"; a constant deficit per token predicts "
-          f"both ends within {num(r.law_miss, 2)} nats")
-    claim("2b. Rare sequences are underestimated beyond their length",
-          [est(f"{n}: ends beyond the length law", "below", r.tail[n],
-               why="rarest minus most probable bin, residual of the length law") for n in learners]
-          + [est(f"{n}: surprisal at equal length", "below", r.s_coef[n],
-                 why="coefficient of per-token surprisal in the OLS of the error on length and surprisal (nats "
-                 "of error per nat); < 0: surprising sequences lose more at equal length") for n in learners],
-          "rarest minus most probable bin, residual of the length law: "
-          + "; ".join(f"{n} {ci(r.tail[n])}" for n in learners)
-          + "; OLS coefficient of per-token surprisal at equal length: "
-          + "; ".join(f"{n} {ci(r.s_coef[n])}" for n in learners))
-    claim("2c. The error falls non-linearly with $\\log p_L$",
-          [est(n, "outside", r.bend[n], q.linear_margin,
-               why="relative change of the slope across the central 95 % of log p_L") for n in learners],
-          "relative slope change across the central 95 % of log p_L: "
-          + "; ".join(f"{n} {ci(r.bend[n])}" for n in learners))
+    claim(
+        "1. M underestimates most test sequences",
+        [
+            est(n, "above", v, 0.5, why="share of the test sequences underestimated")
+            for n, v in r.under.items()
+        ],
+        "; ".join(f"{n} {ci(v)}" for n, v in r.under.items()),
+    )
+    claim(
+        "2a. The rarer the sequence, the worse the underestimation (binned)",
+        [
+            Case.apart(
+                n,
+                "below",
+                bin_estimate(ends[n][0]),
+                bin_estimate(ends[n][1]),
+                why="mean error, rarest minus most probable equal-count bin (their intervals apart)",
+            )
+            for n in learners
+        ],
+        "rarest vs most probable equal-count bin: "
+        + "; ".join(f"{n} {num(ends[n][0]['mean'])} vs {num(ends[n][1]['mean'])}" for n in learners)
+        + f"; a constant deficit per token predicts "
+        f"both ends within {num(r.law_miss, 2)} nats",
+    )
+    claim(
+        "2b. Rare sequences are underestimated beyond their length",
+        [
+            est(
+                f"{n}: ends beyond the length law",
+                "below",
+                r.tail[n],
+                why="rarest minus most probable bin, residual of the length law",
+            )
+            for n in learners
+        ]
+        + [
+            est(
+                f"{n}: surprisal at equal length",
+                "below",
+                r.s_coef[n],
+                why="coefficient of per-token surprisal in the OLS of the error on length and surprisal (nats "
+                "of error per nat); < 0: surprising sequences lose more at equal length",
+            )
+            for n in learners
+        ],
+        "rarest minus most probable bin, residual of the length law: "
+        + "; ".join(f"{n} {ci(r.tail[n])}" for n in learners)
+        + "; OLS coefficient of per-token surprisal at equal length: "
+        + "; ".join(f"{n} {ci(r.s_coef[n])}" for n in learners),
+    )
+    claim(
+        "2c. The error falls non-linearly with $\\log p_L$",
+        [
+            est(
+                n,
+                "outside",
+                r.bend[n],
+                q.linear_margin,
+                why="relative change of the slope across the central 95 % of log p_L",
+            )
+            for n in learners
+        ],
+        "relative slope change across the central 95 % of log p_L: "
+        + "; ".join(f"{n} {ci(r.bend[n])}" for n in learners),
+    )
     if r.size is not None:
         s = SimpleNamespace(**r.size)
         gain = scaled(s.pp_gain, 100)
-        claim("3. Model size matters little",
-              [est("sign: the larger model's mean-PP gain, %", "above", gain,
-                   why=f"{main}'s gain in mean PP over {s.tiny}, % of {s.tiny}'s"),
-               est("size: the same gain, %", "within", gain, 100 * q.size_cut,
-                   why="'only slightly': within the size_margin threshold either way (0: twice the paper's "
-                   "own gain, which it calls slight)")],
-              f"{main} vs {s.tiny} ({r.parameters[main] / 1e6:.2f} M vs "
-              f"{r.parameters[s.tiny] / 1e6:.2f} M parameters): mean-PP gain "
-              f"{ci(scaled(s.pp_gain, 100))}"
-              f" % against the paper's {100 * r.paper_size_gain:.2f} % (its "
-              "'slight'); mean errors differ by "
-              f"{ci(scaled(s.rel, 100))}"
-              f" % of their mean; unpaired per-bin intervals overlap in "
-              f"{s.n_overlap} of {s.n_bins} bins (the paper's criterion, not counted: it tests any "
-              f"difference; the paired difference is resolved in {s.n_resolved} of {s.n_paired})", form="effect")
+        claim(
+            "3. Model size matters little",
+            [
+                est(
+                    "sign: the larger model's mean-PP gain, %",
+                    "above",
+                    gain,
+                    why=f"{main}'s gain in mean PP over {s.tiny}, % of {s.tiny}'s",
+                ),
+                est(
+                    "size: the same gain, %",
+                    "within",
+                    gain,
+                    100 * q.size_cut,
+                    why="'only slightly': within the size_margin threshold either way (0: twice the paper's "
+                    "own gain, which it calls slight)",
+                ),
+            ],
+            f"{main} vs {s.tiny} ({r.parameters[main] / 1e6:.2f} M vs "
+            f"{r.parameters[s.tiny] / 1e6:.2f} M parameters): mean-PP gain "
+            f"{ci(scaled(s.pp_gain, 100))}"
+            f" % against the paper's {100 * r.paper_size_gain:.2f} % (its "
+            "'slight'); mean errors differ by "
+            f"{ci(scaled(s.rel, 100))}"
+            f" % of their mean; unpaired per-bin intervals overlap in "
+            f"{s.n_overlap} of {s.n_bins} bins (the paper's criterion, not counted: it tests any "
+            f"difference; the paired difference is resolved in {s.n_resolved} of {s.n_paired})",
+            form="effect",
+        )
     else:
         claim("3. Model size matters little", [], "one size trained")
     final, gaps, last, mid = r.final, r.gaps, r.last, r.mid
-    claim("4. Training error converges to ≈ 0 in every stratum",
-          [est("mean training error", "within", final["train"], q.near_zero_nats, why=f"epoch {last}, nats"),
-           est("gap between the training strata", "within", gaps["train", last], q.near_zero_nats,
-               why=f"epoch {last}, most probable minus rarest stratum, nats")],
-          f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
-          f"between strata {ci(gaps['train', last])} (the strata {strata_end(gaps['train', last])}); best "
-          f"validation epoch = last for {r.n_best_last} of {r.n_models} learners")
-    claim("5. The gaps between test strata persist",
-          [est("gap between the test strata", "above", gaps["test", last],
-               why=f"epoch {last}, most probable minus rarest stratum, nats")],
-          f"epoch {last}: test strata gap {ci(gaps['test', last])} (epoch 1: "
-          f"{ci(gaps['test', 1])}; epoch {mid}: {ci(gaps['test', mid])}), of "
-          f"which {ci(negated(r.gap_beyond))}"
-          f" beyond length (not counted: the claim is about the gaps themselves); exceeding the training gap "
-          f"by {ci(r.apart)}; training strata gap {ci(gaps['train', last])} (claim 4's case)")
+    claim(
+        "4. Training error converges to ≈ 0 in every stratum",
+        [
+            est("mean training error", "within", final["train"], q.near_zero_nats, why=f"epoch {last}, nats"),
+            est(
+                "gap between the training strata",
+                "within",
+                gaps["train", last],
+                q.near_zero_nats,
+                why=f"epoch {last}, most probable minus rarest stratum, nats",
+            ),
+        ],
+        f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
+        f"between strata {ci(gaps['train', last])} (the strata {strata_end(gaps['train', last])}); best "
+        f"validation epoch = last for {r.n_best_last} of {r.n_models} learners",
+    )
+    claim(
+        "5. The gaps between test strata persist",
+        [
+            est(
+                "gap between the test strata",
+                "above",
+                gaps["test", last],
+                why=f"epoch {last}, most probable minus rarest stratum, nats",
+            )
+        ],
+        f"epoch {last}: test strata gap {ci(gaps['test', last])} (epoch 1: "
+        f"{ci(gaps['test', 1])}; epoch {mid}: {ci(gaps['test', mid])}), of "
+        f"which {ci(negated(r.gap_beyond))}"
+        f" beyond length (not counted: the claim is about the gaps themselves); exceeding the training gap "
+        f"by {ci(r.apart)}; training strata gap {ci(gaps['train', last])} (claim 4's case)",
+    )
     step_gain = r.step_gain
     first, lastg = list(step_gain.values())[0], list(step_gain.values())[-1]
     last_rel = list(r.rel_step.values())[-1]
     # two claims: one estimate cannot show "helps" and "does not level off" wrong at once
-    claim("6a. More data helps",
-          [est(f"doubling N = {a:,} → {b:,}", "above", g, why="error gained, nats") for (a, b), g in step_gain.items()],
-          f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats); weights kept at updates "
-          + ", ".join(f"{r.steps[N]['kept update']}" for N in r.sizes) + " (N = " + ", ".join(
-              f"{N:,}" for N in r.sizes) + "; each N the better of two schedules on validation), learning "
-          "rate there " + ", ".join(f"{r.steps[N]['learning rate kept']:.2f}" for N in r.sizes)
-          + " of its peak")
-    claim("6b. … and levels off",
-          [levelling(step_gain, r.error_at, q.level_margin)],
-          f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
-          f"N = {r.sizes[-1]:,} (the paper's Fig. 3 goes to {PAPER_LARGEST_N / 1e6:.0f} M sequences)")
+    claim(
+        "6a. More data helps",
+        [
+            est(f"doubling N = {a:,} → {b:,}", "above", g, why="error gained, nats")
+            for (a, b), g in step_gain.items()
+        ],
+        f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats); weights kept at updates "
+        + ", ".join(f"{r.steps[N]['kept update']}" for N in r.sizes)
+        + " (N = "
+        + ", ".join(f"{N:,}" for N in r.sizes)
+        + "; each N the better of two schedules on validation), learning "
+        "rate there "
+        + ", ".join(f"{r.steps[N]['learning rate kept']:.2f}" for N in r.sizes)
+        + " of its peak",
+    )
+    claim(
+        "6b. … and levels off",
+        [levelling(step_gain, r.error_at, q.level_margin)],
+        f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
+        f"N = {r.sizes[-1]:,} (the paper's Fig. 3 goes to {PAPER_LARGEST_N / 1e6:.0f} M sequences)",
+    )
     same_n = r.same_n
-    claim("7. The Transformer uses data more efficiently than the LSTM",
-          [est(f"N = {N:,}", "above", e, why=f"{main} minus {arch[0]}, error at equal N")
-           for N, e in zip(r.sizes, same_n)],
-          f"{main} minus {arch[0]} at equal N (positive: {main} closer to L): "
-          + "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(r.sizes, same_n))
-          + "; against the LSTM on 2N (not counted): "
-          + "; ".join(ci(e) for e in r.ahead) if same_n else "no LSTM trained")
-    claim("8. The mass does not go to the head",
-          [est(f"{n}: most probable bin", "below", bin_estimate(ends[n][1]),
-               why="mean error in the most probable twentieth (equal-count bin)") for n in learners]
-          + [est(f"{n}: mass on L's head", "below", r.head_mass[n],
-                 why="M's mass minus L's on L's most probable fifth, from M's samples") for n in learners],
-          "mean error in the most probable twentieth (equal-count bin): " + "; ".join(
-              f"{n} {ci(bin_estimate(ends[n][1]))}" for n in learners)
-          + "; M's mass minus L's on L's most probable fifth, from M's samples: "
-          + "; ".join(f"{n} {ci(r.head_mass[n])}" for n in learners))
-    claim("9. Perturbed sequences end up overestimated",
-          [est(p.model, "above", p.ci, why=f"mean error after {r.top_level} perturbations")
-           for p in r.perturbed.itertuples()],
-          f"after {r.top_level} perturbations: " + "; ".join(
-              f"{p.model} {ci(p.ci)}" for p in r.perturbed.itertuples()))
+    claim(
+        "7. The Transformer uses data more efficiently than the LSTM",
+        [
+            est(f"N = {N:,}", "above", e, why=f"{main} minus {arch[0]}, error at equal N")
+            for N, e in zip(r.sizes, same_n)
+        ],
+        f"{main} minus {arch[0]} at equal N (positive: {main} closer to L): "
+        + "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(r.sizes, same_n))
+        + "; against the LSTM on 2N (not counted): "
+        + "; ".join(ci(e) for e in r.ahead)
+        if same_n
+        else "no LSTM trained",
+    )
+    claim(
+        "8. The mass does not go to the head",
+        [
+            est(
+                f"{n}: most probable bin",
+                "below",
+                bin_estimate(ends[n][1]),
+                why="mean error in the most probable twentieth (equal-count bin)",
+            )
+            for n in learners
+        ]
+        + [
+            est(
+                f"{n}: mass on L's head",
+                "below",
+                r.head_mass[n],
+                why="M's mass minus L's on L's most probable fifth, from M's samples",
+            )
+            for n in learners
+        ],
+        "mean error in the most probable twentieth (equal-count bin): "
+        + "; ".join(f"{n} {ci(bin_estimate(ends[n][1]))}" for n in learners)
+        + "; M's mass minus L's on L's most probable fifth, from M's samples: "
+        + "; ".join(f"{n} {ci(r.head_mass[n])}" for n in learners),
+    )
+    claim(
+        "9. Perturbed sequences end up overestimated",
+        [
+            est(p.model, "above", p.ci, why=f"mean error after {r.top_level} perturbations")
+            for p in r.perturbed.itertuples()
+        ],
+        f"after {r.top_level} perturbations: "
+        + "; ".join(f"{p.model} {ci(p.ci)}" for p in r.perturbed.itertuples()),
+    )
     rand_df = r.random_bins
-    claim("10. Random Σ* sequences are overestimated whatever $p_L$",
-          [Case(f"{b.model}, bin {b.bin}", "above", b.mean, b.low, b.high, why="mean error in the bin")
-           for b in rand_df.itertuples()],
-          f"bins above zero: {int((rand_df['low'] > 0).sum())} of {len(rand_df)}"
-          f" ({', '.join(r.models_random)})")
+    claim(
+        "10. Random Σ* sequences are overestimated whatever $p_L$",
+        [
+            Case(f"{b.model}, bin {b.bin}", "above", b.mean, b.low, b.high, why="mean error in the bin")
+            for b in rand_df.itertuples()
+        ],
+        f"bins above zero: {int((rand_df['low'] > 0).sum())} of {len(rand_df)}"
+        f" ({', '.join(r.models_random)})",
+    )
     t_cmp = r.t_cmp
     n_worse, n_better = int((t_cmp["high"] < 0).sum()), int((t_cmp["low"] > 0).sum())
-    claim("11a. Lower-entropy languages suffer more",
-          [est(f"seed {k[2]}: T = {k[0]} against {k[1]}", "below", c, why="error per token, colder minus warmer")
-           for k, c in r.colder.items()]
-          + [Case("bins of log p_L where the colder is worse", "above", n_worse / len(t_cmp), n_worse / len(t_cmp),
-                  1 - n_better / len(t_cmp), 0.5,
-                  why=f"{n_worse} worse and {n_better} better of {len(t_cmp)} bins beyond their intervals; the "
-                  "interval counts the open bins either way")],
-          "per token, colder minus warmer, by seed: " + "; ".join(
-              ci(c) for c in r.colder.values()) + f"; at equal log p_L, T = "
-          f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins; equal tokens, {r.t_planned} updates planned "
-          f"(main: {r.main_planned}), stopped early, weights kept at updates {min(r.t_kept)}–{max(r.t_kept)}")
+    claim(
+        "11a. Lower-entropy languages suffer more",
+        [
+            est(
+                f"seed {k[2]}: T = {k[0]} against {k[1]}",
+                "below",
+                c,
+                why="error per token, colder minus warmer",
+            )
+            for k, c in r.colder.items()
+        ]
+        + [
+            Case(
+                "bins of log p_L where the colder is worse",
+                "above",
+                n_worse / len(t_cmp),
+                n_worse / len(t_cmp),
+                1 - n_better / len(t_cmp),
+                0.5,
+                why=f"{n_worse} worse and {n_better} better of {len(t_cmp)} bins beyond their intervals; the "
+                "interval counts the open bins either way",
+            )
+        ],
+        "per token, colder minus warmer, by seed: "
+        + "; ".join(ci(c) for c in r.colder.values())
+        + f"; at equal log p_L, T = "
+        f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins; equal tokens, {r.t_planned} updates planned "
+        f"(main: {r.main_planned}), stopped early, weights kept at updates {min(r.t_kept)}–{max(r.t_kept)}",
+    )
     warm = [T for T in r.temperatures if T == 1.0]
-    claim("11b. The underestimation holds at T = 1 (App. A.3)",
-          [est(f"seed {s}", "above", r.t_share[1.0, s], 0.5, why="share underestimated at T = 1")
-           for s in r.temperature_seeds] if warm else [],
-          "share underestimated at T = 1, by seed: " + "; ".join(
-              ci(r.t_share[1.0, s]) for s in r.temperature_seeds) if warm
-          else "T = 1 not among the language temperatures")
+    claim(
+        "11b. The underestimation holds at T = 1 (App. A.3)",
+        [
+            est(f"seed {s}", "above", r.t_share[1.0, s], 0.5, why="share underestimated at T = 1")
+            for s in r.temperature_seeds
+        ]
+        if warm
+        else [],
+        "share underestimated at T = 1, by seed: "
+        + "; ".join(ci(r.t_share[1.0, s]) for s in r.temperature_seeds)
+        if warm
+        else "T = 1 not among the language temperatures",
+    )
     if isinstance(r.pretrained, str):
         claim("12. The findings hold with a pretrained ground truth", [], f"skipped: {r.pretrained}")
     elif r.pretrained:
         p = SimpleNamespace(**r.pretrained)
-        claim("12. The findings hold with a pretrained ground truth",
-              [est("share underestimated", "above", p.share, 0.5, why="share of the test sequences"),
-               Case.apart("rarest minus most probable bin", "below", bin_estimate(p.rarest_bin),
-                          bin_estimate(p.top_bin), why="mean error (their intervals apart)"),
-               est("random sequences", "above", p.rand, why="mean error")],
-              f"{p.language} at T = 1: underestimated {ci(p.share)}; "
-              f"rarest bin {num(p.rarest)} vs most probable "
-              f"{num(p.top)}; random sequences {ci(p.rand)}")
+        claim(
+            "12. The findings hold with a pretrained ground truth",
+            [
+                est("share underestimated", "above", p.share, 0.5, why="share of the test sequences"),
+                Case.apart(
+                    "rarest minus most probable bin",
+                    "below",
+                    bin_estimate(p.rarest_bin),
+                    bin_estimate(p.top_bin),
+                    why="mean error (their intervals apart)",
+                ),
+                est("random sequences", "above", p.rand, why="mean error"),
+            ],
+            f"{p.language} at T = 1: underestimated {ci(p.share)}; "
+            f"rarest bin {num(p.rarest)} vs most probable "
+            f"{num(p.top)}; random sequences {ci(p.rand)}",
+        )
     else:
-        claim("12. The findings hold with a pretrained ground truth", [],
-              "not run at this profile (the gpu profile's pretrained L)",
-              basis="gpu profile only")
+        claim(
+            "12. The findings hold with a pretrained ground truth",
+            [],
+            "not run at this profile (the gpu profile's pretrained L)",
+            basis="gpu profile only",
+        )
     lnre, grew = r.lnre, r.doublings
     language_side = [k for k in ("real sentences", "real words") if k in lnre]
     controls = [k for k in lnre if k.startswith(("power law", "fair die"))]
     counted = [k for k in language_side if k != "real sentences"]
     unlike = [k for k in counted if not math.isnan(grew[k])]
-    flat = "; no decay at N/10 to compare for " + ", ".join(sorted(set(counted) - set(unlike))) \
-        if len(unlike) < len(counted) else ""
-    claim("13. Natural language is in the LNRE zone, unlike dice",
-          [Case(f"{k}: unseen mass", "clearly above", lnre[k], threshold=q.lnre_share,
-                why="Good–Turing P̂_N at the largest N; the paper fixes no threshold") for k in language_side]
-          + [doublings_case(k, grew[k], q.lnre_doublings) for k in unlike],
-          "P̂_N and the decay exponent's doublings over the last decade: " + "; ".join(
-              f"{k} {num(lnre[k])}, {grown(grew[k])}" for k in language_side)
-          + " (the sentences' not counted: nearly all unique at this N, every law's exponent grows "
-          f"in proportion to N there, so the doublings cannot tell laws apart{flat})"
-          + "; controls (not counted): " + "; ".join(
-              f"{k} {num(lnre[k])}, {grown(grew[k])}" for k in controls))
-    claim("14. M spreads its mass too uniformly (the conclusion)",
-          [est(n, "above", r.gap[n], why="calibration gap ΔH − KL per token") for n in learners],
-          "calibration gap ΔH − KL per token: " + "; ".join(
-              f"{n} {ci(r.gap[n])}" for n in learners) + "; the entropy rate of M's "
-          "samples minus L's, "
-          + "; ".join(f"{n} {ci(r.seq_rate[n])}" for n in learners)
-          + ", is not counted: for a calibrated learner it is about its KL per token, above 0 whatever its shape")
+    flat = (
+        "; no decay at N/10 to compare for " + ", ".join(sorted(set(counted) - set(unlike)))
+        if len(unlike) < len(counted)
+        else ""
+    )
+    claim(
+        "13. Natural language is in the LNRE zone, unlike dice",
+        [
+            Case(
+                f"{k}: unseen mass",
+                "clearly above",
+                lnre[k],
+                threshold=q.lnre_share,
+                why="Good–Turing P̂_N at the largest N; the paper fixes no threshold",
+            )
+            for k in language_side
+        ]
+        + [doublings_case(k, grew[k], q.lnre_doublings) for k in unlike],
+        "P̂_N and the decay exponent's doublings over the last decade: "
+        + "; ".join(f"{k} {num(lnre[k])}, {grown(grew[k])}" for k in language_side)
+        + " (the sentences' not counted: nearly all unique at this N, every law's exponent grows "
+        f"in proportion to N there, so the doublings cannot tell laws apart{flat})"
+        + "; controls (not counted): "
+        + "; ".join(f"{k} {num(lnre[k])}, {grown(grew[k])}" for k in controls),
+    )
+    claim(
+        "14. M spreads its mass too uniformly (the conclusion)",
+        [est(n, "above", r.gap[n], why="calibration gap ΔH − KL per token") for n in learners],
+        "calibration gap ΔH − KL per token: "
+        + "; ".join(f"{n} {ci(r.gap[n])}" for n in learners)
+        + "; the entropy rate of M's "
+        "samples minus L's, "
+        + "; ".join(f"{n} {ci(r.seq_rate[n])}" for n in learners)
+        + ", is not counted: for a calibrated learner it is about its KL per token, above 0 whatever its shape",
+    )
     return lmclaims.table(rows)
 
 
@@ -296,12 +470,15 @@ def doublings_case(name: str, doublings: float, threshold: float) -> lmcases.Cas
     ``threshold``. A decay that reached P̂ = 0 (∞ doublings, a die used up) is counted
     beyond twice the threshold."""
     used_up = math.isinf(doublings)
-    return lmcases.Case(f"{name}: decay exponent's doublings", "clearly below",
-                        max(4 * threshold, math.log2(10)) if used_up else doublings, threshold=threshold,
-                        why="over the last decade of N, log₂ of the exponent's ratio (a power law 0, a "
-                        "fair die log₂ 10): a power-law decay rather than a die's; the threshold is ours"
-                        + ("; P̂ reached 0 (∞ doublings), counted beyond twice the threshold"
-                           if used_up else ""))
+    return lmcases.Case(
+        f"{name}: decay exponent's doublings",
+        "clearly below",
+        max(4 * threshold, math.log2(10)) if used_up else doublings,
+        threshold=threshold,
+        why="over the last decade of N, log₂ of the exponent's ratio (a power law 0, a "
+        "fair die log₂ 10): a power-law decay rather than a die's; the threshold is ours"
+        + ("; P̂ reached 0 (∞ doublings), counted beyond twice the threshold" if used_up else ""),
+    )
 
 
 def thresholds(rules: Mapping, paper_size_gain: float) -> dict[str, str]:
@@ -320,10 +497,9 @@ def thresholds(rules: Mapping, paper_size_gain: float) -> dict[str, str]:
         "the last decade of N (less than half of it; open up to twice it; a power law keeps "
         "its exponent, a fair die's grows tenfold, 3.3 doublings); being in the zone is "
         "lnre_share's",
-        f"level_margin = {q.level_margin:g}": "data levels off when a doubling "
-        "gains less than this share",
-        f"near_zero_nats = {q.near_zero_nats:g}": "a training error within this "
-        "many nats of 0 has converged",
+        f"level_margin = {q.level_margin:g}": "data levels off when a doubling gains less than this share",
+        f"near_zero_nats = {q.near_zero_nats:g}": "a training error within this many nats of 0 has converged",
         f"lnre_share = {q.lnre_share:g}": "a process is in the LNRE zone when the "
         "Good–Turing share of unseen mass clearly exceeds this at the largest N (twice it; open down "
-        "to half of it)"}
+        "to half of it)",
+    }

@@ -24,8 +24,20 @@ from lmnotes.studies.distortion import schedule as SC
 from lmnotes.studies.distortion.resample import ci
 
 
-def learn_sizes(lang, models: dict, learners, train, valid, test, sizes, epochs: int, config,
-                seed: int, tag: str, device: str) -> dict:
+def learn_sizes(
+    lang,
+    models: dict,
+    learners,
+    train,
+    valid,
+    test,
+    sizes,
+    epochs: int,
+    config,
+    seed: int,
+    tag: str,
+    device: str,
+) -> dict:
     """``(learner, N)`` -> :func:`errors` of each learner at each smaller size of ``sizes`` (the
     first N sequences of ``train``; each the better of two schedules,
     :func:`SC.learn_size`) and at the full size (its model in ``models``, trained for
@@ -48,26 +60,30 @@ def errors(model, test, got: dict, other: dict | None = None) -> tuple:
 
 def by_stratum(err_n: dict, main: str, sizes, strata: np.ndarray) -> pd.DataFrame:
     """The main learner's mean error per stratum and size, with its relative change r_N."""
-    data_df = pd.DataFrame([{"N": N, "stratum": b,
-                             "error": err_n[main, N][0][strata == b].mean()}
-                            for N in sizes for b in range(strata.max() + 1)])
+    data_df = pd.DataFrame(
+        [
+            {"N": N, "stratum": b, "error": err_n[main, N][0][strata == b].mean()}
+            for N in sizes
+            for b in range(strata.max() + 1)
+        ]
+    )
     data_df["relative change"] = data_df.groupby("stratum")["error"].transform(
-        lambda e: e.diff() / e.shift().abs())
+        lambda e: e.diff() / e.shift().abs()
+    )
     return data_df
 
 
 def doubling_gains(boot, err_n: dict, main: str, sizes):
     """The error gained by each step N → N′ (an interval from ``boot``), and the gain as a
     share of the error at N."""
-    step_gain = {(a, b): boot.mean_ci(err_n[main, b][0] - err_n[main, a][0])
-                 for a, b in zip(sizes, sizes[1:])}
-    rel_step = {k: v.value / abs(err_n[main, k[0]][0].mean())
-                for k, v in step_gain.items()}
+    step_gain = {
+        (a, b): boot.mean_ci(err_n[main, b][0] - err_n[main, a][0]) for a, b in zip(sizes, sizes[1:])
+    }
+    rel_step = {k: v.value / abs(err_n[main, k[0]][0].mean()) for k, v in step_gain.items()}
     return step_gain, rel_step
 
 
-def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_strata: int,
-         color):
+def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_strata: int, color):
     """Fig. 3: the main learner's error per stratum by N with the inset r_N (left), and each
     architecture's mean error by N with intervals from ``boot`` (right)."""
     fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.4))
@@ -76,8 +92,7 @@ def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_str
     for b, g in data_df.groupby("stratum"):
         axes[0].plot(g["N"], g["error"], marker=".", color=palette[b], lw=1.2)
         inset.plot(g["N"], g["relative change"], color=palette[b], lw=1)
-    axes[0].set(xlabel="training sequences N", ylabel="mean error (nats)",
-                title=f"{main} by N")
+    axes[0].set(xlabel="training sequences N", ylabel="mean error (nats)", title=f"{main} by N")
     plots.plain_log(axes[0], "x", ticks=sizes)
     inset.set_xscale("log")
     inset.minorticks_off()
@@ -86,12 +101,15 @@ def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_str
     inset.tick_params(labelsize="small")
     for name in [main] + arch:
         e = [boot.mean_ci(err_n[name, N][0]) for N in sizes]
-        axes[1].errorbar(sizes, [x.value for x in e],
-                         yerr=[[x.value - x.low for x in e],
-                               [x.high - x.value for x in e]],
-                         marker=".", label=name, color=color(name))
-    axes[1].set(xlabel="training sequences N", ylabel="mean test error",
-                title="By architecture")
+        axes[1].errorbar(
+            sizes,
+            [x.value for x in e],
+            yerr=[[x.value - x.low for x in e], [x.high - x.value for x in e]],
+            marker=".",
+            label=name,
+            color=color(name),
+        )
+    axes[1].set(xlabel="training sequences N", ylabel="mean test error", title="By architecture")
     plots.plain_log(axes[1], "x", ticks=sizes)
     axes[1].legend()
     return fig
@@ -99,9 +117,10 @@ def plot(boot, data_df: pd.DataFrame, err_n: dict, main: str, arch, sizes, n_str
 
 def table(boot, err_n: dict, main: str, arch, sizes) -> pd.DataFrame:
     """The mean test error (intervals from ``boot``) by size and architecture."""
-    return pd.DataFrame({"N": sizes} | {f"mean error ({n})": [ci(boot.mean_ci(err_n[n, N][0]))
-                                                              for N in sizes]
-                                        for n in [main] + arch})
+    return pd.DataFrame(
+        {"N": sizes}
+        | {f"mean error ({n})": [ci(boot.mean_ci(err_n[n, N][0])) for N in sizes] for n in [main] + arch}
+    )
 
 
 def training_table(err_n: dict, learners, sizes) -> pd.DataFrame:
@@ -112,20 +131,31 @@ def training_table(err_n: dict, learners, sizes) -> pd.DataFrame:
     for n in learners:
         for N in sizes:
             _, g, other = err_n[n, N]
-            rows.append({"learner": n, "N": N, "schedule kept": g.get("schedule", "full set's"),
-                         "kept update": f"{g['kept update']} of {g['updates planned']}",
-                         "learning rate kept": g["learning rate kept"],
-                         "Σ learning rate": g["Σ learning rate"], "valid loss": g["valid loss"],
-                         "other schedule's valid loss": other["valid loss"] if other else np.nan})
+            rows.append(
+                {
+                    "learner": n,
+                    "N": N,
+                    "schedule kept": g.get("schedule", "full set's"),
+                    "kept update": f"{g['kept update']} of {g['updates planned']}",
+                    "learning rate kept": g["learning rate kept"],
+                    "Σ learning rate": g["Σ learning rate"],
+                    "valid loss": g["valid loss"],
+                    "other schedule's valid loss": other["valid loss"] if other else np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def gain_table(step_gain: dict, rel_step: dict) -> pd.DataFrame:
     """The error gained by each doubling, in nats and as a share."""
-    return pd.DataFrame({
-        "from N": [a for a, _ in step_gain], "to N": [b for _, b in step_gain],
-        "error gained (nats)": [ci(v) for v in step_gain.values()],
-        "error reduced by": [f"{r:.1%}" for r in rel_step.values()]})
+    return pd.DataFrame(
+        {
+            "from N": [a for a, _ in step_gain],
+            "to N": [b for _, b in step_gain],
+            "error gained (nats)": [ci(v) for v in step_gain.values()],
+            "error reduced by": [f"{r:.1%}" for r in rel_step.values()],
+        }
+    )
 
 
 def architectures(boot, err_n: dict, main: str, lstm: str, sizes):
@@ -134,13 +164,15 @@ def architectures(boot, err_n: dict, main: str, lstm: str, sizes):
     criterion) and on the same N (``same_n``, the paper's), and the texts the chapter states,
     by name."""
     # data efficiency: the Transformer on N against the LSTM on the next N
-    ahead = [boot.mean_ci(err_n[main, a][0] - err_n[lstm, b][0])
-             for a, b in zip(sizes, sizes[1:])]
+    ahead = [boot.mean_ci(err_n[main, a][0] - err_n[lstm, b][0]) for a, b in zip(sizes, sizes[1:])]
     # the paper's criterion: both architectures on the same data
     same_n = [boot.mean_ci(err_n[main, N][0] - err_n[lstm, N][0]) for N in sizes]
-    texts = {"arch_same": "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(sizes, same_n)),
-             "arch_ahead": "; ".join(f"{a:,} vs {b:,}: {ci(e)}" for (a, b), e in zip(
-                 zip(sizes, sizes[1:]), ahead))}
+    texts = {
+        "arch_same": "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(sizes, same_n)),
+        "arch_ahead": "; ".join(
+            f"{a:,} vs {b:,}: {ci(e)}" for (a, b), e in zip(zip(sizes, sizes[1:]), ahead)
+        ),
+    }
     return ahead, same_n, texts
 
 
@@ -151,28 +183,41 @@ def schedule_note(err_n: dict, learner: str, smaller) -> str:
     parts, unannealed = [], []
     for N in smaller:
         _, g, other = err_n[learner, N]
-        parts.append(f"at N = {N:,} {learner} keeps the {g['schedule']} schedule (validation loss "
-                     f"{g['valid loss']:.3f} against {other['valid loss']:.3f}, learning rate "
-                     f"{g['learning rate kept']:.2f} of its peak at the kept weights)")
+        parts.append(
+            f"at N = {N:,} {learner} keeps the {g['schedule']} schedule (validation loss "
+            f"{g['valid loss']:.3f} against {other['valid loss']:.3f}, learning rate "
+            f"{g['learning rate kept']:.2f} of its peak at the kept weights)"
+        )
         if g["learning rate kept"] > 0.05:
             unannealed.append(f"{N:,}")
     text = "; ".join(parts)
-    return (text[:1].upper() + text[1:] + ". "
-            + (f"So N = {', '.join(unannealed)} {'is' if len(unannealed) == 1 else 'are'} compared at "
-               "weights taken before the learning rate decayed, because the annealed schedule "
-               "validates worse; the full set's weights are annealed, and part of each doubling's "
-               "gain may be that annealing." if unannealed else
-               "Every size is compared at weights taken where its learning rate had decayed."))
+    return (
+        text[:1].upper()
+        + text[1:]
+        + ". "
+        + (
+            f"So N = {', '.join(unannealed)} {'is' if len(unannealed) == 1 else 'are'} compared at "
+            "weights taken before the learning rate decayed, because the annealed schedule "
+            "validates worse; the full set's weights are annealed, and part of each doubling's "
+            "gain may be that annealing."
+            if unannealed
+            else "Every size is compared at weights taken where its learning rate had decayed."
+        )
+    )
 
 
 def facts(full: dict, epochs: int, step_gain: dict, rel_step: dict) -> dict:
     """What the chapter states about the data sizes, by name, in the order it glues them
     (``full_note`` is Markdown; ``full``: what the full set's training got, :func:`SC.summary`,
     in ``epochs`` passes)."""
-    return {"updates_txt": f"{full['updates planned']:,}",
-            "full_note": Prose("The full set's best epoch is its last, where its schedule "
-                               "anneals to zero." if full["best epoch"] == epochs
-                               else "The full set peaked before its last epoch."),
-            "gain_first": ci(list(step_gain.values())[0]),
-            "gain_last": ci(list(step_gain.values())[-1]),
-            "rel_last": f"{list(rel_step.values())[-1]:.0%}"}
+    return {
+        "updates_txt": f"{full['updates planned']:,}",
+        "full_note": Prose(
+            "The full set's best epoch is its last, where its schedule anneals to zero."
+            if full["best epoch"] == epochs
+            else "The full set peaked before its last epoch."
+        ),
+        "gain_first": ci(list(step_gain.values())[0]),
+        "gain_last": ci(list(step_gain.values())[-1]),
+        "rel_last": f"{list(rel_step.values())[-1]:.0%}",
+    }

@@ -108,13 +108,13 @@ def curvature(error, x, n_boot: int = 2000, seed: int = 0, span=(0.025, 0.975)) 
     y, x = np.asarray(error, dtype=float), np.asarray(x, dtype=float)
     lo, hi = np.quantile(x, span)
     z = (x - (lo + hi) / 2) / (hi - lo)  # centred and scaled: the span is z in [−½, ½]
-    powers = np.stack([z ** p for p in range(5)], 1)  # 1, z, …, z⁴
+    powers = np.stack([z**p for p in range(5)], 1)  # 1, z, …, z⁴
     moments = np.stack([y, z * y, z * z * y], 1)
 
     def change(w):
         w = np.atleast_2d(w)
         P, M = w @ powers, w @ moments
-        A = np.stack([P[:, i:i + 3] for i in range(3)], 1)  # the normal equations' matrices
+        A = np.stack([P[:, i : i + 3] for i in range(3)], 1)  # the normal equations' matrices
         a, b, c = np.linalg.solve(A, M[..., None])[..., 0].T
         return 2 * c / b  # (slope at z = ½ − slope at z = −½) / slope at z = 0
 
@@ -158,8 +158,9 @@ def best_temperature(nll, taus, n_boot: int = 2000, seed: int = 0) -> Estimate:
         raise ValueError("nll must be [sequences, len(taus)] with at least three temperatures")
     if not np.allclose(np.diff(np.log(taus)), np.log(taus[1] / taus[0])):
         raise ValueError("the temperatures must be evenly spaced in log τ")
-    return _interval(_argmin_log(taus, nll.sum(0))[0],
-                     _argmin_log(taus, _counts(len(nll), n_boot, seed) @ nll))
+    return _interval(
+        _argmin_log(taus, nll.sum(0))[0], _argmin_log(taus, _counts(len(nll), n_boot, seed) @ nll)
+    )
 
 
 def mass_by_bin(bins_m, bins_l, labels, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
@@ -181,7 +182,7 @@ def mass_by_bin(bins_m, bins_l, labels, n_boot: int = 2000, seed: int = 0) -> pd
     return pd.DataFrame(rows)
 
 
-def decay_exponent(sizes, values, at: float, span: float = 10 ** 0.5) -> float:
+def decay_exponent(sizes, values, at: float, span: float = 10**0.5) -> float:
     """−d ln P̂ / d ln N between N = at / span and N = at, interpolating the curve (sizes,
     values) linearly in log-log: constant for a power law P̂ ∝ N^−α, growing like N / K for a
     fair K-faced die (P̂ ≈ e^{−N/K}). Infinite once P̂ reaches 0."""

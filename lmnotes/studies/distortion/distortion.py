@@ -83,10 +83,10 @@ def perturb(seq: Sequence[int], vocab: Sequence[int], rng: np.random.Generator) 
         return seq[:i] + [_token(rng, vocab)] + seq[i:]
     if op == "delete":
         i = int(rng.integers(len(seq)))
-        return seq[:i] + seq[i + 1:]
+        return seq[:i] + seq[i + 1 :]
     if op == "substitute":
         i = int(rng.integers(len(seq)))
-        return seq[:i] + [_token(rng, vocab, avoid=seq[i])] + seq[i + 1:]
+        return seq[:i] + [_token(rng, vocab, avoid=seq[i])] + seq[i + 1 :]
     while True:  # swap two positions with different tokens
         i, j = (int(x) for x in rng.choice(len(seq), 2, replace=False))
         if seq[i] != seq[j]:
@@ -94,8 +94,9 @@ def perturb(seq: Sequence[int], vocab: Sequence[int], rng: np.random.Generator) 
             return seq
 
 
-def perturbation_ladder(seqs: Sequence[Sequence[int]], vocab: Sequence[int], levels: Sequence[int],
-                        seed: int = 0) -> dict[int, list[list[int]]]:
+def perturbation_ladder(
+    seqs: Sequence[Sequence[int]], vocab: Sequence[int], levels: Sequence[int], seed: int = 0
+) -> dict[int, list[list[int]]]:
     """D⁽ⁱ⁾ = PERTURB(D⁽ⁱ⁻¹⁾) applied recursively, kept at the given ``levels`` (0 is the
     input); deterministic for a seed."""
     levels = sorted(set(int(level) for level in levels))
@@ -112,7 +113,9 @@ def perturbation_ladder(seqs: Sequence[Sequence[int]], vocab: Sequence[int], lev
     return out
 
 
-def random_sequences(n: int, vocab: Sequence[int], mean_length: float = 10.0, seed: int = 0) -> list[list[int]]:
+def random_sequences(
+    n: int, vocab: Sequence[int], mean_length: float = 10.0, seed: int = 0
+) -> list[list[int]]:
     """``n`` sequences from Σ*: lengths Poisson(``mean_length``) conditioned on ≥ 1, tokens
     uniform over ``vocab`` (App. A.1)."""
     if n < 0 or mean_length <= 0:
@@ -150,8 +153,12 @@ def equal_count_bins(x, n_bins: int = 20, min_count: int = 11) -> np.ndarray:
         fewer = max(1, len(x) // min_count)
         warnings.warn(f"{len(x)} values for {n_bins} bins of at least {min_count}: using {fewer} bins")
         n_bins = fewer
-    return pd.Series(x).rank(method="min").pipe(
-        lambda r: pd.qcut(r, n_bins, labels=False, duplicates="drop")).to_numpy(dtype=int)
+    return (
+        pd.Series(x)
+        .rank(method="min")
+        .pipe(lambda r: pd.qcut(r, n_bins, labels=False, duplicates="drop"))
+        .to_numpy(dtype=int)
+    )
 
 
 def bin_means(values, bins, n_boot: int = 10_000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
@@ -211,14 +218,18 @@ def expected_good_turing_curve(sample: Sequence, sizes: Sequence[int]) -> np.nda
         if not 1 <= n <= total:
             raise ValueError(f"sizes must lie in [1, {total}], got {n}")
         ok = total - f >= n - 1
-        log_ratio = (_log_choose(total - f[ok], n - 1) - _log_choose(total, n))
+        log_ratio = _log_choose(total - f[ok], n - 1) - _log_choose(total, n)
         out.append(float(np.sum(v[ok] * f[ok] * np.exp(log_ratio))) / n)
     return np.array(out)
 
 
 def _log_choose(a, b):
     """ln C(a, b), elementwise."""
-    return special.gammaln(np.asarray(a) + 1.0) - special.gammaln(b + 1.0) - special.gammaln(np.asarray(a) - b + 1.0)
+    return (
+        special.gammaln(np.asarray(a) + 1.0)
+        - special.gammaln(b + 1.0)
+        - special.gammaln(np.asarray(a) - b + 1.0)
+    )
 
 
 def missing_mass_curve(sample: Sequence, probability: Sequence[float], sizes: Sequence[int]) -> np.ndarray:
@@ -232,4 +243,3 @@ def missing_mass_curve(sample: Sequence, probability: Sequence[float], sizes: Se
     p_first[first] = p[first]
     seen = np.cumsum(p_first)
     return np.array([1 - seen[n - 1] for n in sizes])
-

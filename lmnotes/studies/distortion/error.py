@@ -39,21 +39,17 @@ def plot_error(test, logp_m: dict, main: str, learners, curves: dict, laws: dict
     axes[0].hist2d(test.logp, logp_m[main], bins=40, cmap="Blues", cmin=1)
     lo = min(test.logp.min(), logp_m[main].min())
     axes[0].plot([lo, 0], [lo, 0], ls="--", color=plots.REFERENCE_COLOR, lw=1)
-    axes[0].set(xlabel="log p_L(x)", ylabel=f"log p_M(x), {main}",
-                title="Joint histogram (test)")
+    axes[0].set(xlabel="log p_L(x)", ylabel=f"log p_M(x), {main}", title="Joint histogram (test)")
     for name in learners:
         for kind, style in (("equal width", "-"), ("equal count", ":")):
             c = curves[name, kind]
-            axes[1].plot(c["log p_L"], c["mean"], style, marker=".",
-                         color=color(name),
-                         label=f"{name}, {kind}")
-            axes[1].fill_between(c["log p_L"], c["low"], c["high"], alpha=0.2,
-                                 color=color(name))
-        axes[1].plot(line_x, laws[name].slope * line_x, "--", lw=0.8,
-                     color=color(name))
+            axes[1].plot(
+                c["log p_L"], c["mean"], style, marker=".", color=color(name), label=f"{name}, {kind}"
+            )
+            axes[1].fill_between(c["log p_L"], c["low"], c["high"], alpha=0.2, color=color(name))
+        axes[1].plot(line_x, laws[name].slope * line_x, "--", lw=0.8, color=color(name))
     axes[1].axhline(0, color=plots.REFERENCE_COLOR, lw=1)
-    axes[1].set(xlabel="log p_L(x) (bin mean)", ylabel="mean error (nats)",
-                title="Mean error by bin")
+    axes[1].set(xlabel="log p_L(x) (bin mean)", ylabel="mean error (nats)", title="Mean error by bin")
     axes[1].legend(fontsize="small")
     return fig
 
@@ -69,17 +65,18 @@ def underestimation(boot, learners, err: dict, laws: dict):
     (:class:`.resample.Bootstrap`, drawn in that order), and the table of them with k."""
     share = {n: boot.share_under(n, err[n]) for n in learners}
     kl = {n: negated(boot.mean_error(n, err[n])) for n in learners}
-    median = {n: boot.stat(err[n], lambda v: np.median(v, axis=1))
-              for n in learners}
-    trimmed = {n: boot.stat(err[n], lambda v: ss.trim_mean(v, 0.05, axis=1))
-               for n in learners}
-    table = pd.DataFrame({
-        "model": learners,
-        "share underestimated": [ci(share[n]) for n in learners],
-        "median error": [ci(median[n]) for n in learners],
-        "5 % trimmed mean": [ci(trimmed[n]) for n in learners],
-        "mean error = −KL": [ci(negated(kl[n])) for n in learners],
-        "KL per token k": [laws[n].k for n in learners]})
+    median = {n: boot.stat(err[n], lambda v: np.median(v, axis=1)) for n in learners}
+    trimmed = {n: boot.stat(err[n], lambda v: ss.trim_mean(v, 0.05, axis=1)) for n in learners}
+    table = pd.DataFrame(
+        {
+            "model": learners,
+            "share underestimated": [ci(share[n]) for n in learners],
+            "median error": [ci(median[n]) for n in learners],
+            "5 % trimmed mean": [ci(trimmed[n]) for n in learners],
+            "mean error = −KL": [ci(negated(kl[n])) for n in learners],
+            "KL per token k": [laws[n].k for n in learners],
+        }
+    )
     return share, kl, median, table
 
 
@@ -102,40 +99,50 @@ def stands_out(low_name: str, low_i: int, err: dict, kl: dict) -> bool:
 
 def outlier_text(low_name: str, low_i: int, err: dict, test, kl: dict) -> str:
     """The sentence on the single worst sequence: whether it drives a learner's mean."""
-    what = (f"{num(err[low_name][low_i], 4)} nats (log p_L = {num(test.logp[low_i])}, "
-            f"{test.lengths[low_i]} tokens), "
-            f"{-err[low_name][low_i] / kl[low_name].value:.0f} times its mean deficit")
+    what = (
+        f"{num(err[low_name][low_i], 4)} nats (log p_L = {num(test.logp[low_i])}, "
+        f"{test.lengths[low_i]} tokens), "
+        f"{-err[low_name][low_i] / kl[low_name].value:.0f} times its mean deficit"
+    )
     if stands_out(low_name, low_i, err, kl):
-        return (f"One sequence stands out: {low_name} gives it an error of {what}; it makes "
-                f"{low_name}'s dip in the equal-width bin holding it, and it is why the table "
-                "gives a median and a trimmed mean beside the mean, which a few such values "
-                "dominate.")
-    return (f"No sequence stands out: the lowest error, {low_name}'s, is {what}, no more than "
-            f"a long sequence's share ({OUTLIER_TIMES} times would mark an outlier); the table "
-            "still gives a median and a trimmed mean beside the mean, which such values move.")
+        return (
+            f"One sequence stands out: {low_name} gives it an error of {what}; it makes "
+            f"{low_name}'s dip in the equal-width bin holding it, and it is why the table "
+            "gives a median and a trimmed mean beside the mean, which a few such values "
+            "dominate."
+        )
+    return (
+        f"No sequence stands out: the lowest error, {low_name}'s, is {what}, no more than "
+        f"a long sequence's share ({OUTLIER_TIMES} times would mark an outlier); the table "
+        "still gives a median and a trimmed mean beside the mean, which such values move."
+    )
 
 
 def end_bins(curves: dict, learners) -> dict:
     """Each learner's rarest and most probable equal-count bins (rows of :func:`by_bin`)."""
-    return {n: (curves[n, "equal count"].iloc[0], curves[n, "equal count"].iloc[-1])
-            for n in learners}
+    return {n: (curves[n, "equal count"].iloc[0], curves[n, "equal count"].iloc[-1]) for n in learners}
 
 
 def law_at_ends(ends: dict, laws: dict, learners):
     """The length law (k/h)·log p_L against the end bins: the table, its largest miss (nats)
     and in how many end bins it falls inside the bin's interval."""
-    table = pd.DataFrame({
-        "model": learners,
-        "rarest bin": [ci(bin_estimate(ends[n][0])) for n in learners],
-        "law there": [laws[n].slope * ends[n][0]["log p_L"] for n in learners],
-        "most probable bin": [ci(bin_estimate(ends[n][1])) for n in learners],
-        "law there ": [laws[n].slope * ends[n][1]["log p_L"] for n in learners],
-        "k (nats/token)": [laws[n].k for n in learners],
-        "h (nats/token)": [laws[n].h for n in learners]})
-    law_miss = max(abs(laws[n].slope * ends[n][i]["log p_L"] - ends[n][i]["mean"])
-                   for n in learners for i in (0, 1))
-    law_inside = sum(ends[n][i]["low"] <= laws[n].slope * ends[n][i]["log p_L"]
-                     <= ends[n][i]["high"] for n in learners for i in (0, 1))
+    table = pd.DataFrame(
+        {
+            "model": learners,
+            "rarest bin": [ci(bin_estimate(ends[n][0])) for n in learners],
+            "law there": [laws[n].slope * ends[n][0]["log p_L"] for n in learners],
+            "most probable bin": [ci(bin_estimate(ends[n][1])) for n in learners],
+            "law there ": [laws[n].slope * ends[n][1]["log p_L"] for n in learners],
+            "k (nats/token)": [laws[n].k for n in learners],
+            "h (nats/token)": [laws[n].h for n in learners],
+        }
+    )
+    law_miss = max(
+        abs(laws[n].slope * ends[n][i]["log p_L"] - ends[n][i]["mean"]) for n in learners for i in (0, 1)
+    )
+    law_inside = sum(
+        ends[n][i]["low"] <= laws[n].slope * ends[n][i]["log p_L"] <= ends[n][i]["high"]
+        for n in learners
+        for i in (0, 1)
+    )
     return table, law_miss, law_inside
-
-

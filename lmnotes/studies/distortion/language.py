@@ -105,16 +105,24 @@ class Language:
         """``n`` draws of p_L (cached); the finished ones, and P_trunc from the others."""
         if not isinstance(n, int) or n < 1:
             raise ValueError(f"draw at least one sample, got n = {n!r}")
-        s = memo.sample(self.lm, n, "ancestral", temperature=self.temperature, max_tokens=self.max_tokens,
-                        seed=seed, batch_size=batch_size)
+        s = memo.sample(
+            self.lm,
+            n,
+            "ancestral",
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            seed=seed,
+            batch_size=batch_size,
+        )
         done = np.asarray(s.finished, dtype=bool)
         if not done.any():
             raise NoneEnded(f"none of {n} samples ended within {self.max_tokens} tokens; raise max_tokens")
         self.log_finished = float(np.log(done.mean()))
         ids = [list(t) for t, d in zip(s.token_ids, done) if d]
         changed = sum(self.lm.encode(self.lm.decode(t)) != t for t in ids)
-        return SampleSet(ids, np.asarray(s.logprob_sampling)[done] - self.log_finished, n, int((~done).sum()),
-                         int(changed))
+        return SampleSet(
+            ids, np.asarray(s.logprob_sampling)[done] - self.log_finished, n, int((~done).sum()), int(changed)
+        )
 
     def token_logprobs(self, seqs) -> list[np.ndarray]:
         """log p_L(x_t | x_<t) at T for each token and EOS (no truncation correction)."""
@@ -133,8 +141,10 @@ class Language:
     def check_learner(self, lm: LanguageModel) -> None:
         """M must share L's vocabulary (ids mean the same tokens), or errors are meaningless."""
         if lm.vocab_size != self.lm.vocab_size or lm.token_bytes() != self.lm.token_bytes():
-            raise ModelError(f"{lm.name} and the language's model {self.lm.name} have different vocabularies "
-                             f"({lm.vocab_size} and {self.lm.vocab_size} types): train M with L's tokenizer")
+            raise ModelError(
+                f"{lm.name} and the language's model {self.lm.name} have different vocabularies "
+                f"({lm.vocab_size} and {self.lm.vocab_size} types): train M with L's tokenizer"
+            )
 
 
 class Borrowed:
@@ -158,8 +168,9 @@ class Borrowed:
 
     def decode(self, ids) -> str:
         if self._tokenizer is not None:
-            return self._tokenizer.decode(list(ids), skip_special_tokens=False,
-                                          clean_up_tokenization_spaces=False)
+            return self._tokenizer.decode(
+                list(ids), skip_special_tokens=False, clean_up_tokenization_spaces=False
+            )
         return self._lm.decode(ids)
 
     def token_bytes(self) -> list[bytes | None]:
@@ -196,8 +207,10 @@ def monitor(language: Language, train: SampleSet, test: SampleSet):
     from lmnotes.studies.distortion.distortion import estimation_error
 
     def callback(epoch: int, lm: LanguageModel) -> dict:
-        return {name: estimation_error(model_logprob(lm, s.ids), s.logp)
-                for name, s in (("train_error", train), ("test_error", test))}
+        return {
+            name: estimation_error(model_logprob(lm, s.ids), s.logp)
+            for name, s in (("train_error", train), ("test_error", test))
+        }
 
     return callback, io.digest("monitor", train.ids, test.ids, list(map(float, train.logp)))
 
@@ -220,11 +233,11 @@ def _next_token_logprobs(lm: LanguageModel, seqs, temperature: float, batch_size
     order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]), reverse=True)
     with torch.inference_mode():
         for a in range(0, len(order), batch_size):
-            idx = order[a:a + batch_size]
+            idx = order[a : a + batch_size]
             states = lm._padded_states([seqs[i] for i in idx], len(seqs[idx[0]]))
             logp = torch.log_softmax(lm._head(states).to(dtype) / temperature, -1).cpu()
             for r, i in enumerate(idx):
-                yield i, logp[r, :len(seqs[i])]
+                yield i, logp[r, : len(seqs[i])]
 
 
 def teacher_targets(language: Language, seqs, batch_size: int = 64, draws: int = 0, seed: int = 0):
@@ -259,10 +272,22 @@ def teacher_targets(language: Language, seqs, batch_size: int = 64, draws: int =
     return torch.cat([out[i] for i in range(len(out))])
 
 
-def learn(language: Language, learner: str, train: SampleSet, valid: SampleSet, epochs: int,
-          config: TrainConfig, seed: int = 0, tag: str = "", watch: tuple[SampleSet, SampleSet] | None = None,
-          distill: bool = False, device: str | None = "cpu", progress: bool | None = None,
-          teacher_draws: int = 0, patience: int = 0) -> LanguageModel:
+def learn(
+    language: Language,
+    learner: str,
+    train: SampleSet,
+    valid: SampleSet,
+    epochs: int,
+    config: TrainConfig,
+    seed: int = 0,
+    tag: str = "",
+    watch: tuple[SampleSet, SampleSet] | None = None,
+    distill: bool = False,
+    device: str | None = "cpu",
+    progress: bool | None = None,
+    teacher_draws: int = 0,
+    patience: int = 0,
+) -> LanguageModel:
     """Train learner ``learner`` (a name of :data:`LEARNERS`) from scratch on ``train``'s ids for
     ``epochs`` epochs, keeping the best-valid weights; with ``watch`` = (train subset, test
     subset), :func:`monitor` records the errors after every epoch in ``lm.history``. With
@@ -283,13 +308,30 @@ def learn(language: Language, learner: str, train: SampleSet, valid: SampleSet, 
         raise ValueError("teacher_draws needs distill=True")
     kind = f"/distilled-{teacher_draws}draws" if teacher_draws else "/distilled" if distill else ""
     name = f"M/{learner}{kind}{'/' + tag if tag else ''}"
-    lm = trained.on_ids(arch, tokenizer(language.lm), train.ids, valid.ids, name, net, config,
-                        tokenizer_key=f"{language.lm.cache_key}", seed=seed, device=device, callback=callback,
-                        callback_key=key, progress=progress,
-                        soft_targets=(lambda: teacher_targets(language, train.ids, draws=teacher_draws, seed=seed))
-                        if distill else None,
-                        teacher_key=(f"distill {language.lm.cache_key} T={language.temperature} float64"
-                                     + (f" draws={teacher_draws}" if teacher_draws else "")) if distill else "")
+    lm = trained.on_ids(
+        arch,
+        tokenizer(language.lm),
+        train.ids,
+        valid.ids,
+        name,
+        net,
+        config,
+        tokenizer_key=f"{language.lm.cache_key}",
+        seed=seed,
+        device=device,
+        callback=callback,
+        callback_key=key,
+        progress=progress,
+        soft_targets=(lambda: teacher_targets(language, train.ids, draws=teacher_draws, seed=seed))
+        if distill
+        else None,
+        teacher_key=(
+            f"distill {language.lm.cache_key} T={language.temperature} float64"
+            + (f" draws={teacher_draws}" if teacher_draws else "")
+        )
+        if distill
+        else "",
+    )
     language.check_learner(lm)
     return lm
 
@@ -316,6 +358,8 @@ def entropies(lm: LanguageModel, seqs, temperature: float = 1.0, batch_size: int
     """H(p(· | BOS, x_<t)) in nats at every position t of each id sequence (x_1 … EOS), under
     ``lm`` at ``temperature``: the per-prefix entropies behind the entropy gap ΔH = H_M − H_L.
     Sequences must fit the window (BOS + tokens)."""
-    out = dict((i, -(lp.exp() * lp).sum(-1).numpy().astype(np.float64))
-               for i, lp in _next_token_logprobs(lm, seqs, temperature, batch_size))
+    out = dict(
+        (i, -(lp.exp() * lp).sum(-1).numpy().astype(np.float64))
+        for i, lp in _next_token_logprobs(lm, seqs, temperature, batch_size)
+    )
     return [out[i] for i in range(len(out))]

@@ -31,7 +31,7 @@ from lmnotes.studies.distortion import distortion as D
 from lmnotes.studies.distortion.resample import grown, num
 
 #: The sample sizes of every curve (each also ends at its whole sample).
-GRID = np.unique(np.geomspace(10, 10 ** 7, 25).astype(int))
+GRID = np.unique(np.geomspace(10, 10**7, 25).astype(int))
 #: The power-law control: a Zipf law p_r ∝ r^−a, whose unseen mass falls as N^(1/a − 1),
 #: here N^−1/3, near the words' own exponent.
 ZIPF_A = 1.5
@@ -44,10 +44,8 @@ def curve(label: str, items, sizes, exact=None, over_orders: bool = False) -> li
     (:func:`.distortion.expected_good_turing_curve`), for items with no order of their own."""
     sizes = [int(x) for x in sizes if x < len(items)] + [len(items)]
     gt = (D.expected_good_turing_curve if over_orders else D.good_turing_curve)(items, sizes)
-    m0 = (D.missing_mass_curve(items, exact, sizes) if exact is not None
-          else [np.nan] * len(sizes))
-    return [{"process": label, "N": n_, "P̂_N = N₁/N": g, "exact M₀": m}
-            for n_, g, m in zip(sizes, gt, m0)]
+    m0 = D.missing_mass_curve(items, exact, sizes) if exact is not None else [np.nan] * len(sizes)
+    return [{"process": label, "N": n_, "P̂_N = N₁/N": g, "exact M₀": m} for n_, g, m in zip(sizes, gt, m0)]
 
 
 def curves(sentences, all_ids, L, lang, prefix_lengths, seed: int = 0, grid=GRID) -> pd.DataFrame:
@@ -64,12 +62,11 @@ def curves(sentences, all_ids, L, lang, prefix_lengths, seed: int = 0, grid=GRID
     gt_curves += curve("L's sequences", [tuple(s) for s in all_ids], grid)
     gt_curves += curve("real sentences", sentences, grid, over_orders=True)
     gt_curves += curve("real words", words, grid, over_orders=True)
-    zipf = np.random.default_rng(seed).zipf(ZIPF_A, size=10 ** 6)
+    zipf = np.random.default_rng(seed).zipf(ZIPF_A, size=10**6)
     gt_curves += curve(f"power law, N^−{1 - 1 / ZIPF_A:.2g}", zipf, grid, over_orders=True)
-    for faces in (10 ** 3, 10 ** 6):
-        dice = np.random.default_rng(seed).integers(faces, size=10 ** 6)
-        gt_curves += curve(f"fair die, {faces:,} faces", dice, grid,
-                           exact=np.full(len(dice), 1 / faces))
+    for faces in (10**3, 10**6):
+        dice = np.random.default_rng(seed).integers(faces, size=10**6)
+        gt_curves += curve(f"fair die, {faces:,} faces", dice, grid, exact=np.full(len(dice), 1 / faces))
     tok_lp = lang.token_logprobs(all_ids)
     for k in prefix_lengths:
         items = [tuple((list(s) + [L.eos_id])[:k]) for s in all_ids]
@@ -83,15 +80,13 @@ def plot(gt_df: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.6))
     for i, (label, g) in enumerate(gt_df.groupby("process", sort=False)):
         shade = sns.color_palette("colorblind", 10)[i % 10]
-        ax.plot(g["N"], g["P̂_N = N₁/N"], marker=".", ms=3, color=shade,
-                label=label)
+        ax.plot(g["N"], g["P̂_N = N₁/N"], marker=".", ms=3, color=shade, label=label)
         if g["exact M₀"].notna().any():
             ax.plot(g["N"], g["exact M₀"], ls=":", color=shade)
     ax.set(xlabel="sample size N", ylabel="P̂_N (solid), exact M₀ (dotted)")
-    plots.plain_log(ax, "x", ticks=[10 ** k for k in range(1, 8)])
+    plots.plain_log(ax, "x", ticks=[10**k for k in range(1, 8)])
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax.legend(fontsize="small", ncol=3, loc="upper center",
-              bbox_to_anchor=(0.5, -0.2))
+    ax.legend(fontsize="small", ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     return fig
 
 
@@ -103,17 +98,24 @@ def decay_shape(gt_df: pd.DataFrame) -> pd.DataFrame:
     shape = []
     for label, g in gt_df.groupby("process", sort=False):
         alpha = exponents(g, g["N"].max())
-        shape.append({"process": label, "decay exponent, N/10": alpha[0],
-                      "decay exponent, N": alpha[1],
-                      "doublings": doublings(*alpha)})
+        shape.append(
+            {
+                "process": label,
+                "decay exponent, N/10": alpha[0],
+                "decay exponent, N": alpha[1],
+                "doublings": doublings(*alpha),
+            }
+        )
     return pd.DataFrame(shape)
 
 
 def exponents(g: pd.DataFrame, top: float) -> tuple[float, float]:
     """One curve's local decay exponents over the half-decades below ``top``/10 and ``top``
     (NaN where the curve does not reach that far down)."""
-    return tuple(F.decay_exponent(g["N"], g["P̂_N = N₁/N"], at) if at / 10 ** 0.5 >= g["N"].min()
-                 else np.nan for at in (top / 10, top))
+    return tuple(
+        F.decay_exponent(g["N"], g["P̂_N = N₁/N"], at) if at / 10**0.5 >= g["N"].min() else np.nan
+        for at in (top / 10, top)
+    )
 
 
 def doublings(before: float, after: float) -> float:
@@ -144,18 +146,20 @@ def facts(gt_df: pd.DataFrame, last_gt: pd.DataFrame, grew, n_sentences: int) ->
     bias = checked["P̂_N = N₁/N"] - checked["exact M₀"]
     power = next(p for p in grew.index if p.startswith("power law"))
     words = gt_df[gt_df["process"] == "real words"]
-    return {"grew_words_tenth": grown(doublings(*exponents(words, words["N"].max() / 10))),
-            "grew_words": grown(grew["real words"]), "grew_power": grown(grew[power]),
-            "grew_die6": grown(grew["fair die, 1,000,000 faces"]),
-            "n_sent_gt": f"{n_sentences:,}",
-            "die6": num(last_gt.set_index("process").loc[
-                "fair die, 1,000,000 faces", "P̂_N = N₁/N"]),
-            "gt_bias_max": f"{bias.abs().max():.4f}", "gt_points": len(checked)}
+    return {
+        "grew_words_tenth": grown(doublings(*exponents(words, words["N"].max() / 10))),
+        "grew_words": grown(grew["real words"]),
+        "grew_power": grown(grew[power]),
+        "grew_die6": grown(grew["fair die, 1,000,000 faces"]),
+        "n_sent_gt": f"{n_sentences:,}",
+        "die6": num(last_gt.set_index("process").loc["fair die, 1,000,000 faces", "P̂_N = N₁/N"]),
+        "gt_bias_max": f"{bias.abs().max():.4f}",
+        "gt_points": len(checked),
+    }
 
 
 def shown(last_gt: pd.DataFrame) -> pd.DataFrame:
     """The table as shown: the exact missing mass to four decimals (— where unknown)."""
     out = last_gt.copy()
-    out["exact M₀"] = out["exact M₀"].map(
-        lambda v: "—" if np.isnan(v) else f"{max(v, 0):.4f}")
+    out["exact M₀"] = out["exact M₀"].map(lambda v: "—" if np.isnan(v) else f"{max(v, 0):.4f}")
     return out

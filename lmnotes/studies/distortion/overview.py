@@ -27,8 +27,11 @@ def split(draw, n_train: int, n_valid: int, n_test: int):
     when fewer than half the test sequences finished."""
     if len(draw) < n_train + n_valid + n_test // 2:
         raise ValueError(f"only {len(draw)} finished samples; lower the temperature")
-    return (draw.take(0, n_train), draw.take(n_train, n_train + n_valid),
-            draw.take(n_train + n_valid, len(draw)))
+    return (
+        draw.take(0, n_train),
+        draw.take(n_train, n_train + n_valid),
+        draw.take(n_train + n_valid, len(draw)),
+    )
 
 
 def sample_facts(L, lang, draw, train, test) -> dict:
@@ -40,11 +43,15 @@ def sample_facts(L, lang, draw, train, test) -> dict:
     p_trunc = draw.unfinished / draw.n_drawn
     # the sampler's log-probabilities against a fresh scoring pass
     rescored = lang.logprob(test.ids)
-    out = {"L_name": L.name, "cap": lang.max_tokens,
-           "L_params": f"{L.n_parameters / 1e6:.1f} M",
-           "n_drawn": f"{draw.n_drawn:,}", "n_unfinished": f"{draw.unfinished:,}",
-           "p_trunc": f"{p_trunc:.2%}",
-           "roundtrip": f"{draw.roundtrip_changed / len(draw):.0%}"}
+    out = {
+        "L_name": L.name,
+        "cap": lang.max_tokens,
+        "L_params": f"{L.n_parameters / 1e6:.1f} M",
+        "n_drawn": f"{draw.n_drawn:,}",
+        "n_unfinished": f"{draw.unfinished:,}",
+        "p_trunc": f"{p_trunc:.2%}",
+        "roundtrip": f"{draw.roundtrip_changed / len(draw):.0%}",
+    }
     trip = LG.roundtrip(L, draw.ids)
     out["trip_same"] = f"{trip['same text'] / len(draw):.0%}"
     out["trip_text"] = f"{trip['text changed'] / len(draw):.1%}"
@@ -60,9 +67,13 @@ def sample_facts(L, lang, draw, train, test) -> dict:
 
 def examples(L, test, k: int = 4) -> pd.DataFrame:
     """The first ``k`` test samples, decoded for reading, with their tokens and log p_L′."""
-    return pd.DataFrame({
-        "sample (decoded for reading)": [L.decode(s) for s in test.ids[:k]],
-        "tokens": test.lengths[:k] - 1, "log p_L′": test.logp[:k]})
+    return pd.DataFrame(
+        {
+            "sample (decoded for reading)": [L.decode(s) for s in test.ids[:k]],
+            "tokens": test.lengths[:k] - 1,
+            "log p_L′": test.logp[:k],
+        }
+    )
 
 
 def mean_pp(logp, lengths) -> float:
@@ -73,8 +84,7 @@ def mean_pp(logp, lengths) -> float:
 def real_text(L, sentences, max_tokens: int):
     """Real sentences encoded with L's tokenizer, those that fit under the cap: their ids, their
     lengths with EOS, and their UTF-8 bytes in all."""
-    real_pairs = [(t, s) for t, s in ((t, L.encode(t)) for t in sentences)
-                  if 0 < len(s) < max_tokens]
+    real_pairs = [(t, s) for t, s in ((t, L.encode(t)) for t in sentences) if 0 < len(s) < max_tokens]
     real = [s for _, s in real_pairs]
     real_n = np.array([len(s) + 1 for s in real])
     real_bytes = sum(len(t.encode("utf-8")) for t, _ in real_pairs)
@@ -86,17 +96,17 @@ def overview(L, models: dict, test, logp_m: dict, real, real_n, real_bytes) -> p
     mean PP and bits per byte on real text (EOS included)."""
     n = test.lengths
     lp_real = [LG.model_logprob(m, real) for m in [L] + list(models.values())]
-    return pd.DataFrame({
-        "model": ["L (the truth)"] + list(models),
-        "parameters": [L.n_parameters] + [m.n_parameters for m in models.values()],
-        "mean PP (Eq. 1)": [mean_pp(test.logp, n)]
-        + [mean_pp(lp, n) for lp in logp_m.values()],
-        "corpus PP": [np.exp(-test.logp.sum() / n.sum())]
-        + [np.exp(-lp.sum() / n.sum()) for lp in logp_m.values()],
-        "mean PP on real text (Table 5)": [
-            mean_pp(lp, real_n) for lp in lp_real],
-        "bits per byte on real text": [
-            -lp.sum() / np.log(2) / real_bytes for lp in lp_real]})
+    return pd.DataFrame(
+        {
+            "model": ["L (the truth)"] + list(models),
+            "parameters": [L.n_parameters] + [m.n_parameters for m in models.values()],
+            "mean PP (Eq. 1)": [mean_pp(test.logp, n)] + [mean_pp(lp, n) for lp in logp_m.values()],
+            "corpus PP": [np.exp(-test.logp.sum() / n.sum())]
+            + [np.exp(-lp.sum() / n.sum()) for lp in logp_m.values()],
+            "mean PP on real text (Table 5)": [mean_pp(lp, real_n) for lp in lp_real],
+            "bits per byte on real text": [-lp.sum() / np.log(2) / real_bytes for lp in lp_real],
+        }
+    )
 
 
 def worst_sequence(models: dict, logp_m: dict, test) -> str:
@@ -107,21 +117,23 @@ def worst_sequence(models: dict, logp_m: dict, test) -> str:
     worst = int(np.argmax(-logp_m[worst_model] / n))
     w_tok = models[worst_model].score_ids([test.ids[worst]])[0]
     if not (w_tok < -20).any():
-        return (f"The mean of per-sequence perplexities is fragile where a model derails; "
-                f"none does here: {worst_model}'s worst sequence, of {n[worst]} tokens (EOS "
-                f"included), gets {num(logp_m[worst_model][worst] / n[worst])} nats per token, "
-                f"against {num(test.logp[worst] / n[worst])} under L, and none of its tokens "
-                "less than −20 nats.")
-    return (f"The mean of per-sequence perplexities is fragile: "
-            f"{worst_model}'s is dominated by one sequence of {n[worst]} tokens "
-            f"(EOS included) to which it gives "
-            f"{num(logp_m[worst_model][worst] / n[worst])} nats per token, "
-            f"against {num(test.logp[worst] / n[worst])} under L; "
-            f"{(w_tok < -20).sum()} of its tokens get less than −20 nats, none "
-            f"of the first {int(np.argmax(w_tok < -20))}: after an unusual "
-            "prefix the model's state derails and does not recover.")
-
-
+        return (
+            f"The mean of per-sequence perplexities is fragile where a model derails; "
+            f"none does here: {worst_model}'s worst sequence, of {n[worst]} tokens (EOS "
+            f"included), gets {num(logp_m[worst_model][worst] / n[worst])} nats per token, "
+            f"against {num(test.logp[worst] / n[worst])} under L, and none of its tokens "
+            "less than −20 nats."
+        )
+    return (
+        f"The mean of per-sequence perplexities is fragile: "
+        f"{worst_model}'s is dominated by one sequence of {n[worst]} tokens "
+        f"(EOS included) to which it gives "
+        f"{num(logp_m[worst_model][worst] / n[worst])} nats per token, "
+        f"against {num(test.logp[worst] / n[worst])} under L; "
+        f"{(w_tok < -20).sum()} of its tokens get less than −20 nats, none "
+        f"of the first {int(np.argmax(w_tok < -20))}: after an unusual "
+        "prefix the model's state derails and does not recover."
+    )
 
 
 def facts(L, overview: pd.DataFrame, real, models: dict, logp_m: dict, test) -> dict:
@@ -129,10 +141,12 @@ def facts(L, overview: pd.DataFrame, real, models: dict, logp_m: dict, test) -> 
     (``pp_worst`` is Markdown): the real sentences scored, L's mean PP and bits per byte on
     them, L's vocabulary, L's and the main learner's mean PP on L's test sequences, and the
     sequence that dominates the worst learner's mean PP."""
-    return {"n_real_txt": f"{len(real):,}",
-            "pp_L_real": num(overview["mean PP on real text (Table 5)"][0]),
-            "bpb_L_real": f"{overview['bits per byte on real text'][0]:.3f}",
-            "L_vocab": f"{L.vocab_size:,}",
-            "pp_L": f"{overview['mean PP (Eq. 1)'][0]:.2f}",
-            "pp_main": f"{overview['mean PP (Eq. 1)'][1]:.2f}",
-            "pp_worst": Prose(worst_sequence(models, logp_m, test))}
+    return {
+        "n_real_txt": f"{len(real):,}",
+        "pp_L_real": num(overview["mean PP on real text (Table 5)"][0]),
+        "bpb_L_real": f"{overview['bits per byte on real text'][0]:.3f}",
+        "L_vocab": f"{L.vocab_size:,}",
+        "pp_L": f"{overview['mean PP (Eq. 1)'][0]:.2f}",
+        "pp_main": f"{overview['mean PP (Eq. 1)'][1]:.2f}",
+        "pp_worst": Prose(worst_sequence(models, logp_m, test)),
+    }

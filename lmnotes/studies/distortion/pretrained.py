@@ -26,8 +26,10 @@ def load(name: str, device: str | None = "cpu", end: str = END):
     over the texts that hold no other."""
     lm = models.load(name, device=device, **({"eos": end} if end else {}))
     if end and lm.decode([lm.eos_id]) != end:
-        raise ValueError(f"{end!r}, where a pretrained L's samples end, is not one token of "
-                         f"{name}: it reads {lm.decode([lm.eos_id])!r}")
+        raise ValueError(
+            f"{end!r}, where a pretrained L's samples end, is not one token of "
+            f"{name}: it reads {lm.decode([lm.eos_id])!r}"
+        )
     return lm
 
 
@@ -44,12 +46,17 @@ def draw(lang, n_train: int, n_valid: int, n_test: int, seed: int = 0):
         draws = None
     ended = len(draws) if draws is not None else 0
     if ended < n_train + n_valid + max(1, n_test // 2):
-        return (f"only {ended:,} of {n:,} draws ended within {lang.max_tokens} tokens, too few "
-                f"for {n_train:,} training, {n_valid:,} validation and about {n_test:,} test "
-                "sequences: a model that so rarely ends a text within the learners' window "
-                "cannot serve as L here")
-    return (draws.take(0, n_train), draws.take(n_train, n_train + n_valid),
-            draws.take(n_train + n_valid, ended))
+        return (
+            f"only {ended:,} of {n:,} draws ended within {lang.max_tokens} tokens, too few "
+            f"for {n_train:,} training, {n_valid:,} validation and about {n_test:,} test "
+            "sequences: a model that so rarely ends a text within the learners' window "
+            "cannot serve as L here"
+        )
+    return (
+        draws.take(0, n_train),
+        draws.take(n_train, n_train + n_valid),
+        draws.take(n_train + n_valid, ended),
+    )
 
 
 def summary(language: str, share, rand, curve: pd.DataFrame) -> dict:
@@ -58,14 +65,23 @@ def summary(language: str, share, rand, curve: pd.DataFrame) -> dict:
     most probable bins (``rarest_bin``, ``top_bin``: rows with mean, low and high), which the
     claims table turns into its cases."""
     rarest, top = curve.iloc[0], curve.iloc[-1]
-    return dict(language=language, share=share, rand=rand, rarest=rarest["mean"], top=top["mean"],
-                rarest_bin=rarest, top_bin=top)
+    return dict(
+        language=language,
+        share=share,
+        rand=rand,
+        rarest=rarest["mean"],
+        top=top["mean"],
+        rarest_bin=rarest,
+        top_bin=top,
+    )
 
 
 def text(p: dict, n_test: int, n_bins: int) -> str:
     """The chapter's sentence on the pretrained run."""
-    return (f"with {p['language']} as L, the learner "
-            f"underestimates a share {ci(p['share'])} of {n_test:,} test "
-            f"sequences; its mean error is {num(p['rarest'])} in the rarest "
-            f"and {num(p['top'])} in the most probable of {n_bins} "
-            f"equal-count bins, and {ci(p['rand'])} nats on random sequences.")
+    return (
+        f"with {p['language']} as L, the learner "
+        f"underestimates a share {ci(p['share'])} of {n_test:,} test "
+        f"sequences; its mean error is {num(p['rarest'])} in the rarest "
+        f"and {num(p['top'])} in the most probable of {n_bins} "
+        f"equal-count bins, and {ci(p['rand'])} nats on random sequences."
+    )

@@ -63,11 +63,15 @@ def summary(model, warmup: int, epochs: int) -> dict:
     planned = int(first["step"] / first["epoch"]) * epochs
     best = h.iloc[kept_row(h["valid_loss"])]
     kept = int(best["step"])
-    return {"updates planned": planned, "updates": int(h["step"].max()),
-            "best epoch": int(best["epoch"]), "kept update": kept,
-            "learning rate kept": lr_factor(kept, warmup, planned),
-            "Σ learning rate": float(sum(lr_factor(s, warmup, planned) for s in range(kept))),
-            "valid loss": float(best["valid_loss"])}
+    return {
+        "updates planned": planned,
+        "updates": int(h["step"].max()),
+        "best epoch": int(best["epoch"]),
+        "kept update": kept,
+        "learning rate kept": lr_factor(kept, warmup, planned),
+        "Σ learning rate": float(sum(lr_factor(s, warmup, planned) for s in range(kept))),
+        "valid loss": float(best["valid_loss"]),
+    }
 
 
 def learn_size(learn, share: float, epochs: int, config: TrainConfig) -> tuple:
@@ -76,8 +80,10 @@ def learn_size(learn, share: float, epochs: int, config: TrainConfig) -> tuple:
     loss, its :func:`summary` with the schedule's name (``schedule``), and the other's."""
     passes = same_updates(epochs, share)
     own = own_schedule(config, share)
-    tried = [("full set's", learn(passes, config), config.warmup, passes),
-             (f"own, {epochs} passes", learn(epochs, own), own.warmup, epochs)]
+    tried = [
+        ("full set's", learn(passes, config), config.warmup, passes),
+        (f"own, {epochs} passes", learn(epochs, own), own.warmup, epochs),
+    ]
     got = [(m, summary(m, w, e) | {"schedule": name}) for name, m, w, e in tried]
     got.sort(key=lambda g: g[1]["valid loss"])
     return got[0][0], got[0][1], got[1][1]

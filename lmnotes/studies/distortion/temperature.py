@@ -22,8 +22,9 @@ from lmnotes.studies.distortion.error import by_bin
 from lmnotes.studies.distortion.resample import ci, est, num
 
 
-def draws(L, lang, train, valid, test, temperatures, n_train: int, n_valid: int, n_test: int,
-          seed: int = 0) -> dict:
+def draws(
+    L, lang, train, valid, test, temperatures, n_train: int, n_valid: int, n_test: int, seed: int = 0
+) -> dict:
     """T -> (the language at T, training, validation and test sequences): the chapter's own
     draw at its temperature, a fresh draw of L at every other."""
     t_draws = {}
@@ -33,8 +34,12 @@ def draws(L, lang, train, valid, test, temperatures, n_train: int, n_valid: int,
         else:
             lg = LG.Language(L, T, max_tokens=lang.max_tokens)
             d = lg.sample(n_train + n_valid + n_test, seed=seed)
-            t_draws[T] = (lg, d.take(0, n_train), d.take(n_train, n_train + n_valid),
-                          d.take(n_train + n_valid, len(d)))
+            t_draws[T] = (
+                lg,
+                d.take(0, n_train),
+                d.take(n_train, n_train + n_valid),
+                d.take(n_train + n_valid, len(d)),
+            )
     return t_draws
 
 
@@ -51,8 +56,19 @@ def per_token(boot, e: np.ndarray, lengths: np.ndarray, n_boot: int) -> tuple:
     return e.sum() / lengths.sum(), e[idx].sum(1) / lengths[idx].sum(1)
 
 
-def learn_all(boot, t_draws: dict, t_budget: int, main: str, epochs: int, config, seeds,
-              main_tokens: int, patience: int, device: str = "cpu", n_boot: int = 2000):
+def learn_all(
+    boot,
+    t_draws: dict,
+    t_budget: int,
+    main: str,
+    epochs: int,
+    config,
+    seeds,
+    main_tokens: int,
+    patience: int,
+    device: str = "cpu",
+    n_boot: int = 2000,
+):
     """The main learner trained on every language (``t_budget`` tokens) with every seed, on
     the main learner's schedule (as many updates as ``epochs`` passes over its
     ``main_tokens`` training tokens, :func:`SC.same_updates`), stopped early (no better
@@ -66,8 +82,9 @@ def learn_all(boot, t_draws: dict, t_budget: int, main: str, epochs: int, config
         tr = tr.up_to_tokens(t_budget)
         errs = []
         for s in seeds:
-            m = LG.learn(lg, main, tr, va, passes, config, seed=s, tag=f"T{T}",
-                         device=device, patience=patience)
+            m = LG.learn(
+                lg, main, tr, va, passes, config, seed=s, tag=f"T{T}", device=device, patience=patience
+            )
             got[T, s] = SC.summary(m, config.warmup, passes)
             e = D.estimation_error(LG.model_logprob(m, te.ids), te.logp)
             errs.append(e)
@@ -76,14 +93,18 @@ def learn_all(boot, t_draws: dict, t_budget: int, main: str, epochs: int, config
         # the seeds' mean error on each test sequence
         temp_err[T] = (te.logp, np.mean(errs, 0), te.lengths)
         by_seed = [per_tok[T, s][0] for s in seeds]
-        temp_rows.append({
-            "T": f"{T:.2f}", "training sequences": len(tr),
-            "training tokens": int(tr.lengths.sum()),
-            "entropy rate": -te.logp.mean() / te.lengths.mean(),
-            "tokens per sequence": te.lengths.mean(),
-            "unfinished": f"{1 - np.exp(lg.log_finished):.2%}",
-            "mean error per sequence": ci(boot.mean_ci(temp_err[T][1])),
-            "seed spread": max(by_seed) - min(by_seed)})
+        temp_rows.append(
+            {
+                "T": f"{T:.2f}",
+                "training sequences": len(tr),
+                "training tokens": int(tr.lengths.sum()),
+                "entropy rate": -te.logp.mean() / te.lengths.mean(),
+                "tokens per sequence": te.lengths.mean(),
+                "unfinished": f"{1 - np.exp(lg.log_finished):.2%}",
+                "mean error per sequence": ci(boot.mean_ci(temp_err[T][1])),
+                "seed spread": max(by_seed) - min(by_seed),
+            }
+        )
     return pd.DataFrame(temp_rows), temp_err, per_tok, t_share, got
 
 
@@ -92,22 +113,34 @@ def by_seed_table(per_tok: dict, t_share: dict, got: dict, main_row: dict) -> pd
     kept of those planned, the summed learning-rate factor up to it, the learning rate there,
     validation loss), its
     error per token and the share underestimated; ``main_row``, the main learner's, last."""
+
     def row(T, s, g, tok, sh):
-        return {"T": T, "seed": s, "kept update": f"{g['kept update']} of {g['updates planned']}",
-                "Σ learning rate": g["Σ learning rate"],
-                "learning rate kept": g["learning rate kept"], "valid loss": g["valid loss"],
-                "error per token": ci(tok), "share underestimated": ci(sh)}
-    return pd.DataFrame([row(f"{T:.2f}", s, got[T, s], est(*per_tok[T, s]), t_share[T, s])
-                         for T, s in got] + [row(**main_row)])
+        return {
+            "T": T,
+            "seed": s,
+            "kept update": f"{g['kept update']} of {g['updates planned']}",
+            "Σ learning rate": g["Σ learning rate"],
+            "learning rate kept": g["learning rate kept"],
+            "valid loss": g["valid loss"],
+            "error per token": ci(tok),
+            "share underestimated": ci(sh),
+        }
+
+    return pd.DataFrame(
+        [row(f"{T:.2f}", s, got[T, s], est(*per_tok[T, s]), t_share[T, s]) for T, s in got]
+        + [row(**main_row)]
+    )
 
 
 def colder_minus_warmer(per_tok: dict, temperatures, seeds) -> dict:
     """(T, T′, seed) -> the error per token at T minus at the next warmer T′, per seed
     (independent samples): below zero, the colder language is estimated worse."""
     ts = sorted(temperatures)
-    return {(a, b, s): est(per_tok[a, s][0] - per_tok[b, s][0],
-                           per_tok[a, s][1] - per_tok[b, s][1])
-            for a, b in zip(ts, ts[1:]) for s in seeds}
+    return {
+        (a, b, s): est(per_tok[a, s][0] - per_tok[b, s][0], per_tok[a, s][1] - per_tok[b, s][1])
+        for a, b in zip(ts, ts[1:])
+        for s in seeds
+    }
 
 
 def per_sequence_text(temp_err: dict, temperatures) -> str:
@@ -115,18 +148,23 @@ def per_sequence_text(temp_err: dict, temperatures) -> str:
     ts = sorted(temperatures)
     seq_means = {T: temp_err[T][1].mean() for T in ts}
     best_t = max(seq_means, key=seq_means.get)  # the least negative
-    return ("the mean error is " + ", ".join(
-        f"{num(v)} at T = {T}" for T, v in seq_means.items()) + f" nats: the "
+    return (
+        "the mean error is "
+        + ", ".join(f"{num(v)} at T = {T}" for T, v in seq_means.items())
+        + f" nats: the "
         f"language at T = {best_t} is estimated best; its sequences are "
-        + ("the shortest." if best_t == min(ts) else "not the shortest."))
+        + ("the shortest." if best_t == min(ts) else "not the shortest.")
+    )
 
 
 def compare_bins(boot, temp_err: dict, lo_t: float, hi_t: float, n_boot: int) -> pd.DataFrame:
     """The error at ``lo_t`` minus at ``hi_t`` in 10 equal-width bins of log p_L where both
     languages reach, for bins with more than 10 sequences of each, with the mean lengths and a
     bootstrap of the two (independent) means from ``boot``."""
-    overlap = (max(temp_err[lo_t][0].min(), temp_err[hi_t][0].min()),
-               min(temp_err[lo_t][0].max(), temp_err[hi_t][0].max()))
+    overlap = (
+        max(temp_err[lo_t][0].min(), temp_err[hi_t][0].min()),
+        min(temp_err[lo_t][0].max(), temp_err[hi_t][0].max()),
+    )
     edges = np.linspace(*overlap, 11)
     t_cmp = []
     for a, b in zip(edges, edges[1:]):
@@ -137,16 +175,30 @@ def compare_bins(boot, temp_err: dict, lo_t: float, hi_t: float, n_boot: int) ->
             lens.append(n_tok[(x >= a) & (x < b)].mean())
         if min(map(len, parts)) > 10:
             boots = boot.means(parts[0], n_boot) - boot.means(parts[1], n_boot)
-            t_cmp.append({"log p_L from": a, "to": b,
-                          f"n (T={lo_t})": len(parts[0]),
-                          f"n (T={hi_t})": len(parts[1]),
-                          f"tokens (T={lo_t})": lens[0],
-                          f"tokens (T={hi_t})": lens[1],
-                          "difference": parts[0].mean() - parts[1].mean(),
-                          "low": np.quantile(boots, 0.025),
-                          "high": np.quantile(boots, 0.975)})
-    columns = ["log p_L from", "to", f"n (T={lo_t})", f"n (T={hi_t})", f"tokens (T={lo_t})",
-               f"tokens (T={hi_t})", "difference", "low", "high"]
+            t_cmp.append(
+                {
+                    "log p_L from": a,
+                    "to": b,
+                    f"n (T={lo_t})": len(parts[0]),
+                    f"n (T={hi_t})": len(parts[1]),
+                    f"tokens (T={lo_t})": lens[0],
+                    f"tokens (T={hi_t})": lens[1],
+                    "difference": parts[0].mean() - parts[1].mean(),
+                    "low": np.quantile(boots, 0.025),
+                    "high": np.quantile(boots, 0.975),
+                }
+            )
+    columns = [
+        "log p_L from",
+        "to",
+        f"n (T={lo_t})",
+        f"n (T={hi_t})",
+        f"tokens (T={lo_t})",
+        f"tokens (T={hi_t})",
+        "difference",
+        "low",
+        "high",
+    ]
     return pd.DataFrame(t_cmp, columns=columns)  # no common bin with enough sequences: no rows
 
 
@@ -168,8 +220,7 @@ def plot(temp_err: dict, temperatures, n_bins: int, n_boot: int, seed: int = 0):
 
 def colder_text(colder: dict) -> str:
     """The per-token differences of :func:`colder_minus_warmer`, for prose."""
-    return "; ".join(f"T = {a} − T = {b}, seed {s}: {ci(c)}"
-                     for (a, b, s), c in colder.items())
+    return "; ".join(f"T = {a} − T = {b}, seed {s}: {ci(c)}" for (a, b, s), c in colder.items())
 
 
 def facts(colder: dict, temps: pd.DataFrame, temp_err: dict, temperatures, patience: int) -> dict:
@@ -178,14 +229,20 @@ def facts(colder: dict, temps: pd.DataFrame, temp_err: dict, temperatures, patie
     difference and its ratio to that spread, and the per-sequence sentence (``t_per_seq``,
     Markdown)."""
     t_maxdiff = max(abs(c.value) for c in colder.values())
-    return {"t_patience": patience, "colder": colder_text(colder),
-            "t_spread": num(temps["seed spread"].max(), 2),
-            "t_maxdiff": num(t_maxdiff, 2),
-            "t_ratio": f"{t_maxdiff / temps['seed spread'].max():.1f}",
-            "t_per_seq": Prose(per_sequence_text(temp_err, temperatures))}
+    return {
+        "t_patience": patience,
+        "colder": colder_text(colder),
+        "t_spread": num(temps["seed spread"].max(), 2),
+        "t_maxdiff": num(t_maxdiff, 2),
+        "t_ratio": f"{t_maxdiff / temps['seed spread'].max():.1f}",
+        "t_per_seq": Prose(per_sequence_text(temp_err, temperatures)),
+    }
 
 
 def bin_facts(t_cmp: pd.DataFrame, lo_t: float) -> dict:
     """In how many common bins the coldest language is worse (of all) and better, and its T."""
-    return {"t_worse": f"{int((t_cmp['high'] < 0).sum())} of {len(t_cmp)}",
-            "t_better": int((t_cmp["low"] > 0).sum()), "lo_t": lo_t}
+    return {
+        "t_worse": f"{int((t_cmp['high'] < 0).sum())} of {len(t_cmp)}",
+        "t_better": int((t_cmp["low"] > 0).sum()),
+        "lo_t": lo_t,
+    }

@@ -34,8 +34,14 @@ def strata_curves(history: pd.DataFrame, watch, n_strata: int) -> pd.DataFrame:
         for _, row in history.iterrows():
             e = np.asarray(row[f"{part}_error"])
             for b in np.unique(bins):
-                out.append({"part": part, "epoch": int(row["epoch"]),
-                            "stratum": int(b), "error": e[bins == b].mean()})
+                out.append(
+                    {
+                        "part": part,
+                        "epoch": int(row["epoch"]),
+                        "stratum": int(b),
+                        "error": e[bins == b].mean(),
+                    }
+                )
     return pd.DataFrame(out)
 
 
@@ -60,8 +66,7 @@ def epoch_errors(history: pd.DataFrame, watch, part: str, epoch: int, n_strata: 
     """The watched subset's errors after an epoch, and its strata."""
     sub = watch[0] if part == "train" else watch[1]
     row = history.query("epoch == @epoch").iloc[0]
-    return (np.asarray(row[f"{part}_error"]),
-            D.equal_count_bins(sub.logp, n_strata))
+    return (np.asarray(row[f"{part}_error"]), D.equal_count_bins(sub.logp, n_strata))
 
 
 def spread(boot, history, watch, part: str, epoch: int, n_strata: int):
@@ -80,29 +85,49 @@ def over_training(boot, history: pd.DataFrame, watch, n_strata: int, seed: int =
     mean errors after epoch 2) and the ``table`` the chapter shows."""
     last = int(history["epoch"].max())
     mid = max(1, last // 2)
-    final = {part: boot.mean_ci(epoch_errors(history, watch, part, last, n_strata)[0])
-             for part in ("train", "test")}
-    spreads = {(part, e): spread(boot, history, watch, part, e, n_strata)
-               for part in ("train", "test") for e in (1, mid, last)}
+    final = {
+        part: boot.mean_ci(epoch_errors(history, watch, part, last, n_strata)[0])
+        for part in ("train", "test")
+    }
+    spreads = {
+        (part, e): spread(boot, history, watch, part, e, n_strata)
+        for part in ("train", "test")
+        for e in (1, mid, last)
+    }
     gaps = {k: est(*v) for k, v in spreads.items()}
     # test strata apart while the training strata close: gap(test) − gap(train)
-    apart = est(spreads["test", last][0] - spreads["train", last][0],
-                spreads["test", last][1] - spreads["train", last][1])
+    apart = est(
+        spreads["test", last][0] - spreads["train", last][0],
+        spreads["test", last][1] - spreads["train", last][1],
+    )
     e_last, b_last = epoch_errors(history, watch, "train", last, n_strata)
     # the test strata gap beyond what length alone gives (the length law):
     # the rarest stratum's residual minus the most probable one's, < 0 beyond it
     e_test, b_test = epoch_errors(history, watch, "test", last, n_strata)
     gap_beyond = F.residual_contrast(e_test, watch[1].lengths, b_test, seed=seed)
     rarest_train = boot.mean_ci(e_last[b_last == 0])
-    table = pd.DataFrame({
-        "sequences": ["train", "test"],
-        f"mean error, epoch {last}": [ci(final[p]) for p in ("train", "test")]}
-        | {f"strata gap, epoch {e}": [ci(gaps[p, e]) for p in ("train", "test")]
-           for e in sorted({1, mid, last})})
-    m2 = {p: np.mean(epoch_errors(history, watch, p, min(2, last), n_strata)[0])
-          for p in ("train", "test")}
-    return {"last": last, "mid": mid, "final": final, "gaps": gaps, "apart": apart,
-            "gap_beyond": gap_beyond, "rarest_train": rarest_train, "m2": m2, "table": table}
+    table = pd.DataFrame(
+        {
+            "sequences": ["train", "test"],
+            f"mean error, epoch {last}": [ci(final[p]) for p in ("train", "test")],
+        }
+        | {
+            f"strata gap, epoch {e}": [ci(gaps[p, e]) for p in ("train", "test")]
+            for e in sorted({1, mid, last})
+        }
+    )
+    m2 = {p: np.mean(epoch_errors(history, watch, p, min(2, last), n_strata)[0]) for p in ("train", "test")}
+    return {
+        "last": last,
+        "mid": mid,
+        "final": final,
+        "gaps": gaps,
+        "apart": apart,
+        "gap_beyond": gap_beyond,
+        "rarest_train": rarest_train,
+        "m2": m2,
+        "table": table,
+    }
 
 
 def strata_end(gap) -> str:
@@ -121,17 +146,28 @@ def facts(t: dict, n_best_last: int, n_models: int) -> dict:
     errors after epoch 2."""
     final, gaps, last, mid = t["final"], t["gaps"], t["last"], t["mid"]
     end = strata_end(gaps["train", last])
-    return {"train_strata": {"cross": "the training strata cross, the rarest ending up overestimated",
-                             "meet": "the training strata meet (their gap's interval holds 0)",
-                             "stay apart": "the training strata stay apart"}[end],
-            "train_strata_paper": {"cross": "ours cross, the rarest training sequences ending up "
-                                            "overestimated, so \"the training strata close\" is not what we see",
-                                   "meet": "ours meet too, though the gap's interval is wide",
-                                   "stay apart": "ours stay apart, so \"the training strata close\" "
-                                                 "is not what we see"}[end],
-            "train_final": ci(final["train"]), "test_final": ci(final["test"]),
-            "gap_train_last": ci(gaps["train", last]), "gap_test_last": ci(gaps["test", last]),
-            "gap_test_first": ci(gaps["test", 1]), "gap_test_mid": ci(gaps["test", mid]),
-            "mid": mid, "rarest_train": ci(t["rarest_train"]), "apart": ci(t["apart"]),
-            "best_last": f"{n_best_last} of {n_models}",
-            "m2_train": num(t["m2"]["train"]), "m2_test": num(t["m2"]["test"])}
+    return {
+        "train_strata": {
+            "cross": "the training strata cross, the rarest ending up overestimated",
+            "meet": "the training strata meet (their gap's interval holds 0)",
+            "stay apart": "the training strata stay apart",
+        }[end],
+        "train_strata_paper": {
+            "cross": "ours cross, the rarest training sequences ending up "
+            'overestimated, so "the training strata close" is not what we see',
+            "meet": "ours meet too, though the gap's interval is wide",
+            "stay apart": 'ours stay apart, so "the training strata close" is not what we see',
+        }[end],
+        "train_final": ci(final["train"]),
+        "test_final": ci(final["test"]),
+        "gap_train_last": ci(gaps["train", last]),
+        "gap_test_last": ci(gaps["test", last]),
+        "gap_test_first": ci(gaps["test", 1]),
+        "gap_test_mid": ci(gaps["test", mid]),
+        "mid": mid,
+        "rarest_train": ci(t["rarest_train"]),
+        "apart": ci(t["apart"]),
+        "best_last": f"{n_best_last} of {n_models}",
+        "m2_train": num(t["m2"]["train"]),
+        "m2_test": num(t["m2"]["test"]),
+    }

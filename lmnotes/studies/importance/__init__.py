@@ -42,8 +42,12 @@ PARAMETERS: dict[str, checks.Check] = {
     "k_max": checks.at_least(100),
     "beam_sizes": checks.increasing,
     "n_words": checks.at_least(1),
-    "word_letters": checks.Check(lambda v: None if len(v) == 2 and 1 <= v[0] <= v[1] else
-                                 "must be [fewest, most] letters, 1 ≤ fewest ≤ most", "[fewest, most], 1 ≤ fewest"),
+    "word_letters": checks.Check(
+        lambda v: (
+            None if len(v) == 2 and 1 <= v[0] <= v[1] else "must be [fewest, most] letters, 1 ≤ fewest ≤ most"
+        ),
+        "[fewest, most], 1 ≤ fewest",
+    ),
     "n_is": checks.at_least(2),
     "n_ancestral": checks.at_least(1),
     "sentence_models": checks.each(checks.model),

@@ -50,35 +50,56 @@ def instance_vs_corpus(runs: Mapping, keys: Sequence, ppl_of: Callable, n_tokens
     perplexity."""
     T = n_tokens
     gaps_ic = {k: (runs[k]["instance"] - runs[k]["corpus"]) / T for k in keys}
-    ic_cases = instance_lower({f"{k[1]}, {k[0]}": runs_interval(g) for k, g in gaps_ic.items()},
-                              why="log p̂ per token, instance minus corpus level (nats), mean over the runs, "
-                              "Student-t interval; > 0: instance level is lower in perplexity")
+    ic_cases = instance_lower(
+        {f"{k[1]}, {k[0]}": runs_interval(g) for k, g in gaps_ic.items()},
+        why="log p̂ per token, instance minus corpus level (nats), mean over the runs, "
+        "Student-t interval; > 0: instance level is lower in perplexity",
+    )
     decided = [c.decision for c in ic_cases]
     ic_runs = np.mean([np.mean(g > 0) for g in gaps_ic.values()])
-    ic_rel = {k: 100 * (ppl_of(k[0], runs[k]["corpus"].mean(), T)
-                        / ppl_of(k[0], runs[k]["instance"].mean(), T) - 1) for k in gaps_ic}
+    ic_rel = {
+        k: 100 * (ppl_of(k[0], runs[k]["corpus"].mean(), T) / ppl_of(k[0], runs[k]["instance"].mean(), T) - 1)
+        for k in gaps_ic
+    }
     ppl_i = {k: ppl_of(k[0], runs[k]["instance"].mean(), T) for k in gaps_ic}
     ppl_c = {k: ppl_of(k[0], runs[k]["corpus"].mean(), T) for k in gaps_ic}
     worst = max(gaps_ic, key=lambda k: ppl_c[k] - ppl_i[k])
     ess = np.concatenate([runs[k]["corpus ESS"].to_numpy() for k in gaps_ic])
-    values = {"n_ic_for": decided.count("for"), "n_ic_cases": len(decided), "n_ic_unresolved": decided.count("open"),
-              "ic_runs_pct": float(100 * ic_runs),
-              "ic_worst": f"{worst[1]} on the {worst[0]} model",
-              "ic_worst_c": float(ppl_c[worst]), "ic_worst_i": float(ppl_i[worst]),
-              "corpus_ess_median": float(np.median(ess))}
+    values = {
+        "n_ic_for": decided.count("for"),
+        "n_ic_cases": len(decided),
+        "n_ic_unresolved": decided.count("open"),
+        "ic_runs_pct": float(100 * ic_runs),
+        "ic_worst": f"{worst[1]} on the {worst[0]} model",
+        "ic_worst_c": float(ppl_c[worst]),
+        "ic_worst_i": float(ppl_i[worst]),
+        "corpus_ess_median": float(np.median(ess)),
+    }
     return InstanceVsCorpus(ic_cases, ic_runs, min(ic_rel.values()), max(ic_rel.values()), values)
 
 
 def grain_tokens(n_tokens: np.ndarray, T: float, article: np.ndarray, grains: Mapping) -> dict:
     """Mean tokens per instance of each unit: sentences (``n_tokens`` each, ``T`` in all), the
     blocks of ``grains`` (``{name: labels}``), articles and the whole corpus."""
-    return {"instance": n_tokens.mean(), "corpus": T,
-            "article": T / len(np.unique(article)),
-            **{g: T / len(np.unique(lab)) for g, lab in grains.items()}}
+    return {
+        "instance": n_tokens.mean(),
+        "corpus": T,
+        "article": T / len(np.unique(article)),
+        **{g: T / len(np.unique(lab)) for g, lab in grains.items()},
+    }
 
 
-def granularity_figure(models: Sequence[str], names: Sequence[str], runs: Mapping, cols: Sequence[str],
-                       tokens: Mapping, ppl_of: Callable, n_tokens: float, colors: Mapping, k_runs: int):
+def granularity_figure(
+    models: Sequence[str],
+    names: Sequence[str],
+    runs: Mapping,
+    cols: Sequence[str],
+    tokens: Mapping,
+    ppl_of: Callable,
+    n_tokens: float,
+    colors: Mapping,
+    k_runs: int,
+):
     """PPL^/PPL − 1 of the mean run against the mean tokens per instance (both logarithmic),
     a line per proposal of ``names``, a panel per model. The figure, open."""
     T = n_tokens
@@ -86,8 +107,7 @@ def granularity_figure(models: Sequence[str], names: Sequence[str], runs: Mappin
     for ax, m in zip(axes, models):
         for name in names:
             x = [tokens[c] for c in cols]
-            y = [ppl_of(m, runs[m, name][c].mean(), T) / ppl_of(m, 0.0, T) - 1
-                 for c in cols]
+            y = [ppl_of(m, runs[m, name][c].mean(), T) / ppl_of(m, 0.0, T) - 1 for c in cols]
             ax.plot(x, y, marker="o", ms=3, color=colors[name], label=name)
         ax.set(title=f"{m} switch-LM", yscale="log")
         plots.plain_log(ax, "x", [100, 1000, 10000])
@@ -104,33 +124,52 @@ def bias_removed(runs: Mapping, keys: Sequence, units: Sequence[str]) -> dict:
     removed = {}
     for k in keys:
         r = runs[k]
-        removed[k] = {unit: runs_interval((r[unit] - r["corpus"]) / (0.0 - r["corpus"]))
-                      for unit in units}
+        removed[k] = {unit: runs_interval((r[unit] - r["corpus"]) / (0.0 - r["corpus"])) for unit in units}
     return removed
 
 
 def removed_table(removed: Mapping) -> pd.DataFrame:
     """:func:`bias_removed` in %, a row per (model, proposal), a column per unit named by its
     sentences ("1", "2", …, "article")."""
-    t = pd.DataFrame({k: {
-        ("1" if u == "instance" else u.split()[0]): percent(e) for u, e in v.items()}
-        for k, v in removed.items()}).T
+    t = pd.DataFrame(
+        {
+            k: {("1" if u == "instance" else u.split()[0]): percent(e) for u, e in v.items()}
+            for k, v in removed.items()
+        }
+    ).T
     t.index.names = ["model", "proposal"]
     return t
 
 
-def document_values(removed: Mapping, runs: Mapping, ppl_of: Callable, n_tokens: float, bias_removed: float,
-                    article_tokens: float, block_sizes: Sequence[int]) -> tuple[list[lmcases.Case], dict]:
+def document_values(
+    removed: Mapping,
+    runs: Mapping,
+    ppl_of: Callable,
+    n_tokens: float,
+    bias_removed: float,
+    article_tokens: float,
+    block_sizes: Sequence[int],
+) -> tuple[list[lmcases.Case], dict]:
     """Claim 6's cases (articles as instances remove more than ``bias_removed`` of the
     corpus-level bias: for, beyond the interval) and the numbers the chapter quotes, by name:
     an example's perplexity per unit and the range removed by the two longest blocks."""
     T = n_tokens
-    doc_cases = [lmcases.Case.interval(f"{k[1]}, {k[0]}", "above", removed[k]["article"], bias_removed,
-                                       why="share of the corpus-level bias (nats) that articles as instances remove, "
-                                       "mean over the runs, Student-t interval")
-                 for k in removed]
-    values = {"n_doc_against": sum(c.decision == "against" for c in doc_cases), "n_doc_cases": len(doc_cases),
-              "bias_removed_pct": 100 * bias_removed}
+    doc_cases = [
+        lmcases.Case.interval(
+            f"{k[1]}, {k[0]}",
+            "above",
+            removed[k]["article"],
+            bias_removed,
+            why="share of the corpus-level bias (nats) that articles as instances remove, "
+            "mean over the runs, Student-t interval",
+        )
+        for k in removed
+    ]
+    values = {
+        "n_doc_against": sum(c.decision == "against" for c in doc_cases),
+        "n_doc_cases": len(doc_cases),
+        "bias_removed_pct": 100 * bias_removed,
+    }
     doc_example = ("sticky", "peek 1") if ("sticky", "peek 1") in removed else next(iter(removed))
     values["doc_example"] = f"{doc_example[1]} on the {doc_example[0]} model"
     for unit in ("instance", "article", "corpus"):
@@ -142,4 +181,3 @@ def document_values(removed: Mapping, runs: Mapping, ppl_of: Callable, n_tokens:
     values["block_removed_range"] = f"{100 * min(mid):.0f} to {100 * max(mid):.0f}" if mid else "–"
     values["long_blocks"] = " to ".join(u.split()[0] for u in long_blocks) or "–"
     return doc_cases, values
-

@@ -22,8 +22,9 @@ from lmnotes.report.glue import Prose
 from lmnotes.studies.importance.summaries import mean_estimate
 
 
-def bias_rows(runs: Mapping, chi: Mapping, props: Mapping, keys: Sequence, k_runs: int,
-              n_sentences: int) -> dict:
+def bias_rows(
+    runs: Mapping, chi: Mapping, props: Mapping, keys: Sequence, k_runs: int, n_sentences: int
+) -> dict:
     """Per ``(model, proposal)``, nats per sentence: the exact floor −KL(q ‖ p), the delta
     method's −χ²/2K (None unless χ²/K ≤ 1 for every sentence), the measured bias of the runs
     and after the plug-in and jackknife corrections (95% intervals over the runs), the share
@@ -42,7 +43,8 @@ def bias_rows(runs: Mapping, chi: Mapping, props: Mapping, keys: Sequence, k_run
             "χ²/K > 1": float(np.mean(-2 * predicted > 1)),
             "plug-in": mean_estimate(r["plug-in"], N_test),
             "jackknife": mean_estimate(r["jackknife"], N_test),
-            "runs above truth, jackknife": float(np.mean(r["jackknife"] > 0))}
+            "runs above truth, jackknife": float(np.mean(r["jackknife"] > 0)),
+        }
     return rows
 
 
@@ -56,24 +58,29 @@ def bias_values(rows: Mapping, chi: Mapping, k_runs: int, n_sentences: int, n_to
     above_floor = sum(v["measured"].low >= v["exact floor −KL(q‖p)"] for v in rows.values())
     values["n_above_floor"] = int(above_floor)
     with_delta = {k: v for k, v in rows.items() if v["delta method −χ²/2K"] is not None}
-    delta_in = sum(v["measured"].low <= v["delta method −χ²/2K"] <= v["measured"].high
-                   for v in with_delta.values())
+    delta_in = sum(
+        v["measured"].low <= v["delta method −χ²/2K"] <= v["measured"].high for v in with_delta.values()
+    )
     values["n_delta_shown"] = len(with_delta)
     values["n_delta_in"] = int(delta_in)
-    floor_ratio = {k: v["measured"].value / v["exact floor −KL(q‖p)"]
-                   for k, v in rows.items() if v["exact floor −KL(q‖p)"] < 0}
+    floor_ratio = {
+        k: v["measured"].value / v["exact floor −KL(q‖p)"]
+        for k, v in rows.items()
+        if v["exact floor −KL(q‖p)"] < 0
+    }
     lo_k, hi_k = min(floor_ratio, key=floor_ratio.get), max(floor_ratio, key=floor_ratio.get)
     values["floor_ratio_lo"] = float(100 * floor_ratio[lo_k])
     values["floor_ratio_hi"] = float(100 * floor_ratio[hi_k])
     values["floor_lo_case"] = f"{lo_k[1]}, {lo_k[0]}"
     values["floor_hi_case"] = f"{hi_k[1]}, {hi_k[0]}"
-    hidden = [I.delta_bias(chi[k], k_runs).sum() / N_test for k, v in rows.items()
-              if v["delta method −χ²/2K"] is None]
+    hidden = [
+        I.delta_bias(chi[k], k_runs).sum() / N_test
+        for k, v in rows.items()
+        if v["delta method −χ²/2K"] is None
+    ]
     values["delta_worst"] = tables.significant(2)(min(hidden)) if hidden else "–"
-    better_jk = sum(abs(v["jackknife"].value) < abs(v["measured"].value)
-                    for v in rows.values())
-    better_pi = sum(abs(v["plug-in"].value) < abs(v["measured"].value)
-                    for v in rows.values())
+    better_jk = sum(abs(v["jackknife"].value) < abs(v["measured"].value) for v in rows.values())
+    better_pi = sum(abs(v["plug-in"].value) < abs(v["measured"].value) for v in rows.values())
     values["n_jk_better"] = int(better_jk)
     values["n_pi_better"] = int(better_pi)
     values["n_bias_cases"] = len(rows)
@@ -89,23 +96,34 @@ def psis_rows(khat: Mapping, err_at_max: Mapping, keys: Sequence, threshold: flo
     for k in keys:
         flagged = np.nan_to_num(khat[k], nan=np.inf) > threshold
         err = -err_at_max[k]
-        rmse = lambda e: float(np.sqrt(np.mean(e ** 2))) if len(e) else None
-        rows[k] = {"flagged": float(flagged.mean()),
-                   "RMSE if flagged": rmse(err[flagged]),
-                   "RMSE if not": rmse(err[~flagged])}
+        rmse = lambda e: float(np.sqrt(np.mean(e**2))) if len(e) else None
+        rows[k] = {
+            "flagged": float(flagged.mean()),
+            "RMSE if flagged": rmse(err[flagged]),
+            "RMSE if not": rmse(err[~flagged]),
+        }
     return rows
 
 
 def psis_values(rows: Mapping) -> dict:
     """Where both groups exist, in how many cases the flagged sentences have the larger error,
     and the exceptions (a :class:`Prose` sentence)."""
-    both = {k: r for k, r in rows.items()
-            if r["RMSE if flagged"] is not None and r["RMSE if not"] is not None}
+    both = {
+        k: r for k, r in rows.items() if r["RMSE if flagged"] is not None and r["RMSE if not"] is not None
+    }
     larger = {k for k, r in both.items() if r["RMSE if flagged"] > r["RMSE if not"]}
-    return {"n_psis_sep": len(larger), "n_psis_both": len(both),
-            "psis_exceptions": Prose("; ".join(
+    return {
+        "n_psis_sep": len(larger),
+        "n_psis_both": len(both),
+        "psis_exceptions": Prose(
+            "; ".join(
                 f"{n} ({m}), {100 * both[m, n]['flagged']:.1f} % flagged"
-                for m, n in both if (m, n) not in larger) or "none")}
+                for m, n in both
+                if (m, n) not in larger
+            )
+            or "none"
+        ),
+    }
 
 
 #: The bias table's columns before the corrections, and the corrected estimates.
@@ -115,18 +133,19 @@ CORRECTED = ["measured", "plug-in", "jackknife"]
 
 def bias_formats() -> dict:
     """How the chapter formats the bias table's columns (:data:`BIAS_COLUMNS`)."""
-    return {"exact floor −KL(q‖p)": tables.significant(3),
-            "delta method −χ²/2K": tables.significant(3),
-            "measured": tables.significant(2), "χ²/K > 1": "{:.1%}"}
+    return {
+        "exact floor −KL(q‖p)": tables.significant(3),
+        "delta method −χ²/2K": tables.significant(3),
+        "measured": tables.significant(2),
+        "χ²/K > 1": "{:.1%}",
+    }
 
 
 def correction_formats() -> dict:
     """How the chapter formats the corrected estimates and the share of runs above the truth."""
-    return {**{c: tables.significant(2) for c in CORRECTED},
-            "runs above truth, jackknife": "{:.0%}"}
+    return {**{c: tables.significant(2) for c in CORRECTED}, "runs above truth, jackknife": "{:.0%}"}
 
 
 def psis_formats() -> dict:
     """How the chapter formats the PSIS table."""
-    return {"flagged": "{:.1%}", **{
-        c: tables.significant(2) for c in ["RMSE if flagged", "RMSE if not"]}}
+    return {"flagged": "{:.1%}", **{c: tables.significant(2) for c in ["RMSE if flagged", "RMSE if not"]}}

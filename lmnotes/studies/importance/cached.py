@@ -12,8 +12,10 @@ from lmnotes.core import remember
 
 #: The modules whose code decides the cached values: this study's, but for its claims (which
 #: read the values and compute none) and this one, and the statistics and numerics they use.
-MODULES = (remember.package_modules("lmnotes.studies.importance", ("cached", "claims"))
-           + remember.package_modules("lmnotes.stats")
-           + ("lmnotes.core.numerics", "lmnotes.core.kernels"))
+MODULES = (
+    remember.package_modules("lmnotes.studies.importance", ("cached", "claims"))
+    + remember.package_modules("lmnotes.stats")
+    + ("lmnotes.core.numerics", "lmnotes.core.kernels")
+)
 
 remembered = remember.Store("latent", MODULES)

@@ -35,7 +35,7 @@ from lmnotes.stats.inference import Estimate
 from lmnotes.studies.importance import aggregation as AG
 from lmnotes.studies.importance import paper as PA
 from lmnotes.studies.importance import switch_runs as SR
-from lmnotes.studies.importance.summaries import fmt, mean_estimate, overlap, p_text
+from lmnotes.studies.importance.summaries import fmt, mean_estimate, overlap
 
 Case = lmcases.Case
 
@@ -199,22 +199,45 @@ def tau_window(name: str, best: float, low: float, high: float, why: str) -> Cas
     centred on :data:`WINDOW`, within its half-width: for if the whole range lies inside the
     window, against if it lies wholly outside."""
     centre, half = math.sqrt(WINDOW[0] * WINDOW[1]), 0.5 * math.log(WINDOW[1] / WINDOW[0])
-    return Case(name, "within", math.log(best / centre), math.log(low / centre), math.log(high / centre), half,
-                why=f"log(τ / {centre:.2f}) of the best τ, {best:.2g}, and of the range as good, "
-                f"{low:.2g}–{high:.2g} ({why}); within ±{half:.2f}: τ in ({WINDOW[0]:.2f}, {WINDOW[1]:.2f})")
+    return Case(
+        name,
+        "within",
+        math.log(best / centre),
+        math.log(low / centre),
+        math.log(high / centre),
+        half,
+        why=f"log(τ / {centre:.2f}) of the best τ, {best:.2g}, and of the range as good, "
+        f"{low:.2g}–{high:.2g} ({why}); within ±{half:.2f}: τ in ({WINDOW[0]:.2f}, {WINDOW[1]:.2f})",
+    )
 
 
 def kglm_gap(corpus: Estimate, instance: Estimate, approx_share: float) -> list[Case]:
     """Claim 16, an effect: its sign (instance level below corpus level, perplexity points)
     and its size (the gap in nats per token, ln(PPL_C / PPL_I), within ``approx_share`` of
     the source's 10)."""
-    nats = Estimate(math.log(corpus.value / instance.value), math.log(corpus.low / instance.high),
-                    math.log(corpus.high / instance.low))
-    return [Case.apart("the sign, instance below corpus level", "above", corpus, instance,
-                       why="perplexity points, corpus minus instance level, as printed (± half the last digit)"),
-            Case("the size, ≈ 10 nats", "within", nats.value / 10 - 1, nats.low / 10 - 1, nats.high / 10 - 1,
-                 approx_share, why="the gap in nats per token, ln(PPL_C / PPL_I), relative to 10: "
-                 "gap / 10 − 1")]
+    nats = Estimate(
+        math.log(corpus.value / instance.value),
+        math.log(corpus.low / instance.high),
+        math.log(corpus.high / instance.low),
+    )
+    return [
+        Case.apart(
+            "the sign, instance below corpus level",
+            "above",
+            corpus,
+            instance,
+            why="perplexity points, corpus minus instance level, as printed (± half the last digit)",
+        ),
+        Case(
+            "the size, ≈ 10 nats",
+            "within",
+            nats.value / 10 - 1,
+            nats.low / 10 - 1,
+            nats.high / 10 - 1,
+            approx_share,
+            why="the gap in nats per token, ln(PPL_C / PPL_I), relative to 10: gap / 10 − 1",
+        ),
+    ]
 
 
 #: The family-wise level of a case that sums up several comparisons (Bonferroni over them).
@@ -226,10 +249,10 @@ def welch(a: tuple[float, float, float], b: tuple[float, float, float], k: int =
     interval at the level that keeps ``k`` such comparisons at :data:`ALPHA` in all
     (Bonferroni; 95 % for one)."""
     (ma, sa, na), (mb, sb, nb) = a, b
-    var = sa ** 2 + sb ** 2
+    var = sa**2 + sb**2
     if var == 0:
         return Estimate(ma - mb, ma - mb, ma - mb)
-    dof = var ** 2 / (sa ** 4 / (na - 1) + sb ** 4 / (nb - 1))
+    dof = var**2 / (sa**4 / (na - 1) + sb**4 / (nb - 1))
     half = ss.t.ppf(1 - ALPHA / (2 * k), dof) * math.sqrt(var)
     return Estimate(ma - mb, ma - mb - half, ma - mb + half)
 
@@ -240,8 +263,10 @@ def order_cases(model: str, quality: Mapping[str, float], score: Mapping[str, tu
     higher is better) is higher beyond the Welch interval, against if lower (every neighbour
     in order is the whole order)."""
     ranked = sorted(quality, key=quality.get)
-    return [Case.interval(f"{model}: {a} ahead of {b}", "above", welch(score[a], score[b]), why=why)
-            for a, b in zip(ranked, ranked[1:])]
+    return [
+        Case.interval(f"{model}: {a} ahead of {b}", "above", welch(score[a], score[b]), why=why)
+        for a, b in zip(ranked, ranked[1:])
+    ]
 
 
 def weakest(name: str, diffs: Mapping[str, Estimate], why: str) -> Case:
@@ -250,9 +275,13 @@ def weakest(name: str, diffs: Mapping[str, Estimate], why: str) -> Case:
     exactly when every interval does and below it exactly when some interval does; ``diffs``
     at the level corrected for their number (:func:`welch` with ``k``)."""
     low = min(diffs, key=lambda k: diffs[k].low)
-    return Case.weakest(name, "above", list(diffs.values()),
-                        why=f"{why} ({len(diffs)} comparisons, the weakest, {low}'s lower end; each interval at "
-                f"{100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni)")
+    return Case.weakest(
+        name,
+        "above",
+        list(diffs.values()),
+        why=f"{why} ({len(diffs)} comparisons, the weakest, {low}'s lower end; each interval at "
+        f"{100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni)",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -267,27 +296,43 @@ def source_cases(paper: pd.DataFrame, rules: Rules) -> dict[str, list[Case]]:
     """The cases of claims 5, 9, 11 and 16 from the paper's Table 1 as printed (``paper``:
     :data:`.paper.TABLE1`), each value ± half its last digit, by the code that builds the
     chapter's cases (:func:`.aggregation.instance_lower`, :func:`peeking_better`,
-    :func:`tied_range` and :func:`tau_window`, :func:`kglm_gap`): instance below corpus level per cell (5), the untempered peeking proposal
+    :func:`tied_range` and :func:`tau_window`, :func:`kglm_gap`): instance below corpus level per
+    cell (5), the untempered peeking proposal
     against no peeking per cell (9, RNNG has no such row), the best temperature of each model
     and level and those not apart from it (11), and KGLM's gap at τ = 1.1 (16)."""
     t1 = PA.read_table1(paper)
-    lower = {f"{m}, {p}": difference(printed(paper.loc[("corpus", p), m]), printed(paper.loc[("instance", p), m]))
-             for p in paper.loc["instance"].index for m in paper.columns
-             if pd.notna(paper.loc[("instance", p), m]) and pd.notna(paper.loc[("corpus", p), m])}
-    peek = {f"{lvl}, {m}": difference(printed(paper.loc[(lvl, SR.NO_PEEKING), m]),
-                                      printed(paper.loc[(lvl, "τ = 1"), m]))
-            for lvl in ("corpus", "instance") for m in paper.columns if pd.notna(paper.loc[(lvl, SR.NO_PEEKING), m])}
+    lower = {
+        f"{m}, {p}": difference(printed(paper.loc[("corpus", p), m]), printed(paper.loc[("instance", p), m]))
+        for p in paper.loc["instance"].index
+        for m in paper.columns
+        if pd.notna(paper.loc[("instance", p), m]) and pd.notna(paper.loc[("corpus", p), m])
+    }
+    peek = {
+        f"{lvl}, {m}": difference(
+            printed(paper.loc[(lvl, SR.NO_PEEKING), m]), printed(paper.loc[(lvl, "τ = 1"), m])
+        )
+        for lvl in ("corpus", "instance")
+        for m in paper.columns
+        if pd.notna(paper.loc[(lvl, SR.NO_PEEKING), m])
+    }
     taus = []
     for lvl in ("instance", "corpus"):
         for m in paper.columns:
             scores = {t: printed(-paper.loc[(lvl, f"τ = {t:g}"), m]) for t in PAPER_TEMPERATURES}
-            taus.append(tau_window(f"{m}, {lvl} level", *tied_range(scores),
-                                   why="the perplexities as printed; as good: not apart by their last digit"))
+            taus.append(
+                tau_window(
+                    f"{m}, {lvl} level",
+                    *tied_range(scores),
+                    why="the perplexities as printed; as good: not apart by their last digit",
+                )
+            )
     unit = "perplexity points as printed (± half the last digit)"
-    return {"5": AG.instance_lower(lower, why=f"corpus minus instance level, {unit}"),
-            "9": peeking_better(peek, why=f"no peeking minus the peeking proposal at τ = 1, {unit}"),
-            "11": taus,
-            "16": kglm_gap(printed(t1["kglm_c"]), printed(t1["kglm_i"]), rules.approx_share)}
+    return {
+        "5": AG.instance_lower(lower, why=f"corpus minus instance level, {unit}"),
+        "9": peeking_better(peek, why=f"no peeking minus the peeking proposal at τ = 1, {unit}"),
+        "11": taus,
+        "16": kglm_gap(printed(t1["kglm_c"]), printed(t1["kglm_i"]), rules.approx_share),
+    }
 
 
 def source_text(number: str, paper: pd.DataFrame, rules: Rules) -> str:
@@ -298,8 +343,12 @@ def source_text(number: str, paper: pd.DataFrame, rules: Rules) -> str:
     verdict = lmcases.verdict(SOURCE_FORMS[number], n_for, n_against, n_open)
     text = f"the paper's Table 1 by this rule: {verdict} ({n_for} of {len(cases)} for"
     if verdict != "reproduced":
-        return text + "; not " + ", ".join(c.name for c in cases if c.decision != "for") + \
-            "): its words go beyond its table"
+        return (
+            text
+            + "; not "
+            + ", ".join(c.name for c in cases if c.decision != "for")
+            + "): its words go beyond its table"
+        )
     return text + ")"
 
 
@@ -310,8 +359,9 @@ def peeking_summary(table: pd.DataFrame) -> str:
     worse = cases[(cases["claim"] == "9") & (cases["decision"] == "against")]["name"].tolist()
     if not worse:
         return "every peeking proposal beats no peeking, mean-field included"
-    return "yet " + "; ".join(f"{n.rpartition(', ')[0]} loses to no peeking on the {n.rpartition(', ')[2]} model"
-                              for n in worse)
+    return "yet " + "; ".join(
+        f"{n.rpartition(', ')[0]} loses to no peeking on the {n.rpartition(', ')[2]} model" for n in worse
+    )
 
 
 def source_summary(paper: pd.DataFrame, rules: Rules) -> str:
@@ -328,10 +378,18 @@ def source_summary(paper: pd.DataFrame, rules: Rules) -> str:
     def listed(items):
         return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
 
-    return "; ".join(part for part in (
-        f"by its own Table 1 the source reproduces claim{'s' * (len(passes) > 1)} {listed(passes)}" if passes else "",
-        f"its words go beyond its table in claim{'s' * (len(beyond) > 1)} {listed(beyond)}" if beyond else "")
-        if part)
+    return "; ".join(
+        part
+        for part in (
+            f"by its own Table 1 the source reproduces claim{'s' * (len(passes) > 1)} {listed(passes)}"
+            if passes
+            else "",
+            f"its words go beyond its table in claim{'s' * (len(beyond) > 1)} {listed(beyond)}"
+            if beyond
+            else "",
+        )
+        if part
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -352,7 +410,8 @@ def thresholds(rules: Rules) -> dict[str, str]:
         "mass are clearly separated, more than twice it not (the paper fixes no threshold)",
         f"beam_share_margin = {rules.beam_share_margin:g}": "claim 15: at equal length, two beams whose shares "
         "of p(x) lie within this many points are equally tight",
-        f"approx_share = {rules.approx_share:g}": "claim 16: '≈ 10' holds within this share of 10"}
+        f"approx_share = {rules.approx_share:g}": "claim 16: '≈ 10' holds within this share of 10",
+    }
 
 
 def claims(results: Measured, rules: Rules) -> pd.DataFrame:
@@ -373,22 +432,38 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
     def named(cases, decision, most=2):
         """The names of the cases so decided, at most ``most`` of them, "none" if none."""
         names = [c.name for c in cases if c.decision == decision]
-        return "; ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "") or "none"
+        return (
+            "; ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+            or "none"
+        )
 
     # 1: a stochastic upper bound, every model-proposal pair
     latent_cases = [(m, n) for m in switch for n in r.latent_names]
     ub = {k: mean_estimate(runs[k]["instance"], N_test) for k in latent_cases}
-    c1 = [Case.interval(f"{n}, {m}", "below", ub[m, n],
-                        why=f"E log p̂ − log p per sentence (nats) over {n_runs} runs of K draws, Student-t "
-                        "interval; < 0: the perplexity estimate lies above the truth on average")
-          for m, n in latent_cases]
+    c1 = [
+        Case.interval(
+            f"{n}, {m}",
+            "below",
+            ub[m, n],
+            why=f"E log p̂ − log p per sentence (nats) over {n_runs} runs of K draws, Student-t "
+            "interval; < 0: the perplexity estimate lies above the truth on average",
+        )
+        for m, n in latent_cases
+    ]
     below_truth = np.mean([np.mean(runs[k]["instance"] > 0) for k in latent_cases])
-    claim("1. The IS estimate of perplexity is a stochastic upper bound (Eq. 4)", c1,
-          f"E log p̂ − log p per sentence over {n_runs} runs below 0 beyond the interval for {counted(c1)} of "
-          f"{len(c1)} model–proposal pairs" + (f"; open: {named(c1, 'open')}, too close to the posterior for the "
-                                                "runs to resolve its bias" if counted(c1, "open") else "")
-          + f"; {100 * below_truth:.0f} % of single runs fall below the truth: a bound on average, not run by run.",
-          basis="in expectation")
+    claim(
+        "1. The IS estimate of perplexity is a stochastic upper bound (Eq. 4)",
+        c1,
+        f"E log p̂ − log p per sentence over {n_runs} runs below 0 beyond the interval for {counted(c1)} of "
+        f"{len(c1)} model–proposal pairs"
+        + (
+            f"; open: {named(c1, 'open')}, too close to the posterior for the runs to resolve its bias"
+            if counted(c1, "open")
+            else ""
+        )
+        + f"; {100 * below_truth:.0f} % of single runs fall below the truth: a bound on average, not run by run.",
+        basis="in expectation",
+    )
 
     # 2 and 4: the gap left at K = k_max; a proposal whose sentences need more draws cannot
     # reach the limit at this K (open unless its gap is already below the threshold)
@@ -397,140 +472,272 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
     for (m, n), share in tail_sub.items():
         g = gap_interval[m, n]
         if share == 0:
-            c2.append(Case.interval(f"{n}, {m}", "below", g, converged_gap,
-                                    why=f"relative perplexity gap at K = {k_max:,}, Monte Carlo interval; every "
-                                    "sentence needs fewer than K draws (e^KL)"))
+            c2.append(
+                Case.interval(
+                    f"{n}, {m}",
+                    "below",
+                    g,
+                    converged_gap,
+                    why=f"relative perplexity gap at K = {k_max:,}, Monte Carlo interval; every "
+                    "sentence needs fewer than K draws (e^KL)",
+                )
+            )
         else:
-            c2.append(Case(f"{n}, {m}", "below", g.value, -np.inf, g.high, converged_gap,
-                           why=f"relative perplexity gap at K = {k_max:,}; {100 * share:.1f} % of its sentences need "
-                           "more than K draws (e^KL): the limit is out of reach at this K, so the gap can show "
-                           "convergence (its upper end below the threshold) but not its absence (no lower end)"))
+            c2.append(
+                Case(
+                    f"{n}, {m}",
+                    "below",
+                    g.value,
+                    -np.inf,
+                    g.high,
+                    converged_gap,
+                    why=f"relative perplexity gap at K = {k_max:,}; {100 * share:.1f} % of its sentences need "
+                    "more than K draws (e^KL): the limit is out of reach at this K, so the gap can show "
+                    "convergence (its upper end below the threshold) but not its absence (no lower end)",
+                )
+            )
     n_tail = sum(v > 0 for v in tail_sub.values())
-    claim("2. The estimates are consistent: they converge as K grows (§2)", c2,
-          f"relative perplexity gap at K = {k_max:,} below {converged_gap:.1%} beyond its interval for "
-          f"{counted(c2)} of the {len(c2)} curves; {n_tail} have sentences that need more than K draws (e^KL), "
-          f"cannot reach the limit at this K, and are open unless already below.", basis="in expectation")
+    claim(
+        "2. The estimates are consistent: they converge as K grows (§2)",
+        c2,
+        f"relative perplexity gap at K = {k_max:,} below {converged_gap:.1%} beyond its interval for "
+        f"{counted(c2)} of the {len(c2)} curves; {n_tail} have sentences that need more than K draws (e^KL), "
+        f"cannot reach the limit at this K, and are open unless already below.",
+        basis="in expectation",
+    )
 
-    claim("3a. Estimates fall monotonically as K grows, in expectation (Figs. 2–3)", r.mono_cases,
-          f"E log p̂_K rises beyond the intervals at every step whose predicted rise the runs can resolve in "
-          f"{counted(r.mono_cases)} of {len(r.mono_cases)} model–proposal pairs, falls in "
-          f"{counted(r.mono_cases, 'against')} (a theorem, Burda et al.: it can fail only by noise or a bug).",
-          basis="in expectation")
+    claim(
+        "3a. Estimates fall monotonically as K grows, in expectation (Figs. 2–3)",
+        r.mono_cases,
+        f"E log p̂_K rises beyond the intervals at every step whose predicted rise the runs can resolve in "
+        f"{counted(r.mono_cases)} of {len(r.mono_cases)} model–proposal pairs, falls in "
+        f"{counted(r.mono_cases, 'against')} (a theorem, Burda et al.: it can fail only by noise or a bug).",
+        basis="in expectation",
+    )
     curve_rises = {k: int(np.sum(np.diff(r.curves[k]) < 0)) for k in r.mono_keys}
     steps = len(next(iter(r.curves.values()))) - 1
-    c3b = [Case(f"{n}, {m}", "less", v, threshold=1,
-                why=f"steps of the single running curve, of {steps}, at which its perplexity rises")
-           for (m, n), v in curve_rises.items()]
-    claim("3b. The plotted curves fall monotonically as K grows (Figs. 2–3)", c3b,
-          f"single running curves whose perplexity never rises: {counted(c3b)} of {len(c3b)}; they rise "
-          f"{r.falls_single} times in {r.n_curve_steps} steps in all (a run, unlike its expectation, "
-          "need not fall).", form="identity")
+    c3b = [
+        Case(
+            f"{n}, {m}",
+            "less",
+            v,
+            threshold=1,
+            why=f"steps of the single running curve, of {steps}, at which its perplexity rises",
+        )
+        for (m, n), v in curve_rises.items()
+    ]
+    claim(
+        "3b. The plotted curves fall monotonically as K grows (Figs. 2–3)",
+        c3b,
+        f"single running curves whose perplexity never rises: {counted(c3b)} of {len(c3b)}; they rise "
+        f"{r.falls_single} times in {r.n_curve_steps} steps in all (a run, unlike its expectation, "
+        "need not fall).",
+        form="identity",
+    )
 
-    c4 = [Case.interval(f"{n}, {m}", "above", gap_interval[m, n], converged_gap,
-                        why=f"relative perplexity gap at K = {k_max:,}, Monte Carlo interval; above the threshold: "
-                        "no convergence") for m, n in tail_sub]
-    claim("4. No sign of convergence even at K = 10⁴ (Fig. 3)", c4,
-          f"perplexity still above the truth by more than {converged_gap:.1%} at K = {k_max:,} for "
-          f"{counted(c4)} of {len(c4)} model–proposal pairs, within it for {counted(c4, 'against')}; "
-          f"exp(KL), the draws a sentence needs, decides which ({'exactly' if r.agree else 'nearly'}).")
+    c4 = [
+        Case.interval(
+            f"{n}, {m}",
+            "above",
+            gap_interval[m, n],
+            converged_gap,
+            why=f"relative perplexity gap at K = {k_max:,}, Monte Carlo interval; above the threshold: "
+            "no convergence",
+        )
+        for m, n in tail_sub
+    ]
+    claim(
+        "4. No sign of convergence even at K = 10⁴ (Fig. 3)",
+        c4,
+        f"perplexity still above the truth by more than {converged_gap:.1%} at K = {k_max:,} for "
+        f"{counted(c4)} of {len(c4)} model–proposal pairs, within it for {counted(c4, 'against')}; "
+        f"exp(KL), the draws a sentence needs, decides which ({'exactly' if r.agree else 'nearly'}).",
+    )
 
-    claim("5. Instance-level estimates are uniformly lower than corpus-level ones (Table 1)", r.ic_cases,
-          f"lower beyond the runs' interval in {counted(r.ic_cases)} of {len(r.ic_cases)} pairs (open: "
-          f"{counted(r.ic_cases, 'open')}), in {100 * r.ic_runs:.0f} % of single runs; "
-          + source_text("5", r.paper, rules) + ". 'By a wide margin' is not counted (the source fixes no "
-          f"margin): from {fmt(r.ic_min_gap, 2)} to {fmt(r.ic_max_gap, 2)} % of the perplexity.",
-          basis="in expectation")
+    claim(
+        "5. Instance-level estimates are uniformly lower than corpus-level ones (Table 1)",
+        r.ic_cases,
+        f"lower beyond the runs' interval in {counted(r.ic_cases)} of {len(r.ic_cases)} pairs (open: "
+        f"{counted(r.ic_cases, 'open')}), in {100 * r.ic_runs:.0f} % of single runs; "
+        + source_text("5", r.paper, rules)
+        + ". 'By a wide margin' is not counted (the source fixes no "
+        f"margin): from {fmt(r.ic_min_gap, 2)} to {fmt(r.ic_max_gap, 2)} % of the perplexity.",
+        basis="in expectation",
+    )
 
-    claim("6. (Presumed by recommendation 1) aggregating per instance removes most of the "
-          "corpus-level bias, also with article-length documents as instances (KGLM)", r.doc_cases,
-          f"share of the corpus-level bias removed with articles ({r.article_tokens:,.0f} "
-          f"tokens) as instances: below {rules.bias_removed:.0%} beyond the interval in "
-          f"{counted(r.doc_cases, 'against')} of {len(r.doc_cases)} pairs, above in {counted(r.doc_cases)}; "
-          f"with sentences {min(v['instance'].value for v in r.removed.values()):.0%} or more.")
+    claim(
+        "6. (Presumed by recommendation 1) aggregating per instance removes most of the "
+        "corpus-level bias, also with article-length documents as instances (KGLM)",
+        r.doc_cases,
+        f"share of the corpus-level bias removed with articles ({r.article_tokens:,.0f} "
+        f"tokens) as instances: below {rules.bias_removed:.0%} beyond the interval in "
+        f"{counted(r.doc_cases, 'against')} of {len(r.doc_cases)} pairs, above in {counted(r.doc_cases)}; "
+        f"with sentences {min(v['instance'].value for v in r.removed.values()):.0%} or more.",
+    )
 
     gap = r.nonlatent_gap
-    claim("7. The two aggregations coincide for a non-latent LM",
-          [Case("the Transformer alone (no latent state)", "less", gap, threshold=EXACT_ZERO,
+    claim(
+        "7. The two aggregations coincide for a non-latent LM",
+        [
+            Case(
+                "the Transformer alone (no latent state)",
+                "less",
+                gap,
+                threshold=EXACT_ZERO,
                 why=f"the largest |instance − corpus| over {n_runs} runs, nats; below {EXACT_ZERO:g}: equal to "
-                "floating-point precision")],
-          f"largest |instance − corpus| over {n_runs} runs: {gap:.2g} nats", basis="by construction",
-          form="identity")
+                "floating-point precision",
+            )
+        ],
+        f"largest |instance − corpus| over {n_runs} runs: {gap:.2g} nats",
+        basis="by construction",
+        form="identity",
+    )
 
     lines = f"lines {PA.KGLM_LINES[0]}–{PA.KGLM_LINES[1]}"
     path = PA.KGLM_FILE.replace("/", "/\u200b")  # a long path may break after a slash
     where = f"{PA.KGLM_REPO} @ {PA.KGLM_COMMIT[:7]} (master), {path}, {lines}"
-    claim("8. KGLM's evaluation aggregates over the corpus (§3)",
-          [Case(where, "holds", int(r.kglm_code == "corpus"),
+    claim(
+        "8. KGLM's evaluation aggregates over the corpus (§3)",
+        [
+            Case(
+                where,
+                "holds",
+                int(r.kglm_code == "corpus"),
                 why="the lines, transcribed (paper.kglm_master), give Eq. 6's corpus-level estimate on random "
-                "weights, not Eq. 5's: one weight per sample summed over every batch, then logsumexp")],
-          f"read from the code, {where} (file last changed in {PA.KGLM_FILE_COMMIT[:7]}): they aggregate over "
-          f"the {r.kglm_code}; the acl-2020-updates branch aggregates per instance.",
-          basis="source code", form="identity")
+                "weights, not Eq. 5's: one weight per sample summed over every batch, then logsumexp",
+            )
+        ],
+        f"read from the code, {where} (file last changed in {PA.KGLM_FILE_COMMIT[:7]}): they aggregate over "
+        f"the {r.kglm_code}; the acl-2020-updates branch aggregates per instance.",
+        basis="source code",
+        form="identity",
+    )
 
     peekers = [SR.peek_label(h) for h in rules.peek_horizons if h > 0] + [SR.MEAN_FIELD]
-    gains = {f"{n}, {m}": mean_estimate(runs[m, n]["instance"] - runs[m, SR.NO_PEEKING]["instance"], N_test)
-             for m in switch for n in peekers}
-    c9 = peeking_better(gains, why="log p̂ per sentence, the peeking proposal minus no peeking (the same chain), "
-                        f"{n_runs} runs each, Student-t interval; mean-field counts: it reads all of x and "
-                        "forgets the state, as KGLM's proposal (kglm_disc.py, master) samples every token's "
-                        "mention type at once (parallel_sample)")
+    gains = {
+        f"{n}, {m}": mean_estimate(runs[m, n]["instance"] - runs[m, SR.NO_PEEKING]["instance"], N_test)
+        for m in switch
+        for n in peekers
+    }
+    c9 = peeking_better(
+        gains,
+        why="log p̂ per sentence, the peeking proposal minus no peeking (the same chain), "
+        f"{n_runs} runs each, Student-t interval; mean-field counts: it reads all of x and "
+        "forgets the state, as KGLM's proposal (kglm_disc.py, master) samples every token's "
+        "mention type at once (parallel_sample)",
+    )
     worse = [c.name for c in c9 if c.decision == "against"]
-    claim("9. In general, peeking proposals give better estimates", c9,
-          f"peek h (h = {', '.join(str(h) for h in rules.peek_horizons if h)}) and mean-field against no peeking: "
-          f"better in {counted(c9)} of {len(c9)}" + (f", worse: {'; '.join(worse)}" if worse else "")
-          + "; " + source_text("9", r.paper, rules) + ".", form="most")
+    claim(
+        "9. In general, peeking proposals give better estimates",
+        c9,
+        f"peek h (h = {', '.join(str(h) for h in rules.peek_horizons if h)}) and mean-field against no peeking: "
+        f"better in {counted(c9)} of {len(c9)}"
+        + (f", worse: {'; '.join(worse)}" if worse else "")
+        + "; "
+        + source_text("9", r.paper, rules)
+        + ".",
+        form="most",
+    )
 
-    hits = "; ".join(f"{plots.label(n)} {int(np.isneginf(v).sum())} of {len(v)} never spelled"
-                     for n, v in r.ancestral_hits.items())
-    claim("10. A proposal that does not peek produces invalid structures (no non-peeking RNNG)",
-          r.invalid_cases, f"unconstrained samples that spell none of the {r.n_words} words: {hits}; a sample "
-          "spells x with probability p(x).", basis="by construction")
+    hits = "; ".join(
+        f"{plots.label(n)} {int(np.isneginf(v).sum())} of {len(v)} never spelled"
+        for n, v in r.ancestral_hits.items()
+    )
+    claim(
+        "10. A proposal that does not peek produces invalid structures (no non-peeking RNNG)",
+        r.invalid_cases,
+        f"unconstrained samples that spell none of the {r.n_words} words: {hits}; a sample "
+        "spells x with probability p(x).",
+        basis="by construction",
+    )
 
     ranges = []  # (label, best, low, high, why)
     for (m, fam), (_, chis) in r.tau_div.items():
-        ranges.append((f"{fam} ({m})", *near_range(r.tau_grid, chis, rules.tau_tolerance),
-                       f"exact mean log(1 + χ²) over the curves' sentences, a grid of {len(r.tau_grid)} τ; as "
-                       "good: within log(1 + tau_tolerance) of the best"))
+        ranges.append(
+            (
+                f"{fam} ({m})",
+                *near_range(r.tau_grid, chis, rules.tau_tolerance),
+                f"exact mean log(1 + χ²) over the curves' sentences, a grid of {len(r.tau_grid)} τ; as "
+                "good: within log(1 + tau_tolerance) of the best",
+            )
+        )
     for lab, tab in (("words", r.tok), ("sentences", r.sent_table)):
         for mm in tab.index.get_level_values(0).unique():
             err = tab.xs(mm)["instance level"].filter(like="constrained")
             scores = {float(i.split("τ = ")[1]): e for i, e in err.items()}
-            ranges.append((f"{lab} ({mm}), constrained", *tied_range(scores),
-                           "the tokenization runs' error at each of the paper's τ; as good: an interval that "
-                           "reaches the best's"))
+            ranges.append(
+                (
+                    f"{lab} ({mm}), constrained",
+                    *tied_range(scores),
+                    "the tokenization runs' error at each of the paper's τ; as good: an interval that "
+                    "reaches the best's",
+                )
+            )
     c11 = [tau_window(label, best, lo, hi, why) for label, best, lo, hi, why in ranges]
-    others = [f"{label.replace(', constrained', '')} {best:.2g} ({lo:.2g}–{hi:.2g})"
-              for c, (label, best, lo, hi, _) in zip(c11, ranges) if c.decision != "for"]
-    claim("11. A temperature slightly above 1 (e.g. τ ∈ [1.1, 2]) is best; the ideal varies across models", c11,
-          f"the best τ and the range as good inside ({WINDOW[0]:.2f}, {WINDOW[1]:.2f}) for {counted(c11)} of "
-          f"{len(c11)}" + (f"; not: {'; '.join(others[:3])}" + (f" and {len(others) - 3} more" if len(others) > 3
-                                                                 else "") if others else "")
-          + "; " + source_text("11", r.paper, rules) + ".", form="most")
+    others = [
+        f"{label.replace(', constrained', '')} {best:.2g} ({lo:.2g}–{hi:.2g})"
+        for c, (label, best, lo, hi, _) in zip(c11, ranges)
+        if c.decision != "for"
+    ]
+    claim(
+        "11. A temperature slightly above 1 (e.g. τ ∈ [1.1, 2]) is best; the ideal varies across models",
+        c11,
+        f"the best τ and the range as good inside ({WINDOW[0]:.2f}, {WINDOW[1]:.2f}) for {counted(c11)} of "
+        f"{len(c11)}"
+        + (
+            f"; not: {'; '.join(others[:3])}" + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+            if others
+            else ""
+        )
+        + "; "
+        + source_text("11", r.paper, rules)
+        + ".",
+        form="most",
+    )
 
     # 12: the modes in the order of the exact χ², neighbour by neighbour, and the
     # separation of τ = 0.5 and no peeking from the best
     c12 = []
     for m in switch:
         quality = {n: float(np.mean(r.chi[m, n])) for n in r.density_names}
-        score = {n: (runs[m, n]["instance"].mean() / N_test, runs[m, n]["instance"].std(ddof=1) / N_test
-                     / math.sqrt(len(runs[m, n])), len(runs[m, n])) for n in r.density_names}
-        c12 += order_cases(m, quality, score,
-                           why="the mean log p̂ per sentence at K = 100 over the runs, the better by exact χ² "
-                           "(all test sentences) minus the next, Welch interval")
+        score = {
+            n: (
+                runs[m, n]["instance"].mean() / N_test,
+                runs[m, n]["instance"].std(ddof=1) / N_test / math.sqrt(len(runs[m, n])),
+                len(runs[m, n]),
+            )
+            for n in r.density_names
+        }
+        c12 += order_cases(
+            m,
+            quality,
+            score,
+            why="the mean log p̂ per sentence at K = 100 over the runs, the better by exact χ² "
+            "(all test sentences) minus the next, Welch interval",
+        )
     c12_order = len(c12)
     for m in switch:
         best = max(r.density_names, key=lambda n: runs[m, n]["instance"].mean())
         for worse_ in (SR.NO_PEEKING, SR.peek_label(1, 0.5)):
             x, y = runs[m, best]["instance"] / N_test, runs[m, worse_]["instance"] / N_test
-            c12.append(Case(f"{m}: {worse_} apart from {best}", "clearly below", overlap(x.to_numpy(), y.to_numpy()),
-                            threshold=rules.overlap_shared,
-                            why="overlap of the two densities of log p̂ (1: identical, 0: apart); the paper's "
-                            "'clearly' fixes no threshold"))
-    claim("12. Repeated estimates are stable: their modes follow the proposals' quality, and "
-          "τ = 0.5 and no peeking are clearly separated from the best (Fig. 4)", c12,
-          f"neighbours in the order of the exact χ² in the same order at K = 100 beyond the interval: "
-          f"{counted(c12[:c12_order])} of {c12_order}, reversed: {named(c12[:c12_order], 'against')}"
-          f"; clearly separated from the best: {counted(c12[c12_order:])} of {len(c12) - c12_order}.")
+            c12.append(
+                Case(
+                    f"{m}: {worse_} apart from {best}",
+                    "clearly below",
+                    overlap(x.to_numpy(), y.to_numpy()),
+                    threshold=rules.overlap_shared,
+                    why="overlap of the two densities of log p̂ (1: identical, 0: apart); the paper's "
+                    "'clearly' fixes no threshold",
+                )
+            )
+    claim(
+        "12. Repeated estimates are stable: their modes follow the proposals' quality, and "
+        "τ = 0.5 and no peeking are clearly separated from the best (Fig. 4)",
+        c12,
+        f"neighbours in the order of the exact χ² in the same order at K = 100 beyond the interval: "
+        f"{counted(c12[:c12_order])} of {c12_order}, reversed: {named(c12[:c12_order], 'against')}"
+        f"; clearly separated from the best: {counted(c12[c12_order:])} of {len(c12) - c12_order}.",
+    )
 
     # 13: the ranking at K = 10 against the exact χ² on the same sentences, neighbour by
     # neighbour, and whether K = 10 picks the χ²-best
@@ -539,23 +746,36 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
         quality = {n: float(np.mean(r.chi[m, n][r.sub])) for n in r.rank_names}
         k10 = {n: r.expect[m, n].loc[10] for n in r.rank_names}
         score = {n: (-abs(e["mean"]), e["se"], e["runs"]) for n, e in k10.items()}
-        c13 += order_cases(m, quality, score,
-                           why="|E log p̂₁₀ − log p| summed over the curves' sentences, from disjoint runs "
-                           "of 10 draws: the χ²-worse minus the χ²-better (χ² on the same sentences), Welch "
-                           "interval")
+        c13 += order_cases(
+            m,
+            quality,
+            score,
+            why="|E log p̂₁₀ − log p| summed over the curves' sentences, from disjoint runs "
+            "of 10 draws: the χ²-worse minus the χ²-better (χ² on the same sentences), Welch "
+            "interval",
+        )
         best = min(quality, key=quality.get)
         others = [n for n in r.rank_names if n != best]
-        picks.append(weakest(f"{m}: {best}, the χ²-best, best at K = 10",
-                             {n: welch(score[best], score[n], len(others)) for n in others},
-                             why="every other proposal's |E log p̂₁₀ − log p| minus the χ²-best's, Welch "
-                             "intervals; > 0: a few draws pick it"))
+        picks.append(
+            weakest(
+                f"{m}: {best}, the χ²-best, best at K = 10",
+                {n: welch(score[best], score[n], len(others)) for n in others},
+                why="every other proposal's |E log p̂₁₀ − log p| minus the χ²-best's, Welch "
+                "intervals; > 0: a few draws pick it",
+            )
+        )
     n_order = len(c13)
     kendall = "; ".join(f"{m} {t.statistic:.2f}" for (m, c), t in r.kendall.items() if c == "χ²")
-    claim("13. The ranking of proposals is mostly preserved as K grows: a few samples find good ones", c13 + picks,
-          f"neighbours in the order of the exact χ² ({len(r.rank_names)} proposals) in the same order at K = 10: "
-          f"{counted(c13)} of {n_order}, reversed: {named(c13, 'against')} (Kendall τ {kendall}, not counted); "
-          f"K = 10 picks the χ²-best on {counted(picks)} of {len(picks)} models; one run of 10 draws in "
-          + " and ".join(f"{100 * v:.0f} %" for v in r.single_pick.values()) + " of runs.", form="most")
+    claim(
+        "13. The ranking of proposals is mostly preserved as K grows: a few samples find good ones",
+        c13 + picks,
+        f"neighbours in the order of the exact χ² ({len(r.rank_names)} proposals) in the same order at K = 10: "
+        f"{counted(c13)} of {n_order}, reversed: {named(c13, 'against')} (Kendall τ {kendall}, not counted); "
+        f"K = 10 picks the χ²-best on {counted(picks)} of {len(picks)} models; one run of 10 draws in "
+        + " and ".join(f"{100 * v:.0f} %" for v in r.single_pick.values())
+        + " of runs.",
+        form="most",
+    )
 
     c14 = []
     for m in switch:
@@ -563,32 +783,57 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
         with np.errstate(divide="ignore"):  # a share that underflows to 0: log 0 = −∞, below
             beam = max(float(np.max(np.log(r.share[m, k]))) for k in r.beam_sizes)
         for what, v in (("exact k best", exact), ("beam under q", beam)):
-            c14.append(Case(f"{m}: {what}", "less", v, threshold=EXACT_ZERO,
-                            why=f"the largest log Σ_k p(x, z) − log p(x) over the sentences and k = "
-                            f"{', '.join(map(str, r.beam_sizes))}; below {EXACT_ZERO:g}: a lower bound on p(x)"))
-    claim("14. Beam marginalisation gives strict upper bounds (Table 2)", c14,
-          "every beam and k-best bound ≥ the exact perplexity: a sum over a subset of the paths.",
-          basis="by construction", form="identity")
+            c14.append(
+                Case(
+                    f"{m}: {what}",
+                    "less",
+                    v,
+                    threshold=EXACT_ZERO,
+                    why=f"the largest log Σ_k p(x, z) − log p(x) over the sentences and k = "
+                    f"{', '.join(map(str, r.beam_sizes))}; below {EXACT_ZERO:g}: a lower bound on p(x)",
+                )
+            )
+    claim(
+        "14. Beam marginalisation gives strict upper bounds (Table 2)",
+        c14,
+        "every beam and k-best bound ≥ the exact perplexity: a sum over a subset of the paths.",
+        basis="by construction",
+        form="identity",
+    )
 
-    c15 = [Case.interval(f"{b} tokens", "within", e, rules.beam_share_margin,
-                         why=f"share of p(x) on the beam's {r.k_top} paths, sticky minus fitted, points (95 % "
-                         "interval over test articles); the same 3^T paths: within the margin, equally tight")
-           for b, e in zip(r.length_bins, r.equal_size)]
-    claim("15. Beam bounds are tight only where the latent space is small (Table 2)", c15,
-          f"at equal length (the same space) the sticky model's beam holds more than the fitted one's beyond "
-          f"{rules.beam_share_margin:g} points in {counted(c15, 'against')} of {len(c15)} bins ("
-          + ", ".join(f"{e.value:+.0f}" for e in r.equal_size) + "); shortest minus longest, not counted (more "
-          "paths, a smaller share): " + "; ".join(f"{m} {fmt(r.short_long[m], 2)}" for m in switch) + ".")
+    c15 = [
+        Case.interval(
+            f"{b} tokens",
+            "within",
+            e,
+            rules.beam_share_margin,
+            why=f"share of p(x) on the beam's {r.k_top} paths, sticky minus fitted, points (95 % "
+            "interval over test articles); the same 3^T paths: within the margin, equally tight",
+        )
+        for b, e in zip(r.length_bins, r.equal_size)
+    ]
+    claim(
+        "15. Beam bounds are tight only where the latent space is small (Table 2)",
+        c15,
+        f"at equal length (the same space) the sticky model's beam holds more than the fitted one's beyond "
+        f"{rules.beam_share_margin:g} points in {counted(c15, 'against')} of {len(c15)} bins ("
+        + ", ".join(f"{e.value:+.0f}" for e in r.equal_size)
+        + "); shortest minus longest, not counted (more "
+        "paths, a smaller share): " + "; ".join(f"{m} {fmt(r.short_long[m], 2)}" for m in switch) + ".",
+    )
 
     t1 = PA.read_table1(r.paper)
     kglm_c, kglm_i = t1["kglm_c"], t1["kglm_i"]
     c16 = kglm_gap(printed(kglm_c), printed(kglm_i), rules.approx_share)
     points = abs((kglm_c - kglm_i) / 10 - 1) <= rules.approx_share
-    claim("16. The source's arithmetic: KGLM instance level ≈ 10 nats below corpus level at τ = 1.1", c16,
-          f"the direction holds ({kglm_c:.1f} > {kglm_i:.1f}); in nats per token the gap is "
-          f"ln({kglm_c:.1f}/{kglm_i:.1f}) = {math.log(kglm_c / kglm_i):.2f}, not 10: its words go beyond its table; "
-          f"its 10 is a difference of perplexities, {kglm_c - kglm_i:.1f} points, "
-          f"{'within' if points else 'beyond'} {rules.approx_share:.0%} of 10 (not counted: no unit).",
-          form="effect")
+    claim(
+        "16. The source's arithmetic: KGLM instance level ≈ 10 nats below corpus level at τ = 1.1",
+        c16,
+        f"the direction holds ({kglm_c:.1f} > {kglm_i:.1f}); in nats per token the gap is "
+        f"ln({kglm_c:.1f}/{kglm_i:.1f}) = {math.log(kglm_c / kglm_i):.2f}, not 10: its words go beyond its table; "
+        f"its 10 is a difference of perplexities, {kglm_c - kglm_i:.1f} points, "
+        f"{'within' if points else 'beyond'} {rules.approx_share:.0%} of 10 (not counted: no unit).",
+        form="effect",
+    )
 
     return lmclaims.table(rows)

@@ -32,8 +32,9 @@ def unigram(lm, texts: Sequence[str]) -> np.ndarray:
     return np.log(counts / counts.sum())
 
 
-def cache_logprobs(ids: Sequence[Sequence[int]], groups: Sequence, log_unigram: np.ndarray,
-                   mu: float = 100.0) -> list[np.ndarray]:
+def cache_logprobs(
+    ids: Sequence[Sequence[int]], groups: Sequence, log_unigram: np.ndarray, mu: float = 100.0
+) -> list[np.ndarray]:
     """log p_c of every token of each sentence (``ids`` end with EOS), the cache emptied where
     ``groups`` (the article of each sentence, sentences in reading order) changes."""
     if mu <= 0:
@@ -52,18 +53,22 @@ def cache_logprobs(ids: Sequence[Sequence[int]], groups: Sequence, log_unigram: 
     return out
 
 
-def emissions(lms: Sequence, texts: Sequence[str], groups: Sequence, log_unigram: np.ndarray,
-              mu: float = 100.0) -> tuple[list[np.ndarray], list[list[int]]]:
+def emissions(
+    lms: Sequence, texts: Sequence[str], groups: Sequence, log_unigram: np.ndarray, mu: float = 100.0
+) -> tuple[list[np.ndarray], list[list[int]]]:
     """``[T_n, C]`` log-emissions of each text: the models' token log-probabilities (remembered
     in the shared cache), then the document cache as the last component; and the ids (with
     EOS). The models must split every text into the same ids."""
     texts = list(texts)
     ids = [list(lms[0].encode(t)) + [lms[0].eos_id] for t in texts]
     for lm in lms[1:]:
-        if lm.vocab_size != lms[0].vocab_size or any(list(lm.encode(t)) + [lm.eos_id] != i
-                                                     for t, i in zip(texts, ids)):
-            raise ValueError(f"{lm.name} and {lms[0].name} do not share a vocabulary: a switch "
-                             "between them needs the same tokens")
+        if lm.vocab_size != lms[0].vocab_size or any(
+            list(lm.encode(t)) + [lm.eos_id] != i for t, i in zip(texts, ids)
+        ):
+            raise ValueError(
+                f"{lm.name} and {lms[0].name} do not share a vocabulary: a switch "
+                "between them needs the same tokens"
+            )
     scores = [memo.score(lm, texts).token_logprobs for lm in lms]
     cache = cache_logprobs(ids, groups, log_unigram, mu)
     return [np.column_stack([s[n] for s in scores] + [cache[n]]) for n in range(len(texts))], ids

@@ -49,14 +49,19 @@ def tail_sentence(tail_sub: Mapping, gap_interval: Mapping, converged_gap: float
     return agree, (
         f"The proposals whose estimate is still more than {converged_gap:.1%} above the truth "
         "beyond its interval are exactly those with sentences beyond that many draws"
-        if agree else "The match is not exact: " + "; ".join(
+        if agree
+        else "The match is not exact: "
+        + "; ".join(
             f"{n}, {m}: {100 * tail_sub[m, n]:.1f} % of sentences beyond, "
             f"gap {'resolved' if (m, n) in unconverged else 'not resolved'}"
-            for m, n in sorted(unconverged ^ with_tail)))
+            for m, n in sorted(unconverged ^ with_tail)
+        )
+    )
 
 
-def monotone_cases(expect: Mapping, chi: Mapping, curves: Mapping, keys: Sequence,
-                   sub: np.ndarray) -> tuple[list[lmcases.Case], int]:
+def monotone_cases(
+    expect: Mapping, chi: Mapping, curves: Mapping, keys: Sequence, sub: np.ndarray
+) -> tuple[list[lmcases.Case], int]:
     """One case per ``(model, proposal)`` of ``keys`` (claim 3a), on the step from one K to the
     next that decides it: E log p̂_K (``expect[key]``, :func:`.switch_runs.expected`) must rise
     beyond its interval (each at the level corrected for the steps' number, Bonferroni) at
@@ -92,11 +97,18 @@ def monotone_cases(expect: Mapping, chi: Mapping, curves: Mapping, keys: Sequenc
         else:
             i = int(np.argmin(diffs - half))
             which = "the least resolved step (no predicted rise exceeds the interval)"
-        mono_cases.append(lmcases.Case(
-            f"{k[1]}, {k[0]}", "above", diffs[i], diffs[i] - half[i], diffs[i] + half[i],
-            why=f"the rise of E log p̂_K − log p (summed nats) from K = {Ks[i]:,} to {Ks[i + 1]:,}, {which}; "
-            f"Student-t interval over the disjoint runs at {100 * (1 - 0.05 / len(diffs)):.1f} % "
-            f"({len(diffs)} steps, Bonferroni)"))
+        mono_cases.append(
+            lmcases.Case(
+                f"{k[1]}, {k[0]}",
+                "above",
+                diffs[i],
+                diffs[i] - half[i],
+                diffs[i] + half[i],
+                why=f"the rise of E log p̂_K − log p (summed nats) from K = {Ks[i]:,} to {Ks[i + 1]:,}, {which}; "
+                f"Student-t interval over the disjoint runs at {100 * (1 - 0.05 / len(diffs)):.1f} % "
+                f"({len(diffs)} steps, Bonferroni)",
+            )
+        )
     return mono_cases, falls_single
 
 
@@ -108,9 +120,12 @@ def expected_table(expect: Mapping, keys: Sequence) -> pd.DataFrame:
         e = expect[k]
         mono_rows[k] = {
             f"K = {K}": stats.Estimate(
-                r["mean"], r["mean"] - ss.t.ppf(0.975, r["runs"] - 1) * r["se"],
-                r["mean"] + ss.t.ppf(0.975, r["runs"] - 1) * r["se"])
-            for K, r in e.iterrows()}
+                r["mean"],
+                r["mean"] - ss.t.ppf(0.975, r["runs"] - 1) * r["se"],
+                r["mean"] + ss.t.ppf(0.975, r["runs"] - 1) * r["se"],
+            )
+            for K, r in e.iterrows()
+        }
     mono = pd.DataFrame(mono_rows).T
     mono.index.names = ["model", "proposal"]
     return mono
@@ -121,10 +136,18 @@ def gap_values(ppl_of: Callable, curves: Mapping) -> dict:
     by name: no peeking on both models, peek 1 on the sticky one, peek 2 on the fitted one
     (``curves[(model, proposal)]`` the summed error per K; ``ppl_of(m, err)`` the perplexity
     of an error)."""
-    gap = {k: ppl_of(k[0], curves[k][-1]) / ppl_of(k[0], 0.0) - 1
-           for k in [("sticky", SR.NO_PEEKING), ("fitted", SR.NO_PEEKING), ("sticky", "peek 1"),
-                     ("fitted", "peek 2")]}
-    return {"gap_nopeek_sticky_pct": float(100 * gap["sticky", SR.NO_PEEKING]),
-            "gap_nopeek_fitted_pct": float(100 * gap["fitted", SR.NO_PEEKING]),
-            "gap_peek1_sticky_pct": float(100 * gap["sticky", "peek 1"]),
-            "gap_peek2_fitted_pct": tables.significant(2)(100 * gap["fitted", "peek 2"])}
+    gap = {
+        k: ppl_of(k[0], curves[k][-1]) / ppl_of(k[0], 0.0) - 1
+        for k in [
+            ("sticky", SR.NO_PEEKING),
+            ("fitted", SR.NO_PEEKING),
+            ("sticky", "peek 1"),
+            ("fitted", "peek 2"),
+        ]
+    }
+    return {
+        "gap_nopeek_sticky_pct": float(100 * gap["sticky", SR.NO_PEEKING]),
+        "gap_nopeek_fitted_pct": float(100 * gap["fitted", SR.NO_PEEKING]),
+        "gap_peek1_sticky_pct": float(100 * gap["sticky", "peek 1"]),
+        "gap_peek2_fitted_pct": tables.significant(2)(100 * gap["fitted", "peek 2"]),
+    }

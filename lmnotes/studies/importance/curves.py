@@ -19,9 +19,19 @@ from lmnotes.studies.importance import switch_runs as SR
 
 
 @cached.remembered
-def measure(switch: Mapping, logp: Mapping, props: Mapping, em_sub, art_sub: np.ndarray,
-            sub: np.ndarray, sizes: Sequence[int], names: Sequence[str], seed: int,
-            kglm_samples_per_batch: int, offset: int = 0) -> tuple[dict, ...]:
+def measure(
+    switch: Mapping,
+    logp: Mapping,
+    props: Mapping,
+    em_sub,
+    art_sub: np.ndarray,
+    sub: np.ndarray,
+    sizes: Sequence[int],
+    names: Sequence[str],
+    seed: int,
+    kglm_samples_per_batch: int,
+    offset: int = 0,
+) -> tuple[dict, ...]:
     """One run of max(``sizes``) draws for each sentence ``sub`` of the test split (emissions
     ``em_sub``, articles ``art_sub``), model of ``switch`` and proposal of ``names`` (from
     ``props[model][name]``), seeded ``seed * 1000 + offset + i`` for the i-th proposal (an
@@ -48,26 +58,32 @@ def measure(switch: Mapping, logp: Mapping, props: Mapping, em_sub, art_sub: np.
             expect[m, name] = SR.expected(logw, lp_sub, [1, 10, 100, 1000])
             with np.errstate(divide="ignore", invalid="ignore"):
                 khat[m, name] = I.pareto_k(logw)
-            by_article = np.stack([logw[art_sub == a].sum(0)
-                                   for a in np.unique(art_sub)])
+            by_article = np.stack([logw[art_sub == a].sum(0) for a in np.unique(art_sub)])
             b = kglm_samples_per_batch
             kglm[m, name] = {
                 unit: (I.kglm_estimate(w, b).sum(), I.log_mean(w).sum())
-                for unit, w in [("sentences", logw), ("articles", by_article)]}
+                for unit, w in [("sentences", logw), ("articles", by_article)]
+            }
             del logw, by_article
     return curves, expect, khat, kglm, err_at_max, mc_var, err10
 
 
-def excess_curves(models: Sequence[str], sizes: Sequence[int], curves: Mapping, ppl_of: Callable,
-                  names: Sequence[str], colors: Mapping, title: str):
+def excess_curves(
+    models: Sequence[str],
+    sizes: Sequence[int],
+    curves: Mapping,
+    ppl_of: Callable,
+    names: Sequence[str],
+    colors: Mapping,
+    title: str,
+):
     """PPL^/PPL - 1 against K for each proposal, a panel per model (symlog: 0 is exact, a
     curve may dip below it); ``ppl_of(m, err)`` is the perplexity of an error in nats. The
     figure, closed."""
     fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.4), sharey=True)
     for ax, m in zip(axes, models):
         for name in names:
-            ax.plot(sizes, ppl_of(m, curves[m, name]) / ppl_of(m, 0.0) - 1,
-                    color=colors[name], label=name)
+            ax.plot(sizes, ppl_of(m, curves[m, name]) / ppl_of(m, 0.0) - 1, color=colors[name], label=name)
         ax.axhline(0, color=plots.REFERENCE_COLOR, lw=1, label="exact")
         ax.set(title=f"{m} switch-LM")
         ax.set_yscale("symlog", linthresh=1e-4)

@@ -29,22 +29,27 @@ def table(kl: Mapping, models: Sequence[str], names: Sequence[str], k_max: int) 
     """The mean KL per sentence (nats) and the share of sentences with e^KL > ``k_max``, a row
     per proposal, a column of each per model."""
     beyond = {k: float(np.mean(v > np.log(k_max))) for k, v in kl.items()}
-    return pd.DataFrame({
-        **{f"KL, {m}": [kl[m, n].mean() for n in names] for m in models},
-        **{f"exp(KL) > {k_max:,}, {m}": [beyond[m, n] for n in names]
-           for m in models}}, index=pd.Index(names, name="proposal"))
+    return pd.DataFrame(
+        {
+            **{f"KL, {m}": [kl[m, n].mean() for n in names] for m in models},
+            **{f"exp(KL) > {k_max:,}, {m}": [beyond[m, n] for n in names] for m in models},
+        },
+        index=pd.Index(names, name="proposal"),
+    )
 
 
 def values(kl: Mapping, models: Sequence[str]) -> dict:
     """What the chapter quotes about the divergences, by name, in order: means, the corpus's
     sum and the largest for no peeking on the sticky model, peek 1 and mean-field, and the
     draws a median sentence needs, e^median KL, per model."""
-    out = {"kl_nopeek_sticky": float(kl["sticky", SR.NO_PEEKING].mean()),
-           "kl_corpus_nopeek_sticky": float(kl["sticky", SR.NO_PEEKING].sum()),
-           "kl_peek1_fitted": float(kl["fitted", "peek 1"].mean()),
-           "kl_peek1_sticky": float(kl["sticky", "peek 1"].mean()),
-           "kl_mf_sticky": float(kl["sticky", SR.MEAN_FIELD].mean()),
-           "max_kl_nopeek": float(kl["sticky", SR.NO_PEEKING].max())}
+    out = {
+        "kl_nopeek_sticky": float(kl["sticky", SR.NO_PEEKING].mean()),
+        "kl_corpus_nopeek_sticky": float(kl["sticky", SR.NO_PEEKING].sum()),
+        "kl_peek1_fitted": float(kl["fitted", "peek 1"].mean()),
+        "kl_peek1_sticky": float(kl["sticky", "peek 1"].mean()),
+        "kl_mf_sticky": float(kl["sticky", SR.MEAN_FIELD].mean()),
+        "max_kl_nopeek": float(kl["sticky", SR.NO_PEEKING].max()),
+    }
     for m in models:
         for key, name in [("nopeek", SR.NO_PEEKING), ("peek1", "peek 1")]:
             out[f"median_k_{key}_{m}"] = float(np.exp(np.median(kl[m, name])))

@@ -76,7 +76,7 @@ def runs(logw, K: int) -> np.ndarray:
     if not 1 <= K <= logw.shape[1]:
         raise ValueError(f"K = {K} draws per run asked for, but there are {logw.shape[1]}")
     R = logw.shape[1] // K
-    return logw[:, :R * K].reshape(logw.shape[0], R, K)
+    return logw[:, : R * K].reshape(logw.shape[0], R, K)
 
 
 def effective_sample_size(logw, axis: int = -1) -> np.ndarray:
@@ -156,7 +156,7 @@ def pareto_k(logw) -> np.ndarray:
         raise ValueError(f"PSIS needs more draws: K = {K} leaves {M} tail weights (at least 5)")
     out = np.full(len(logw), np.nan)
     for n, row in enumerate(logw):
-        tail = np.sort(row)[-(M + 1):]
+        tail = np.sort(row)[-(M + 1) :]
         if not np.isfinite(tail[0]) or tail[-1] - tail[0] < 1e-12:
             out[n] = -np.inf if np.isfinite(tail[0]) else np.nan  # equal weights: no tail at all
             continue

@@ -48,13 +48,17 @@ class Emissions:
     def __post_init__(self):
         log_e, lengths = np.asarray(self.log_e, float), np.asarray(self.lengths)
         if log_e.ndim != 3 or lengths.shape != log_e.shape[:1]:
-            raise ValueError(f"emissions must be [N, T, C] with N lengths; got {log_e.shape} and {lengths.shape}")
+            raise ValueError(
+                f"emissions must be [N, T, C] with N lengths; got {log_e.shape} and {lengths.shape}"
+            )
         if len(lengths) == 0:
             raise ValueError("no instances: the corpus is empty")
         if lengths.min() < 1 or lengths.max() > log_e.shape[1]:
-            raise ValueError("every instance needs at least one token (an empty instance has no "
-                             f"perplexity) and at most {log_e.shape[1]}; lengths range "
-                             f"{lengths.min()}..{lengths.max()}")
+            raise ValueError(
+                "every instance needs at least one token (an empty instance has no "
+                f"perplexity) and at most {log_e.shape[1]}; lengths range "
+                f"{lengths.min()}..{lengths.max()}"
+            )
         live = self.mask(lengths, log_e.shape[1])
         if np.isnan(log_e[live]).any():
             raise ValueError("the emissions contain NaN: a component's score failed")
@@ -82,7 +86,7 @@ class Emissions:
             raise ValueError(f"instances have different numbers of components: {sorted(C)}")
         out = np.zeros((len(per_instance), max(lengths.max(), 1), C.pop()))
         for n, e in enumerate(per_instance):
-            out[n, :len(e)] = e
+            out[n, : len(e)] = e
         return cls(out, lengths)
 
     @property
@@ -91,17 +95,19 @@ class Emissions:
 
     def subset(self, index) -> "Emissions":
         lengths = self.lengths[index]
-        return Emissions(self.log_e[index][:, :lengths.max()], lengths)
+        return Emissions(self.log_e[index][:, : lengths.max()], lengths)
 
     def component(self, k: int) -> "Emissions":
         """The non-latent LM of component k alone (C = 1)."""
-        return Emissions(self.log_e[..., k:k + 1], self.lengths)
+        return Emissions(self.log_e[..., k : k + 1], self.lengths)
 
 
 def _check_stochastic(name: str, p: np.ndarray) -> None:
     if not np.isfinite(p).all() or (p < 0).any() or np.abs(p.sum(-1) - 1).max() > _TOL:
-        raise ValueError(f"{name} must be a stochastic matrix (non-negative rows that sum to 1); "
-                         f"row sums are {np.round(p.sum(-1).ravel()[:6], 6).tolist()}")
+        raise ValueError(
+            f"{name} must be a stochastic matrix (non-negative rows that sum to 1); "
+            f"row sums are {np.round(p.sum(-1).ravel()[:6], 6).tolist()}"
+        )
 
 
 @dataclass(frozen=True)
@@ -218,7 +224,7 @@ class Chain:
 
     def subset(self, index) -> "Chain":
         lengths = self.lengths[index]
-        return Chain(self.log_init[index], self.log_trans[index][:, :lengths.max()], lengths)
+        return Chain(self.log_init[index], self.log_trans[index][:, : lengths.max()], lengths)
 
 
 def _normalised(log_init: np.ndarray, log_trans: np.ndarray, lengths) -> Chain:
@@ -235,8 +241,9 @@ def _guided(model: SwitchLM, em: Emissions, log_b: np.ndarray) -> Chain:
     """q_t(j | i) oc A_ij e_t(j) b_t(j), q_1(j) oc pi_j e_1(j) b_1(j)."""
     with np.errstate(divide="ignore"):
         score = em.log_e + log_b  # [N, T, C]
-        return _normalised(np.log(model.pi) + score[:, 0],
-                           np.log(model.A)[None, None] + score[:, :, None, :], em.lengths)
+        return _normalised(
+            np.log(model.pi) + score[:, 0], np.log(model.A)[None, None] + score[:, :, None, :], em.lengths
+        )
 
 
 def posterior(model: SwitchLM, em: Emissions) -> Chain:
@@ -256,8 +263,11 @@ def lookahead(model: SwitchLM, em: Emissions, h: int | None) -> Chain:
     N, T, C = em.shape
     if h == 0:
         with np.errstate(divide="ignore"):
-            return _normalised(np.broadcast_to(np.log(model.pi), (N, C)).copy(),
-                               np.broadcast_to(np.log(model.A), (N, T, C, C)).copy(), em.lengths)
+            return _normalised(
+                np.broadcast_to(np.log(model.pi), (N, C)).copy(),
+                np.broadcast_to(np.log(model.A), (N, T, C, C)).copy(),
+                em.lengths,
+            )
     log_b = np.zeros((N, T, C))
     has_next = Emissions.mask(em.lengths - 1, T)[..., None]  # position t + 1 exists
     with np.errstate(divide="ignore"):
@@ -321,8 +331,9 @@ def joint_logprob(model: SwitchLM, em: Emissions, z: np.ndarray) -> np.ndarray:
     return out
 
 
-def draw(model: SwitchLM, em: Emissions, q: Chain, n_samples: int, seed: int = 0,
-         max_elements: int = 1 << 20) -> np.ndarray:
+def draw(
+    model: SwitchLM, em: Emissions, q: Chain, n_samples: int, seed: int = 0, max_elements: int = 1 << 20
+) -> np.ndarray:
     """``n_samples`` paths z ~ q per instance; returns their log importance weights
     log w = log p(x, z) - log q(z | x), ``[N, K]`` (Eq. 2 of Logan+ 2020 averages exp of them).
 
@@ -345,7 +356,7 @@ def draw(model: SwitchLM, em: Emissions, q: Chain, n_samples: int, seed: int = 0
     order = np.argsort(em.lengths, kind="stable")
     block = max(1, max_elements // K)
     for a in range(0, N, block):
-        rows = order[a:a + block]  # ascending lengths: the rows still running are a suffix
+        rows = order[a : a + block]  # ascending lengths: the rows still running are a suffix
         lengths = em.lengths[rows]
         b = len(rows)
         z = _pick(cdf0[rows][:, None, :], rng.random((b, K)))
@@ -396,9 +407,11 @@ def _check_support(model: SwitchLM, em: Emissions, q: Chain) -> None:
     bad &= np.concatenate([reach[:, :1], reach[:, :-1]], axis=1)[..., :, None]
     if bad_init.any() or bad.any():
         n = np.argwhere(bad_init)[0][0] if bad_init.any() else np.argwhere(bad)[0][0]
-        raise ValueError(f"the proposal gives probability 0 to latent states that have mass under "
-                         f"p(z | x) (instance {n}): importance sampling would be biased; mix in "
-                         "some of the prior or raise the temperature")
+        raise ValueError(
+            f"the proposal gives probability 0 to latent states that have mass under "
+            f"p(z | x) (instance {n}): importance sampling would be biased; mix in "
+            "some of the prior or raise the temperature"
+        )
 
 
 def divergence(p: Chain, q: Chain) -> tuple[np.ndarray, np.ndarray]:
@@ -482,6 +495,8 @@ def beam(model: SwitchLM, em: Emissions, q: Chain, k: int) -> np.ndarray:
             live = (t < em.lengths)[:, None]
             new_q = np.take_along_axis(cand_q, pick, 1)
             score = np.where(live, new_q, score)
-            joint = np.where(live, np.where(new_q > -np.inf, np.take_along_axis(cand_p, pick, 1), -np.inf), joint)
+            joint = np.where(
+                live, np.where(new_q > -np.inf, np.take_along_axis(cand_p, pick, 1), -np.inf), joint
+            )
             state = np.where(live, pick % C, state)
     return joint

@@ -18,9 +18,17 @@ from lmnotes.report.glue import Prose
 from lmnotes.studies.importance.summaries import p_text
 
 
-def rank_proposals(expect: Mapping, curves: Mapping, kl: Mapping, chi: Mapping, err10: Mapping,
-                   models: Sequence[str], names: Sequence[str], k_max: int,
-                   sub: np.ndarray | None = None) -> tuple[dict, dict, dict, dict]:
+def rank_proposals(
+    expect: Mapping,
+    curves: Mapping,
+    kl: Mapping,
+    chi: Mapping,
+    err10: Mapping,
+    models: Sequence[str],
+    names: Sequence[str],
+    k_max: int,
+    sub: np.ndarray | None = None,
+) -> tuple[dict, dict, dict, dict]:
     """Per model, the proposals ``names`` ranked (1: best) at K = 10 (``expect[key].loc[10]``),
     by the single run at ``k_max`` (``curves[key][-1]``) and by the exact mean KL and χ² over
     the sentences ``sub`` the runs drew for (every sentence of ``kl`` and ``chi`` if None);
@@ -43,43 +51,66 @@ def rank_proposals(expect: Mapping, curves: Mapping, kl: Mapping, chi: Mapping, 
         picks = np.array(names)[errs.argmin(0)]
         single_pick[m] = float(np.mean(picks == by_chi.idxmin()))
         for n in names:
-            rank_rows[m, n] = {"rank at K = 10": int(small.rank()[n]),
-                               f"rank at K = {k_max:,}": int(large.rank()[n]),
-                               "rank by exact χ²": int(by_chi.rank()[n]),
-                               "rank by exact KL": int(by_kl.rank()[n])}
+            rank_rows[m, n] = {
+                "rank at K = 10": int(small.rank()[n]),
+                f"rank at K = {k_max:,}": int(large.rank()[n]),
+                "rank by exact χ²": int(by_chi.rank()[n]),
+                "rank by exact KL": int(by_kl.rank()[n]),
+            }
     return rank_rows, kendall, top_pick, single_pick
 
 
 def agreement_table(kendall: Mapping) -> pd.DataFrame:
     """Kendall's τ and its p-value (as tables show it) of each ranking against the K = 10 one."""
-    agreement = pd.DataFrame({
-        "Kendall τ": {k: r.statistic for k, r in kendall.items()},
-        "p-value": {k: tables.pvalue(r.pvalue) for k, r in kendall.items()}})
+    agreement = pd.DataFrame(
+        {
+            "Kendall τ": {k: r.statistic for k, r in kendall.items()},
+            "p-value": {k: tables.pvalue(r.pvalue) for k, r in kendall.items()},
+        }
+    )
     agreement.index.names = ["model", "K = 10 against"]
     return agreement
 
 
-def ranking_values(rank_rows: Mapping, kendall: Mapping, top_pick: Mapping, single_pick: Mapping,
-                   k_max: int) -> dict:
+def ranking_values(
+    rank_rows: Mapping, kendall: Mapping, top_pick: Mapping, single_pick: Mapping, k_max: int
+) -> dict:
     """The sentences and numbers the chapter quotes about the rankings, by name, in order."""
-    values = {"kendall_sentence": Prose("; ".join(
-        f"{m} against {c}: {r.statistic:.2f} ({p_text(r.pvalue)})"
-        for (m, c), r in kendall.items() if c in ("χ²", "KL")))}
-    flattered = [(m, n, r["rank by exact χ²"] - r["rank at K = 10"])
-                 for (m, n), r in rank_rows.items()
-                 if abs(r["rank by exact χ²"] - r["rank at K = 10"]) >= 2]
-    values["flattered_sentence"] = Prose("; ".join(
-        f"{n} ({m}) {'looks better' if d > 0 else 'looks worse'} at K = 10 than by χ² "
-        f"(rank {rank_rows[m, n]['rank at K = 10']} against "
-        f"{rank_rows[m, n]['rank by exact χ²']})" for m, n, d in flattered)
-        or "no proposal moves by two ranks or more")
-    moved_large = [(m, n) for (m, n), r in rank_rows.items()
-                   if r[f"rank at K = {k_max:,}"] != r["rank by exact χ²"]]
+    values = {
+        "kendall_sentence": Prose(
+            "; ".join(
+                f"{m} against {c}: {r.statistic:.2f} ({p_text(r.pvalue)})"
+                for (m, c), r in kendall.items()
+                if c in ("χ²", "KL")
+            )
+        )
+    }
+    flattered = [
+        (m, n, r["rank by exact χ²"] - r["rank at K = 10"])
+        for (m, n), r in rank_rows.items()
+        if abs(r["rank by exact χ²"] - r["rank at K = 10"]) >= 2
+    ]
+    values["flattered_sentence"] = Prose(
+        "; ".join(
+            f"{n} ({m}) {'looks better' if d > 0 else 'looks worse'} at K = 10 than by χ² "
+            f"(rank {rank_rows[m, n]['rank at K = 10']} against "
+            f"{rank_rows[m, n]['rank by exact χ²']})"
+            for m, n, d in flattered
+        )
+        or "no proposal moves by two ranks or more"
+    )
+    moved_large = [
+        (m, n) for (m, n), r in rank_rows.items() if r[f"rank at K = {k_max:,}"] != r["rank by exact χ²"]
+    ]
     values["n_large_moved"] = len(moved_large)
-    values["top_pick_sentence"] = Prose("; ".join(
-        f"{m}: {a} at K = 10, {b} by χ²" + (" (the same)" if a == b else "")
-        for m, (a, b) in top_pick.items()))
-    values["single_pick_sentence"] = Prose(" and ".join(
-        f"{100 * v:.0f} % of the runs ({m})" for m, v in single_pick.items()))
+    values["top_pick_sentence"] = Prose(
+        "; ".join(
+            f"{m}: {a} at K = 10, {b} by χ²" + (" (the same)" if a == b else "")
+            for m, (a, b) in top_pick.items()
+        )
+    )
+    values["single_pick_sentence"] = Prose(
+        " and ".join(f"{100 * v:.0f} % of the runs ({m})" for m, v in single_pick.items())
+    )
     values["n_ranked"] = len(rank_rows)
     return values

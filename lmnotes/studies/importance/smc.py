@@ -41,8 +41,16 @@ def _systematic(log_w: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.minimum(flat.reshape(M, K) - offset * K, K - 1)
 
 
-def smc(model: L.SwitchLM, em: L.Emissions, q: L.Chain, n_particles: int, n_runs: int = 1,
-        seed: int = 0, resample_below: float = 0.5, max_elements: int = 1 << 20) -> np.ndarray:
+def smc(
+    model: L.SwitchLM,
+    em: L.Emissions,
+    q: L.Chain,
+    n_particles: int,
+    n_runs: int = 1,
+    seed: int = 0,
+    resample_below: float = 0.5,
+    max_elements: int = 1 << 20,
+) -> np.ndarray:
     """``n_runs`` independent particle filters of ``n_particles`` particles per instance,
     proposing from ``q``; returns log p^(x) per instance and run, ``[N, n_runs]``.
     Deterministic for a seed."""
@@ -63,7 +71,7 @@ def smc(model: L.SwitchLM, em: L.Emissions, q: L.Chain, n_particles: int, n_runs
     block = max(1, max_elements // (R * K))
     log_K = np.log(K)
     for a in range(0, N, block):
-        rows = order[a:a + block]  # ascending lengths: the rows still running are a suffix
+        rows = order[a : a + block]  # ascending lengths: the rows still running are a suffix
         lengths = em.lengths[rows]
         b = len(rows)
         z = L._pick(cdf0[rows][:, None, :], rng.random((b, R * K)))  # [b, R*K]
@@ -74,7 +82,9 @@ def smc(model: L.SwitchLM, em: L.Emissions, q: L.Chain, n_particles: int, n_runs
             s = int(np.searchsorted(lengths, t, side="right"))  # rows[s:] have a token t
             live_w, live_z = lw[s:], z[s:]
             ess_log = 2 * logsumexp(live_w, axis=2) - logsumexp(2 * live_w, axis=2)
-            need = ess_log < np.log(resample_below * K) if resample_below > 0 else np.zeros(ess_log.shape, bool)
+            need = (
+                ess_log < np.log(resample_below * K) if resample_below > 0 else np.zeros(ess_log.shape, bool)
+            )
             if need.any():
                 sub = live_w[need]  # [M, K]
                 log_z[s:][need] += logsumexp(sub, axis=1) - log_K

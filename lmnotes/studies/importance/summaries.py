@@ -41,8 +41,9 @@ def overlap(a, b, grid: int = 2048) -> float:
     return float(np.minimum(fa, fb).sum() * (xs[1] - xs[0]))
 
 
-def perplexity_of(logp: Mapping[str, np.ndarray], truth_sub: Mapping[str, float],
-                  tokens_sub: float) -> Callable:
+def perplexity_of(
+    logp: Mapping[str, np.ndarray], truth_sub: Mapping[str, float], tokens_sub: float
+) -> Callable:
     """``ppl_of(m, err_nats, tokens=None)``: the perplexity (Eq. 1) from an error in nats
     against model m's exact log p: of the subset (``truth_sub[m]`` over ``tokens_sub``
     tokens) by default, of the whole split (``logp[m]`` summed) over ``tokens`` tokens."""
@@ -74,21 +75,18 @@ def run_estimate(ppl_of: Callable, m: str, err, n_tokens: float) -> stats.Estima
     """The perplexity of the mean log-estimate over runs (errors ``err`` in nats against model
     m's exact log p, over ``n_tokens``), with the range of the middle 95% of single runs."""
     lo, hi = np.quantile(err, [0.975, 0.025])  # a higher log p: a lower perplexity
-    return stats.Estimate(ppl_of(m, err.mean(), n_tokens), ppl_of(m, lo, n_tokens),
-                          ppl_of(m, hi, n_tokens))
+    return stats.Estimate(ppl_of(m, err.mean(), n_tokens), ppl_of(m, lo, n_tokens), ppl_of(m, hi, n_tokens))
 
 
-def level_table(runs: Mapping, models, names, level: str, ppl_of: Callable,
-                n_tokens: float) -> pd.DataFrame:
+def level_table(runs: Mapping, models, names, level: str, ppl_of: Callable, n_tokens: float) -> pd.DataFrame:
     """The paper's Table 1 at one aggregation ``level`` (a column of ``runs[(model, name)]``):
     :func:`run_estimate` per proposal (rows) and model (columns), and the exact perplexity."""
-    t1 = pd.DataFrame({m: {n: run_estimate(ppl_of, m, runs[m, n][level], n_tokens)
-                           for n in names} for m in models})
+    t1 = pd.DataFrame(
+        {m: {n: run_estimate(ppl_of, m, runs[m, n][level], n_tokens) for n in names} for m in models}
+    )
     t1.loc["exact (no sampling)"] = [ppl_of(m, 0.0, n_tokens) for m in models]
     t1.index.name = "proposal"
     return t1
-
-
 
 
 def by_pair(rows: Mapping, names: Sequence[str] = ("model", "proposal")) -> pd.DataFrame:

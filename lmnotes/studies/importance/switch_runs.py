@@ -28,8 +28,13 @@ def peek_label(h: int | None, tau: float = 1.0) -> str:
     return base if tau == 1 else f"{base}, τ = {tau:g}"
 
 
-def proposals(model: L.SwitchLM, em: L.Emissions, horizons: Sequence[int],
-              temperatures: Sequence[float], tempered: int = 1) -> dict[str, L.Chain]:
+def proposals(
+    model: L.SwitchLM,
+    em: L.Emissions,
+    horizons: Sequence[int],
+    temperatures: Sequence[float],
+    tempered: int = 1,
+) -> dict[str, L.Chain]:
     """The chapter's proposals by name: each peek horizon and the mean-field proposal at
     tau = 1, the exact posterior, and the proposal that peeks ``tempered`` tokens ahead at
     every temperature (the paper's sweep of its peeking proposal)."""
@@ -42,8 +47,15 @@ def proposals(model: L.SwitchLM, em: L.Emissions, horizons: Sequence[int],
     return out
 
 
-def repeated(model: L.SwitchLM, em: L.Emissions, q: L.Chain, n_runs: int, K: int, seed: int,
-             groups: Sequence | Mapping[str, Sequence]) -> pd.DataFrame:
+def repeated(
+    model: L.SwitchLM,
+    em: L.Emissions,
+    q: L.Chain,
+    n_runs: int,
+    K: int,
+    seed: int,
+    groups: Sequence | Mapping[str, Sequence],
+) -> pd.DataFrame:
     """``n_runs`` independent runs of K draws per instance. One row per run, in nats summed
     over the corpus, minus the exact log p(x_C): the instance-level (Eq. 5) and corpus-level
     (Eq. 6) estimates, one column per grouping of ``groups`` (``{name: labels}``: the instances
@@ -60,9 +72,15 @@ def repeated(model: L.SwitchLM, em: L.Emissions, q: L.Chain, n_runs: int, K: int
     rows = []
     for r in range(n_runs):
         w = logw[:, r]
-        rows.append({"instance": I.instance_level(w), "corpus": I.corpus_level(w),
-                     **{name: I.grouped(w, labels) for name, labels in groups.items()},
-                     "plug-in": I.plug_in(w).sum(), "jackknife": I.jackknife(w).sum()})
+        rows.append(
+            {
+                "instance": I.instance_level(w),
+                "corpus": I.corpus_level(w),
+                **{name: I.grouped(w, labels) for name, labels in groups.items()},
+                "plug-in": I.plug_in(w).sum(),
+                "jackknife": I.jackknife(w).sum(),
+            }
+        )
     out = pd.DataFrame(rows) - truth
     out["corpus ESS"] = I.effective_sample_size(logw.sum(0))
     return out
@@ -83,8 +101,9 @@ def blocks(articles: Sequence, size: int) -> np.ndarray:
     return np.array([f"{a}/{b}" for a, b in labels])
 
 
-def curve(model: L.SwitchLM, em: L.Emissions, q: L.Chain, sizes: Sequence[int], seed: int
-          ) -> tuple[np.ndarray, np.ndarray]:
+def curve(
+    model: L.SwitchLM, em: L.Emissions, q: L.Chain, sizes: Sequence[int], seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """One run of max(sizes) draws per instance: log p^ - log p per instance from its first K
     draws, ``[len(sizes), N]`` (the paper's curves against K), and the log weights."""
     logw = L.draw(model, em, q, int(max(sizes)), seed=seed)
@@ -101,6 +120,7 @@ def expected(logw: np.ndarray, logp: np.ndarray, sizes: Sequence[int]) -> pd.Dat
             continue
         r = I.runs(logw, K)
         err = (I.log_mean(r) - logp[:, None]).sum(0)  # [runs]
-        rows.append({"K": K, "runs": r.shape[1], "mean": err.mean(),
-                     "se": err.std(ddof=1) / np.sqrt(len(err))})
+        rows.append(
+            {"K": K, "runs": r.shape[1], "mean": err.mean(), "se": err.std(ddof=1) / np.sqrt(len(err))}
+        )
     return pd.DataFrame(rows).set_index("K")

@@ -20,8 +20,14 @@ from lmnotes.report.glue import Prose
 from lmnotes.studies.importance.summaries import fmt, percent
 
 
-def state_gain(logp_fitted: np.ndarray, logp_static: np.ndarray, n_tokens: np.ndarray, article: Sequence,
-               n_boot: int, seed: int) -> stats.Estimate:
+def state_gain(
+    logp_fitted: np.ndarray,
+    logp_static: np.ndarray,
+    n_tokens: np.ndarray,
+    article: Sequence,
+    n_boot: int,
+    seed: int,
+) -> stats.Estimate:
     """1 − PPL_fitted / PPL_static (a share; positive: the state lowers the perplexity), with
     its 95% interval over test articles (``n_boot`` resamples seeded ``seed``)."""
     T = n_tokens.sum()
@@ -29,7 +35,9 @@ def state_gain(logp_fitted: np.ndarray, logp_static: np.ndarray, n_tokens: np.nd
     d_static = logp_fitted - logp_static
     return stats.interval(
         -np.expm1(-d_static.sum() / T),
-        -np.expm1(-(W_test @ d_static) / (W_test @ n_tokens)), clusters=stats.n_clusters(article))
+        -np.expm1(-(W_test @ d_static) / (W_test @ n_tokens)),
+        clusters=stats.n_clusters(article),
+    )
 
 
 def state_sentence(gain: stats.Estimate) -> str:
@@ -42,25 +50,42 @@ def state_sentence(gain: stats.Estimate) -> str:
         ", 95% interval over test articles). The fitted chain is a latent LM all the same, a mixture "
         "whose component per token must be summed out, but one whose posterior a one-token peek "
         "nearly reaches; the sticky chain below is the one with a state that matters."
-        if lmclaims.above(gain) is None else
-        f"The latent *state*, which lets the component of one token depend on the last, "
+        if lmclaims.above(gain) is None
+        else f"The latent *state*, which lets the component of one token depend on the last, "
         f"{'lowers' if gain.value > 0 else 'raises'} the perplexity by a further "
         f"{fmt(percent(stats.Estimate(abs(gain.value), *sorted(map(abs, (gain.low, gain.high))))), 2)} % "
-        "(95% interval over test articles).")
+        "(95% interval over test articles)."
+    )
 
 
-def model_values(lengths: np.ndarray, article: Sequence, switch: Mapping, static, stickiness: float,
-                 ppl_rows: Mapping, names: Sequence[str], logp: Mapping, logp_static: np.ndarray,
-                 n_tokens: np.ndarray, n_boot: int, seed: int) -> dict:
+def model_values(
+    lengths: np.ndarray,
+    article: Sequence,
+    switch: Mapping,
+    static,
+    stickiness: float,
+    ppl_rows: Mapping,
+    names: Sequence[str],
+    logp: Mapping,
+    logp_static: np.ndarray,
+    n_tokens: np.ndarray,
+    n_boot: int,
+    seed: int,
+) -> dict:
     """The numbers the chapter quotes about its models, by name, in the order it glues them:
     the test split's size, the chains' memory, the perplexities (``ppl_rows``: estimates by
     row name of the perplexity table) and the state's gain as a :class:`Prose` sentence."""
     fitted = switch["fitted"]
-    values = {"n_test_sentences": len(lengths), "n_test_tokens": int(n_tokens.sum()),
-              "n_articles": len(set(article)), "memory_fitted": fitted.memory(),
-              "memory_sticky": switch["sticky"].memory(), "rho": stickiness,
-              "ppl_fitted": float(ppl_rows["switch-LM, fitted"].value),
-              "ppl_sticky": float(ppl_rows["switch-LM, sticky"].value)}
+    values = {
+        "n_test_sentences": len(lengths),
+        "n_test_tokens": int(n_tokens.sum()),
+        "n_articles": len(set(article)),
+        "memory_fitted": fitted.memory(),
+        "memory_sticky": switch["sticky"].memory(),
+        "rho": stickiness,
+        "ppl_fitted": float(ppl_rows["switch-LM, fitted"].value),
+        "ppl_sticky": float(ppl_rows["switch-LM, sticky"].value),
+    }
     best_component = min(names, key=lambda n: ppl_rows[n].value)
     values["best_component"] = best_component
     values["ppl_best_component"] = float(ppl_rows[best_component].value)
@@ -71,8 +96,7 @@ def model_values(lengths: np.ndarray, article: Sequence, switch: Mapping, static
     return values
 
 
-SHORT_NAMES = {"wiki/transformer-word": "Transformer (word)",
-               "wiki/kn3-word": "Kneser–Ney trigram (word)"}
+SHORT_NAMES = {"wiki/transformer-word": "Transformer (word)", "wiki/kn3-word": "Kneser–Ney trigram (word)"}
 
 
 def split_emissions(lms: Sequence, splits: Mapping, log_uni: np.ndarray, cache_mu: float) -> dict:
@@ -85,8 +109,16 @@ def split_emissions(lms: Sequence, splits: Mapping, log_uni: np.ndarray, cache_m
     return em
 
 
-def perplexity_rows(em, names: Sequence[str], logp: Mapping, logp_static: np.ndarray,
-                    n_tokens: np.ndarray, article: Sequence, n_boot: int, seed: int) -> dict:
+def perplexity_rows(
+    em,
+    names: Sequence[str],
+    logp: Mapping,
+    logp_static: np.ndarray,
+    n_tokens: np.ndarray,
+    article: Sequence,
+    n_boot: int,
+    seed: int,
+) -> dict:
     """The exact test perplexity of each component alone (by ``names``), of the static mixture
     and of each switch-LM (``logp[model]``), with 95% intervals over test articles
     (:func:`lmnotes.stats.units.bootstrap_rate`)."""
@@ -94,11 +126,12 @@ def perplexity_rows(em, names: Sequence[str], logp: Mapping, logp_static: np.nda
     mask = L.Emissions.mask(em.lengths, em.shape[1])
     for k, name in enumerate(names):
         lp = (em.log_e[..., k] * mask).sum(1)
-        ppl_rows[name] = units.bootstrap_rate(lp, n_tokens, "perplexity", n_boot,
-                                              seed, groups=article)
+        ppl_rows[name] = units.bootstrap_rate(lp, n_tokens, "perplexity", n_boot, seed, groups=article)
     ppl_rows["static mixture (fixed weights)"] = units.bootstrap_rate(
-        logp_static, n_tokens, "perplexity", n_boot, seed, groups=article)
+        logp_static, n_tokens, "perplexity", n_boot, seed, groups=article
+    )
     for m in logp:
         ppl_rows[f"switch-LM, {m}"] = units.bootstrap_rate(
-            logp[m], n_tokens, "perplexity", n_boot, seed, groups=article)
+            logp[m], n_tokens, "perplexity", n_boot, seed, groups=article
+        )
     return ppl_rows

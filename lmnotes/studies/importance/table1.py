@@ -22,13 +22,27 @@ from lmnotes.studies.importance import switch_runs as SR
 def run_names(temperatures: Sequence[float], horizons: Sequence[int]) -> list[str]:
     """The proposals of the table: no peeking, peek 1 at every temperature, the longer
     horizons, mean-field and the exact posterior."""
-    return [SR.NO_PEEKING] + [SR.peek_label(1, t) for t in temperatures] + [
-        SR.peek_label(h) for h in horizons if h > 1] + [SR.MEAN_FIELD, SR.EXACT]
+    return (
+        [SR.NO_PEEKING]
+        + [SR.peek_label(1, t) for t in temperatures]
+        + [SR.peek_label(h) for h in horizons if h > 1]
+        + [SR.MEAN_FIELD, SR.EXACT]
+    )
 
 
 @cached.remembered
-def run_all(switch: Mapping, em, props: Mapping, names: Sequence[str], article: Sequence,
-            grains: Mapping, grain_names: Sequence[str], n_runs: int, k_runs: int, seed: int) -> dict:
+def run_all(
+    switch: Mapping,
+    em,
+    props: Mapping,
+    names: Sequence[str],
+    article: Sequence,
+    grains: Mapping,
+    grain_names: Sequence[str],
+    n_runs: int,
+    k_runs: int,
+    seed: int,
+) -> dict:
     """``runs[(model, name)]``: :func:`.switch_runs.repeated` of each proposal, seeded
     ``seed * 1000 + 500 + i`` for the i-th name, grouped by article, and for the proposals of
     ``grain_names`` also by each grouping of ``grains`` (``{name: labels}``)."""
@@ -37,8 +51,14 @@ def run_all(switch: Mapping, em, props: Mapping, names: Sequence[str], article: 
         for i, name in enumerate(names):
             note(f"runs {m}, {name}: {n_runs} x {k_runs} draws per sentence")
             runs[m, name] = SR.repeated(
-                s, em, props[m][name], n_runs, k_runs, seed=seed * 1000 + 500 + i,
-                groups={"article": article, **(grains if name in grain_names else {})})
+                s,
+                em,
+                props[m][name],
+                n_runs,
+                k_runs,
+                seed=seed * 1000 + 500 + i,
+                groups={"article": article, **(grains if name in grain_names else {})},
+            )
     return runs
 
 
@@ -47,11 +67,14 @@ def nonlatent(em, component: str, article: Sequence, n_runs: int, k_runs: int, s
     variable): the largest |error| over the runs at each level and of their difference."""
     plain = L.SwitchLM(np.ones(1), np.ones((1, 1)))
     single = em.component(0)
-    plain_runs = SR.repeated(plain, single, L.lookahead(plain, single, 0), n_runs,
-                             k_runs, seed=seed, groups=article)
-    return pd.DataFrame({
-        "instance level": [float(np.abs(plain_runs["instance"]).max())],
-        "corpus level": [float(np.abs(plain_runs["corpus"]).max())],
-        "instance − corpus": [float(np.abs(plain_runs["instance"]
-                                           - plain_runs["corpus"]).max())]},
-        index=pd.Index([plots.label(component)], name="non-latent LM"))
+    plain_runs = SR.repeated(
+        plain, single, L.lookahead(plain, single, 0), n_runs, k_runs, seed=seed, groups=article
+    )
+    return pd.DataFrame(
+        {
+            "instance level": [float(np.abs(plain_runs["instance"]).max())],
+            "corpus level": [float(np.abs(plain_runs["corpus"]).max())],
+            "instance − corpus": [float(np.abs(plain_runs["instance"] - plain_runs["corpus"]).max())],
+        },
+        index=pd.Index([plots.label(component)], name="non-latent LM"),
+    )

@@ -96,10 +96,19 @@ def negligible(results: Results, threshold: float) -> list[lmcases.Case]:
         # the certified bound can lie above the bootstrap interval's upper end (a run below it)
         high = 100 * max(g[UPPER], g[CERTIFIED]) if bounded else math.inf
         why = "levelled off in N" if bounded else "still grows with N: no upper bound"
-        cases.append(lmcases.Case(m, "below", min(100 * max(g[GAP], g[CERTIFIED]), high), 100 * g[CERTIFIED], high,
-                                  100 * threshold, why=why + "; % of the bits per character, from the certified "
-                                  "lower bound; the estimate is the larger of the importance-sampling estimate "
-                                  "and that bound"))
+        cases.append(
+            lmcases.Case(
+                m,
+                "below",
+                min(100 * max(g[GAP], g[CERTIFIED]), high),
+                100 * g[CERTIFIED],
+                high,
+                100 * threshold,
+                why=why + "; % of the bits per character, from the certified "
+                "lower bound; the estimate is the larger of the importance-sampling estimate "
+                "and that bound",
+            )
+        )
     return cases
 
 
@@ -118,19 +127,22 @@ def glued(results: Results, rules: Rules) -> dict:
     """The values the chapter quotes with the claims, by glue name, in the chapter's order:
     the thresholds (%), claim 4's verdicts at each, whether the independent measures give one
     order, the unexplained share (%) of the closed vocabulary's advantage, the model with an N
-    sweep, which models' estimates levelled off in N, and why the post's printed numbers that do not follow from their inputs fail."""
+    sweep, which models' estimates levelled off in N, and why the post's printed numbers that do
+    not follow from their inputs fail."""
     r = results
     causes = r.examples.loc[~r.examples["follows"], "cause"].value_counts()
-    return {"negligible_pct": 100 * rules.negligible_share,
-            "negligible_alt_pct": 100 * rules.negligible_share_alt,
-            "v4": negligible_verdict(r, rules.negligible_share),
-            "v4_alt": negligible_verdict(r, rules.negligible_share_alt),
-            "independent_orders": "one order" if agree_open(r) else "different orders",
-            "rest_share": float(100 * (r.advantage - r.unk - r.renorm) / r.advantage),
-            "marginal_label": r.self_name,
-            "levelled_text": levelled_text(r),
-            "alt_text": alt_text(r, rules),
-            "causes_text": "; ".join(f"{n} from {c}" for c, n in causes.items())}
+    return {
+        "negligible_pct": 100 * rules.negligible_share,
+        "negligible_alt_pct": 100 * rules.negligible_share_alt,
+        "v4": negligible_verdict(r, rules.negligible_share),
+        "v4_alt": negligible_verdict(r, rules.negligible_share_alt),
+        "independent_orders": "one order" if agree_open(r) else "different orders",
+        "rest_share": float(100 * (r.advantage - r.unk - r.renorm) / r.advantage),
+        "marginal_label": r.self_name,
+        "levelled_text": levelled_text(r),
+        "alt_text": alt_text(r, rules),
+        "causes_text": "; ".join(f"{n} from {c}" for c, n in causes.items()),
+    }
 
 
 def claims(results: Results, rules: Rules) -> pd.DataFrame:
@@ -140,50 +152,84 @@ def claims(results: Results, rules: Rules) -> pd.DataFrame:
     c4_alt = negligible(r, rules.negligible_share_alt)
     agree = agree_open(r)
     ranks = r.open_ranks
-    c2 = [lmcases.Case(c, "holds", int((ranks[c] == ranks["bits / byte"]).all()),
-                       why="orders the open models as bits per byte does (its count is the same for every model)")
-          for c in INDEPENDENT if c != "bits / byte"]
+    c2 = [
+        lmcases.Case(
+            c,
+            "holds",
+            int((ranks[c] == ranks["bits / byte"]).all()),
+            why="orders the open models as bits per byte does (its count is the same for every model)",
+        )
+        for c in INDEPENDENT
+        if c != "bits / byte"
+    ]
     w = r.word_bpb
-    c3 = [lmcases.Case.apart(f"word against {s}", "below", w, e,
-                             why="bits per byte, word minus open; the interval spans the two models' own "
-                             "intervals (wholly below: the word model's interval lies below the other's)")
-          for s, e in r.open_bpb.items()]
+    c3 = [
+        lmcases.Case.apart(
+            f"word against {s}",
+            "below",
+            w,
+            e,
+            why="bits per byte, word minus open; the interval spans the two models' own "
+            "intervals (wholly below: the word model's interval lies below the other's)",
+        )
+        for s, e in r.open_bpb.items()
+    ]
     follows = int(r.examples["follows"].sum())
-    return lmclaims.table([
-        lmclaims.row(
-            "1. perplexities per token are not comparable across segmentations",
-            [lmcases.Case("the family's orders", "less", r.tau_byte, threshold=1,
-                          why="Kendall τ between the per-token and per-byte orders; 1: the same order")],
-            f"per token the {r.best_token} model is best, per byte the {r.best_byte} model: Kendall τ between "
-            f"the two orders {r.tau_byte:.2f}; per-token perplexity {min(r.ppl_token.values()):.2f}"
-            f"–{max(r.ppl_token.values()):.1f}", form="identity"),
-        lmclaims.row(
-            "2. per-word and per-character measures are comparable for open-vocabulary models, "
-            "and convert into each other",
-            c2,
-            f"over the {len(r.open_ranks)} open-vocabulary models the four measures give "
-            f"{'one order' if agree else 'different orders'}, as they share their denominators; of the post's "
-            f"printed conversions {follows} of {len(r.examples)} follow from their inputs "
-            "(the others: see the text).", basis="by construction", form="identity"),
-        lmclaims.row(
-            "3. a closed vocabulary gives a large advantage that makes its perplexity incomparable",
-            c3,
-            f"word model {fmt(r.word_bpb)} bits/byte vs open models "
-            f"{min(e.value for e in r.open_bpb.values()):.3f}–{max(e.value for e in r.open_bpb.values()):.3f}; "
-            f"of its lead over {r.open_label}, scoring <unk> as a word explains {100 * r.unk / r.advantage:.0f} %, "
-            f"the post's mechanism {100 * r.renorm / r.advantage:.1f} %, and "
-            f"{100 * (r.advantage - r.unk - r.renorm) / r.advantage:.0f} % is unexplained (training budget "
-            f"included: {r.word_epochs:.2f} against {r.open_epochs:.2f} epochs).", form="every"),
-        lmclaims.row(
-            "4. the marginal over segmentations differs negligibly from the canonical segmentation", c4,
-            "gap as a share of bits per char: " + "; ".join(
-                f"{m} {_pct(100 * g[GAP], 2)} % (certified ≥ {_pct(100 * g[CERTIFIED], 3)} %)"
-                for m, g in r.gaps.items())
-            + f"; {levelled_text(r)}. Below "
-            f"{100 * rules.negligible_share:g} %: {_decisions(c4)}; below {100 * rules.negligible_share_alt:g} %: "
-            f"{_decisions(c4_alt)}: {negligible_verdict(r, rules.negligible_share_alt)} at that threshold.",
-            form="every"),
-    ])
+    return lmclaims.table(
+        [
+            lmclaims.row(
+                "1. perplexities per token are not comparable across segmentations",
+                [
+                    lmcases.Case(
+                        "the family's orders",
+                        "less",
+                        r.tau_byte,
+                        threshold=1,
+                        why="Kendall τ between the per-token and per-byte orders; 1: the same order",
+                    )
+                ],
+                f"per token the {r.best_token} model is best, per byte the {r.best_byte} model: Kendall τ between "
+                f"the two orders {r.tau_byte:.2f}; per-token perplexity {min(r.ppl_token.values()):.2f}"
+                f"–{max(r.ppl_token.values()):.1f}",
+                form="identity",
+            ),
+            lmclaims.row(
+                "2. per-word and per-character measures are comparable for open-vocabulary models, "
+                "and convert into each other",
+                c2,
+                f"over the {len(r.open_ranks)} open-vocabulary models the four measures give "
+                f"{'one order' if agree else 'different orders'}, as they share their denominators; of the post's "
+                f"printed conversions {follows} of {len(r.examples)} follow from their inputs "
+                "(the others: see the text).",
+                basis="by construction",
+                form="identity",
+            ),
+            lmclaims.row(
+                "3. a closed vocabulary gives a large advantage that makes its perplexity incomparable",
+                c3,
+                f"word model {fmt(r.word_bpb)} bits/byte vs open models "
+                f"{min(e.value for e in r.open_bpb.values()):.3f}–{max(e.value for e in r.open_bpb.values()):.3f}; "
+                f"of its lead over {r.open_label}, scoring <unk> as a word explains {100 * r.unk / r.advantage:.0f} %, "
+                f"the post's mechanism {100 * r.renorm / r.advantage:.1f} %, and "
+                f"{100 * (r.advantage - r.unk - r.renorm) / r.advantage:.0f} % is unexplained (training budget "
+                f"included: {r.word_epochs:.2f} against {r.open_epochs:.2f} epochs).",
+                form="every",
+            ),
+            lmclaims.row(
+                "4. the marginal over segmentations differs negligibly from the canonical segmentation",
+                c4,
+                "gap as a share of bits per char: "
+                + "; ".join(
+                    f"{m} {_pct(100 * g[GAP], 2)} % (certified ≥ {_pct(100 * g[CERTIFIED], 3)} %)"
+                    for m, g in r.gaps.items()
+                )
+                + f"; {levelled_text(r)}. Below "
+                f"{100 * rules.negligible_share:g} %: {_decisions(c4)}; below {100 * rules.negligible_share_alt:g} %: "
+                f"{_decisions(c4_alt)}: {negligible_verdict(r, rules.negligible_share_alt)} at that threshold.",
+                form="every",
+            ),
+        ]
+    )
 
 
 def _pct(value: float, decimals: int) -> str:
@@ -196,17 +242,21 @@ def alt_text(results: Results, rules: Rules) -> str:
     """What decides claim 4 at the stricter threshold, in words: each model's case there."""
     parts = []
     for c in negligible(results, rules.negligible_share_alt):
-        how = {"against": f"against: its certified lower bound, {c.low:.3f} %, lies above it",
-               "for": f"for: its estimate has levelled off and its interval lies below it (up to {c.high:.3f} %)",
-               "open": "open"}[c.decision]
+        how = {
+            "against": f"against: its certified lower bound, {c.low:.3f} %, lies above it",
+            "for": f"for: its estimate has levelled off and its interval lies below it (up to {c.high:.3f} %)",
+            "open": "open",
+        }[c.decision]
         parts.append(f"{c.name} is {how}")
     return "; ".join(parts)
 
 
 def levelled_text(results: Results) -> str:
     """Which models' estimates levelled off in N, in words."""
-    return "; ".join(f"{m} {'levelled off' if results.levelled.get(m, False) else 'still grows'} in N"
-                     for m in results.gaps)
+    return "; ".join(
+        f"{m} {'levelled off' if results.levelled.get(m, False) else 'still grows'} in N"
+        for m in results.gaps
+    )
 
 
 def _decisions(cases: list[lmcases.Case]) -> str:
@@ -219,4 +269,5 @@ def thresholds(rules: Rules) -> dict[str, str]:
         f"negligible_share = {rules.negligible_share:g}": "claim 4: a gap below this share of the bits per "
         "character is negligible (the post gives no number)",
         f"negligible_share_alt = {rules.negligible_share_alt:g}": "claim 4: the stricter choice the text "
-        "reports beside it"}
+        "reports beside it",
+    }

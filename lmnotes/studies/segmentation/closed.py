@@ -22,18 +22,25 @@ import pandas as pd
 from lmnotes.stats import units
 
 
-def bpc_by_subset(rows: Mapping[str, np.ndarray], has_oov: np.ndarray, n_char: np.ndarray, groups,
-                  n_boot: int, seed: int) -> pd.DataFrame:
+def bpc_by_subset(
+    rows: Mapping[str, np.ndarray], has_oov: np.ndarray, n_char: np.ndarray, groups, n_boot: int, seed: int
+) -> pd.DataFrame:
     """Bits per character of each row's log-probabilities (one per sentence, ``n_char``
     characters each) on all sentences, those without and those with unknown words, each with a
     bootstrap interval over ``groups`` (the sentences' articles); columns name the subsets and
     their sizes."""
+
     def bpc(lp, mask):
         return units.bootstrap_rate(lp[mask], n_char[mask], "bits", n_boot, seed, groups=groups[mask])
 
-    subsets = {"all sentences": np.ones(len(has_oov), bool), "without unknown words": ~has_oov,
-               "with unknown words": has_oov}
-    table = pd.DataFrame({name: {sub: bpc(lp, m) for sub, m in subsets.items()} for name, lp in rows.items()}).T
+    subsets = {
+        "all sentences": np.ones(len(has_oov), bool),
+        "without unknown words": ~has_oov,
+        "with unknown words": has_oov,
+    }
+    table = pd.DataFrame(
+        {name: {sub: bpc(lp, m) for sub, m in subsets.items()} for name, lp in rows.items()}
+    ).T
     table.columns = [f"{c} ({int(m.sum()):,})" for c, m in subsets.items()]
     return table
 
@@ -41,8 +48,12 @@ def bpc_by_subset(rows: Mapping[str, np.ndarray], has_oov: np.ndarray, n_char: n
 def mass_values(mass: Mapping[str, float]) -> dict:
     """:func:`.comparability.oov_mass` as the chapter quotes it, by glue name (%, and the
     samples used)."""
-    return {"oov_mass": float(100 * mass["mass"]), "oov_mass_low": float(100 * mass["low"]),
-            "oov_mass_high": float(100 * mass["high"]), "n_mass_samples": int(mass["n"])}
+    return {
+        "oov_mass": float(100 * mass["mass"]),
+        "oov_mass_low": float(100 * mass["low"]),
+        "oov_mass_high": float(100 * mass["high"]),
+        "n_mass_samples": int(mass["n"]),
+    }
 
 
 @dataclass(frozen=True)
@@ -73,26 +84,38 @@ class Advantage:
         """The decomposition: advantage, its parts and the unexplained rest, in bits per char
         and as shares of the advantage (%)."""
         advantage = self.advantage
-        table = pd.DataFrame({"bits / char": {
-            "advantage of the word model (all sentences)": advantage,
-            "<unk> scored as a word (spelled-out minus raw)": self.unk,
-            "mass on unknown-word strings (renormalising the open model)": self.renorm_all,
-            "unexplained (includes the training budget)": advantage - self.unk - self.renorm_all,
-        }})
+        table = pd.DataFrame(
+            {
+                "bits / char": {
+                    "advantage of the word model (all sentences)": advantage,
+                    "<unk> scored as a word (spelled-out minus raw)": self.unk,
+                    "mass on unknown-word strings (renormalising the open model)": self.renorm_all,
+                    "unexplained (includes the training budget)": advantage - self.unk - self.renorm_all,
+                }
+            }
+        )
         table.index.name = "part"
         table["share of the advantage (%)"] = 100 * table["bits / char"] / advantage
         return table
 
     def values(self) -> dict:
         """The shares (%) and the renormalisation's gains the chapter quotes, by glue name."""
-        return {"unk_share": float(100 * self.unk / self.advantage),
-                "renorm_share": float(100 * self.renorm_all / self.advantage),
-                "renorm_bits_char": float(self.per_char_renorm[0]),
-                "renorm_bits_sentence": float(self.renorm_bits[0])}
+        return {
+            "unk_share": float(100 * self.unk / self.advantage),
+            "renorm_share": float(100 * self.renorm_all / self.advantage),
+            "renorm_bits_char": float(self.per_char_renorm[0]),
+            "renorm_bits_sentence": float(self.renorm_bits[0]),
+        }
 
 
-def decompose(open_logprob: np.ndarray, word_raw: np.ndarray, word_open: np.ndarray, n_char: np.ndarray,
-              has_oov: np.ndarray, mass: Mapping[str, float]) -> Advantage:
+def decompose(
+    open_logprob: np.ndarray,
+    word_raw: np.ndarray,
+    word_open: np.ndarray,
+    n_char: np.ndarray,
+    has_oov: np.ndarray,
+    mass: Mapping[str, float],
+) -> Advantage:
     """The :class:`Advantage` of the word model (log p per sentence ``word_raw``, and
     ``word_open`` with ``<unk>`` spelled out) over the open model (``open_logprob``), given
     the open model's mass on unknown-word strings (:func:`.comparability.oov_mass`)."""
@@ -104,5 +127,6 @@ def decompose(open_logprob: np.ndarray, word_raw: np.ndarray, word_open: np.ndar
         return units.from_nats(-lp.sum(), n_char.sum(), "bits")
 
     renorm_all = renorm_bits[0] * inv.sum() / n_char.sum()  # spread over all characters
-    return Advantage(whole(open_logprob), whole(word_raw), whole(word_open), renorm_bits, per_char_renorm,
-                     renorm_all)
+    return Advantage(
+        whole(open_logprob), whole(word_raw), whole(word_open), renorm_bits, per_char_renorm, renorm_all
+    )

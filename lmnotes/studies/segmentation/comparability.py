@@ -45,46 +45,99 @@ def worked_examples() -> pd.DataFrame:
     s4 = "the deforestation"
     # (quantity, formula, printed, decimals printed, recomputed, note)
     rows = [
-        ("ppl per word, p(the cat sat on the mat)", f"exp(-log p / ({w1}+1))", 22.5, 1,
-         units.from_nats(-math.log(p_sentence), w1 + 1), ""),
-        ("ppl per character, same sentence", f"exp(-log p / ({len(s1)}+1))", 2.7, 1,
-         units.from_nats(-math.log(p_sentence), len(s1) + 1),
-         f"2.7 is exp(-log p / {len(s1)}) = {units.from_nats(-math.log(p_sentence), len(s1)):.2f}: "
-         f"EOS left out of the count the post writes (it also labels this ppl_word)"),
-        ("p(the cat sat), the product", " x ".join(map(str, multiplied)), 0.00000032, 8, p3,
-         f"the product uses 0.1 and 0.01 where the listed conditionals are 0.01 and 0.001 "
-         f"(their product: {math.prod(listed):.2g})"),
-        ("ppl per word of p(the cat sat)", "exp(-log p / (3+1))", 42.04, 2,
-         units.from_nats(-math.log(p3), len(s3.split()) + 1), ""),
-        ("ppl per word from the listed conditionals", "exp(-(sum of log p) / (3+1))", 42.04, 2,
-         units.from_nats(-sum(map(math.log, listed)), len(s3.split()) + 1),
-         "42.04 follows from the product's factors, not from the conditionals the formula sums"),
-        ("ppl per character of p(the cat sat)", f"exp(-log p / ({len(s3)}+1))", 3.48, 2,
-         units.from_nats(-math.log(p3), len(s3) + 1), ""),
+        (
+            "ppl per word, p(the cat sat on the mat)",
+            f"exp(-log p / ({w1}+1))",
+            22.5,
+            1,
+            units.from_nats(-math.log(p_sentence), w1 + 1),
+            "",
+        ),
+        (
+            "ppl per character, same sentence",
+            f"exp(-log p / ({len(s1)}+1))",
+            2.7,
+            1,
+            units.from_nats(-math.log(p_sentence), len(s1) + 1),
+            f"2.7 is exp(-log p / {len(s1)}) = {units.from_nats(-math.log(p_sentence), len(s1)):.2f}: "
+            f"EOS left out of the count the post writes (it also labels this ppl_word)",
+        ),
+        (
+            "p(the cat sat), the product",
+            " x ".join(map(str, multiplied)),
+            0.00000032,
+            8,
+            p3,
+            f"the product uses 0.1 and 0.01 where the listed conditionals are 0.01 and 0.001 "
+            f"(their product: {math.prod(listed):.2g})",
+        ),
+        (
+            "ppl per word of p(the cat sat)",
+            "exp(-log p / (3+1))",
+            42.04,
+            2,
+            units.from_nats(-math.log(p3), len(s3.split()) + 1),
+            "",
+        ),
+        (
+            "ppl per word from the listed conditionals",
+            "exp(-(sum of log p) / (3+1))",
+            42.04,
+            2,
+            units.from_nats(-sum(map(math.log, listed)), len(s3.split()) + 1),
+            "42.04 follows from the product's factors, not from the conditionals the formula sums",
+        ),
+        (
+            "ppl per character of p(the cat sat)",
+            f"exp(-log p / ({len(s3)}+1))",
+            3.48,
+            2,
+            units.from_nats(-math.log(p3), len(s3) + 1),
+            "",
+        ),
         ("nll_1 from ppl 19 over 4+1 subwords", "log 19 x (4+1)", 14.7, 1, nll[1], ""),
         ("nll_2 from ppl 24 over 3+1 subwords", "log 24 x (3+1)", 12.7, 1, nll[2], ""),
     ]
     for k, printed in ((1, 134.3), (2, 68.9)):
         exact = units.from_nats(nll[k], len(s4.split()) + 1)
-        rows.append((f"ppl per word, segmentation {k}", f"exp(nll_{k} / (2+1))", printed, 1, exact,
-                     f"from the rounded nll_{k} = {round(nll[k], 1)}: "
-                     f"{units.from_nats(round(nll[k], 1), 3):.1f}"))
+        rows.append(
+            (
+                f"ppl per word, segmentation {k}",
+                f"exp(nll_{k} / (2+1))",
+                printed,
+                1,
+                exact,
+                f"from the rounded nll_{k} = {round(nll[k], 1)}: {units.from_nats(round(nll[k], 1), 3):.1f}",
+            )
+        )
     for k, printed in ((1, 2.37), (2, 2.11)):
         exact = units.from_nats(nll[k], len(s4) + 1)
-        rows.append((f"ppl per character, segmentation {k}", f"exp(nll_{k} / ({len(s4)}+1))", printed, 2, exact,
-                     f"'{s4}' has {len(s4)} characters, the post counts 16 (without the space) "
-                     f"and divides the rounded nll_{k}: {units.from_nats(round(nll[k], 1), 17):.2f}"))
+        rows.append(
+            (
+                f"ppl per character, segmentation {k}",
+                f"exp(nll_{k} / ({len(s4)}+1))",
+                printed,
+                2,
+                exact,
+                f"'{s4}' has {len(s4)} characters, the post counts 16 (without the space) "
+                f"and divides the rounded nll_{k}: {units.from_nats(round(nll[k], 1), 17):.2f}",
+            )
+        )
     df = pd.DataFrame(rows, columns=["quantity", "formula", "printed", "decimals", "recomputed", "note"])
     # a printed value follows from its inputs if it is the recomputed value, rounded as printed
     df["follows"] = [round(r, d) == p for p, d, r in zip(df["printed"], df["decimals"], df["recomputed"])]
     # why a printed value does not follow, by kind (the notes give the detail)
-    causes = {"ppl per character, same sentence": "EOS left out of the count",
-              "ppl per word from the listed conditionals": "factors other than the listed conditionals",
-              "ppl per word, segmentation 1": "a rounded intermediate",
-              "ppl per word, segmentation 2": "a rounded intermediate",
-              "ppl per character, segmentation 1": "a rounded intermediate and the space left out of the count",
-              "ppl per character, segmentation 2": "a rounded intermediate and the space left out of the count"}
-    df["cause"] = [causes.get(q, "unexplained") if not f else "" for q, f in zip(df["quantity"], df["follows"])]
+    causes = {
+        "ppl per character, same sentence": "EOS left out of the count",
+        "ppl per word from the listed conditionals": "factors other than the listed conditionals",
+        "ppl per word, segmentation 1": "a rounded intermediate",
+        "ppl per word, segmentation 2": "a rounded intermediate",
+        "ppl per character, segmentation 1": "a rounded intermediate and the space left out of the count",
+        "ppl per character, segmentation 2": "a rounded intermediate and the space left out of the count",
+    }
+    df["cause"] = [
+        causes.get(q, "unexplained") if not f else "" for q, f in zip(df["quantity"], df["follows"])
+    ]
     return df.drop(columns="decimals")
 
 
@@ -135,7 +188,9 @@ class Speller:
         return self.lm.score(list(words)).logprob - self.log_norm
 
 
-def train_speller(seg: WordSegmentation, train_texts: Sequence[str], order: int = 4, corpus: str = "enwiki") -> Speller:
+def train_speller(
+    seg: WordSegmentation, train_texts: Sequence[str], order: int = 4, corpus: str = "enwiki"
+) -> Speller:
     """The :class:`Speller` of a closed vocabulary: a Kneser–Ney character ``order``-gram
     (kept in the shared cache like every trained model) over the words of ``train_texts``
     that ``seg`` maps to ``<unk>``, one string per occurrence. Models and segmentation
@@ -145,7 +200,9 @@ def train_speller(seg: WordSegmentation, train_texts: Sequence[str], order: int 
     words = unk_training_words(seg, train_texts)
     if not words:
         raise ValueError("no training word falls outside the vocabulary: there is nothing to spell")
-    lm = build(Recipe("ngram-kn", "char", order=order, min_count=1), words, [], name=f"speller-{corpus}-{len(words)}")
+    lm = build(
+        Recipe("ngram-kn", "char", order=order, min_count=1), words, [], name=f"speller-{corpus}-{len(words)}"
+    )
     speller = Speller(lm, seg.vocab)
     speller.n_words = len(words)
     return speller
@@ -156,8 +213,9 @@ def unk_training_words(seg: WordSegmentation, texts: Sequence[str]) -> list[str]
     return [w for t in texts for w in seg.split(t) if w not in seg.index]
 
 
-def open_word_logprob(word_logprob: np.ndarray, texts: Sequence[str], seg: WordSegmentation,
-                      speller: Speller) -> np.ndarray:
+def open_word_logprob(
+    word_logprob: np.ndarray, texts: Sequence[str], seg: WordSegmentation, speller: Speller
+) -> np.ndarray:
     """log p of each text under the word model made open: every ``<unk>`` it predicted is
     followed by the spelling of the actual word, log p(<unk> ...) + log p_spell(w)."""
     oov = [oov_tokens(seg, t) for t in texts]
@@ -187,9 +245,11 @@ def document_counts(sentences: Sequence[str]) -> dict[str, int]:
     """Words, characters and bytes of a document of sentences, each separator (``<s>``)
     counted as one unit, as EOS is under the "string" convention."""
     n = len(sentences)
-    return {"word": sum(len(s.split()) for s in sentences) + n,
-            "char": sum(len(s) for s in sentences) + n,
-            "byte": sum(len(s.encode("utf-8")) for s in sentences) + n}
+    return {
+        "word": sum(len(s.split()) for s in sentences) + n,
+        "char": sum(len(s) for s in sentences) + n,
+        "byte": sum(len(s.encode("utf-8")) for s in sentences) + n,
+    }
 
 
 def vocabulary_coverage(seg: WordSegmentation, texts: Sequence[str]) -> dict[str, float]:
@@ -198,6 +258,8 @@ def vocabulary_coverage(seg: WordSegmentation, texts: Sequence[str]) -> dict[str
     words = [w for t in texts for w in seg.split(t)]
     counts = Counter(words)
     oov_types = [w for w in counts if w not in seg.index]
-    return {"oov token rate": sum(counts[w] for w in oov_types) / max(1, len(words)),
-            "oov type rate": len(oov_types) / max(1, len(counts)),
-            "texts with oov": float(np.mean([bool(oov_tokens(seg, t)) for t in texts])) if texts else 0.0}
+    return {
+        "oov token rate": sum(counts[w] for w in oov_types) / max(1, len(words)),
+        "oov type rate": len(oov_types) / max(1, len(counts)),
+        "texts with oov": float(np.mean([bool(oov_tokens(seg, t)) for t in texts])) if texts else 0.0,
+    }

@@ -29,8 +29,9 @@ from lmnotes.studies.segmentation.cached import importance_sample
 from lmnotes.studies.segmentation.family import fmt
 
 
-def percentile_interval(d: marginal.Draws, i: int, k: int, n_samples: int, rng: np.random.Generator,
-                        n_boot: int) -> tuple[float, float]:
+def percentile_interval(
+    d: marginal.Draws, i: int, k: int, n_samples: int, rng: np.random.Generator, n_boot: int
+) -> tuple[float, float]:
     """The bootstrap percentile interval of string i's estimate (3), resampling the
     ``n_samples`` draws of run k ``n_boot`` times with ``rng``."""
     run = slice(k * n_samples, (k + 1) * n_samples)
@@ -39,9 +40,18 @@ def percentile_interval(d: marginal.Draws, i: int, k: int, n_samples: int, rng: 
     return float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975))
 
 
-def exact_table(models: Mapping[str, object], words: Sequence[str], max_segmentations: int, n_samples: int,
-                n_runs: int, rng: np.random.Generator, n_boot: int, seed: int, stay: float,
-                explore: float) -> tuple[pd.DataFrame, list[str]]:
+def exact_table(
+    models: Mapping[str, object],
+    words: Sequence[str],
+    max_segmentations: int,
+    n_samples: int,
+    n_runs: int,
+    rng: np.random.Generator,
+    n_boot: int,
+    seed: int,
+    stay: float,
+    explore: float,
+) -> tuple[pd.DataFrame, list[str]]:
     """For each model (by name) and word with at most ``max_segmentations`` segmentations:
     log p(s*), the exact log-marginal (1), the guided estimate (3) from ``n_samples`` draws
     with its percentile interval, the constrained estimate, how many of ``n_runs``
@@ -62,12 +72,20 @@ def exact_table(models: Mapping[str, object], words: Sequence[str], max_segmenta
             covered = sum(lo <= exact <= hi for lo, hi in intervals)
             canonical = d.log_canonical[0]
             guided = d.subset(slice(0, n_samples)).logmarginal()[0]
-            rows.append({"model": name, "string": repr(w), "segmentations": n,
-                         "log p(s*)": canonical, "log p(x), exact": exact,
-                         "guided (3)": Estimate(guided, *intervals[0]),
-                         "constrained": constrained.plain()[0],
-                         "runs covering": f"{covered} of {n_runs}",
-                         "share of s*": np.exp(canonical - exact), "_covered": covered})
+            rows.append(
+                {
+                    "model": name,
+                    "string": repr(w),
+                    "segmentations": n,
+                    "log p(s*)": canonical,
+                    "log p(x), exact": exact,
+                    "guided (3)": Estimate(guided, *intervals[0]),
+                    "constrained": constrained.plain()[0],
+                    "runs covering": f"{covered} of {n_runs}",
+                    "share of s*": np.exp(canonical - exact),
+                    "_covered": covered,
+                }
+            )
     return pd.DataFrame(rows).set_index(["model", "string"]), skipped
 
 
@@ -75,6 +93,7 @@ def exact_findings(table: pd.DataFrame, skipped: Sequence[str], n_runs: int, max
     """What the chapter says of :func:`exact_table`, by glue name: the words compared, the
     intervals' coverage (%), the median errors of both estimators (nats), how often the
     constrained one falls below log p(s*), s*'s least share (%), and the words left out."""
+
     def value_of(x):
         return getattr(x, "value", x)
 
@@ -83,21 +102,35 @@ def exact_findings(table: pd.DataFrame, skipped: Sequence[str], n_runs: int, max
 
     coverage = table["_covered"].sum() / (n_runs * len(table))
     return {
-        "n_exact": len(table), "coverage_pct": float(100 * coverage), "n_coverage_runs_used": n_runs,
-        "err_guided": float(err("guided (3)").median()), "err_constrained": float(err("constrained").median()),
+        "n_exact": len(table),
+        "coverage_pct": float(100 * coverage),
+        "n_coverage_runs_used": n_runs,
+        "err_guided": float(err("guided (3)").median()),
+        "err_constrained": float(err("constrained").median()),
         "n_constrained_below": int((table["constrained"] < table["log p(s*)"]).sum()),
         "min_canonical_share": float(100 * table["share of s*"].min()),
         "coverage_sentence": (
             "That is far below the nominal 95 %: with few draws a heavy-tailed weight is often not "
             "drawn at all, and resampling the draws cannot show what they missed, so these intervals "
             "are too narrow, and so are the sentence-level intervals below, built the same way."
-            if coverage < 0.85 else "That is close to the nominal 95 %."),
+            if coverage < 0.85
+            else "That is close to the nominal 95 %."
+        ),
         "skipped_words": "; ".join(skipped) if skipped else "none",
-        "max_segmentations_used": max_segmentations}
+        "max_segmentations_used": max_segmentations,
+    }
 
 
-def sentence_gaps(specs, test: Sequence[str], max_bytes: int, n_samples: int, seed: int, stay: float,
-                  explore: float, n_boot: int) -> tuple[dict, dict]:
+def sentence_gaps(
+    specs,
+    test: Sequence[str],
+    max_bytes: int,
+    n_samples: int,
+    seed: int,
+    stay: float,
+    explore: float,
+    n_boot: int,
+) -> tuple[dict, dict]:
     """The gap on test sentences for each ``(name, lm, sentences, draws)`` of ``specs``: that
     many sentences of at most ``max_bytes`` bytes drawn at random (independently of the
     draws), ``draws`` guided draws per sentence and ``n_samples`` constrained ones. Returns the
@@ -114,20 +147,25 @@ def sentence_gaps(specs, test: Sequence[str], max_bytes: int, n_samples: int, se
         chars = np.array([len(t) + 1 for t in texts])
         g = marginal.gap(d, chars, n_resamples=n_boot, seed=seed)
         bpc_model = units.from_nats(-d.log_canonical.sum(), chars.sum(), "bits")
-        certified = float(units.from_nats((d.certified() - d.log_canonical).sum(), chars.sum(),
-                                          "bits"))  # a gain
+        certified = float(
+            units.from_nats((d.certified() - d.log_canonical).sum(), chars.sum(), "bits")
+        )  # a gain
         runs[name] = {"draws": d, "texts": texts, "chars": chars, "gap": g, "bpc": bpc_model, "lm": lm}
-        gaps[name] = {"sentences": len(texts), "draws per sentence": n_draws,
-                      "bits / char (canonical)": bpc_model,
-                      "gap, bits / char": fmt(g.bits_per_char, 5),
-                      "gap / bits per char": g.bits_per_char.value / bpc_model,
-                      "interval's upper end / bits per char": g.bits_per_char.high / bpc_model,
-                      "certified lower bound / bits per char": certified / bpc_model,
-                      "gap by the constrained proposal": (constrained.plain() - d.log_canonical).sum()
-                      / chars.sum() / np.log(2),
-                      "draws off s*": 1 - d.canonical.mean(),
-                      "largest gap in one sentence (nats)": float(g.per_string.max()),
-                      "_estimate": g.bits_per_char}
+        gaps[name] = {
+            "sentences": len(texts),
+            "draws per sentence": n_draws,
+            "bits / char (canonical)": bpc_model,
+            "gap, bits / char": fmt(g.bits_per_char, 5),
+            "gap / bits per char": g.bits_per_char.value / bpc_model,
+            "interval's upper end / bits per char": g.bits_per_char.high / bpc_model,
+            "certified lower bound / bits per char": certified / bpc_model,
+            "gap by the constrained proposal": (constrained.plain() - d.log_canonical).sum()
+            / chars.sum()
+            / np.log(2),
+            "draws off s*": 1 - d.canonical.mean(),
+            "largest gap in one sentence (nats)": float(g.per_string.max()),
+            "_estimate": g.bits_per_char,
+        }
     return gaps, runs
 
 
@@ -145,20 +183,26 @@ def gap_findings(gap_table: pd.DataFrame, self_name: str, pre_name: str, n_sweep
         "n_marginal_used": int(gap_table["sentences"].iloc[0]),
         "n_marginal_pre_used": int(gap_table["sentences"].iloc[1]),
         "constrained_note": (
-            f"a negative gap for {' and '.join(negative)}, impossible for a quantity that cannot fall "
-            "below 0" if negative else "a gap of the same sign, with the spread of the table above"),
+            f"a negative gap for {' and '.join(negative)}, impossible for a quantity that cannot fall below 0"
+            if negative
+            else "a gap of the same sign, with the spread of the table above"
+        ),
         "gap_self_pct": share(gap_table, self_name, "gap / bits per char"),
         "gap_pre_pct": share(gap_table, pre_name, "gap / bits per char"),
         "cert_self_pct": share(gap_table, self_name, "certified lower bound / bits per char"),
         "cert_pre_pct": share(gap_table, pre_name, "certified lower bound / bits per char"),
         "upper_pre_pct": share(gap_table, pre_name, "interval's upper end / bits per char"),
-        "n_sweep_max": n_sweep_max}
+        "n_sweep_max": n_sweep_max,
+    }
 
 
 #: The gap table's shares and their short names.
-SHARES = {"gap / bits per char": "gap", "interval's upper end / bits per char": "upper end",
-          "certified lower bound / bits per char": "certified bound",
-          "gap by the constrained proposal": "constrained"}
+SHARES = {
+    "gap / bits per char": "gap",
+    "interval's upper end / bits per char": "upper end",
+    "certified lower bound / bits per char": "certified bound",
+    "gap by the constrained proposal": "constrained",
+}
 
 
 def gap_shares(gap_table: pd.DataFrame) -> pd.DataFrame:
@@ -176,7 +220,9 @@ def sweep_table(run: Mapping, ns: Sequence[int]) -> pd.DataFrame:
     """:func:`.marginal.sweep` of one model's run as shares (%) of its bits per character."""
     sweep = marginal.sweep(run["draws"], run["chars"], ns)
     sweep_pct = sweep.drop(columns="runs").mul(100 / run["bpc"]).assign(runs=sweep["runs"])
-    sweep_pct = sweep_pct[["runs", "estimate, mean", "estimate, min", "estimate, max", "certified lower bound"]]
+    sweep_pct = sweep_pct[
+        ["runs", "estimate, mean", "estimate, min", "estimate, max", "certified lower bound"]
+    ]
     sweep_pct.columns = ["runs", "mean over runs", "lowest run", "highest run", "certified bound, first N"]
     return sweep_pct
 
@@ -189,44 +235,73 @@ def levelled_off(sweep_pct: pd.DataFrame) -> bool:
     return bool(abs(sweep_pct.iloc[-1, 1] - sweep_pct.iloc[-2, 1]) < 0.1 * abs(sweep_pct.iloc[-1, 1]))
 
 
-def sweep_findings(run: Mapping, sweep_pct: pd.DataFrame, ns: Sequence[int], self_gap_pct: float) -> tuple[dict, bool]:
+def sweep_findings(
+    run: Mapping, sweep_pct: pd.DataFrame, ns: Sequence[int], self_gap_pct: float
+) -> tuple[dict, bool]:
     """What the chapter says of the sweep, by glue name (the mean estimate at the least and the
     most draws, its last rise, whether it levelled off: the last doubling added less than a
     tenth; how many runs of the fewest draws fall below the certified bound of all the draws),
     and whether it levelled off."""
     rise = sweep_pct.iloc[-1, 1] - sweep_pct.iloc[-2, 1] if len(ns) > 1 else np.nan
     levelled = levelled_off(sweep_pct)
-    out = {"sweep_first_n": ns[0], "sweep_first_mean": float(sweep_pct.iloc[0, 1]),
-           "sweep_last_mean": float(sweep_pct.iloc[-1, 1]), "sweep_rise": float(rise),
-           "sweep_levelled": (
-               "has levelled off: the last doubling of N added less than a tenth of it" if levelled else
-               "has not levelled off: the last doubling of N still added a tenth of it or more"),
-           "gap_self_trend": f"the estimate, {self_gap_pct:.2f} % at N = {max(ns)}, "
-           + ("levelled off" if levelled else "still rising")}
+    out = {
+        "sweep_first_n": ns[0],
+        "sweep_first_mean": float(sweep_pct.iloc[0, 1]),
+        "sweep_last_mean": float(sweep_pct.iloc[-1, 1]),
+        "sweep_rise": float(rise),
+        "sweep_levelled": (
+            "has levelled off: the last doubling of N added less than a tenth of it"
+            if levelled
+            else "has not levelled off: the last doubling of N still added a tenth of it or more"
+        ),
+        "gap_self_trend": f"the estimate, {self_gap_pct:.2f} % at N = {max(ns)}, "
+        + ("levelled off" if levelled else "still rising"),
+    }
     # the runs of the smallest N against the certified bound of all the draws
     draws = run["draws"]
-    first_runs = [(draws.subset(slice(k * ns[0], (k + 1) * ns[0])).logmarginal()
-                   - draws.log_canonical).sum() for k in range(max(ns) // ns[0])]
+    first_runs = [
+        (draws.subset(slice(k * ns[0], (k + 1) * ns[0])).logmarginal() - draws.log_canonical).sum()
+        for k in range(max(ns) // ns[0])
+    ]
     first_runs = 100 * units.from_nats(np.array(first_runs), run["chars"].sum(), "bits") / run["bpc"]
     n_first_below_cert = int((first_runs < sweep_pct.iloc[-1, 4]).sum())
-    out |= {"n_first_below_cert": n_first_below_cert, "n_first_runs": len(first_runs),
-            "first_runs_sentence": (
-                "a single run at that size can understate the gap by more than the bias a bound could "
-                "allow for, and its interval's upper end is no bound" if n_first_below_cert else
-                "no run at that size fell below it")}
+    out |= {
+        "n_first_below_cert": n_first_below_cert,
+        "n_first_runs": len(first_runs),
+        "first_runs_sentence": (
+            "a single run at that size can understate the gap by more than the bias a bound could "
+            "allow for, and its interval's upper end is no bound"
+            if n_first_below_cert
+            else "no run at that size fell below it"
+        ),
+    }
     return out, levelled
 
 
-def sweep_figure(sweep_pct: pd.DataFrame, ns: Sequence[int], color: str, thresholds: Sequence[float],
-                 title: str):
+def sweep_figure(
+    sweep_pct: pd.DataFrame, ns: Sequence[int], color: str, thresholds: Sequence[float], title: str
+):
     """The sweep: mean estimate over runs with the lowest and highest run, the certified
     bound, and the thresholds of "negligible" (shares, drawn as %); the figure, closed."""
     fig, ax = plt.subplots(figsize=(plots.COLUMN, 3.8))
     mean = sweep_pct.iloc[:, 1]
-    ax.errorbar(ns, mean, yerr=[mean - sweep_pct.iloc[:, 2], sweep_pct.iloc[:, 3] - mean],
-                marker="o", capsize=3, color=color, label="estimate (3): mean over runs, lowest to highest run")
-    ax.plot(ns, sweep_pct.iloc[:, 4], marker="s", ls="--", color=plots.HUMAN_COLOR,
-            label="certified lower bound (first N draws)")
+    ax.errorbar(
+        ns,
+        mean,
+        yerr=[mean - sweep_pct.iloc[:, 2], sweep_pct.iloc[:, 3] - mean],
+        marker="o",
+        capsize=3,
+        color=color,
+        label="estimate (3): mean over runs, lowest to highest run",
+    )
+    ax.plot(
+        ns,
+        sweep_pct.iloc[:, 4],
+        marker="s",
+        ls="--",
+        color=plots.HUMAN_COLOR,
+        label="certified lower bound (first N draws)",
+    )
     for t, style in zip(thresholds, (":", "-.")):
         ax.axhline(100 * t, color="grey", ls=style, lw=1, label=f"{100 * t:g} % threshold")
     ax.set_xscale("log", base=2)
@@ -250,16 +325,22 @@ def largest_gap(run: Mapping, lm) -> tuple[pd.DataFrame, dict]:
     alt_ids, alt_lp = d.best_alternative(top)
     canon_ids = lm.encode(run["texts"][top])
     shown_canon, shown_alt = marginal.segmentation_diff(lm, canon_ids, alt_ids)
-    table = pd.DataFrame({
-        "where it differs": [repr(shown_canon), repr(shown_alt)],
-        "log p(s)": [float(d.log_canonical[top]), alt_lp]},
-        index=pd.Index(["canonical s*", "most probable other one drawn"], name="segmentation"))
+    table = pd.DataFrame(
+        {
+            "where it differs": [repr(shown_canon), repr(shown_alt)],
+            "log p(s)": [float(d.log_canonical[top]), alt_lp],
+        },
+        index=pd.Index(["canonical s*", "most probable other one drawn"], name="segmentation"),
+    )
     delta = float(alt_lp - d.log_canonical[top])
     alt_nats = float(np.log1p(np.exp(alt_lp - d.log_canonical[top])))
-    values = {"top_sentence": run["texts"][top], "top_gap": float(run["gap"].per_string[top]),
-              "top_cert": float(d.certified()[top] - d.log_canonical[top]),
-              "top_alt_delta": f"{abs(delta):.1f} nats {'more' if delta > 0 else 'less'} probable than",
-              "top_alt_nats": alt_nats,
-              "top_alt_share": 100 * alt_nats / float(run["gap"].per_string[top]),
-              "top_n_distinct": len({t for t, c in zip(d.tokens[top], d.canonical[top]) if not c})}
+    values = {
+        "top_sentence": run["texts"][top],
+        "top_gap": float(run["gap"].per_string[top]),
+        "top_cert": float(d.certified()[top] - d.log_canonical[top]),
+        "top_alt_delta": f"{abs(delta):.1f} nats {'more' if delta > 0 else 'less'} probable than",
+        "top_alt_nats": alt_nats,
+        "top_alt_share": 100 * alt_nats / float(run["gap"].per_string[top]),
+        "top_n_distinct": len({t for t, c in zip(d.tokens[top], d.canonical[top]) if not c}),
+    }
     return table, values

@@ -83,8 +83,10 @@ class Lattice:
         n = len(self.data)
         if n == 0:
             raise ValueError("the empty string has one segmentation, the empty one; nothing to sum")
-        self.edges = [[(i, L) for L in range(1, min(max_len, n - j) + 1)
-                       for i in index.get(self.data[j:j + L], ())] for j in range(n)]
+        self.edges = [
+            [(i, L) for L in range(1, min(max_len, n - j) + 1) for i in index.get(self.data[j : j + L], ())]
+            for j in range(n)
+        ]
         reach = np.zeros(n + 1, dtype=bool)
         reach[0] = True
         for j in range(n):
@@ -165,8 +167,13 @@ class Draws:
 
     def subset(self, columns) -> "Draws":
         """The same strings with only the draws in ``columns`` (a slice or index array)."""
-        return Draws(self.logw[:, columns], self.canonical[:, columns], self.log_canonical,
-                     self.logp[:, columns], self.tokens[:, columns])
+        return Draws(
+            self.logw[:, columns],
+            self.canonical[:, columns],
+            self.log_canonical,
+            self.logp[:, columns],
+            self.tokens[:, columns],
+        )
 
     def logmarginal(self) -> np.ndarray:
         """log p̂(x) per string by the stratified estimator (3)."""
@@ -180,7 +187,9 @@ class Draws:
         """A certain lower bound on log p(x) per string: log of the sum of p(s) over s* and
         the distinct segmentations drawn, a partial sum of Eq. (1) (no estimate, no bias)."""
         out = np.empty(len(self.log_canonical))
-        for i, (lc, lp, toks, canon) in enumerate(zip(self.log_canonical, self.logp, self.tokens, self.canonical)):
+        for i, (lc, lp, toks, canon) in enumerate(
+            zip(self.log_canonical, self.logp, self.tokens, self.canonical)
+        ):
             seen = {t: p for t, p, c in zip(toks, lp, canon) if not c}
             out[i] = np.logaddexp(lc, logsumexp(list(seen.values()))) if seen else lc
         return out
@@ -204,8 +213,16 @@ def stratified(logw: np.ndarray, canonical: np.ndarray, log_canonical: np.ndarra
 
 
 @torch.inference_mode()
-def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, stay: float = 0.5,
-                      explore: float = 0.5, batch_size: int = 128, temperature: float = 1.0) -> Draws:
+def importance_sample(
+    lm,
+    texts: Sequence[str],
+    n_samples: int,
+    seed: int = 0,
+    stay: float = 0.5,
+    explore: float = 0.5,
+    batch_size: int = 128,
+    temperature: float = 1.0,
+) -> Draws:
     """``n_samples`` segmentations of each text drawn from the guided proposal (2') with
     their weights p(s)/q(s); deterministic for a seed. ``stay`` = ``explore`` = 0 gives the
     constrained proposal and the weights (2); ``stay`` in (0, 1) is the lower bound on the
@@ -228,15 +245,19 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
     lats = lattices(lm, texts)
     too_long = [len(x) for x in lats if len(x) + 1 > lm.max_length]
     if too_long:
-        raise ValueError(f"a string of {max(too_long)} bytes may need {max(too_long) + 1} positions "
-                         f"(one token per byte), more than the model's window of {lm.max_length}")
+        raise ValueError(
+            f"a string of {max(too_long)} bytes may need {max(too_long) + 1} positions "
+            f"(one token per byte), more than the model's window of {lm.max_length}"
+        )
     spelled_by = lm.token_bytes()
     canon_ids = [lm.encode(t) for t in texts]
     canon_at = []  # byte offset -> the canonical token that starts there
     for t, ids in zip(texts, canon_ids):
         if b"".join(spelled_by[i] or b"" for i in ids) != t.encode("utf-8"):
-            raise ValueError(f"the tokenizer's own segmentation of {t[:40]!r} does not spell its bytes "
-                             "(a normalising tokenizer): it is not one of the segmentations summed")
+            raise ValueError(
+                f"the tokenizer's own segmentation of {t[:40]!r} does not spell its bytes "
+                "(a normalising tokenizer): it is not one of the segmentations summed"
+            )
         offsets = np.cumsum([0] + [len(spelled_by[i]) for i in ids])
         canon_at.append(dict(zip(offsets[:-1].tolist(), ids)))
     log_explore = np.log(explore) if explore else -np.inf
@@ -252,7 +273,7 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
     for d, (x, at) in enumerate(zip(lats, canon_at)):
         for j, e in enumerate(x.edges):
             if e:
-                cand_id[d, j, :len(e)], cand_len[d, j, :len(e)] = zip(*e)
+                cand_id[d, j, : len(e)], cand_len[d, j, : len(e)] = zip(*e)
             hit = np.flatnonzero(cand_id[d, j] == at.get(j, -1))
             if len(hit):
                 guide_col[d, j] = hit[0]
@@ -264,15 +285,16 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
     dev = lm.device
     gen = torch.Generator(device=dev).manual_seed(seed)
     for a in range(0, len(rows), batch_size):
-        doc = np.array([d for d, _ in rows[a:a + batch_size]])
-        smp = np.array([k for _, k in rows[a:a + batch_size]])
+        doc = np.array([d for d, _ in rows[a : a + batch_size]])
+        smp = np.array([k for _, k in rows[a : a + batch_size]])
         pos = np.zeros(len(doc), dtype=int)
         logw, logp_s = np.zeros(len(doc)), np.zeros(len(doc))
         toks = [[] for _ in doc]
         canon = np.ones(len(doc), dtype=bool)  # every step so far took the canonical token
         capacity = int(n_bytes[doc].max()) + 1  # BOS and at most one token per byte are fed
-        states, past = lm._hidden(torch.full((len(doc), 1), lm.bos_id, device=dev),
-                                  lm._new_cache(capacity), use_cache=True)
+        states, past = lm._hidden(
+            torch.full((len(doc), 1), lm.bos_id, device=dev), lm._new_cache(capacity), use_cache=True
+        )
         done = np.zeros(len(doc), dtype=bool)
         while True:
             logp = torch.log_softmax(lm._head(states[:, -1]).double(), dim=-1)  # [R, V]
@@ -292,7 +314,14 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
                 break
             if done.sum() >= max(1, len(doc) // 4):  # finished rows leave the batch and the cache
                 keep = np.flatnonzero(~done)
-                doc, smp, pos, logw, canon, done = doc[keep], smp[keep], pos[keep], logw[keep], canon[keep], done[keep]
+                doc, smp, pos, logw, canon, done = (
+                    doc[keep],
+                    smp[keep],
+                    pos[keep],
+                    logw[keep],
+                    canon[keep],
+                    done[keep],
+                )
                 logp_s, toks = logp_s[keep], [toks[r] for r in keep]
                 logp = logp[torch.from_numpy(keep).to(dev)]
                 past = lm._select_rows(past, torch.from_numpy(keep).to(dev))
@@ -308,8 +337,10 @@ def importance_sample(lm, texts: Sequence[str], n_samples: int, seed: int = 0, s
             # off the canonical token: the restricted model, mixed with a uniform draw over the
             # candidates (a defensive mixture, Hesterberg 1995) so that no continuation the
             # model prefers only later is starved
-            log_off = np.logaddexp(np.log1p(-explore) + tempered - logZ[:, None],
-                                   np.where(ok, log_explore - np.log(np.maximum(ok.sum(1), 1))[:, None], -np.inf))
+            log_off = np.logaddexp(
+                np.log1p(-explore) + tempered - logZ[:, None],
+                np.where(ok, log_explore - np.log(np.maximum(ok.sum(1), 1))[:, None], -np.inf),
+            )
             q = (1 - a_r)[:, None] * np.exp(log_off)
             on = np.flatnonzero(guide >= 0)
             q[on, guide[on]] += a_r[on]
@@ -349,8 +380,9 @@ class Gap:
     per_string: np.ndarray  # log p̂(x) - log p(s*) per string, nats
 
 
-def gap(draws: Draws, n_chars: np.ndarray, n_resamples: int = 1000, seed: int = 0,
-        level: float = 0.95) -> Gap:
+def gap(
+    draws: Draws, n_chars: np.ndarray, n_resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> Gap:
     """Sum over strings of log p̂(x) - log p(s*(x)) by (3), per character (``n_chars`` per
     string, EOS counted as the caller decides), in bits, with a bootstrap interval that
     resamples the strings and, within each string, its importance samples (both sources of
@@ -366,7 +398,7 @@ def gap(draws: Draws, n_chars: np.ndarray, n_resamples: int = 1000, seed: int = 
         docs = rng.integers(0, D, size=(b, D))
         picks = rng.integers(0, N, size=(b, D, N))
         est = stratified(logw[docs[..., None], picks], canon[docs[..., None], picks], logc[docs]) - logc[docs]
-        reps[a:a + b] = est.sum(1) / n_chars[docs].sum(1) / LN2
+        reps[a : a + b] = est.sum(1) / n_chars[docs].sum(1) / LN2
     return Gap(interval(per.sum() / n_chars.sum() / LN2, reps, level, floor=0.0), per)
 
 
@@ -384,12 +416,22 @@ def sweep(draws: Draws, n_chars: np.ndarray, sizes: Sequence[int]) -> pd.DataFra
     for n in sizes:
         if not 1 <= n <= total:
             raise ValueError(f"N = {n} draws asked for, but there are {total}")
-        per = [(draws.subset(slice(g * n, (g + 1) * n)).logmarginal() - draws.log_canonical).sum()
-               for g in range(total // n)]
+        per = [
+            (draws.subset(slice(g * n, (g + 1) * n)).logmarginal() - draws.log_canonical).sum()
+            for g in range(total // n)
+        ]
         per = np.array(per) / n_chars.sum() / LN2
         certified = (draws.subset(slice(0, n)).certified() - draws.log_canonical).sum() / n_chars.sum() / LN2
-        rows.append({"N": n, "runs": len(per), "estimate, mean": per.mean(), "estimate, min": per.min(),
-                     "estimate, max": per.max(), "certified lower bound": certified})
+        rows.append(
+            {
+                "N": n,
+                "runs": len(per),
+                "estimate, mean": per.mean(),
+                "estimate, min": per.min(),
+                "estimate, max": per.max(),
+                "certified lower bound": certified,
+            }
+        )
     return pd.DataFrame(rows).set_index("N")
 
 

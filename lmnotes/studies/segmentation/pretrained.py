@@ -18,8 +18,9 @@ from lmnotes.models import memo
 from lmnotes.stats import units
 
 
-def convention_table(lms: Mapping[str, object], scores: Mapping[str, object], groups, n_boot: int,
-                     seed: int) -> pd.DataFrame:
+def convention_table(
+    lms: Mapping[str, object], scores: Mapping[str, object], groups, n_boot: int, seed: int
+) -> pd.DataFrame:
     """One row per (model, convention): vocabulary size, prefix token, tokens scored, and
     perplexity per token and per word and bits per byte with intervals over ``groups``."""
     rows = {}
@@ -27,12 +28,14 @@ def convention_table(lms: Mapping[str, object], scores: Mapping[str, object], gr
         lm = lms[name]
         for conv in units.CONVENTIONS:
             r = units.rate_table(s, convention=conv, n_resamples=n_boot, seed=seed, groups=groups)
-            rows[(name, conv)] = {"types": lm.vocab_size,
-                                  "prefix": lm.tokenizer.convert_ids_to_tokens(lm.bos_id),
-                                  "tokens": int(units.counts(s, "token", conv).sum()),
-                                  "ppl / token": r["perplexity / token"],
-                                  "ppl / word": r["perplexity / word"],
-                                  "bits / byte": r["bits / byte"]}
+            rows[(name, conv)] = {
+                "types": lm.vocab_size,
+                "prefix": lm.tokenizer.convert_ids_to_tokens(lm.bos_id),
+                "tokens": int(units.counts(s, "token", conv).sum()),
+                "ppl / token": r["perplexity / token"],
+                "ppl / word": r["perplexity / word"],
+                "bits / byte": r["bits / byte"],
+            }
     table = pd.DataFrame(rows).T
     table.index.names = ["model", "convention"]
     return table
@@ -55,7 +58,9 @@ def prefix_check(lms: Mapping[str, object], texts: Sequence[str], groups, n_boot
     ``"ours"`` and ``"alt"``, one model after two prefixes) with an interval over ``groups``,
     and the paired difference alt minus ours."""
     scores = {k: memo.score(lm, texts) for k, lm in lms.items()}
-    harness = {k: (units.logprobs(s, "harness"), units.counts(s, "byte", "harness")) for k, s in scores.items()}
+    harness = {
+        k: (units.logprobs(s, "harness"), units.counts(s, "byte", "harness")) for k, s in scores.items()
+    }
     bpb = {k: units.bootstrap_rate(*v, "bits", n_boot, seed, groups=groups) for k, v in harness.items()}
     diff = units.paired_difference(*harness["alt"], *harness["ours"], "bits", n_boot, seed, groups=groups)
     return bpb, diff

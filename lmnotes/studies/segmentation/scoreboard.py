@@ -36,8 +36,19 @@ class Scoreboard:
     bpb: dict
 
 
-def score_models(names: Sequence[str], test: Sequence[str], train: Sequence[str], article, *, device: str,
-                 size: str, speller_order: int, corpus: str, n_boot: int, seed: int) -> Scoreboard:
+def score_models(
+    names: Sequence[str],
+    test: Sequence[str],
+    train: Sequence[str],
+    article,
+    *,
+    device: str,
+    size: str,
+    speller_order: int,
+    corpus: str,
+    n_boot: int,
+    seed: int,
+) -> Scoreboard:
     """Score every model of ``names`` on the sentences ``test`` (``article``: each sentence's
     article, the unit of resampling); closed word vocabularies are also made open by a speller
     of order ``speller_order`` trained on the words of ``train`` they map to ``<unk>``."""
@@ -59,20 +70,26 @@ def score_models(names: Sequence[str], test: Sequence[str], train: Sequence[str]
             variants.append((f"{name} + speller", "open", spelled))
         for row_name, vocabulary_kind, lp in variants:
             logprob[row_name], n_bytes[row_name] = lp, units.counts(s, "byte")
-            bpb = bpb_of[row_name] = units.bootstrap_rate(lp, n_bytes[row_name], "bits", n_boot, seed, groups=article)
-            rows.append({
-                "model": row_name,
-                "trained here": trained_here,
-                "vocabulary": vocabulary_kind,
-                "bits / byte": bpb if np.isfinite(bpb.value) else np.inf,
-                # a spelled-out model's tokens would include the spelling's characters
-                "perplexity / token": units.corpus_rate(s, "token", "perplexity") if row_name == name else None,
-                "p = 0 (%)": float(100 * (~np.isfinite(lp)).mean()),
-                "test tokens": int(s.n_tokens.sum()),
-                "segmentation": lm.segmentation,
-                "types": lm.vocab_size,
-                "parameters": lm.n_parameters,
-            })
+            bpb = bpb_of[row_name] = units.bootstrap_rate(
+                lp, n_bytes[row_name], "bits", n_boot, seed, groups=article
+            )
+            rows.append(
+                {
+                    "model": row_name,
+                    "trained here": trained_here,
+                    "vocabulary": vocabulary_kind,
+                    "bits / byte": bpb if np.isfinite(bpb.value) else np.inf,
+                    # a spelled-out model's tokens would include the spelling's characters
+                    "perplexity / token": units.corpus_rate(s, "token", "perplexity")
+                    if row_name == name
+                    else None,
+                    "p = 0 (%)": float(100 * (~np.isfinite(lp)).mean()),
+                    "test tokens": int(s.n_tokens.sum()),
+                    "segmentation": lm.segmentation,
+                    "types": lm.vocab_size,
+                    "parameters": lm.n_parameters,
+                }
+            )
     return Scoreboard(pd.DataFrame(rows).set_index("model"), lms, logprob, n_bytes, bpb_of)
 
 

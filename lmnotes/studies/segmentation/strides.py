@@ -49,13 +49,21 @@ def self_trained_runs(lm, documents: Sequence, fractions: Sequence[float], name:
         lp = np.array([x.sum() for x in lm.score_ids(doc_ids, stride=stride)])
         forwards = sum(e - b for ids in doc_ids for b, e, _ in lm.windows(len(ids) + 2, stride))
         runs.append((lp, doc_bytes))
-        rows.append({"model": name, "window": W, "stride": stride, "min. context": W - stride,
-                     "computed per scored": forwards / sum(len(i) + 1 for i in doc_ids)})
+        rows.append(
+            {
+                "model": name,
+                "window": W,
+                "stride": stride,
+                "min. context": W - stride,
+                "computed per scored": forwards / sum(len(i) + 1 for i in doc_ids),
+            }
+        )
     return rows, runs
 
 
-def pretrained_runs(lm, texts: Sequence[str], fractions: Sequence[float], window: int,
-                    name: str) -> tuple[list, list]:
+def pretrained_runs(
+    lm, texts: Sequence[str], fractions: Sequence[float], window: int, name: str
+) -> tuple[list, list]:
     """As :func:`self_trained_runs` for a pretrained ``lm`` (its window cut to ``window``)
     over raw ``texts``, scored through the shared cache."""
     rows, runs = [], []
@@ -64,8 +72,15 @@ def pretrained_runs(lm, texts: Sequence[str], fractions: Sequence[float], window
         s = memo.score(lm, texts, stride=stride)
         forwards = sum(e - b for n in s.n_tokens for b, e, _ in lm.windows(int(n) + 1, stride))
         runs.append((s.logprob, units.counts(s, "byte")))
-        rows.append({"model": name, "window": window, "stride": stride, "min. context": window - stride,
-                     "computed per scored": forwards / s.n_tokens.sum()})
+        rows.append(
+            {
+                "model": name,
+                "window": window,
+                "stride": stride,
+                "min. context": window - stride,
+                "computed per scored": forwards / s.n_tokens.sum(),
+            }
+        )
     return rows, runs
 
 
@@ -80,33 +95,40 @@ def bits_per_byte(lp, n, n_boot: int, seed: int, min_documents: int = MIN_DOCUME
 def stride_table(rows: Sequence[dict], doc_bits: Mapping[str, list], n_boot: int, seed: int) -> pd.DataFrame:
     """The rows of both runs with their bits per byte (:func:`bits_per_byte`)."""
     strides = pd.DataFrame(rows)
-    strides["bits / byte"] = [bits_per_byte(lp, n, n_boot, seed) for m in strides["model"].unique()
-                              for lp, n in doc_bits[m]]
+    strides["bits / byte"] = [
+        bits_per_byte(lp, n, n_boot, seed) for m in strides["model"].unique() for lp, n in doc_bits[m]
+    ]
     return strides
 
 
 def gains(doc_bits: Mapping[str, list], n_boot: int, seed: int) -> tuple[dict, dict]:
     """Per model, bits per byte with disjoint windows minus with the smallest stride: paired
     over the documents with an interval, and per document."""
-    stride_gain = {m: units.paired_difference(*runs[0], *runs[-1], "bits", n_boot, seed)
-                   for m, runs in doc_bits.items()}
+    stride_gain = {
+        m: units.paired_difference(*runs[0], *runs[-1], "bits", n_boot, seed) for m, runs in doc_bits.items()
+    }
     per_doc_gain = {m: (runs[0][0] - runs[-1][0]) / runs[0][1] / -np.log(2) for m, runs in doc_bits.items()}
     return stride_gain, per_doc_gain
 
 
-def stride_findings(stride_gain: Mapping, per_doc_gain: Mapping, self_name: str, pre_name: str,
-                    n_self_docs: int) -> dict:
+def stride_findings(
+    stride_gain: Mapping, per_doc_gain: Mapping, self_name: str, pre_name: str, n_self_docs: int
+) -> dict:
     """What the chapter says of the gains, by glue name."""
     g = stride_gain[self_name]
     return {
-        "stride_gain_self": float(g.value), "stride_gain_self_interval": f"[{g.low:.3f}, {g.high:.3f}]",
+        "stride_gain_self": float(g.value),
+        "stride_gain_self_interval": f"[{g.low:.3f}, {g.high:.3f}]",
         "stride_gain_pre": float(stride_gain[pre_name].value),
         "stride_gain_pre_docs": ", ".join(f"{x:.3f}" for x in per_doc_gain[pre_name]),
         "stride_n_self_docs": n_self_docs,
         "stride_self_verdict": (
             "its gain's interval contains 0, so more context changes nothing measurable"
-            if g.low <= 0 <= g.high else f"more context {'helps' if g.low > 0 else 'costs'} it a "
-            f"little, {abs(g.value):.3f} bits per byte, beyond its interval")}
+            if g.low <= 0 <= g.high
+            else f"more context {'helps' if g.low > 0 else 'costs'} it a "
+            f"little, {abs(g.value):.3f} bits per byte, beyond its interval"
+        ),
+    }
 
 
 def stride_figure(strides: pd.DataFrame, color: Mapping[str, str]):
@@ -117,8 +139,15 @@ def stride_figure(strides: pd.DataFrame, color: Mapping[str, str]):
         y = np.array([e.value for e in g["bits / byte"]])
         lo = np.nan_to_num(y - np.array([e.low for e in g["bits / byte"]]))
         hi = np.nan_to_num(np.array([e.high for e in g["bits / byte"]]) - y)
-        ax.errorbar(g["min. context"], y, yerr=[lo, hi], marker="o", capsize=3, color=color[m],
-                    label=f"{m} (window {g['window'].iloc[0]})")
+        ax.errorbar(
+            g["min. context"],
+            y,
+            yerr=[lo, hi],
+            marker="o",
+            capsize=3,
+            color=color[m],
+            label=f"{m} (window {g['window'].iloc[0]})",
+        )
     ax.set_xlabel("minimum context of a scored token (window − stride, tokens)")
     ax.set_ylabel("bits per byte")
     ax.legend()

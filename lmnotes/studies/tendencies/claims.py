@@ -78,7 +78,9 @@ class Measured:
 
     def values(self, column, models):
         """Model × strategy DataFrame of the estimates of one distance."""
-        return pd.DataFrame({s: {m: self.results[m, s][column].value for m in models} for s in self.strategies})
+        return pd.DataFrame(
+            {s: {m: self.results[m, s][column].value for m in models} for s in self.strategies}
+        )
 
 
 #: An estimate and its interval with three decimals, "value [low, high]".
@@ -93,14 +95,21 @@ def span_cases(cases) -> str:
 def source_cases() -> dict[str, list[lmcases.Case]]:
     """Claims 5, 6 and 9 decided on the source's printed Tab. 3 and Tab. 2 by the chapter's
     case builders: claim number -> cases."""
-    ks = {(m, s): {k: paper.printed(paper.TABLE3.loc[m, (k, s)]) for k in ("length", "stopwords", "symbols")}
-          for m in paper.MODELS for s in paper.STRATEGIES}
-    zipf = {(m, s): paper.printed(paper.TABLE2_ZIPF.loc[m, s]) for m in paper.MODELS for s in paper.STRATEGIES}
+    ks = {
+        (m, s): {k: paper.printed(paper.TABLE3.loc[m, (k, s)]) for k in ("length", "stopwords", "symbols")}
+        for m in paper.MODELS
+        for s in paper.STRATEGIES
+    }
+    zipf = {
+        (m, s): paper.printed(paper.TABLE2_ZIPF.loc[m, s]) for m in paper.MODELS for s in paper.STRATEGIES
+    }
     random = {k: v for k, v in ks.items() if k[1] == "random"}
     per_document = ("length", "stopwords", "symbols")
-    return {"5": best_cases(random, ("LSTM", "random"), per_document, paper.apart),
-            "6": beam_cases(ks, paper.MODELS, per_document, ["random", "nucleus"], paper.apart),
-            "9": closest_cases(zipf, ("Trigram", "beam"), paper.apart)}
+    return {
+        "5": best_cases(random, ("LSTM", "random"), per_document, paper.apart),
+        "6": beam_cases(ks, paper.MODELS, per_document, ["random", "nucleus"], paper.apart),
+        "9": closest_cases(zipf, ("Trigram", "beam"), paper.apart),
+    }
 
 
 def source_verdicts() -> dict[str, str]:
@@ -113,10 +122,14 @@ def source_note(claim: str) -> str:
     its measured text: the verdict, and the open or opposing cases if any."""
     cases = source_cases()[claim]
     verdict = lmcases.verdict("every", *lmcases.counts(cases))
-    stuck = [f"{c.name} {c.estimate:+.3f}".replace("-", "−") + f" ({c.decision})" for c in cases
-             if c.decision != "for"]
+    stuck = [
+        f"{c.name} {c.estimate:+.3f}".replace("-", "−") + f" ({c.decision})"
+        for c in cases
+        if c.decision != "for"
+    ]
     return f"On the source's own printed table the same rule gives {verdict}" + (
-        f": its digits do not resolve {', '.join(stuck)}." if stuck else ".")
+        f": its digits do not resolve {', '.join(stuck)}." if stuck else "."
+    )
 
 
 def span(estimates) -> str:
@@ -130,8 +143,11 @@ def _word_vs_bpe(m: Measured) -> dict:
     out) and over all types: (strategy, distance) -> paired estimate."""
     if not {"Transformer", "Transformer (word)"} <= set(m.own):
         return {}
-    return {(s, c): stats.excess(m.results["Transformer (word)", s][c], m.results["Transformer", s][c])
-            for s in m.sampled for c in ["top-types TVD", "unigram TVD"]}
+    return {
+        (s, c): stats.excess(m.results["Transformer (word)", s][c], m.results["Transformer", s][c])
+        for s in m.sampled
+        for c in ["top-types TVD", "unigram TVD"]
+    }
 
 
 def unk_artefact(m: Measured, reference: T.TextSet, articles, compare: Mapping) -> dict[str, str]:
@@ -140,18 +156,36 @@ def unk_artefact(m: Measured, reference: T.TextSet, articles, compare: Mapping) 
     (``c4_all_span``), with ``<unk>`` counted as a type (``c4_counted_span``), and what the
     human sample passed through the same vocabulary moves alone (``unk_vs_c4``)."""
     c4 = _word_vs_bpe(m)
-    counted = {s: stats.excess(T.compare(m.sets["Transformer (word)", s], reference, reference_groups=articles,
-                                         exclude=(), **compare)["top-types TVD"],
-                               m.results["Transformer", s]["top-types TVD"])
-               for s in m.sampled} if c4 else {}
-    out = {"c4_span": span(e for k, e in c4.items() if k[1] == "top-types TVD"),
-           "c4_all_span": span(e for k, e in c4.items() if k[1] == "unigram TVD"),
-           "c4_counted_span": span(counted.values())}
+    counted = (
+        {
+            s: stats.excess(
+                T.compare(
+                    m.sets["Transformer (word)", s],
+                    reference,
+                    reference_groups=articles,
+                    exclude=(),
+                    **compare,
+                )["top-types TVD"],
+                m.results["Transformer", s]["top-types TVD"],
+            )
+            for s in m.sampled
+        }
+        if c4
+        else {}
+    )
+    out = {
+        "c4_span": span(e for k, e in c4.items() if k[1] == "top-types TVD"),
+        "c4_all_span": span(e for k, e in c4.items() if k[1] == "unigram TVD"),
+        "c4_counted_span": span(counted.values()),
+    }
     if counted and ("Transformer (word)", "counted") in m.unk_effect:
         alone = m.unk_effect["Transformer (word)", "counted"].value
         largest = max(e.value for e in counted.values())
-        out["unk_vs_c4"] = ("as much as the whole difference" if alone >= largest
-                            else f"{100 * alone / largest:.0f}% of the largest")
+        out["unk_vs_c4"] = (
+            "as much as the whole difference"
+            if alone >= largest
+            else f"{100 * alone / largest:.0f}% of the largest"
+        )
     else:
         out["unk_vs_c4"] = "not measured"
     return out
@@ -165,11 +199,17 @@ def factor_ranges(m: Measured) -> pd.DataFrame:
     for k in DISTANCES:
         v = m.values(k, m.own)
         ss, sa = m.source_strategies, m.sampled
-        rows.append({"distance": k,
-                     "across strategies": float((v[ss].max(axis=1) - v[ss].min(axis=1)).mean()),
-                     "across models": float((v[ss].max(axis=0) - v[ss].min(axis=0)).mean()),
-                     "across strategies (ancestral, nucleus)": float((v[sa].max(axis=1) - v[sa].min(axis=1)).mean()),
-                     "across models (ancestral, nucleus)": float((v[sa].max(axis=0) - v[sa].min(axis=0)).mean())})
+        rows.append(
+            {
+                "distance": k,
+                "across strategies": float((v[ss].max(axis=1) - v[ss].min(axis=1)).mean()),
+                "across models": float((v[ss].max(axis=0) - v[ss].min(axis=0)).mean()),
+                "across strategies (ancestral, nucleus)": float(
+                    (v[sa].max(axis=1) - v[sa].min(axis=1)).mean()
+                ),
+                "across models (ancestral, nucleus)": float((v[sa].max(axis=0) - v[sa].min(axis=0)).mean()),
+            }
+        )
     return pd.DataFrame(rows).set_index("distance")
 
 
@@ -186,9 +226,16 @@ def weakest(name: str, test: str, diffs, why: str, threshold: float = 0.0) -> lm
     their number (:func:`paired`), so that one comparison going the other way by chance is no
     likelier than 5 % in all; the why says so."""
     diffs = list(diffs)
-    bonferroni = f"; each interval at {100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni" if len(diffs) > 1 else ""
-    return lmcases.Case.weakest(name, test, diffs, threshold, why=f"{why} ({len(diffs)} comparison"
-                                f"{'s' * (len(diffs) > 1)}, the weakest{bonferroni})")
+    bonferroni = (
+        f"; each interval at {100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni" if len(diffs) > 1 else ""
+    )
+    return lmcases.Case.weakest(
+        name,
+        test,
+        diffs,
+        threshold,
+        why=f"{why} ({len(diffs)} comparison{'s' * (len(diffs) > 1)}, the weakest{bonferroni})",
+    )
 
 
 def paired(a, b, k: int = 1):
@@ -201,22 +248,47 @@ def best_cases(ks: Mapping, best, statistics, diff) -> list[lmcases.Case]:
     """Claim 5: for each statistic, ``best`` setting's KS minus every other setting's of
     ``ks`` (setting -> statistic -> estimate), below 0 (``diff(a, b, k)``: a − b of k)."""
     others = [o for o in ks if o != best]
-    return [weakest(k, "below", [diff(ks[best][k], ks[o][k], len(others)) for o in others],
-                    f"{'/'.join(best)}'s KS minus each other setting's") for k in statistics]
+    return [
+        weakest(
+            k,
+            "below",
+            [diff(ks[best][k], ks[o][k], len(others)) for o in others],
+            f"{'/'.join(best)}'s KS minus each other setting's",
+        )
+        for k in statistics
+    ]
 
 
 def beam_cases(ks: Mapping, models, statistics, sampled, diff, beam: str = "beam") -> list[lmcases.Case]:
     """Claim 6: for each model and statistic, the beam's KS minus each sampled strategy's, above 0."""
-    return [weakest(f"{m}: {k}", "above", [diff(ks[m, beam][k], ks[m, s][k], len(sampled)) for s in sampled],
-                    f"{beam} KS minus {' and '.join(sampled)}'s") for m in models for k in statistics
-            if (m, beam) in ks]
+    return [
+        weakest(
+            f"{m}: {k}",
+            "above",
+            [diff(ks[m, beam][k], ks[m, s][k], len(sampled)) for s in sampled],
+            f"{beam} KS minus {' and '.join(sampled)}'s",
+        )
+        for m in models
+        for k in statistics
+        if (m, beam) in ks
+    ]
 
 
 def closest_cases(zipf: Mapping, key, diff) -> list[lmcases.Case]:
     """Claim 9: every other setting's rank KS to its own Zipf fit minus ``key``'s, above 0."""
     others = [o for o in zipf if o != key]
-    return [weakest("/".join(key), "above", [diff(zipf[o], zipf[key], len(others)) for o in others],
-                    "each other setting's rank KS to its own Zipf fit minus this one's")] if key in zipf else []
+    return (
+        [
+            weakest(
+                "/".join(key),
+                "above",
+                [diff(zipf[o], zipf[key], len(others)) for o in others],
+                "each other setting's rank KS to its own Zipf fit minus this one's",
+            )
+        ]
+        if key in zipf
+        else []
+    )
 
 
 def dependence_cases(values: Mapping, pairs, why: str) -> list[lmcases.Case]:
@@ -224,8 +296,12 @@ def dependence_cases(values: Mapping, pairs, why: str) -> list[lmcases.Case]:
     difference outside ±:data:`SAME_FIT` (for) or inside it (against), each at the level
     corrected for the number of pairs."""
     pairs = list(pairs)
-    return [lmcases.Case.interval(f"{name}: {a} vs {b}", "outside", paired(values[a], values[b], len(pairs)),
-                                  SAME_FIT, why=why) for name, a, b in pairs]
+    return [
+        lmcases.Case.interval(
+            f"{name}: {a} vs {b}", "outside", paired(values[a], values[b], len(pairs)), SAME_FIT, why=why
+        )
+        for name, a, b in pairs
+    ]
 
 
 def claims(m: Measured, rules: Rules) -> pd.DataFrame:
@@ -244,168 +320,357 @@ def claims(m: Measured, rules: Rules) -> pd.DataFrame:
     # 1: a sample fits the test set's empirical distribution better than its own Zipf fit, and
     # its Zipf fit is rejected (beyond the floor of exact Zipf samples): two cases per setting
     zipf_floor = m.floor_range.loc["rank KS to Zipf(sample)", "max"]
-    c1 = {k: (results[k]["rank KS to Zipf(sample)"], stats.excess(results[k]["rank KS to Zipf(sample)"],
-                                                                   results[k]["rank KS to reference"]))
-          for k in [(mo, s) for mo in neural for s in sampled]}
-    claim("1. models fit the empirical rank–frequency distribution better than a Zipf law (neural models, sampled)",
-          [est(f"{'/'.join(k)}: empirical closer", "above", d, why="rank KS to the sample's Zipf fit minus "
-               "KS to the test split (paired)") for k, (_, d) in c1.items()]
-          + [est(f"{'/'.join(k)}: Zipf rejected", "above", z, zipf_floor, why="rank KS to the sample's own Zipf "
-                 "fit against the largest between two exact Zipf samples of the sets' size")
-             for k, (z, _) in c1.items()],
-          f"rank KS to the sample's Zipf fit minus KS to the test set (> 0: empirical closer): "
-          f"{span(d for _, d in c1.values())}; KS to the Zipf fit {span(z for z, _ in c1.values())} against the "
-          f"exact-Zipf floor at the sets' size, {zipf_floor:.3f} (beam and the trigram: claim 9).")
+    c1 = {
+        k: (
+            results[k]["rank KS to Zipf(sample)"],
+            stats.excess(results[k]["rank KS to Zipf(sample)"], results[k]["rank KS to reference"]),
+        )
+        for k in [(mo, s) for mo in neural for s in sampled]
+    }
+    claim(
+        "1. models fit the empirical rank–frequency distribution better than a Zipf law (neural models, sampled)",
+        [
+            est(
+                f"{'/'.join(k)}: empirical closer",
+                "above",
+                d,
+                why="rank KS to the sample's Zipf fit minus KS to the test split (paired)",
+            )
+            for k, (_, d) in c1.items()
+        ]
+        + [
+            est(
+                f"{'/'.join(k)}: Zipf rejected",
+                "above",
+                z,
+                zipf_floor,
+                why="rank KS to the sample's own Zipf "
+                "fit against the largest between two exact Zipf samples of the sets' size",
+            )
+            for k, (z, _) in c1.items()
+        ],
+        f"rank KS to the sample's Zipf fit minus KS to the test set (> 0: empirical closer): "
+        f"{span(d for _, d in c1.values())}; KS to the Zipf fit {span(z for z, _ in c1.values())} against the "
+        f"exact-Zipf floor at the sets' size, {zipf_floor:.3f} (beam and the trigram: claim 9).",
+    )
 
     # 2: nucleus closer to the test split's type-token relationship than ancestral, per self-trained model
     # (the abstract states it without qualification; §5.2 adds that Transformers under nucleus fit best)
-    c2 = {mo: {s: stats.excess(m.tt_mean[mo, "nucleus"], m.tt_mean[mo, s]) for s in source_strategies
-               if s != "nucleus"} for mo in own}
-    claim("2. nucleus sampling matches the type–token relationship better than ancestral sampling", [est(mo, "below", d["ancestral"], why="type–token KS (weighted over length bins), "
-                               "nucleus minus ancestral (paired)") for mo, d in c2.items()],
-          f"type–token KS, nucleus minus ancestral: {span(d['ancestral'] for d in c2.values())} over "
-          f"{len(c2)} models, {span(c2[mo]['ancestral'] for mo in transformers)} for the Transformers; "
-          "§5.2's 'Transformers under nucleus match it most closely' also needs nucleus closer than beam, which "
-          f"holds for {sum(lmclaims.below(d['beam']) is True for mo, d in c2.items() if 'beam' in d and mo in transformers)}"
-          f" of {len(transformers)} Transformers (not counted).")
+    c2 = {
+        mo: {
+            s: stats.excess(m.tt_mean[mo, "nucleus"], m.tt_mean[mo, s])
+            for s in source_strategies
+            if s != "nucleus"
+        }
+        for mo in own
+    }
+    claim(
+        "2. nucleus sampling matches the type–token relationship better than ancestral sampling",
+        [
+            est(
+                mo,
+                "below",
+                d["ancestral"],
+                why="type–token KS (weighted over length bins), nucleus minus ancestral (paired)",
+            )
+            for mo, d in c2.items()
+        ],
+        f"type–token KS, nucleus minus ancestral: {span(d['ancestral'] for d in c2.values())} over "
+        f"{len(c2)} models, {span(c2[mo]['ancestral'] for mo in transformers)} for the Transformers; "
+        "§5.2's 'Transformers under nucleus match it most closely' also needs nucleus closer than beam, which "
+        f"holds for {sum(lmclaims.below(d['beam']) is True for mo, d in c2.items() if 'beam' in d and mo in transformers)}"
+        f" of {len(transformers)} Transformers (not counted).",
+    )
 
     # 3: distinct words per token at matched long lengths, Transformer settings
     c3 = {(mo, s): m.matched[mo, s, "long"] for mo in neural for s in sampled if (mo, s, "long") in m.matched}
     tf3 = {k: v for k, v in c3.items() if k[0] in transformers}
-    claim(f"3. Transformers fall off (fewer distinct words) at long lengths (tested at {rules.long_length}–"
-          f"{rules.max_tokens} tokens)",
-          [Case(f"{'/'.join(k)}", "below", e.value, e.low, e.high, why=f"distinct words per token, sample − test, "
+    claim(
+        f"3. Transformers fall off (fewer distinct words) at long lengths (tested at {rules.long_length}–"
+        f"{rules.max_tokens} tokens)",
+        [
+            Case(
+                f"{'/'.join(k)}",
+                "below",
+                e.value,
+                e.low,
+                e.high,
+                why=f"distinct words per token, sample − test, "
                 f"at matched lengths of {rules.long_length}–{rules.max_tokens} tokens (cluster-robust t interval, "
-                f"p = {p:.2g})") for k, (e, p) in tf3.items()],
-          f"distinct words per token at matched lengths of {rules.long_length}–{rules.max_tokens} tokens "
-          f"(sentences; the samples stop at {rules.max_tokens}), sample − test: "
-          f"{span(e for e, _ in tf3.values())} (Transformers), {span(e for e, _ in c3.values())} (all neural). "
-          "Not the source's long documents; a model that repeats itself less than fluent text would also "
-          "raise the ratio; 'specific to the transformer' is not tested." if tf3 else "No Transformer setting has long documents.")
+                f"p = {p:.2g})",
+            )
+            for k, (e, p) in tf3.items()
+        ],
+        f"distinct words per token at matched lengths of {rules.long_length}–{rules.max_tokens} tokens "
+        f"(sentences; the samples stop at {rules.max_tokens}), sample − test: "
+        f"{span(e for e, _ in tf3.values())} (Transformers), {span(e for e, _ in c3.values())} (all neural). "
+        "Not the source's long documents; a model that repeats itself less than fluent text would also "
+        "raise the ratio; 'specific to the transformer' is not tested."
+        if tf3
+        else "No Transformer setting has long documents.",
+    )
 
     # 4a: the unigram distance is small: no farther from the test split than the human shift plus
     # the largest distance the source itself calls small
     small = rules.small_unigram_tvd
     c4a = {(mo, s): m.beyond_shift((mo, s), "top-types TVD") for mo in own for s in sampled}
-    claim("4a. the unigram distance is generally small",
-          [est("/".join(k), "below", e, small, why="top-types TVD minus the human shift's (paired), against "
-               "small_unigram_tvd") for k, e in c4a.items()],
-          f"top-types TVD minus the human shift's: {span(c4a.values())}, against {small:g} ('generally': most "
-          "settings; §5.3 names the closed vocabulary's exception).", form="most")
+    claim(
+        "4a. the unigram distance is generally small",
+        [
+            est(
+                "/".join(k),
+                "below",
+                e,
+                small,
+                why="top-types TVD minus the human shift's (paired), against small_unigram_tvd",
+            )
+            for k, e in c4a.items()
+        ],
+        f"top-types TVD minus the human shift's: {span(c4a.values())}, against {small:g} ('generally': most "
+        "settings; §5.3 names the closed vocabulary's exception).",
+        form="most",
+    )
     # 4b: closed vocabulary worse on the top-types TVD (all types shown: dominated by the tail)
     c4 = _word_vs_bpe(m)
     c4_top = {k: e for k, e in c4.items() if k[1] == "top-types TVD"}
-    all_types = lmcases.verdict("every", *lmcases.counts(
-        est(k[0], "above", e, why="all types") for k, e in c4.items() if k[1] == "unigram TVD"))
-    word_unk = ", ".join(f"{100 * sets['Transformer (word)', st].unk_rate:.1f}%" for st in sampled
-                         if ("Transformer (word)", st) in sets)
+    all_types = lmcases.verdict(
+        "every",
+        *lmcases.counts(
+            est(k[0], "above", e, why="all types") for k, e in c4.items() if k[1] == "unigram TVD"
+        ),
+    )
+    word_unk = ", ".join(
+        f"{100 * sets['Transformer (word)', st].unk_rate:.1f}%"
+        for st in sampled
+        if ("Transformer (word)", st) in sets
+    )
     unk_note = ""
     if ("Transformer (word)", "counted") in m.unk_effect:
-        unk_note = (f" Counted as a type, <unk> ({word_unk} of the model's tokens) moves even the human sample, "
-                    f"passed through the same vocabulary, {m.unk_effect['Transformer (word)', 'counted'].value:.3f} "
-                    "farther.")
-    claim("4b. the unigram distance is worse for the closed vocabulary (over the top types, footnote 15's measure)",
-          [est(s, "above", e, why="top-types TVD over words, word-level minus BPE Transformer (paired; <unk> "
-               "left out)") for (s, _), e in c4_top.items()],
-          f"word-level minus BPE Transformer, top-types TVD over words, <unk> left out: {span(c4_top.values())}; "
-          f"over all types (Tab. 2's measure, dominated by the tail a closed vocabulary shrinks) the verdict "
-          f"would be {all_types}." + unk_note)
+        unk_note = (
+            f" Counted as a type, <unk> ({word_unk} of the model's tokens) moves even the human sample, "
+            f"passed through the same vocabulary, {m.unk_effect['Transformer (word)', 'counted'].value:.3f} "
+            "farther."
+        )
+    claim(
+        "4b. the unigram distance is worse for the closed vocabulary (over the top types, footnote 15's measure)",
+        [
+            est(
+                s,
+                "above",
+                e,
+                why="top-types TVD over words, word-level minus BPE Transformer (paired; <unk> left out)",
+            )
+            for (s, _), e in c4_top.items()
+        ],
+        f"word-level minus BPE Transformer, top-types TVD over words, <unk> left out: {span(c4_top.values())}; "
+        f"over all types (Tab. 2's measure, dominated by the tail a closed vocabulary shrinks) the verdict "
+        f"would be {all_types}." + unk_note,
+    )
 
     # 5: LSTM/ancestral smallest on length, stopwords, symbols among all self-trained settings (Tab. 3)
-    ks = {(mo, s): {k: results[mo, s][f"{k} KS"] for k in T.PER_DOCUMENT} for mo in own for s in source_strategies
-          if (mo, s) in results}
+    ks = {
+        (mo, s): {k: results[mo, s][f"{k} KS"] for k in T.PER_DOCUMENT}
+        for mo in own
+        for s in source_strategies
+        if (mo, s) in results
+    }
     best = ("LSTM", "ancestral")
-    random = {k: v for k, v in ks.items() if k[1] == "ancestral"}  # "the closest of any model": at one strategy
+    random = {
+        k: v for k, v in ks.items() if k[1] == "ancestral"
+    }  # "the closest of any model": at one strategy
     c5 = best_cases(random, best, T.PER_DOCUMENT, paired) if best in ks else []
-    claim("5. the LSTM under ancestral sampling fits length, stopwords and symbols best of any model", c5,
-          f"LSTM/ancestral KS minus the closest of the {len(random) - 1} other models' under ancestral sampling: "
-          + "; ".join(f"{c.name} {c.estimate:+.3f}".replace("-", "−") for c in c5) + ". " + source_note("5"))
+    claim(
+        "5. the LSTM under ancestral sampling fits length, stopwords and symbols best of any model",
+        c5,
+        f"LSTM/ancestral KS minus the closest of the {len(random) - 1} other models' under ancestral sampling: "
+        + "; ".join(f"{c.name} {c.estimate:+.3f}".replace("-", "−") for c in c5)
+        + ". "
+        + source_note("5"),
+    )
 
     # 6: beam diverges on length, stopwords, symbols: its KS above both sampled strategies'
     c6 = beam_cases(ks, own, T.PER_DOCUMENT, sampled, paired) if "beam" in m.strategies else []
-    ks_k2 = {(mo, s): {k: results[mo, s][f"{k} KS"] for k in T.PER_DOCUMENT} for mo in own
-             for s in ["beam-k2", *sampled] if (mo, s) in results}
-    c6k = beam_cases(ks_k2, own, T.PER_DOCUMENT, sampled, paired, beam="beam-k2") if "beam-k2" in m.strategies else []
-    claim("6. beam sampling diverges strongly on length, stopwords and symbols", c6,
-          f"beam KS minus the larger of ancestral's and nucleus's, per model and statistic: {span_cases(c6)} (the "
-          f"sign: the source gives 'strongly' no size); the "
-          f"k-of-k² beam (not counted): above both in {sum(c.decision == 'for' for c in c6k)} of {len(c6k)}. "
-          + source_note("6"))
+    ks_k2 = {
+        (mo, s): {k: results[mo, s][f"{k} KS"] for k in T.PER_DOCUMENT}
+        for mo in own
+        for s in ["beam-k2", *sampled]
+        if (mo, s) in results
+    }
+    c6k = (
+        beam_cases(ks_k2, own, T.PER_DOCUMENT, sampled, paired, beam="beam-k2")
+        if "beam-k2" in m.strategies
+        else []
+    )
+    claim(
+        "6. beam sampling diverges strongly on length, stopwords and symbols",
+        c6,
+        f"beam KS minus the larger of ancestral's and nucleus's, per model and statistic: {span_cases(c6)} (the "
+        f"sign: the source gives 'strongly' no size); the "
+        f"k-of-k² beam (not counted): above both in {sum(c.decision == 'for' for c in c6k)} of {len(c6k)}. "
+        + source_note("6"),
+    )
 
     # 7: the distance depends on the strategy (7a) and on the architecture (7b): some pair of settings
     # differs beyond a margin no reading of the source's could resolve (some case)
     def pairs_of(items):
-        return [(a, b) for i, a in enumerate(items) for b in items[i + 1:]]
+        return [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
 
     values = {(mo, s, k): results[mo, s][k] for mo in own for s in source_strategies for k in DISTANCES}
     spread = factor_ranges(m)
     ratio = spread["across models (ancestral, nucleus)"] / spread["across strategies (ancestral, nucleus)"]
     ratio3 = spread["across models"] / spread["across strategies"]
-    c7a = dependence_cases(values, [(f"{k}, {mo}", (mo, a, k), (mo, b, k)) for k in DISTANCES for mo in own
-                                    for a, b in pairs_of(source_strategies)],
-                           "one model's distance under two strategies, paired")
-    c7b = dependence_cases(values, [(f"{k}, {s}", (a, s, k), (b, s, k)) for k in DISTANCES for s in source_strategies
-                                    for a, b in pairs_of(own)], "two models' distance under one strategy, paired")
+    c7a = dependence_cases(
+        values,
+        [
+            (f"{k}, {mo}", (mo, a, k), (mo, b, k))
+            for k in DISTANCES
+            for mo in own
+            for a, b in pairs_of(source_strategies)
+        ],
+        "one model's distance under two strategies, paired",
+    )
+    c7b = dependence_cases(
+        values,
+        [
+            (f"{k}, {s}", (a, s, k), (b, s, k))
+            for k in DISTANCES
+            for s in source_strategies
+            for a, b in pairs_of(own)
+        ],
+        "two models' distance under one strategy, paired",
+    )
     for part, cases, factor in (("a", c7a, "strategy"), ("b", c7b, "architecture")):
-        claim(f"7{part}. the fit depends on the {factor}", cases,
-              f"pairs of settings apart by more than {SAME_FIT:g} beyond their corrected intervals: "
-              f"{sum(c.decision == 'for' for c in cases)} of {len(cases)}, within it: "
-              f"{sum(c.decision == 'against' for c in cases)}; models' range {ratio.min():.1f}–{ratio.max():.1f} "
-              f"times the strategies' over ancestral and nucleus, {ratio3.min():.1f}–{ratio3.max():.1f} times over "
-              "the paper's three (table below).", form="some")
+        claim(
+            f"7{part}. the fit depends on the {factor}",
+            cases,
+            f"pairs of settings apart by more than {SAME_FIT:g} beyond their corrected intervals: "
+            f"{sum(c.decision == 'for' for c in cases)} of {len(cases)}, within it: "
+            f"{sum(c.decision == 'against' for c in cases)}; models' range {ratio.min():.1f}–{ratio.max():.1f} "
+            f"times the strategies' over ancestral and nucleus, {ratio3.min():.1f}–{ratio3.max():.1f} times over "
+            "the paper's three (table below).",
+            form="some",
+        )
 
     # 8a (§5.4): ancestral length distribution against the shift, within the source's "quite closely"
     close = rules.close_length_ks
     c8a = {mo: m.beyond_shift((mo, "ancestral"), "length KS") for mo in own}
-    claim("8a. models match the length distribution",
-          [est(mo, "below", e, close, why="ancestral length KS minus the human shift's (paired), against "
-               "close_length_ks") for mo, e in c8a.items()],
-          f"ancestral length KS minus the human shift's: {span(c8a.values())}, against {close:g}.")
+    claim(
+        "8a. models match the length distribution",
+        [
+            est(
+                mo,
+                "below",
+                e,
+                close,
+                why="ancestral length KS minus the human shift's (paired), against close_length_ks",
+            )
+            for mo, e in c8a.items()
+        ],
+        f"ancestral length KS minus the human shift's: {span(c8a.values())}, against {close:g}.",
+    )
     # 8b: decoding shortens: ancestral minus beam mean length (both independent samples)
-    c8b = {mo: clusters.mean_difference_test(sets[mo, "ancestral"].lengths, sets[mo, "beam"].lengths)
-           for mo in own} if "beam" in m.strategies else {}
-    claim("8b. the short-output bias comes from decoding",
-          [Case(mo, "p", t.statistic, p=t.pvalue, threshold=ALPHA, why="ancestral minus beam mean length "
-                "(tokens), Welch test; > 0: the beam is shorter") for mo, t in c8b.items()],
-          "beam minus ancestral mean length (tokens): "
-          + ", ".join(f"{mo} {-t.statistic:+.1f}".replace("-", "−") + f" (p = {t.pvalue:.2g})"
-                      for mo, t in c8b.items()) + ".")
+    c8b = (
+        {
+            mo: clusters.mean_difference_test(sets[mo, "ancestral"].lengths, sets[mo, "beam"].lengths)
+            for mo in own
+        }
+        if "beam" in m.strategies
+        else {}
+    )
+    claim(
+        "8b. the short-output bias comes from decoding",
+        [
+            Case(
+                mo,
+                "p",
+                t.statistic,
+                p=t.pvalue,
+                threshold=ALPHA,
+                why="ancestral minus beam mean length (tokens), Welch test; > 0: the beam is shorter",
+            )
+            for mo, t in c8b.items()
+        ],
+        "beam minus ancestral mean length (tokens): "
+        + ", ".join(
+            f"{mo} {-t.statistic:+.1f}".replace("-", "−") + f" (p = {t.pvalue:.2g})" for mo, t in c8b.items()
+        )
+        + ".",
+    )
 
     # 9 (§5.1): trigram with beam is closest to its own Zipf fit
     key9 = ("Trigram", "beam")
-    zipf = {(mo, s): results[mo, s]["rank KS to Zipf(sample)"] for mo in own for s in source_strategies
-            if (mo, s) in results}
+    zipf = {
+        (mo, s): results[mo, s]["rank KS to Zipf(sample)"]
+        for mo in own
+        for s in source_strategies
+        if (mo, s) in results
+    }
     c9 = closest_cases(zipf, key9, paired)
-    claim("9. the trigram model under beam sampling follows a power law most closely", c9,
-          f"trigram/beam's rank KS to its own Zipf fit, {fmt(results[key9]['rank KS to Zipf(sample)'])}, minus "
-          f"the smallest of the {len(zipf) - 1} other settings': " + f"{-c9[0].estimate:+.3f}. ".replace("-", "−")
-          + source_note("9") if c9 else "not sampled")
+    claim(
+        "9. the trigram model under beam sampling follows a power law most closely",
+        c9,
+        f"trigram/beam's rank KS to its own Zipf fit, {fmt(results[key9]['rank KS to Zipf(sample)'])}, minus "
+        f"the smallest of the {len(zipf) - 1} other settings': "
+        + f"{-c9[0].estimate:+.3f}. ".replace("-", "−")
+        + source_note("9")
+        if c9
+        else "not sampled",
+    )
 
     # 10 (§5.2): the per-bin type-token KS grows from the first to the last length bin, net of the
     # human shift's growth over the same bins (paired: the same resamples of the test split)
-    growth = {k: g for k in [(mo, s) for mo in own for s in source_strategies]
-              if (g := T.growth_beyond(m.tt_fit[k], m.tt_fit["human shift", "–"])) is not None}
-    claim("10a. Heaps' NHPP fits moderately", [], "not tested: a Poisson count of types given the length is "
-          "over-dispersed against any text by construction, so no set's fit can be judged (see the type–token "
-          "section).")
-    claim("10b. the distance to human text grows with document length",
-          [est("/".join(k), "above", e, why=f"type–token KS, bin {bins}, last minus first, net of the human "
-               "shift's change (paired)") for k, (bins, e) in growth.items()],
-          f"type–token KS in the longest minus the shortest length bin, net of the human shift's change: "
-          f"{span(e for _, e in growth.values())} over {len(growth)} settings.")
+    growth = {
+        k: g
+        for k in [(mo, s) for mo in own for s in source_strategies]
+        if (g := T.growth_beyond(m.tt_fit[k], m.tt_fit["human shift", "–"])) is not None
+    }
+    claim(
+        "10a. Heaps' NHPP fits moderately",
+        [],
+        "not tested: a Poisson count of types given the length is "
+        "over-dispersed against any text by construction, so no set's fit can be judged (see the type–token "
+        "section).",
+    )
+    claim(
+        "10b. the distance to human text grows with document length",
+        [
+            est(
+                "/".join(k),
+                "above",
+                e,
+                why=f"type–token KS, bin {bins}, last minus first, net of the human shift's change (paired)",
+            )
+            for k, (bins, e) in growth.items()
+        ],
+        f"type–token KS in the longest minus the shortest length bin, net of the human shift's change: "
+        f"{span(e for _, e in growth.values())} over {len(growth)} settings.",
+    )
 
     # 11 (§5.5): nucleus closest to human text, distance by distance ("often": most cases)
     c11 = []
     for mo in own:
         for k in DISTANCES + ("type–token",):
-            get = ((lambda s, mo=mo: m.tt_mean[mo, s]) if k == "type–token"
-                   else (lambda s, mo=mo, k=k: results[mo, s][k]))
+            get = (
+                (lambda s, mo=mo: m.tt_mean[mo, s])
+                if k == "type–token"
+                else (lambda s, mo=mo, k=k: results[mo, s][k])
+            )
             others = [s for s in source_strategies if s != "nucleus"]
-            c11.append(weakest(f"{mo}: {k}", "below", [paired(get("nucleus"), get(s), len(others)) for s in others],
-                               f"nucleus minus {' and '.join(others)}"))
-    claim("11. nucleus sampling often aligns more closely with human text", c11,
-          f"nucleus below both ancestral and beam in {sum(c.decision == 'for' for c in c11)} of {len(c11)} model × "
-          f"distance cases, above one of them in {sum(c.decision == 'against' for c in c11)}.", form="most")
+            c11.append(
+                weakest(
+                    f"{mo}: {k}",
+                    "below",
+                    [paired(get("nucleus"), get(s), len(others)) for s in others],
+                    f"nucleus minus {' and '.join(others)}",
+                )
+            )
+    claim(
+        "11. nucleus sampling often aligns more closely with human text",
+        c11,
+        f"nucleus below both ancestral and beam in {sum(c.decision == 'for' for c in c11)} of {len(c11)} model × "
+        f"distance cases, above one of them in {sum(c.decision == 'against' for c in c11)}.",
+        form="most",
+    )
 
     return lmclaims.table(rows)
 
@@ -421,4 +686,5 @@ def thresholds(rules: Rules) -> dict[str, str]:
         f"no longer matches (the default: the largest random- or nucleus-sampling length KS of the source's "
         f"Tab. 3, {paper.closest_length_ks():g}, all of which §5.4 reads as 'quite closely')",
         f"same fit = {SAME_FIT:g} (fixed)": "claims 7a and 7b: two settings whose distances differ by less fit "
-        "alike as far as the source's tables can tell (they print three decimals; not a parameter)"}
+        "alike as far as the source's tables can tell (they print three decimals; not a parameter)",
+    }

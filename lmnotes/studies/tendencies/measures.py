@@ -148,8 +148,13 @@ class TextSet:
         return X
 
     def summary(self) -> dict:
-        return {"documents": len(self), "tokens": int(self.lengths.sum()), "types": len(self.vocabulary),
-                "mean length": float(self.lengths.mean()), "empty": int((self.lengths == 0).sum())}
+        return {
+            "documents": len(self),
+            "tokens": int(self.lengths.sum()),
+            "types": len(self.vocabulary),
+            "mean length": float(self.lengths.mean()),
+            "empty": int((self.lengths == 0).sum()),
+        }
 
 
 def rank_pmf(totals: np.ndarray, max_rank: int = 10_000) -> np.ndarray:
@@ -170,12 +175,23 @@ def _zipf_columns(tx: np.ndarray, ty: np.ndarray, rank_support: int) -> np.ndarr
     for i, (t_x, t_y) in enumerate(zip(np.atleast_2d(tx), np.atleast_2d(ty))):
         zx = laws.zipf_pmf(laws.fit_zipf(t_x, rank_support), rank_support)
         zy = laws.zipf_pmf(laws.fit_zipf(t_y, rank_support), rank_support)
-        out[i] = [stats.ks_distance(px[i], zx)[0], stats.ks_distance(px[i], zy)[0], stats.ks_distance(px[i], py[i])[0]]
+        out[i] = [
+            stats.ks_distance(px[i], zx)[0],
+            stats.ks_distance(px[i], zy)[0],
+            stats.ks_distance(px[i], py[i])[0],
+        ]
     return out
 
 
-def document_ks(sample: TextSet, reference: TextSet, key: str, n_boot: int = 200, seed: int = 0,
-                sample_size: int | None = None, reference_groups=None) -> stats.Estimate:
+def document_ks(
+    sample: TextSet,
+    reference: TextSet,
+    key: str,
+    n_boot: int = 200,
+    seed: int = 0,
+    sample_size: int | None = None,
+    reference_groups=None,
+) -> stats.Estimate:
     """Two-sample KS distance between the per-document statistic ``key`` (a key of
     :data:`PER_DOCUMENT`) of ``sample`` and ``reference``, with a bootstrap interval over the
     documents of the sample and the articles (``reference_groups``) of the reference;
@@ -183,13 +199,28 @@ def document_ks(sample: TextSet, reference: TextSet, key: str, n_boot: int = 200
     that size, see :func:`lmnotes.stats.bootstrap_weights`)."""
     x, y = getattr(sample, PER_DOCUMENT[key]), getattr(reference, PER_DOCUMENT[key])
     support = np.union1d(x, y)
-    return stats.bootstrap_distance(stats.ks_distance, stats.one_hot(x, support)[0], stats.one_hot(y, support)[0],
-                                    n_resamples=n_boot, seed=seed, x_size=sample_size, y_groups=reference_groups)
+    return stats.bootstrap_distance(
+        stats.ks_distance,
+        stats.one_hot(x, support)[0],
+        stats.one_hot(y, support)[0],
+        n_resamples=n_boot,
+        seed=seed,
+        x_size=sample_size,
+        y_groups=reference_groups,
+    )
 
 
-def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, max_rank: int = 10_000, seed: int = 0,
-            reference_groups=None, rank_support: int = 1000, top_types: int = 1000,
-            exclude: Sequence[str] = NOT_WORDS) -> dict:
+def compare(
+    sample: TextSet,
+    reference: TextSet,
+    n_boot: int = 200,
+    max_rank: int = 10_000,
+    seed: int = 0,
+    reference_groups=None,
+    rank_support: int = 1000,
+    top_types: int = 1000,
+    exclude: Sequence[str] = NOT_WORDS,
+) -> dict:
     """Every distance of the source's Tab. 2, Tab. 3 and App. D between ``sample`` and
     ``reference``, as :class:`~lmnotes.stats.Estimate` (value, bootstrap 95% interval and
     replicates) or, for the mean differences, :class:`~lmnotes.stats.clusters.TestResult`.
@@ -215,27 +246,40 @@ def compare(sample: TextSet, reference: TextSet, n_boot: int = 200, max_rank: in
     by = (stats.bootstrap_weights(Y.shape[0], n_boot, ry, groups=reference_groups) @ Y).toarray()
     value, reps = _zipf_columns(tx, ty, rank_support)[0], _zipf_columns(bx, by, rank_support)
     G = stats.n_clusters(reference_groups)  # the small-cluster reference of every interval against it
-    for j, key in enumerate(["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference"]):
+    for j, key in enumerate(
+        ["rank KS to Zipf(sample)", "rank KS to Zipf(reference)", "rank KS to reference"]
+    ):
         out[key] = stats.interval(value[j], reps[:, j], floor=0.0, clusters=None if j == 0 else G)
     zipf_s = [laws.fit_zipf(t, max_rank) for t in bx]
     out["Zipf s"] = stats.interval(laws.fit_zipf(tx[0], max_rank), zipf_s)
     out["unigram TVD"] = stats.interval(stats.tvd(tx, ty)[0], stats.tvd(bx, by), floor=0.0, clusters=G)
-    keep = np.union1d(np.argsort(-tx[0], kind="stable")[:top_types], np.argsort(-ty[0], kind="stable")[:top_types])
-    out["top-types TVD"] = stats.interval(stats.tvd(tx[:, keep], ty[:, keep])[0], stats.tvd(bx[:, keep], by[:, keep]),
-                                          floor=0.0, clusters=G)
+    keep = np.union1d(
+        np.argsort(-tx[0], kind="stable")[:top_types], np.argsort(-ty[0], kind="stable")[:top_types]
+    )
+    out["top-types TVD"] = stats.interval(
+        stats.tvd(tx[:, keep], ty[:, keep])[0], stats.tvd(bx[:, keep], by[:, keep]), floor=0.0, clusters=G
+    )
     out["Heaps beta"], out["Heaps K"] = sample.heaps.beta, sample.heaps.K
 
     # length, stopwords, symbols: two-sample KS with intervals; mean differences with tests
     for i, (key, attr) in enumerate(PER_DOCUMENT.items()):
-        out[f"{key} KS"] = document_ks(sample, reference, key, n_boot=n_boot, seed=seed + 1 + i,
-                                       reference_groups=reference_groups)
-        out[f"{key} mean diff"] = clusters.mean_difference_test(getattr(sample, attr), getattr(reference, attr),
-                                                                None, reference_groups)
+        out[f"{key} KS"] = document_ks(
+            sample, reference, key, n_boot=n_boot, seed=seed + 1 + i, reference_groups=reference_groups
+        )
+        out[f"{key} mean diff"] = clusters.mean_difference_test(
+            getattr(sample, attr), getattr(reference, attr), None, reference_groups
+        )
     return out
 
 
-def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int], n_boot: int = 200,
-                         seed: int = 0, reference_groups=None) -> tuple[pd.DataFrame, stats.Estimate]:
+def type_token_by_length(
+    sample: TextSet,
+    reference: TextSet,
+    bins: Sequence[int],
+    n_boot: int = 200,
+    seed: int = 0,
+    reference_groups=None,
+) -> tuple[pd.DataFrame, stats.Estimate]:
     """KS distances of the distribution of types per document, by document-length bin
     (the source's Fig. 4): to the reference's documents of that length (empirical), and to
     the NHPPs of Heaps' law fitted on the sample and on the reference (for a bin, the law's
@@ -263,11 +307,21 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
         r = np.full(n_boot, np.nan)  # a resample may leave the bin empty (a long bin of few articles)
         full = (hx.sum(1) > 0) & (hy.sum(1) > 0)
         r[full] = stats.ks_distance(hx[full], hy[full])
-        est = stats.interval(stats.ks_distance(X.sum(0), Y.sum(0))[0], r[np.isfinite(r)], floor=0.0,
-                             clusters=stats.n_clusters(None if reference_groups is None
-                                                       else np.asarray(reference_groups)[iy]))
-        row = {"bin": f"{lo}-{hi - 1}", "length": float(sample.lengths[ix].mean()), "documents": int(ix.sum()),
-               "KS to reference": est.value, "low": est.low, "high": est.high, "replicates": r}
+        est = stats.interval(
+            stats.ks_distance(X.sum(0), Y.sum(0))[0],
+            r[np.isfinite(r)],
+            floor=0.0,
+            clusters=stats.n_clusters(None if reference_groups is None else np.asarray(reference_groups)[iy]),
+        )
+        row = {
+            "bin": f"{lo}-{hi - 1}",
+            "length": float(sample.lengths[ix].mean()),
+            "documents": int(ix.sum()),
+            "KS to reference": est.value,
+            "low": est.low,
+            "high": est.high,
+            "replicates": r,
+        }
         for name, fit in fits.items():
             mix = np.diff(fit.cdf(support[:, None], sample.lengths[ix][None]).mean(1), prepend=0.0)
             row[f"KS to NHPP({name})"] = stats.ks_distance(np.bincount(u, minlength=len(support)), mix)[0]
@@ -282,14 +336,23 @@ def type_token_by_length(sample: TextSet, reference: TextSet, bins: Sequence[int
     ok = np.isfinite(R)
     value = float(w @ [row["KS to reference"] for row in rows])
     mass = ok @ w
-    means = (np.where(ok, R, 0) @ w) / np.where(mass > 0, mass, np.nan)  # NaN: a resample with every bin empty
+    means = (np.where(ok, R, 0) @ w) / np.where(
+        mass > 0, mass, np.nan
+    )  # NaN: a resample with every bin empty
     table = pd.DataFrame(rows)
     table.attrs["clusters"] = G  # for the intervals of differences of its bins (growth_beyond)
     return table, stats.interval(value, means, floor=0.0, clusters=G)
 
 
-def matched_type_token(sample: TextSet, reference: TextSet, min_length: int = 1, max_length: int | None = None,
-                       reference_groups=None, sample_groups=None, level: float = 0.95) -> tuple[stats.Estimate, float]:
+def matched_type_token(
+    sample: TextSet,
+    reference: TextSet,
+    min_length: int = 1,
+    max_length: int | None = None,
+    reference_groups=None,
+    sample_groups=None,
+    level: float = 0.95,
+) -> tuple[stats.Estimate, float]:
     """Difference in distinct words per token (types / length) between ``sample`` and
     ``reference`` at matched exact lengths: for each length n in [min_length, max_length]
     that both sets have, the difference of the mean ratios, averaged over lengths with the
@@ -305,8 +368,11 @@ def matched_type_token(sample: TextSet, reference: TextSet, min_length: int = 1,
 
     def side(ts, groups):
         keep = (ts.lengths >= min_length) & (ts.lengths <= top)
-        return (ts.types[keep] / ts.lengths[keep], ts.lengths[keep],
-                None if groups is None else np.asarray(groups)[keep])
+        return (
+            ts.types[keep] / ts.lengths[keep],
+            ts.lengths[keep],
+            None if groups is None else np.asarray(groups)[keep],
+        )
 
     x, cx, gx = side(sample, sample_groups)
     y, cy, gy = side(reference, reference_groups)
@@ -371,8 +437,18 @@ def first_document(text: str, unit: str = "line") -> tuple[str, bool]:
     return line, followed
 
 
-def sample_set(lm, label: str, strategy: str, n: int, top_p: float, beam: int, max_tokens: int,
-               seed: int, batch_size: int, unit: str = "line") -> tuple[TextSet, np.ndarray]:
+def sample_set(
+    lm,
+    label: str,
+    strategy: str,
+    n: int,
+    top_p: float,
+    beam: int,
+    max_tokens: int,
+    seed: int,
+    batch_size: int,
+    unit: str = "line",
+) -> tuple[TextSet, np.ndarray]:
     """``n`` samples of ``lm`` under ``strategy`` (``ancestral``, ``nucleus`` with ``top_p``,
     or ``beam`` sampling with ``beam`` hypotheses) as a :class:`TextSet` named ``label`` of
     their first documents (:func:`first_document` with ``unit``), and the flags of the
@@ -380,14 +456,25 @@ def sample_set(lm, label: str, strategy: str, n: int, top_p: float, beam: int, m
     ``max_tokens``. The samples are kept in the shared cache (:mod:`lmnotes.models.memo`)."""
     from lmnotes.models import memo
 
-    settings = {"nucleus": {"top_p": top_p}, "beam": {"beam": beam}, "beam-k2": {"beam": beam}}.get(strategy, {})
+    settings = {"nucleus": {"top_p": top_p}, "beam": {"beam": beam}, "beam-k2": {"beam": beam}}.get(
+        strategy, {}
+    )
     s = memo.sample(lm, n, strategy, max_tokens=max_tokens, seed=seed, batch_size=batch_size, **settings)
     docs = [first_document(t, unit) for t in s.texts]
-    return TextSet.from_texts(label, [d for d, _ in docs]), s.finished | np.array([w for _, w in docs], dtype=bool)
+    return TextSet.from_texts(label, [d for d, _ in docs]), s.finished | np.array(
+        [w for _, w in docs], dtype=bool
+    )
 
 
-def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[int], repeats: int = 50,
-                         alpha: float = 0.05, seed: int = 0, reference_groups=None) -> pd.DataFrame:
+def significance_by_size(
+    sample: TextSet,
+    reference: TextSet,
+    sizes: Sequence[int],
+    repeats: int = 50,
+    alpha: float = 0.05,
+    seed: int = 0,
+    reference_groups=None,
+) -> pd.DataFrame:
     """How often the cluster-robust test of means (:func:`lmnotes.stats.clusters.mean_difference_test`,
     the reference's articles as clusters) rejects "same mean" at level ``alpha`` for length,
     stopword and symbol fractions when only ``n`` sampled documents are compared with the
@@ -398,14 +485,26 @@ def significance_by_size(sample: TextSet, reference: TextSet, sizes: Sequence[in
     for n in sorted({n for n in sizes if n < len(sample)} | {len(sample)}):
         for key, attr in PER_DOCUMENT.items():
             x, y = getattr(sample, attr), getattr(reference, attr)
-            hits = [clusters.mean_difference_test(x[rng.choice(len(x), n, replace=False)], y, None,
-                                                  reference_groups).pvalue < alpha for _ in range(repeats)]
+            hits = [
+                clusters.mean_difference_test(
+                    x[rng.choice(len(x), n, replace=False)], y, None, reference_groups
+                ).pvalue
+                < alpha
+                for _ in range(repeats)
+            ]
             rows.append({"documents": n, "statistic": key, "rejected": float(np.mean(hits))})
     return pd.DataFrame(rows)
 
 
-def zipf_floor(n_tokens: int, s: float, repeats: int = 20, rank_support: int = 1000, top_types: int = 1000,
-               vocabulary: int = 100_000, seed: int = 0) -> pd.DataFrame:
+def zipf_floor(
+    n_tokens: int,
+    s: float,
+    repeats: int = 20,
+    rank_support: int = 1000,
+    top_types: int = 1000,
+    vocabulary: int = 100_000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """The finite-sample floor of the rank–frequency and unigram distances: ``repeats``
     pairs of samples of ``n_tokens`` tokens drawn independently from one Zipf law with
     exponent ``s`` over ``vocabulary`` types. Per pair: the first sample's rank KS to a Zipf
@@ -418,10 +517,19 @@ def zipf_floor(n_tokens: int, s: float, repeats: int = 20, rank_support: int = 1
     for _ in range(repeats):
         a, b = (np.bincount(rng.choice(vocabulary, n_tokens, p=p), minlength=vocabulary) for _ in range(2))
         fit = laws.zipf_pmf(laws.fit_zipf(a, rank_support), rank_support)
-        keep = np.union1d(np.argsort(-a, kind="stable")[:top_types], np.argsort(-b, kind="stable")[:top_types])
-        rows.append({"rank KS to Zipf(sample)": stats.ks_distance(rank_pmf(a, rank_support), fit)[0],
-                     "rank KS to reference": stats.ks_distance(rank_pmf(a, rank_support), rank_pmf(b, rank_support))[0],
-                     "unigram TVD": stats.tvd(a, b)[0], "top-types TVD": stats.tvd(a[keep], b[keep])[0]})
+        keep = np.union1d(
+            np.argsort(-a, kind="stable")[:top_types], np.argsort(-b, kind="stable")[:top_types]
+        )
+        rows.append(
+            {
+                "rank KS to Zipf(sample)": stats.ks_distance(rank_pmf(a, rank_support), fit)[0],
+                "rank KS to reference": stats.ks_distance(
+                    rank_pmf(a, rank_support), rank_pmf(b, rank_support)
+                )[0],
+                "unigram TVD": stats.tvd(a, b)[0],
+                "top-types TVD": stats.tvd(a[keep], b[keep])[0],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -448,20 +556,33 @@ def dispersion_by_length(ts: TextSet, bins) -> pd.Series:
         g = df.groupby("n")["t"]
         dof = (g.size() - 1).sum()
         if dof >= 5 and df["t"].mean() > 0:
-            out[f"{lo}-{hi - 1}"] = float((g.var(ddof=1).fillna(0) * (g.size() - 1)).sum() / dof / df["t"].mean())
+            out[f"{lo}-{hi - 1}"] = float(
+                (g.var(ddof=1).fillna(0) * (g.size() - 1)).sum() / dof / df["t"].mean()
+            )
     return pd.Series(out, name="variance / mean", dtype=float)
 
 
 #: The calibration checks' values in the shared cache (kind ``calibration``): they redo every
 #: test on 100 splits of the training articles, most of the chapter's warm time.
-remembered = remember.Store("calibration", ("lmnotes.studies.tendencies.measures",)
-                            + remember.package_modules("lmnotes.stats")
-                            + ("lmnotes.core.numerics", "lmnotes.core.kernels"))
+remembered = remember.Store(
+    "calibration",
+    ("lmnotes.studies.tendencies.measures",)
+    + remember.package_modules("lmnotes.stats")
+    + ("lmnotes.core.numerics", "lmnotes.core.kernels"),
+)
 
 
 @remembered
-def null_rejections(pool: TextSet, groups, n_splits: int = 100, articles: int = 10, documents: int = 1000,
-                    alpha: float = 0.05, n_permutations: int = 1000, seed: int = 0) -> pd.DataFrame:
+def null_rejections(
+    pool: TextSet,
+    groups,
+    n_splits: int = 100,
+    articles: int = 10,
+    documents: int = 1000,
+    alpha: float = 0.05,
+    n_permutations: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """The calibration check of the tests, on human text where the null is true.
 
     ``pool``: the documents of many articles (``groups``: each document's article). In each
@@ -485,29 +606,54 @@ def null_rejections(pool: TextSet, groups, n_splits: int = 100, articles: int = 
         for key, attr in PER_DOCUMENT.items():
             v = getattr(pool, attr)
             s = int(rng.integers(2**31))
-            for design, x, gx in [("articles vs articles", v[b], groups[b]), ("documents vs articles", v[docs], None)]:
+            for design, x, gx in [
+                ("articles vs articles", v[b], groups[b]),
+                ("documents vs articles", v[docs], None),
+            ]:
                 y, gy = v[a], groups[a]
-                tests = {"document permutation": stats.permutation_test(x, y, n_permutations, seed=s).pvalue,
-                         "KS (ks_2samp)": ks_2samp(x, y).pvalue}
+                tests = {
+                    "document permutation": stats.permutation_test(x, y, n_permutations, seed=s).pvalue,
+                    "KS (ks_2samp)": ks_2samp(x, y).pvalue,
+                }
                 if gx is None:
                     tests["cluster-robust Welch"] = clusters.mean_difference_test(x, y, None, gy).pvalue
                 else:
-                    tests["article permutation"] = clusters.cluster_permutation_test(x, y, gx, gy, n_permutations,
-                                                                                     seed=s).pvalue
-                rows.extend({"split": split, "design": design, "statistic": key, "test": t, "rejected": p < alpha}
-                            for t, p in tests.items())
+                    tests["article permutation"] = clusters.cluster_permutation_test(
+                        x, y, gx, gy, n_permutations, seed=s
+                    ).pvalue
+                rows.extend(
+                    {"split": split, "design": design, "statistic": key, "test": t, "rejected": p < alpha}
+                    for t, p in tests.items()
+                )
     return pd.DataFrame(rows)
 
 
 #: The distances of :func:`compare` whose paired differences decide verdicts in the chapter.
-PAIRED_DISTANCES = ("rank KS to Zipf(sample)", "rank KS to reference", "unigram TVD", "top-types TVD",
-                    "length KS", "stopwords KS", "symbols KS")
+PAIRED_DISTANCES = (
+    "rank KS to Zipf(sample)",
+    "rank KS to reference",
+    "unigram TVD",
+    "top-types TVD",
+    "length KS",
+    "stopwords KS",
+    "symbols KS",
+)
 
 
 @remembered
-def null_checks(pool: TextSet, groups, n_splits: int = 100, articles: int = 10, documents: int = 1000,
-                alpha: float = 0.05, n_boot: int = 200, length_bins: Sequence[int] = (1, 11, 21, 41, 121),
-                long_length: int = 41, seed: int = 0, **compare_kw) -> pd.DataFrame:
+def null_checks(
+    pool: TextSet,
+    groups,
+    n_splits: int = 100,
+    articles: int = 10,
+    documents: int = 1000,
+    alpha: float = 0.05,
+    n_boot: int = 200,
+    length_bins: Sequence[int] = (1, 11, 21, 41, 121),
+    long_length: int = 41,
+    seed: int = 0,
+    **compare_kw,
+) -> pd.DataFrame:
     """The calibration check of every other test that decides a verdict, on human text where
     the null is true (:func:`null_rejections` checks the tests of means).
 
@@ -543,28 +689,38 @@ def null_checks(pool: TextSet, groups, n_splits: int = 100, articles: int = 10, 
         picked = rng.choice(rest, min(2 * documents, len(rest)), replace=False)
         half = len(picked) // 2
         ref = TextSet("reference", [pool.docs[i] for i in np.flatnonzero(chosen)])
-        a, b = (TextSet(name, [pool.docs[i] for i in part])
-                for name, part in (("A", picked[:half]), ("B", picked[half:])))
+        a, b = (
+            TextSet(name, [pool.docs[i] for i in part])
+            for name, part in (("A", picked[:half]), ("B", picked[half:]))
+        )
         gref = groups[chosen]
         s = int(rng.integers(2**31))
         ra, rb = (compare(x, ref, n_boot=n_boot, seed=s, reference_groups=gref, **compare_kw) for x in (a, b))
         for key in PAIRED_DISTANCES:
             e = stats.excess(ra[key], rb[key])
             add(split, "paired interval", key, e.low > 0 or e.high < 0)
-        (ta, ma), (tb, mb) = (type_token_by_length(x, ref, length_bins, n_boot=n_boot, seed=s, reference_groups=gref)
-                              for x in (a, b))
+        (ta, ma), (tb, mb) = (
+            type_token_by_length(x, ref, length_bins, n_boot=n_boot, seed=s, reference_groups=gref)
+            for x in (a, b)
+        )
         if np.isfinite(ma.value) and np.isfinite(mb.value):
             e = stats.excess(ma, mb)
             add(split, "paired interval", "type–token KS (over the length bins)", e.low > 0 or e.high < 0)
         g = growth_beyond(ta, tb)
         if g is not None:
-            add(split, "paired interval", "type–token KS, growth over the bins", g[1].low > 0 or g[1].high < 0)
+            add(
+                split, "paired interval", "type–token KS, growth over the bins", g[1].low > 0 or g[1].high < 0
+            )
         for span, lo in (("all lengths", 1), (f"at least {long_length} tokens", long_length)):
             try:
                 p = matched_type_token(a, ref, min_length=lo, reference_groups=gref)[1]
             except ValueError:  # no shared length, or a single article in range
                 continue
             add(split, "matched-length t test", f"types per token, {span}", p < alpha)
-        add(split, "Welch test, two samples", "mean length",
-            clusters.mean_difference_test(a.lengths, b.lengths).pvalue < alpha)
+        add(
+            split,
+            "Welch test, two samples",
+            "mean length",
+            clusters.mean_difference_test(a.lengths, b.lengths).pvalue < alpha,
+        )
     return pd.DataFrame(rows)

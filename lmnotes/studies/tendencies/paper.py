@@ -21,19 +21,30 @@ STRATEGIES = ("random", "nucleus", "beam")
 #: Tab. 3 as printed: KS of the length, stopword and symbol distributions, per model and strategy
 #: (the LSTM's nucleus stopword value is printed "0.069." in the extraction).
 TABLE3 = pd.DataFrame(
-    [[0.031, 0.034, 0.481, 0.023, 0.062, 0.323, 0.081, 0.065, 0.205],
-     [0.037, 0.041, 0.477, 0.047, 0.015, 0.378, 0.083, 0.072, 0.252],
-     [0.034, 0.051, 0.491, 0.036, 0.102, 0.324, 0.069, 0.054, 0.213],
-     [0.014, 0.036, 0.516, 0.008, 0.069, 0.382, 0.037, 0.048, 0.271],
-     [0.093, 0.084, 0.214, 0.126, 0.145, 0.490, 0.044, 0.037, 0.061]],
+    [
+        [0.031, 0.034, 0.481, 0.023, 0.062, 0.323, 0.081, 0.065, 0.205],
+        [0.037, 0.041, 0.477, 0.047, 0.015, 0.378, 0.083, 0.072, 0.252],
+        [0.034, 0.051, 0.491, 0.036, 0.102, 0.324, 0.069, 0.054, 0.213],
+        [0.014, 0.036, 0.516, 0.008, 0.069, 0.382, 0.037, 0.048, 0.271],
+        [0.093, 0.084, 0.214, 0.126, 0.145, 0.490, 0.044, 0.037, 0.061],
+    ],
     index=pd.Index(MODELS, name="model"),
-    columns=pd.MultiIndex.from_product([["length", "stopwords", "symbols"], STRATEGIES]))
+    columns=pd.MultiIndex.from_product([["length", "stopwords", "symbols"], STRATEGIES]),
+)
 #: Tab. 2's first columns as printed: rank KS of each sample to the Zipf law fitted on it (the
 #: extraction flattens each row to 12 values, the Trigram's to 11: one of its later columns is
 #: lost, not these three, whose order is that of §5.1's three Δs).
-TABLE2_ZIPF = pd.DataFrame([[0.150, 0.145, 0.170], [0.145, 0.142, 0.150], [0.145, 0.142, 0.167],
-                            [0.147, 0.143, 0.175], [0.151, 0.148, 0.119]],
-                           index=pd.Index(MODELS, name="model"), columns=list(STRATEGIES))
+TABLE2_ZIPF = pd.DataFrame(
+    [
+        [0.150, 0.145, 0.170],
+        [0.145, 0.142, 0.150],
+        [0.145, 0.142, 0.167],
+        [0.147, 0.143, 0.175],
+        [0.151, 0.148, 0.119],
+    ],
+    index=pd.Index(MODELS, name="model"),
+    columns=list(STRATEGIES),
+)
 #: Tab. 2's unigram TVDs that bound its readings (§5.3: models "generally capture the unigram
 #: distribution quite well"; the closed-vocabulary Transformer (AS) "consistently performs
 #: poorly"): 0.010, the largest value of the other models under random and nucleus sampling, and

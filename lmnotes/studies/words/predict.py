@@ -95,7 +95,7 @@ def _first_class(b: bytes) -> str:
     if b[0] < 0xC0:
         return "word"
     ch = b[:4].decode("utf-8", errors="ignore")[:1]
-    if ch and ch.encode() == b[:len(ch.encode())]:
+    if ch and ch.encode() == b[: len(ch.encode())]:
         return _char_class(ch)
     return "punct" if b[0] == 0xE2 else "word"
 
@@ -221,7 +221,7 @@ def next_logprobs(lm: LanguageModel, rows: Sequence[Sequence[int]], batch_tokens
     a = 0
     while a < len(order):
         width = len(rows[order[a]])
-        idx = order[a:a + max(1, min(64, batch_tokens // width))]
+        idx = order[a : a + max(1, min(64, batch_tokens // width))]
         states = lm._padded_states([list(rows[i]) for i in idx], width)
         last = states[torch.arange(len(idx)), torch.tensor([len(rows[i]) - 1 for i in idx])]
         out[idx] = torch.log_softmax(lm._head(last).float(), dim=-1).cpu()
@@ -239,10 +239,10 @@ def gold_pass(lm: LanguageModel, seqs: Sequence[Sequence[int]], sp: Speller, bat
     a = 0
     while a < len(order):
         width = len(rows[order[a]])
-        idx = order[a:a + max(1, batch_tokens // width)]
+        idx = order[a : a + max(1, batch_tokens // width)]
         states = lm._padded_states([rows[i] for i in idx], width)
         for r, i in enumerate(idx):
-            lp = torch.log_softmax(lm._head(states[r, :len(rows[i])]).float(), dim=-1).cpu()
+            lp = torch.log_softmax(lm._head(states[r, : len(rows[i])]).float(), dim=-1).cpu()
             gold = torch.tensor(list(seqs[i]) + [lm.eos_id])
             out[i] = (_summaries(lp, sp), lp.gather(1, gold[:, None])[:, 0].double().numpy())
         a += len(idx)
@@ -268,7 +268,7 @@ class _Nodes:
         self.extra: dict[tuple, Dist] = {}
 
     def key(self, t: _Target, path: tuple[int, ...]) -> tuple:
-        gold = tuple(self.units[t.unit][t.a:t.a + len(path)])
+        gold = tuple(self.units[t.unit][t.a : t.a + len(path)])
         return ("gold", t.unit, t.a + len(path)) if gold == path else (t.unit, t.a, path)
 
     def need(self, keys: list[tuple]) -> None:
@@ -305,8 +305,12 @@ def _greedy(nodes: _Nodes, targets: list[_Target], max_steps: int) -> dict[int, 
             text, tok, steps = sp.text(st["path"]), int(ids[0]), len(st["path"])
             if not st["done"] and (sp.complete(text) or sp.ends(text, tok) or steps >= max_steps):
                 end = 0.0 if sp.complete(text) else d.log_end
-                st.update(done=True, pred=text.strip(), capped=not sp.ends(text, tok) and not sp.complete(text),
-                          conf=st["lp"] + end if has_content(text) else -np.inf)
+                st.update(
+                    done=True,
+                    pred=text.strip(),
+                    capped=not sp.ends(text, tok) and not sp.complete(text),
+                    conf=st["lp"] + end if has_content(text) else -np.inf,
+                )
             if not st["alg1_done"]:
                 if text.lstrip() == t.word and has_content(text):
                     st.update(alg1=True, alg1_done=True)
@@ -348,8 +352,13 @@ def _dfs_top(nodes: _Nodes, targets: list[_Target], depth: int) -> dict[int, boo
     return hit
 
 
-def evaluate(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence[int] | None = None,
-             max_steps: int = 24, dfs_depth: int = 5) -> pd.DataFrame:
+def evaluate(
+    lm: LanguageModel,
+    sentences: Sequence[str],
+    sentence_ids: Sequence[int] | None = None,
+    max_steps: int = 24,
+    dfs_depth: int = 5,
+) -> pd.DataFrame:
     """One row per word after the first of each sentence (the paper's positions 2..n): the
     target; whether the model can decode it (``decodable``) or it is outside a closed
     vocabulary (``oov``); its log-probability as a whole word given that a word starts, with
@@ -367,8 +376,10 @@ def evaluate(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence
     sentence_ids = list(range(len(sentences))) if sentence_ids is None else list(sentence_ids)
     room = lm.max_length - max_steps - 2  # context tokens (without BOS) that leave room to decode
     if room < 8:
-        raise ValueError(f"{lm.name}: a context of {lm.max_length} tokens leaves no room to decode "
-                         f"{max_steps} tokens; lower max_steps")
+        raise ValueError(
+            f"{lm.name}: a context of {lm.max_length} tokens leaves no room to decode "
+            f"{max_steps} tokens; lower max_steps"
+        )
     units: list[list[int]] = []
     rows, targets, pending = [], [], []
     for s, text in enumerate(sentences):
@@ -380,8 +391,15 @@ def evaluate(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence
         if whole:
             units.append(ids)
         for i in range(1, len(loc.words)):
-            r = dict(model=lm.name, sentence=sentence_ids[s], index=i, word=loc.words[i], decodable=False,
-                     oov=False, n_tokens=0)
+            r = dict(
+                model=lm.name,
+                sentence=sentence_ids[s],
+                index=i,
+                word=loc.words[i],
+                decodable=False,
+                oov=False,
+                n_tokens=0,
+            )
             if spans[i] is not None:
                 a, b = spans[i]
                 text_ = ""
@@ -389,7 +407,11 @@ def evaluate(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence
                 for m in range(a, b):
                     ok = ok and not (m > a and sp.ends(text_, ids[m]))
                     text_ += sp.text([ids[m]])
-                ok = ok and text_.strip() == loc.words[i] and sp.ends(text_, ids[b] if b < len(ids) else lm.eos_id)
+                ok = (
+                    ok
+                    and text_.strip() == loc.words[i]
+                    and sp.ends(text_, ids[b] if b < len(ids) else lm.eos_id)
+                )
                 oov = ids[a] == sp.unk
                 r.update(decodable=bool(ok and not oov), oov=bool(oov), n_tokens=b - a)
                 if ok or oov:
@@ -412,10 +434,31 @@ def evaluate(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence
     dfs = _dfs_top(nodes, [t for t in targets if not rows[t.row]["oov"]], dfs_depth)
     for t in targets:
         g, r = greedy[t.row], rows[t.row]
-        r.update(pred=g["pred"], conf=g["conf"], capped=g["capped"], hit1=bool(g["pred"] == t.word and not r["oov"]),
-                 hit1_alg1=bool(g["alg1"] and not r["oov"]), hit10_dfs=bool(dfs.get(t.row, False)))
-    columns = ["model", "sentence", "index", "word", "decodable", "oov", "n_tokens", "logp", "logp_prefix",
-               "pred", "conf", "capped", "hit1", "hit1_alg1", "hit10_dfs"]
+        r.update(
+            pred=g["pred"],
+            conf=g["conf"],
+            capped=g["capped"],
+            hit1=bool(g["pred"] == t.word and not r["oov"]),
+            hit1_alg1=bool(g["alg1"] and not r["oov"]),
+            hit10_dfs=bool(dfs.get(t.row, False)),
+        )
+    columns = [
+        "model",
+        "sentence",
+        "index",
+        "word",
+        "decodable",
+        "oov",
+        "n_tokens",
+        "logp",
+        "logp_prefix",
+        "pred",
+        "conf",
+        "capped",
+        "hit1",
+        "hit1_alg1",
+        "hit10_dfs",
+    ]
     df = pd.DataFrame(rows).reindex(columns=columns)
     for c in ("capped", "hit1", "hit1_alg1", "hit10_dfs"):
         df[c] = df[c].astype("boolean").fillna(False).astype(bool)
@@ -423,8 +466,14 @@ def evaluate(lm: LanguageModel, sentences: Sequence[str], sentence_ids: Sequence
     return df
 
 
-def exact_topk_hits(lm: LanguageModel, sentences: Sequence[str], table: pd.DataFrame, k: int = TOP,
-                    max_steps: int = 24, max_pops: int = 200) -> pd.Series:
+def exact_topk_hits(
+    lm: LanguageModel,
+    sentences: Sequence[str],
+    table: pd.DataFrame,
+    k: int = TOP,
+    max_steps: int = 24,
+    max_pops: int = 200,
+) -> pd.Series:
     """Whether each decodable target of ``table`` (from :func:`evaluate` on the same
     ``sentences``, in order) is among the ``k`` most probable whole words: 1.0 or 0.0, NaN
     where the search gave up after ``max_pops`` expansions. Best-first search over token
@@ -438,14 +487,25 @@ def exact_topk_hits(lm: LanguageModel, sentences: Sequence[str], table: pd.DataF
     for r, row in table[table["decodable"]].iterrows():
         loc = locate(sentences[by_id[row["sentence"]]])
         ids, spans = sp.tokens(loc)
-        context = [lm.bos_id] + ids[:spans[row["index"]][0]][-room:]
-        out[r] = _best_first(lm, sp, context, row["word"], loc.words[row["index"] - 1], row["logp"],
-                             k, max_steps, max_pops)
+        context = [lm.bos_id] + ids[: spans[row["index"]][0]][-room:]
+        out[r] = _best_first(
+            lm, sp, context, row["word"], loc.words[row["index"] - 1], row["logp"], k, max_steps, max_pops
+        )
     return out
 
 
-def _best_first(lm: LanguageModel, sp: Speller, context: list[int], target: str, previous: str,
-                target_lp: float, k: int, max_steps: int, max_pops: int, batch: int = 8) -> float:
+def _best_first(
+    lm: LanguageModel,
+    sp: Speller,
+    context: list[int],
+    target: str,
+    previous: str,
+    target_lp: float,
+    k: int,
+    max_steps: int,
+    max_pops: int,
+    batch: int = 8,
+) -> float:
     # Up to `batch` open paths are expanded per forward pass: the answer (do k other words
     # beat the target?) does not depend on the order of expansion, only the work does, and one
     # batched pass costs little more than one path's (measured on the BPE-1k Transformer).
@@ -459,7 +519,9 @@ def _best_first(lm: LanguageModel, sp: Speller, context: list[int], target: str,
         while heap and len(popped) < min(batch, max_pops - pops) and -heap[0][0] >= target_lp:
             popped.append(heapq.heappop(heap))
         pops += len(popped)
-        for (neg, path), lp in zip(popped, next_logprobs(lm, [context + list(p) for _, p in popped]).double()):
+        for (neg, path), lp in zip(
+            popped, next_logprobs(lm, [context + list(p) for _, p in popped]).double()
+        ):
             text = sp.text(path)
             if not path:  # the root: word starts only, renormalised
                 allowed = sp.starters(previous)

@@ -34,13 +34,20 @@ PAPER_K = 100
 def rounded(e: stats.Estimate, digits: int = 9) -> stats.Estimate:
     """An estimate without float noise (a difference of equal sums), with its replicates and
     cluster count."""
-    return stats.Estimate(*(round(float(x), digits) + 0.0
-                            for x in (e.value, e.low, e.high)),
-                          e.replicates, e.clusters)
+    return stats.Estimate(
+        *(round(float(x), digits) + 0.0 for x in (e.value, e.low, e.high)), e.replicates, e.clusters
+    )
 
 
-def soft_match(t: pd.DataFrame, nn: S.Neighbours, synonym: S.Synonyms, res: WS.Resampler,
-               soft_k: Sequence[int], n_chance: int, crng: np.random.Generator) -> tuple[list[dict], dict]:
+def soft_match(
+    t: pd.DataFrame,
+    nn: S.Neighbours,
+    synonym: S.Synonyms,
+    res: WS.Resampler,
+    soft_k: Sequence[int],
+    n_chance: int,
+    crng: np.random.Generator,
+) -> tuple[list[dict], dict]:
     """One model's soft match: a row per k (and ``"WordNet"``) with the soft top-1 accuracy,
     its chance level (percent), the accuracy gain above chance, the T1 gain above chance and
     the raw T1 gain (points, on the paper's bins), and {k: (accuracy gain above chance, T1
@@ -52,8 +59,7 @@ def soft_match(t: pd.DataFrame, nn: S.Neighbours, synonym: S.Synonyms, res: WS.R
     words_ = list(miss["word"])
     rank = nn.rank(list(miss["pred"]), words_)
     syn = synonym(miss["pred"], words_)
-    shuffled = [list(S.chance_predictions(miss["pred"], miss["bin"], crng))
-                for _ in range(n_chance)]
+    shuffled = [list(S.chance_predictions(miss["pred"], miss["bin"], crng)) for _ in range(n_chance)]
     chance = [nn.rank(c, words_) for c in shuffled]
     syn_chance = np.mean([synonym(c, words_) for c in shuffled], axis=0)
     syn_each = [synonym(c, words_) for c in shuffled]
@@ -69,32 +75,38 @@ def soft_match(t: pd.DataFrame, nn: S.Neighbours, synonym: S.Synonyms, res: WS.R
         extra[~t["hit1"].to_numpy()] = soft
         above = hits.copy()
         above[~t["hit1"].to_numpy()] = soft - base
-        gain = res.paired(res.rate(above, t["article"]),
-                          res.rate(hits, t["article"]))
+        gain = res.paired(res.rate(above, t["article"]), res.rate(hits, t["article"]))
         in_bins = t["bin"].isin(WS.PAPER_BINS).to_numpy()
         tw, ta = t["word"][in_bins], t["article"][in_bins]
 
         def soft_cov(s_hits):
             h = t["hit1"].to_numpy().copy()
             h[~t["hit1"].to_numpy()] = s_hits
-            return res.coverage(tw, h[in_bins], ta)
+            return res.coverage(tw, h[in_bins], ta)  # noqa: B023
 
         by_chance = [soft_cov(c) for c in each]
         exact_cov = res.coverage(tw, t["hit1"].to_numpy()[in_bins], ta)
         chance_cov = stats.Estimate(
-            np.mean([c.value for c in by_chance]), np.nan, np.nan,
-            np.mean([c.replicates for c in by_chance], axis=0))
+            np.mean([c.value for c in by_chance]),
+            np.nan,
+            np.nan,
+            np.mean([c.replicates for c in by_chance], axis=0),
+        )
         soft_t1 = soft_cov(soft)
         tgain = res.paired(soft_t1, chance_cov)
         raw = res.paired(soft_t1, exact_cov)
         gain, tgain, raw = rounded(gain), rounded(tgain), rounded(raw)
         gains[k] = (gain, tgain, raw)
-        rows.append({"k": str(k),
-                     "soft top-1": 100 * extra.mean(),
-                     "chance": 100 * (hits.sum() + base.sum()) / len(t),
-                     "gain above chance": gain,
-                     "T1 gain above chance": tgain,
-                     "T1 gain": raw})
+        rows.append(
+            {
+                "k": str(k),
+                "soft top-1": 100 * extra.mean(),
+                "chance": 100 * (hits.sum() + base.sum()) / len(t),
+                "gain above chance": gain,
+                "T1 gain above chance": tgain,
+                "T1 gain": raw,
+            }
+        )
     return rows, gains
 
 
@@ -106,13 +118,16 @@ def plot_gains(soft_gain: dict, models: Sequence[str], soft_k: Sequence[int], co
     for name in models:
         g = [soft_gain[name, k] for k in soft_k]
         for ax, j in zip(axes, (0, 1)):
-            ax.errorbar(soft_k, [x[j].value for x in g],
-                        yerr=[[x[j].value - x[j].low for x in g],
-                              [x[j].high - x[j].value for x in g]],
-                        marker="o", ms=3, color=color(name),
-                        label=label(name))
-    for ax, lab in zip(axes, ("top-1 gain above chance (points)",
-                              "T1 gain above chance (points)")):
+            ax.errorbar(
+                soft_k,
+                [x[j].value for x in g],
+                yerr=[[x[j].value - x[j].low for x in g], [x[j].high - x[j].value for x in g]],
+                marker="o",
+                ms=3,
+                color=color(name),
+                label=label(name),
+            )
+    for ax, lab in zip(axes, ("top-1 gain above chance (points)", "T1 gain above chance (points)")):
         plots.plain_log(ax, "x", soft_k)
         ax.axhline(0, color=plots.REFERENCE_COLOR, lw=0.8)
         ax.set_xlabel("neighbours k counted as a match")

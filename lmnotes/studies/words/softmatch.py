@@ -40,8 +40,15 @@ def _w2v_version() -> str:
 lmcache.register_kind("word2vec", _w2v_version)
 
 
-def word2vec(sentences: Sequence[Sequence[str]], dim: int = 50, window: int = 5, min_count: int = 5,
-             epochs: int = 5, seed: int = 0, name: str = "train"):
+def word2vec(
+    sentences: Sequence[Sequence[str]],
+    dim: int = 50,
+    window: int = 5,
+    min_count: int = 5,
+    epochs: int = 5,
+    seed: int = 0,
+    name: str = "train",
+):
     """Word vectors (gensim KeyedVectors) trained on tokenized sentences with one worker and
     a fixed hash, so that they are the same bit for bit on every run; kept in the cache."""
     from gensim.models import KeyedVectors, Word2Vec
@@ -52,12 +59,23 @@ def word2vec(sentences: Sequence[Sequence[str]], dim: int = 50, window: int = 5,
     key = io.digest("w2v", dim, window, min_count, epochs, seed, io.digest(["\n".join(s) for s in sentences]))
 
     def build(folder: Path):
-        model = Word2Vec(sentences, vector_size=dim, window=window, min_count=min_count, epochs=epochs,
-                         seed=seed, workers=1, hashfxn=stable_hash, sg=0)
+        model = Word2Vec(
+            sentences,
+            vector_size=dim,
+            window=window,
+            min_count=min_count,
+            epochs=epochs,
+            seed=seed,
+            workers=1,
+            hashfxn=stable_hash,
+            sg=0,
+        )
         model.wv.save(str(folder / "vectors.kv"))
         return model.wv
 
-    return lmcache.fetch("word2vec", name, key, build, lambda folder: KeyedVectors.load(str(folder / "vectors.kv")))
+    return lmcache.fetch(
+        "word2vec", name, key, build, lambda folder: KeyedVectors.load(str(folder / "vectors.kv"))
+    )
 
 
 class Neighbours:
@@ -73,10 +91,13 @@ class Neighbours:
         nearest, the target itself excluded); ∞ where either word has no vector or they are
         the same word."""
         out = np.full(len(targets), np.inf)
-        ok = [i for i, (a, b) in enumerate(zip(predictions, targets))
-              if a in self.index and b in self.index and a != b]
+        ok = [
+            i
+            for i, (a, b) in enumerate(zip(predictions, targets))
+            if a in self.index and b in self.index and a != b
+        ]
         for s in range(0, len(ok), chunk):
-            rows = ok[s:s + chunk]
+            rows = ok[s : s + chunk]
             b = np.array([self.index[targets[i]] for i in rows])
             a = np.array([self.index[predictions[i]] for i in rows])
             sims = self.unit[b] @ self.unit.T  # [n, V]
@@ -104,8 +125,13 @@ class Synonyms:
         return self.synsets[word]
 
     def __call__(self, predictions: Sequence[str], targets: Sequence[str]) -> np.ndarray:
-        return np.array([a.lower() != b.lower() and bool(self._of(a.lower()) & self._of(b.lower()))
-                         for a, b in zip(predictions, targets)], dtype=bool)
+        return np.array(
+            [
+                a.lower() != b.lower() and bool(self._of(a.lower()) & self._of(b.lower()))
+                for a, b in zip(predictions, targets)
+            ],
+            dtype=bool,
+        )
 
 
 def chance_predictions(predictions: Sequence[str], strata: Sequence, rng: np.random.Generator) -> np.ndarray:

@@ -25,13 +25,16 @@ from lmnotes.studies.words import paraphrase as P
 def table2_stats(hits_rare: int, hits_common: int, n_r: int, n_c: int) -> dict:
     """The tests of a Table 2 row: χ² with and without Yates's correction and Fisher's exact
     test on the 2×2 table of hits and misses of ``n_r`` rare and ``n_c`` common triples."""
-    tab = np.array([[hits_rare, n_r - hits_rare],
-                    [hits_common, n_c - hits_common]])
+    tab = np.array([[hits_rare, n_r - hits_rare], [hits_common, n_c - hits_common]])
     yates = ss.chi2_contingency(tab, correction=True)
     plain = ss.chi2_contingency(tab, correction=False)
-    return {"χ² (Yates)": yates.statistic, "p (Yates)": yates.pvalue,
-            "χ²": plain.statistic, "p": plain.pvalue,
-            "Fisher p": ss.fisher_exact(tab).pvalue}
+    return {
+        "χ² (Yates)": yates.statistic,
+        "p (Yates)": yates.pvalue,
+        "χ²": plain.statistic,
+        "p": plain.pvalue,
+        "Fisher p": ss.fisher_exact(tab).pvalue,
+    }
 
 
 def encoder_difference(a, b) -> tuple[int, int, float, stats.Estimate]:
@@ -62,7 +65,9 @@ def rate_difference(hits_a: int, n_a: int, hits_b: int, n_b: int, level: float =
 
     (pa, la, ua), (pb, lb, ub) = wilson(hits_a, n_a), wilson(hits_b, n_b)
     d = pa - pb
-    return stats.Estimate(100 * d, 100 * (d - np.hypot(pa - la, ub - pb)), 100 * (d + np.hypot(ua - pa, pb - lb)))
+    return stats.Estimate(
+        100 * d, 100 * (d - np.hypot(pa - la, ub - pb)), 100 * (d + np.hypot(ua - pa, pb - lb))
+    )
 
 
 def stratified_difference(hits_a, n_a, hits_b, n_b, level: float = 0.95) -> stats.Estimate:
@@ -82,7 +87,7 @@ def stratified_difference(hits_a, n_a, hits_b, n_b, level: float = 0.95) -> stat
     n = na + nb
     w = na * nb / n
     d = float(np.sum(w * (xa / na - xb / nb)) / w.sum())
-    p = np.sum((na ** 2 * xb - nb ** 2 * xa + na * nb * (nb - na) / 2) / n ** 2)
+    p = np.sum((na**2 * xb - nb**2 * xa + na * nb * (nb - na) / 2) / n**2)
     q = np.sum((xa * (nb - xb) + xb * (na - xa)) / (2 * n))
     half = ss.norm.ppf(0.5 + level / 2) * np.sqrt(max(d * p + q, 0.0)) / w.sum()
     return stats.Estimate(100 * d, 100 * (d - half), 100 * (d + half))
@@ -94,8 +99,9 @@ def piece_strata(pieces) -> np.ndarray:
     return np.minimum(np.asarray(pieces, dtype=int), 4)
 
 
-def split_table(encoders: Sequence[str], sets: Mapping[str, pd.DataFrame],
-                own: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+def split_table(
+    encoders: Sequence[str], sets: Mapping[str, pd.DataFrame], own: Mapping[str, pd.DataFrame] | None = None
+) -> pd.DataFrame:
     """Hits per encoder, set of triples, kind (rare, common) and whether x is split or whole:
     hits, n and the hit rate (percent). Each set has ``kind``, a hit column per encoder and a
     ``<encoder> split`` column; ``own``: {encoder: a set of its own} (its split words), shown
@@ -109,15 +115,27 @@ def split_table(encoders: Sequence[str], sets: Mapping[str, pd.DataFrame],
                 for cut, part in ((True, "split"), (False, "whole")):
                     h = d.loc[d[name + " split"] == cut, name]
                     if len(h):
-                        split_rows.append({"encoder": name, "set": what,
-                                           "kind": kind, "x is": part,
-                                           "hits": int(h.sum()), "n": len(h),
-                                           "hit rate": 100 * h.mean()})
+                        split_rows.append(
+                            {
+                                "encoder": name,
+                                "set": what,
+                                "kind": kind,
+                                "x is": part,
+                                "hits": int(h.sum()),
+                                "n": len(h),
+                                "hit rate": 100 * h.mean(),
+                            }
+                        )
     return pd.DataFrame(split_rows)
 
 
-def split_pools(candidates: pd.DataFrame, encoders: Mapping[str, Callable], pieces: Mapping[str, Callable],
-                n: int, seed: int) -> dict[str, pd.DataFrame]:
+def split_pools(
+    candidates: pd.DataFrame,
+    encoders: Mapping[str, Callable],
+    pieces: Mapping[str, Callable],
+    n: int,
+    seed: int,
+) -> dict[str, pd.DataFrame]:
     """Claim 8b's words, per encoder: up to ``n`` rare and ``n`` common triples drawn
     (:func:`lmnotes.studies.words.paraphrase.pick`, ``seed``) from the ``candidates`` whose
     word x the encoder's tokenizer cuts into more than one token (``pieces[name]``: words ->
@@ -143,27 +161,43 @@ def split_fisher(pool: pd.DataFrame, encoders: Sequence[str]) -> dict[str, float
         c = pool.groupby(name + " split")[name].agg(["sum", "size"])
         if {True, False} <= set(c.index):
             split_p[name] = ss.fisher_exact(
-                [[c.loc[True, "sum"], c.loc[True, "size"] - c.loc[True, "sum"]],
-                 [c.loc[False, "sum"],
-                  c.loc[False, "size"] - c.loc[False, "sum"]]]).pvalue
+                [
+                    [c.loc[True, "sum"], c.loc[True, "size"] - c.loc[True, "sum"]],
+                    [c.loc[False, "sum"], c.loc[False, "size"] - c.loc[False, "sum"]],
+                ]
+            ).pvalue
     return split_p
 
 
-def split_sentence(trip: pd.DataFrame, encoders: Sequence[str], split_p: Mapping[str, float],
-                   n_triples: int, own: Mapping[str, pd.DataFrame] | None = None) -> str:
+def split_sentence(
+    trip: pd.DataFrame,
+    encoders: Sequence[str],
+    split_p: Mapping[str, float],
+    n_triples: int,
+    own: Mapping[str, pd.DataFrame] | None = None,
+) -> str:
     """The chapter's sentence on how many rare and common words each encoder splits, and
     what each encoder's own split words (``own``: :func:`split_pools`) show: their hits and
     their mean number of pieces by kind."""
+
     def n_split(name, kind):
         return int(trip.loc[trip["kind"] == kind, name + " split"].sum())
 
-    text = ("; ".join(
-        f"{n} splits {n_split(n, 'rare')} of the {n_triples} rare words and "
-        f"{n_split(n, 'common')} of the {n_triples} common ones"
-        + (f"; among the pool's common words alone, split against whole has "
-           f"Fisher p {tables.pvalue(split_p[n])}" if n in split_p else "")
-        for n in encoders) + ". Where splitting alone separates common words "
-        "beyond chance, Table 2's rare/common contrast is confounded with it.")
+    text = (
+        "; ".join(
+            f"{n} splits {n_split(n, 'rare')} of the {n_triples} rare words and "
+            f"{n_split(n, 'common')} of the {n_triples} common ones"
+            + (
+                f"; among the pool's common words alone, split against whole has "
+                f"Fisher p {tables.pvalue(split_p[n])}"
+                if n in split_p
+                else ""
+            )
+            for n in encoders
+        )
+        + ". Where splitting alone separates common words "
+        "beyond chance, Table 2's rare/common contrast is confounded with it."
+    )
     if not own:
         return text
     parts, more = [], []
@@ -172,16 +206,26 @@ def split_sentence(trip: pd.DataFrame, encoders: Sequence[str], split_p: Mapping
         hits, size, cuts = g[n].sum(), g.size(), g["pieces"].mean()
         if cuts.get("rare", np.nan) > cuts.get("common", np.nan):
             more.append(n)
-        parts.append(f"{n} hits {hits.get('rare', 0)} of {size.get('rare', 0)} rare and "
-                     f"{hits.get('common', 0)} of {size.get('common', 0)} common ones, cut into "
-                     f"{cuts.get('rare', np.nan):.2f} and {cuts.get('common', np.nan):.2f} pieces on average")
-    return (text + " Among the words each encoder splits (claim 8b), " + "; ".join(parts)
-            + ". " + (f"For {', '.join(more[:-1]) + ' and ' if len(more) > 1 else ''}{more[-1]} "
-                      "the rare words are cut into more pieces, and"
-                      if more else "Where rare words are cut into more pieces,")
-            + " a word cut into more pieces may be identified less often for that alone, so "
-            "claim 8b compares rare and common words within words cut into as many pieces "
-            "(2, 3, 4 or more) and pools those differences (Mantel–Haenszel).")
+        parts.append(
+            f"{n} hits {hits.get('rare', 0)} of {size.get('rare', 0)} rare and "
+            f"{hits.get('common', 0)} of {size.get('common', 0)} common ones, cut into "
+            f"{cuts.get('rare', np.nan):.2f} and {cuts.get('common', np.nan):.2f} pieces on average"
+        )
+    return (
+        text
+        + " Among the words each encoder splits (claim 8b), "
+        + "; ".join(parts)
+        + ". "
+        + (
+            f"For {', '.join(more[:-1]) + ' and ' if len(more) > 1 else ''}{more[-1]} "
+            "the rare words are cut into more pieces, and"
+            if more
+            else "Where rare words are cut into more pieces,"
+        )
+        + " a word cut into more pieces may be identified less often for that alone, so "
+        "claim 8b compares rare and common words within words cut into as many pieces "
+        "(2, 3, 4 or more) and pools those differences (Mantel–Haenszel)."
+    )
 
 
 #: The paper's Table 2: hits of BERT and RoBERTa on its 50 rare and 50 common triples.
@@ -201,12 +245,25 @@ def table2(trip: pd.DataFrame, encoders: Sequence[str], n_triples: int) -> pd.Da
     ``kind`` and a hit column per encoder), with the tests of :func:`table2_stats`."""
     t2 = []
     for name, (r, c) in PAPER.items():
-        t2.append({"source": "paper", "encoder": name, "rare hits": r,
-                   "common hits": c, **table2_stats(r, c, PAPER_TRIPLES, PAPER_TRIPLES)})
+        t2.append(
+            {
+                "source": "paper",
+                "encoder": name,
+                "rare hits": r,
+                "common hits": c,
+                **table2_stats(r, c, PAPER_TRIPLES, PAPER_TRIPLES),
+            }
+        )
     for name in encoders:
         r = int(trip.loc[trip["kind"] == "rare", name].sum())
         c = int(trip.loc[trip["kind"] == "common", name].sum())
-        t2.append({"source": "ours", "encoder": name, "rare hits": r,
-                   "common hits": c, **table2_stats(r, c, n_triples,
-                                                    n_triples)})
+        t2.append(
+            {
+                "source": "ours",
+                "encoder": name,
+                "rare hits": r,
+                "common hits": c,
+                **table2_stats(r, c, n_triples, n_triples),
+            }
+        )
     return pd.DataFrame(t2)

@@ -50,8 +50,7 @@ def mark_all_decodable(pos: pd.DataFrame, models: Sequence[str]) -> int:
     """Mark (column ``all_decodable``) the targets that every one of ``models`` can decode,
     and every target of the other models; returns the number of such targets."""
     everyone = shared(pos, models, pos["decodable"])
-    pos["all_decodable"] = (pd.MultiIndex.from_frame(pos[KEY]).isin(everyone)
-                            | ~pos["model"].isin(models))
+    pos["all_decodable"] = pd.MultiIndex.from_frame(pos[KEY]).isin(everyone) | ~pos["model"].isin(models)
     return len(everyone)
 
 
@@ -61,10 +60,11 @@ def shares(pos: pd.DataFrame) -> pd.DataFrame:
     the word ends it."""
     cover = pos.groupby("model", sort=False).agg(
         targets=("word", "size"),
-        decodable=("decodable", "mean"), oov=("oov", "mean"),
-        straddle=("n_tokens", lambda x: (x == 0).mean()))
-    cover["ends inside"] = 1 - cover["decodable"] - cover["oov"] - cover[
-        "straddle"]
+        decodable=("decodable", "mean"),
+        oov=("oov", "mean"),
+        straddle=("n_tokens", lambda x: (x == 0).mean()),
+    )
+    cover["ends inside"] = 1 - cover["decodable"] - cover["oov"] - cover["straddle"]
     return cover
 
 
@@ -77,10 +77,12 @@ def straddle_sentence(pos: pd.DataFrame, family: Iterable[str]) -> str:
     m_ = bpe_members[-1]
     st = pos[(pos["model"] == m_) & (pos["n_tokens"] == 0)]
     top = st["word"].value_counts().head(3)
-    return (f"{label(m_)}'s most frequent straddled targets are "
-            + ", ".join(f"`{w}` ({c})" for w, c in top.items())
-            + ", punctuation that its vocabulary joins to the mark beside it "
-            "(a closing quote after a period, say).")
+    return (
+        f"{label(m_)}'s most frequent straddled targets are "
+        + ", ".join(f"`{w}` ({c})" for w, c in top.items())
+        + ", punctuation that its vocabulary joins to the mark beside it "
+        "(a closing quote after a period, say)."
+    )
 
 
 def evaluated(pos: pd.DataFrame, models: Iterable[str], self_trained: Sequence[str]) -> dict:
@@ -89,7 +91,6 @@ def evaluated(pos: pd.DataFrame, models: Iterable[str], self_trained: Sequence[s
     out = {}
     for name in models:
         t = pos[pos["model"] == name]
-        t = t[t["common"] if name in self_trained
-              else t["decodable"] | t["oov"]]
+        t = t[t["common"] if name in self_trained else t["decodable"] | t["oov"]]
         out[name] = t
     return out

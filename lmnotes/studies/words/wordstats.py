@@ -24,8 +24,13 @@ import pandas as pd
 from lmnotes.stats.inference import Estimate, bootstrap_weights, interval, n_clusters
 
 #: Training-frequency bins: the paper's three ([10³,∞), [10²,10³), [10,10²)) and two more.
-BINS = [("[1000,∞)", 1000, np.inf), ("[100,1000)", 100, 1000), ("[10,100)", 10, 100),
-        ("[1,10)", 1, 10), ("unseen", 0, 1)]
+BINS = [
+    ("[1000,∞)", 1000, np.inf),
+    ("[100,1000)", 100, 1000),
+    ("[10,100)", 10, 100),
+    ("[1,10)", 1, 10),
+    ("unseen", 0, 1),
+]
 PAPER_BINS = [b[0] for b in BINS[:3]]
 BINS_ALL = [b[0] for b in BINS]
 
@@ -56,8 +61,9 @@ class Resampler:
 
     def sums(self, values, articles) -> tuple[float, np.ndarray]:
         """Total of ``values`` and its resampled totals."""
-        per = np.bincount(self.codes(articles), weights=np.asarray(values, dtype=float),
-                          minlength=len(self.labels))
+        per = np.bincount(
+            self.codes(articles), weights=np.asarray(values, dtype=float), minlength=len(self.labels)
+        )
         return float(per.sum()), self.W @ per
 
     def rate(self, hits, articles) -> Estimate:
@@ -116,8 +122,13 @@ class Resampler:
         s, sr = self.sums(logp, articles)
         n, nr = self.sums(np.ones(len(logp)), articles)
         est = self.interval(-s / n, -sr / nr)
-        return Estimate(float(np.exp(est.value)), float(np.exp(est.low)), float(np.exp(est.high)),
-                        np.exp(-sr / nr), self.clusters)  # replicates on the perplexity scale, for paired()
+        return Estimate(
+            float(np.exp(est.value)),
+            float(np.exp(est.low)),
+            float(np.exp(est.high)),
+            np.exp(-sr / nr),
+            self.clusters,
+        )  # replicates on the perplexity scale, for paired()
 
     def paired(self, a: Estimate, b: Estimate) -> Estimate:
         """a − b on the same resamples."""
@@ -128,8 +139,13 @@ def expected_coverage(words, hits, strata) -> float:
     """E₀[T] in percent: the coverage expected if each position were hit with its stratum's
     (frequency bin's) hit rate h_b regardless of its type,
     (1/|V|) Σ_b Σ_{w ∈ V_b} [1 − (1 − h_b)^{n_w}], n_w the test count of type w."""
-    df = pd.DataFrame({"w": np.asarray(words, dtype=object), "h": np.asarray(hits, dtype=float),
-                       "s": np.asarray(strata, dtype=object)})
+    df = pd.DataFrame(
+        {
+            "w": np.asarray(words, dtype=object),
+            "h": np.asarray(hits, dtype=float),
+            "s": np.asarray(strata, dtype=object),
+        }
+    )
     rate = df.groupby("s")["h"].mean()
     n_w = df.groupby("w").agg(n=("h", "size"), s=("s", "first"))
     return float(100 * np.mean(1 - (1 - rate[n_w["s"]].to_numpy()) ** n_w["n"].to_numpy()))
@@ -171,9 +187,13 @@ def calibration(conf, hits, n_bins: int = 10) -> tuple[float, float, pd.DataFram
         raise ValueError("no predictions to calibrate")
     order = np.argsort(conf, kind="stable")
     groups = np.array_split(order, min(n_bins, len(conf)))
-    rel = pd.DataFrame({"confidence": [conf[g].mean() for g in groups],
-                        "accuracy": [hits[g].mean() for g in groups],
-                        "n": [len(g) for g in groups]})
+    rel = pd.DataFrame(
+        {
+            "confidence": [conf[g].mean() for g in groups],
+            "accuracy": [hits[g].mean() for g in groups],
+            "n": [len(g) for g in groups],
+        }
+    )
     ece = float(np.sum(rel["n"] / len(conf) * np.abs(rel["accuracy"] - rel["confidence"])))
     return ece, float(np.mean((conf - hits) ** 2)), rel
 
@@ -193,8 +213,10 @@ def reading_margin(readings: pd.DataFrame) -> tuple[float, float, float]:
         raise ValueError("the readings need gaps read as 'similar' and as 'different'")
     widest, narrowest = float(shares.max()["similar"]), float(shares.min()["different"])
     if not widest < narrowest:
-        raise ValueError(f"a gap read as similar ({widest:.1%}) is as wide as one read as different "
-                         f"({narrowest:.1%}): no single margin agrees with the readings")
+        raise ValueError(
+            f"a gap read as similar ({widest:.1%}) is as wide as one read as different "
+            f"({narrowest:.1%}): no single margin agrees with the readings"
+        )
     return float(np.sqrt(widest * narrowest)), widest, narrowest
 
 
@@ -237,7 +259,9 @@ def calibrated_control(conf, hits, pred_groups, target_groups, rng: np.random.Ge
     return sim, target
 
 
-def hit_concentration(res: Resampler, table: pd.DataFrame, top_bin: str = PAPER_BINS[0]) -> tuple[Estimate, Estimate]:
+def hit_concentration(
+    res: Resampler, table: pd.DataFrame, top_bin: str = PAPER_BINS[0]
+) -> tuple[Estimate, Estimate]:
     """The share of a model's top-1 hits whose target lies in ``top_bin`` and that bin's share
     of all the targets, both in percent with their intervals: hits concentrate in the bin
     when the first exceeds the second (``table`` has ``hit1``, ``bin`` and ``article``)."""
