@@ -98,7 +98,7 @@ from myst_nb import glue
 from scipy.stats import binomtest, false_discovery_control
 
 from lmnotes import models, stats
-from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.report import cases as lmcases, claims as lmclaims, plots, tables
 from lmnotes.report.glue import glue_all
 from lmnotes.stats import laws
 from lmnotes.studies.tendencies import claims as TC, measures as T
@@ -956,7 +956,7 @@ pre = [label[m] for m in model_names if not m.startswith("wiki/")]
 cells = [(m, s, c) for m in pre for s in strategies for c in ["rank KS to reference", "top-types TVD", "length KS",
                                                                "stopwords KS", "symbols KS"] if (m, s) in results]
 within_shift = [x for x in cells
-                if not lmclaims.above(measured.beyond_shift(x[:2], x[2]))]
+                if not lmcases.side("above", measured.beyond_shift(x[:2], x[2]))]
 glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_shift else
      f"in {len(cells) - len(within_shift)} of their {len(cells)} distance cells; within it (or not distinguishable "
      f"from it with {n_pre} documents): " + ", ".join(f"{m}/{s} {c}" for m, s, c in within_shift), display=False)

@@ -159,7 +159,7 @@ def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
             "measured",
             form="every",
         ),
-        claims.row("2. an old-style claim", claims.Evidence(1, 0, 0), "measured"),
+        claims.row("2. another claim", [C.Case("d", "holds", 1.0, why="w")], "measured", form="identity"),
     ]
     df = claims.table(rows)
     assert df.loc[0, ["n_for", "n_against", "n_unresolved", "rule", "verdict"]].tolist() == [
@@ -171,11 +171,11 @@ def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
     ]
     claims.save(df, "07_x", tmp_path)
     back = claims.load_cases("07_x", tmp_path)
-    assert back["decision"].tolist() == ["for", "open", "not applicable"] and math.isnan(back.loc[0, "p"])
+    assert back["decision"].tolist() == ["for", "open", "not applicable", "for"] and math.isnan(back.loc[0, "p"])
     assert list(claims.load_all(tmp_path)["chapter"]) == ["07_x", "07_x"]  # the cases file is not a table
     claims.check_cases(claims.load_all(tmp_path).drop(columns="chapter"), back)
     with pytest.raises(TypeError, match="is given its cases"):
-        claims.row("3. x", claims.Evidence(1), "m", form="every")
+        claims.row("3. x", [1], "m", form="every")
     shown = claims.shown_cases(back)
     assert shown.loc[0, "estimate"] == "0.2 [0.1, 0.3]" and shown.loc[0, "test"] == "below 0.5"
 
@@ -202,9 +202,11 @@ def test_a_changed_form_or_a_missing_why_is_refused(tmp_path):
     bad.loc[0, "why"] = ""
     with pytest.raises(ValueError, match="no why"):
         claims.check_cases(df, bad)
-    # a table saved again without forms leaves no stale cases file behind
+    # a table saved again without its cases leaves no stale cases file behind
     claims.save(df, "07_x", tmp_path)
-    claims.save(claims.table([claims.row("1. x", claims.Evidence(1), "m")]), "07_x", tmp_path)
+    bare = df.copy()
+    bare.attrs = {}
+    claims.save(bare, "07_x", tmp_path)
     assert claims.load_cases("07_x", tmp_path) is None
 
 

@@ -4,7 +4,6 @@ chapters save, and the summary on the first page."""
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -14,76 +13,62 @@ from lmnotes.stats.inference import Estimate
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("rule", list(claims.RULES))
-def test_every_rule_can_give_every_verdict(rule):
-    """Each rule gives each of the five verdicts for some evidence (a rule that cannot say
-    'reproduced' or 'contradicted' could not be evidence)."""
-    cases = {
-        "reproduced": (3, 0, 0),
-        "contradicted": (0, 3, 0),
-        "differs": (1, 1, 1),
-        "inconclusive": (0, 0, 3),
-        "not tested": (0, 0, 0),
-    }
-    for expected, counts in cases.items():
-        assert claims.verdict(*counts, rule=rule) == expected
-    # a lone case decides alone
-    assert claims.verdict(1, 0, 0, rule) == "reproduced" and claims.verdict(0, 1, 0, rule) == "contradicted"
-    assert claims.verdict(0, 0, 1, rule) == "inconclusive"
-    # one open case among agreeing ones: only "every case" minds
-    assert claims.verdict(3, 0, 1, rule) == ("inconclusive" if rule == "every case" else "reproduced")
-    # one case against among many for: only "most cases" overlooks it
-    assert claims.verdict(3, 1, 0, rule) == ("reproduced" if rule == "most cases" else "differs")
-    # the decided cases must outnumber the open ones, unless every case is decided
-    assert claims.verdict(3, 0, 2, rule) == ("inconclusive" if rule == "every case" else "reproduced")
-    assert claims.verdict(2, 0, 2, rule) == "inconclusive"
+def evidence(n_for: int = 0, n_against: int = 0, n_open: int = 0) -> list[lmcases.Case]:
+    """Cases that decide as asked: intervals above 0, below it, and across it."""
+    return (
+        [lmcases.Case(f"for {i}", "above", 1.0, 0.5, 1.5, why="w") for i in range(n_for)]
+        + [lmcases.Case(f"against {i}", "above", -1.0, -1.5, -0.5, why="w") for i in range(n_against)]
+        + [lmcases.Case(f"open {i}", "above", 0.0, -1.0, 1.0, why="w") for i in range(n_open)]
+    )
 
 
-def test_open_cases_are_never_dropped():
-    # the opposite shown once while the rest cannot decide is not a contradiction
-    assert claims.verdict(0, 1, 3) == "inconclusive"
-    assert claims.verdict(2, 0, 2, "most cases") == "inconclusive"  # half is not a majority
-    assert claims.verdict(2, 0, 3, "none against") == "inconclusive"  # more open than decided
-    assert claims.verdict(2, 1, 1, "most cases") == "differs"
-
-
-def test_bad_evidence_and_rules_are_refused():
-    with pytest.raises(ValueError, match="unknown rule"):
-        claims.verdict(1, 0, 0, "majority")
-    with pytest.raises(ValueError, match="a count"):
-        claims.verdict(-1, 0, 0)
-    with pytest.raises(ValueError, match="a count"):
-        claims.Evidence(1.5)
+def test_bad_rows_are_refused():
+    with pytest.raises(ValueError, match="unknown form"):
+        claims.row("x", evidence(1), "m", form="majority")
     with pytest.raises(ValueError, match="unknown basis"):
-        claims.row("x", claims.Evidence(1), "m", basis="obvious")
+        claims.row("x", evidence(1), "m", form="every", basis="obvious")
     with pytest.raises(ValueError, match="characters"):
-        claims.row("x", claims.Evidence(1), "m" * (claims.MAX_MEASURED + 1))
-    with pytest.raises(ValueError, match="True .for."):
-        claims.Evidence.of([1])
+        claims.row("x", evidence(1), "m" * (claims.MAX_MEASURED + 1), form="every")
+    with pytest.raises(TypeError, match="is given its cases"):
+        claims.row("x", [True], "m", form="every")
+    t = claims.table([claims.row("1. x", evidence(1), "m", form="every")])
+    t.loc[0, "n_for"] = -1
+    with pytest.raises(ValueError, match="whole numbers"):
+        claims.check(t)
+    t.loc[0, ["n_for", "rule"]] = [1, "every case"]  # a rule that is no form
+    with pytest.raises(ValueError, match="unknown form"):
+        claims.check(t)
 
 
 def test_cases_from_intervals():
     up, down, across = Estimate(1.0, 0.5, 1.5), Estimate(-1.0, -1.5, -0.5), Estimate(0.0, -1.0, 1.0)
-    assert [claims.above(e) for e in (up, down, across)] == [True, False, None]
-    assert [claims.below(e) for e in (up, down, across)] == [False, True, None]
-    assert claims.above(up, threshold=2.0) is False and claims.below(up, threshold=2.0) is True
-    assert claims.within(Estimate(0.1, -0.2, 0.3), 0.5) is True
-    assert claims.within(up, 0.2) is False and claims.within(across, 0.5) is None
-    e = claims.Evidence.of([True, np.bool_(True), False, None, None])
-    assert (e.n_for, e.n_against, e.n_unresolved, e.n) == (2, 1, 2, 5)
-    assert e + claims.Evidence(1) == claims.Evidence(3, 1, 2)
-    with pytest.raises(ValueError, match="at once"):
-        claims.case(True, True)
+    assert [lmcases.side("above", e) for e in (up, down, across)] == [True, False, None]
+    assert [lmcases.side("below", e) for e in (up, down, across)] == [False, True, None]
+    assert lmcases.side("above", up, 2.0) is False and lmcases.side("below", up, 2.0) is True
+    assert lmcases.side("within", Estimate(0.1, -0.2, 0.3), 0.5) is True
+    assert lmcases.side("within", up, 0.2) is False and lmcases.side("within", across, 0.5) is None
+    assert lmcases.side("outside", up, 0.2) is True
+    assert lmcases.excludes(up) and lmcases.excludes(down) and not lmcases.excludes(across)
+    assert lmcases.excludes(up, 2.0) and not lmcases.excludes(up, 1.0)
+    with pytest.raises(ValueError, match="not an interval test"):
+        lmcases.side("holds", up)
+    with pytest.raises(ValueError, match="margin must be positive"):
+        lmcases.side("within", up, 0.0)
+    # the decision of a kept case is the same comparison
+    for e in (up, down, across):
+        for test in ("above", "below"):
+            kept = lmcases.Case.interval("c", test, e, why="w").decision
+            assert {"for": True, "against": False, "open": None}[kept] is lmcases.side(test, e)
 
 
-def _table():
+def _table(rows=slice(None)):
     return claims.table(
         [
-            claims.row("1. x", claims.Evidence(2), "a, b"),
-            claims.row("2. y", claims.Evidence(1, 0, 0), "c", basis="by construction"),
-            claims.row("3. z", claims.Evidence(0, 2, 1), "d", rule="most cases"),
-            claims.row("4. w", claims.Evidence(), "gpu only", basis="gpu profile only"),
-        ]
+            claims.row("1. x", evidence(2), "a, b", form="every"),
+            claims.row("2. y", evidence(1, 0, 0), "c", form="identity", basis="by construction"),
+            claims.row("3. z", evidence(0, 2, 1), "d", form="most"),
+            claims.row("4. w", evidence(), "gpu only", form="every", basis="gpu profile only"),
+        ][rows]
     )
 
 
@@ -92,8 +77,8 @@ def test_save_load_and_summary(tmp_path):
     assert list(t["verdict"]) == ["reproduced", "reproduced", "contradicted", "not tested"]
     assert claims.save(t, "c", tmp_path / "none") is None  # no claims folder here: nothing written
     assert not (tmp_path / "none").exists()
-    claims.save(t.iloc[:2], "02_x", tmp_path)
-    claims.save(t.iloc[2:], "03_y", tmp_path)
+    claims.save(_table(slice(0, 2)), "02_x", tmp_path)
+    claims.save(_table(slice(2, None)), "03_y", tmp_path)
     found = claims.load_all(tmp_path)
     assert list(found["chapter"]) == ["02_x", "02_x", "03_y", "03_y"]
     assert found["n_unresolved"].tolist() == [0, 0, 1, 0]
@@ -167,11 +152,11 @@ def test_every_claims_row_is_numbered_and_a_badge_can_link_to_it():
 def test_the_first_page_counts_the_verdicts_and_gives_the_decided_claims_in_words():
     t = claims.table(
         [
-            claims.row("1. The model is good", claims.Evidence(2), "a"),
-            claims.row("2a. More data helps", claims.Evidence(1), "b"),
-            claims.row("2b. … and levels off", claims.Evidence(0, 1), "c"),
-            claims.row("3. M is calibrated", claims.Evidence(1, 1), "d"),
-            claims.row("4. it is slow", claims.Evidence(0, 0, 1), "e"),
+            claims.row("1. The model is good", evidence(2), "a", form="every"),
+            claims.row("2a. More data helps", evidence(1), "b", form="every"),
+            claims.row("2b. … and levels off", evidence(0, 1), "c", form="every"),
+            claims.row("3. M is calibrated", evidence(1, 1), "d", form="every"),
+            claims.row("4. it is slow", evidence(0, 0, 1), "e", form="every"),
         ]
     ).assign(chapter="02_x")
     total, blank, line = claims.headline(t).splitlines()
@@ -200,8 +185,8 @@ def test_the_first_page_counts_the_verdicts_and_gives_the_decided_claims_in_word
 def test_a_claim_that_starts_with_a_name_keeps_its_capital_on_the_first_page():
     t = claims.table(
         [
-            claims.row("3. Transformers fall off at long lengths", claims.Evidence(0, 1), "a"),
-            claims.row("4. Most sequences are underestimated", claims.Evidence(1), "b"),
+            claims.row("3. Transformers fall off at long lengths", evidence(0, 1), "a", form="every"),
+            claims.row("4. Most sequences are underestimated", evidence(1), "b", form="every"),
         ]
     )
     line = claims.headline(t.assign(chapter="02_x"))
@@ -282,7 +267,7 @@ def test_every_saved_verdict_recomputes_from_its_evidence():
         assert set(df["verdict"]) <= set(claims.VERDICTS), f.name
         assert set(df["basis"]) <= set(claims.BASES), f.name
         for r in df.itertuples():
-            assert r.verdict == claims.verdict(r.n_for, r.n_against, r.n_unresolved, r.rule), (
+            assert r.verdict == lmcases.verdict(r.rule, r.n_for, r.n_against, r.n_unresolved), (
                 f.name,
                 r.claim,
             )

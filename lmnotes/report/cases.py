@@ -100,16 +100,7 @@ def decide(
     if estimate == threshold == floor and (not interval or low == high == floor):
         return "not applicable"
     if interval:
-        if test == "above":
-            return "for" if low > threshold else "against" if high < threshold else "open"
-        if test == "below":
-            return "for" if high < threshold else "against" if low > threshold else "open"
-        if not threshold > 0:
-            raise ValueError(f"an equivalence margin must be positive, got {threshold}")
-        inside, outside = -threshold < low and high < threshold, low > threshold or high < -threshold
-        if test == "outside":
-            inside, outside = outside, inside
-        return "for" if inside else "against" if outside else "open"
+        return _by_interval(test, low, high, threshold)
     if test == "less":
         return "for" if estimate < threshold else "against"
     if test == "more":
@@ -125,6 +116,37 @@ def decide(
     if not 0 <= p <= 1 or not 0 < threshold < 1:
         raise ValueError(f"a p-value lies in [0, 1] and its level in (0, 1), got {p} and {threshold}")
     return "open" if p >= threshold or estimate == 0 else "for" if estimate > 0 else "against"
+
+
+def _by_interval(test: str, low: float, high: float, threshold: float) -> str:
+    """The decision of an interval test of :data:`TESTS` ("above", "below", "within",
+    "outside") on the interval [``low``, ``high``]."""
+    if test == "above":
+        return "for" if low > threshold else "against" if high < threshold else "open"
+    if test == "below":
+        return "for" if high < threshold else "against" if low > threshold else "open"
+    if not threshold > 0:
+        raise ValueError(f"an equivalence margin must be positive, got {threshold}")
+    inside, outside = -threshold < low and high < threshold, low > threshold or high < -threshold
+    if test == "outside":
+        inside, outside = outside, inside
+    return "for" if inside else "against" if outside else "open"
+
+
+def side(test: str, estimate, threshold: float = 0.0) -> bool | None:
+    """Where an estimate's interval (its ``low`` and ``high``) lies for the interval test
+    ``test`` of :data:`TESTS` against ``threshold``: True (for), False (against) or None
+    (open). The decision of a case that is counted in a chapter's prose, not kept as a case."""
+    if test not in ("above", "below", "within", "outside"):
+        raise ValueError(f"{test!r} is not an interval test; those are above, below, within and outside")
+    return {"for": True, "against": False, "open": None}[
+        _by_interval(test, estimate.low, estimate.high, threshold)
+    ]
+
+
+def excludes(estimate, value: float = 0.0) -> bool:
+    """Whether an estimate's interval lies wholly on one side of ``value``."""
+    return side("above", estimate, value) is not None
 
 
 @dataclass(frozen=True)

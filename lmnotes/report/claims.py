@@ -1,24 +1,19 @@
-"""The claims tables and the one rule that turns evidence into a verdict. Every study chapter
-ends with a claims table and saves it as a small data file; the intro reads them all into one
-summary of every verdict.
+"""The claims tables. Every study chapter ends with a claims table and saves it as a small
+data file; the intro reads them all into one summary of every verdict.
 
-A claim is tested in *cases* (models, settings, statistics). Each case is decided by its
-interval or test: it shows the claim (*for*), shows the opposite (*against*), or cannot
-decide at the run's resolution (*unresolved*; a case below the resolution is always counted
-here, never dropped). :func:`verdict` turns the three counts into one word of
-:data:`VERDICTS` by a named rule of :data:`RULES`; a chapter never types a verdict. A row of a
-claims table records its evidence (``n_for``, ``n_against``, ``n_unresolved``, ``rule``) and
-a ``basis`` (:data:`BASES`) that qualifies the verdict, so that a test can recompute every
-verdict of every file (``tests/test_claims.py``).
-
-A claim that declares its form (:data:`lmnotes.report.cases.FORMS`) is given its cases
-(:class:`lmnotes.report.cases.Case`) instead of counts: the row's counts are those of its
-applicable cases, its ``rule`` is the form, and the chapter saves the cases beside the table
-(``claims/<chapter>.cases.csv``), from which :func:`check_cases` recomputes every decision,
-count and verdict. The three rules of :data:`RULES` remain for the claims not yet given a form.
+A claim is tested in *cases* (:class:`lmnotes.report.cases.Case`: models, settings,
+statistics), each decided by its interval or test: it shows the claim (*for*), shows the
+opposite (*against*), or cannot decide at the run's resolution (*open*; a case below the
+resolution is always counted, never dropped). A claim declares its form
+(:data:`lmnotes.report.cases.FORMS`), and :func:`lmnotes.report.cases.verdict` turns the counts
+of its applicable cases into one word of :data:`VERDICTS`; a chapter never types a verdict.
+A row of a claims table records its counts (``n_for``, ``n_against``, ``n_unresolved``), its
+form (column ``rule``) and a ``basis`` (:data:`BASES`) that qualifies the verdict; the chapter
+saves the cases beside the table (``claims/<chapter>.cases.csv``), from which
+:func:`check_cases` recomputes every decision, count and verdict (``tests/test_claims.py``).
 
 A chapter builds its rows with :func:`row`, shows the table with the statements of its
-rules and its own thresholds with :func:`show`, and saves it with :func:`save`: the file goes
+forms and its own thresholds with :func:`show`, and saves it with :func:`save`: the file goes
 to ``claims/<chapter>.csv`` under the directory the notebook runs in (``book/`` when the
 runner executes it), written atomically, where that folder exists. :func:`load_all` reads them
 back and :func:`summary` counts the verdicts and the bases. Used by every study chapter (02–06)
@@ -28,7 +23,6 @@ and the intro.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -45,20 +39,6 @@ VERDICTS = ("reproduced", "differs", "inconclusive", "contradicted", "not tested
 #: runs measure the mean), a case that only the gpu profile runs, or a reading of the source's
 #: own code (the row names the repository and commit and the chapter quotes the lines).
 BASES = ("measured", "by construction", "in expectation", "gpu profile only", "source code")
-#: The rules, by the short name a claims table records, with the statement a chapter shows.
-RULES = {
-    "every case": "reproduced if every case shows the claim; contradicted if every case shows "
-    "the opposite; differs if some cases show the claim and some the opposite; "
-    "inconclusive otherwise (some cases cannot decide); not tested without a case",
-    "none against": "reproduced if no case shows the opposite and more cases show the claim "
-    "than stay open; contradicted if no case shows the claim and more show the "
-    "opposite than stay open; differs if some show each; inconclusive "
-    "otherwise; not tested without a case (for claims whose effect is "
-    "expected to fall below the runs' resolution in some cases)",
-    "most cases": "reproduced if more than half the cases show the claim; contradicted if more "
-    "than half show the opposite; differs if some show each and neither has a "
-    "majority; inconclusive otherwise; not tested without a case",
-}
 COLUMNS = ("claim", "verdict", "basis", "n_for", "n_against", "n_unresolved", "rule", "measured")
 #: The longest ``measured`` text: one or two sentences; the details belong in the chapter.
 MAX_MEASURED = 400
@@ -68,135 +48,26 @@ FOLDER = Path("claims")
 FOLDER_ENV = "LMNOTES_CLAIMS"
 
 
-@dataclass(frozen=True)
-class Evidence:
-    """The cases a verdict is computed from: for, against and unresolved."""
-
-    n_for: int = 0
-    n_against: int = 0
-    n_unresolved: int = 0
-
-    def __post_init__(self):
-        for name in ("n_for", "n_against", "n_unresolved"):
-            value = getattr(self, name)
-            if int(value) != value or value < 0:
-                raise ValueError(f"{name} must be a count (a whole number ≥ 0), got {value!r}")
-            object.__setattr__(self, name, int(value))
-
-    @classmethod
-    def of(cls, cases: Iterable[bool | None]) -> "Evidence":
-        """Counts of decided cases: True (for), False (against), None (unresolved)."""
-        cases = list(cases)
-        bad = [c for c in cases if c is not None and not isinstance(c, (bool, np.bool_))]
-        if bad:
-            raise ValueError(f"a case is True (for), False (against) or None (unresolved), got {bad[0]!r}")
-        decided = [bool(c) for c in cases if c is not None]
-        return cls(sum(decided), len(decided) - sum(decided), len(cases) - len(decided))
-
-    def __add__(self, other: "Evidence") -> "Evidence":
-        return Evidence(
-            self.n_for + other.n_for, self.n_against + other.n_against, self.n_unresolved + other.n_unresolved
-        )
-
-    @property
-    def n(self) -> int:
-        return self.n_for + self.n_against + self.n_unresolved
-
-    def verdict(self, rule: str = "every case") -> str:
-        """The verdict these cases give by ``rule`` (:func:`verdict`)."""
-        return verdict(self.n_for, self.n_against, self.n_unresolved, rule)
-
-
-def verdict(n_for: int, n_against: int, n_unresolved: int, rule: str = "every case") -> str:
-    """The verdict on a claim from its cases, by ``rule`` (a key of :data:`RULES`, or a form of
-    :data:`lmnotes.report.cases.FORMS`). The one function that computes every verdict of the book."""
-    e = Evidence(n_for, n_against, n_unresolved)
-    if rule in lmcases.FORMS:
-        return lmcases.verdict(rule, e.n_for, e.n_against, e.n_unresolved)
-    if rule not in RULES:
-        raise ValueError(f"unknown rule {rule!r}; the rules are {list(RULES)}")
-    if e.n == 0:
-        return "not tested"
-    if rule == "every case":
-        if e.n_for == e.n:
-            return "reproduced"
-        if e.n_against == e.n:
-            return "contradicted"
-    elif rule == "none against":
-        if e.n_against == 0 and e.n_for > e.n_unresolved:
-            return "reproduced"
-        if e.n_for == 0 and e.n_against > e.n_unresolved:
-            return "contradicted"
-    else:  # most cases
-        if 2 * e.n_for > e.n:
-            return "reproduced"
-        if 2 * e.n_against > e.n:
-            return "contradicted"
-    return "differs" if e.n_for and e.n_against else "inconclusive"
-
-
-# --------------------------------------------------------------------------------------------
-# deciding one case
-
-
-def case(shows: bool, opposite: bool) -> bool | None:
-    """A case from two tests: True if it shows the claim, False if it shows the opposite, None
-    if neither (both at once is a contradiction in the chapter's tests, and an error)."""
-    if shows and opposite:
-        raise ValueError("a case cannot show the claim and its opposite at once")
-    return True if shows else False if opposite else None
-
-
-def above(estimate, threshold: float = 0.0) -> bool | None:
-    """A case that claims ``estimate`` > ``threshold``: for if its interval lies above, against
-    if it lies below, unresolved if it straddles (an estimate has ``low`` and ``high``)."""
-    return case(estimate.low > threshold, estimate.high < threshold)
-
-
-def decided(estimate, threshold: float = 0.0) -> bool:
-    """Whether an estimate's interval excludes ``threshold`` (either way)."""
-    return estimate.low > threshold or estimate.high < threshold
-
-
-def below(estimate, threshold: float = 0.0) -> bool | None:
-    """A case that claims ``estimate`` < ``threshold`` (the mirror of :func:`above`)."""
-    return case(estimate.high < threshold, estimate.low > threshold)
-
-
-def within(estimate, margin: float) -> bool | None:
-    """An equivalence case, claiming |``estimate``| < ``margin``: for if the whole interval
-    lies inside (−margin, margin), against if it lies wholly outside, unresolved otherwise."""
-    if not margin > 0:
-        raise ValueError(f"an equivalence margin must be positive, got {margin}")
-    return case(
-        -margin < estimate.low and estimate.high < margin, estimate.low > margin or estimate.high < -margin
-    )
-
-
 # --------------------------------------------------------------------------------------------
 # tables
 
 
 def row(
     claim: str,
-    evidence: "Evidence | Sequence[lmcases.Case]",
+    cases: Sequence[lmcases.Case],
     measured: str,
     *,
-    rule: str = "every case",
+    form: str,
     basis: str = "measured",
-    form: str | None = None,
 ) -> dict:
-    """A row of a claims table, its verdict computed from ``evidence`` by ``rule``; or, with a
-    ``form``, from the applicable ones of the cases ``evidence`` (kept with the row for the
-    cases file)."""
-    kept = None
-    if form is not None:
-        if form not in lmcases.FORMS:
-            raise ValueError(f"unknown form {form!r}; the forms are {list(lmcases.FORMS)}")
-        kept = list(evidence) if not isinstance(evidence, Evidence) else [evidence]
-        if not all(isinstance(c, lmcases.Case) for c in kept):
-            raise TypeError(f"{claim!r}: a claim with a form is given its cases (lmnotes.report.cases.Case)")
-        evidence, rule = Evidence(*lmcases.counts(kept)), form
+    """A row of a claims table: its verdict computed by its ``form``
+    (:data:`lmnotes.report.cases.FORMS`) from the applicable ones of its ``cases``, which are
+    kept with the row for the cases file."""
+    if form not in lmcases.FORMS:
+        raise ValueError(f"unknown form {form!r}; the forms are {list(lmcases.FORMS)}")
+    kept = list(cases)
+    if not all(isinstance(c, lmcases.Case) for c in kept):
+        raise TypeError(f"{claim!r}: a claim is given its cases (lmnotes.report.cases.Case)")
     if basis not in BASES:
         raise ValueError(f"unknown basis {basis!r}; the bases are {list(BASES)}")
     if len(measured) > MAX_MEASURED:
@@ -204,18 +75,18 @@ def row(
             f"the measured text of {claim!r} has {len(measured)} characters (at most "
             f"{MAX_MEASURED}: one or two sentences; details go in the chapter)"
         )
+    n_for, n_against, n_open = lmcases.counts(kept)
     out = {
         "claim": claim,
-        "verdict": verdict(evidence.n_for, evidence.n_against, evidence.n_unresolved, rule),
+        "verdict": lmcases.verdict(form, n_for, n_against, n_open),
         "basis": basis,
-        "n_for": evidence.n_for,
-        "n_against": evidence.n_against,
-        "n_unresolved": evidence.n_unresolved,
-        "rule": rule,
+        "n_for": n_for,
+        "n_against": n_against,
+        "n_unresolved": n_open,
+        "rule": form,
         "measured": measured,
     }
-    if kept is not None:
-        out["cases"] = lmcases.records(claim, rule, out["verdict"], kept)
+    out["cases"] = lmcases.records(claim, form, out["verdict"], kept)
     return out
 
 
@@ -282,7 +153,12 @@ def check(df: pd.DataFrame) -> None:
     for r in df.itertuples():
         if r.basis not in BASES:
             raise ValueError(f"{r.claim!r}: unknown basis {r.basis!r}; the bases are {list(BASES)}")
-        expected = verdict(r.n_for, r.n_against, r.n_unresolved, r.rule)
+        counts = (r.n_for, r.n_against, r.n_unresolved)
+        if any(int(n) != n or n < 0 for n in counts):
+            raise ValueError(f"{r.claim!r}: its counts {counts} must be whole numbers ≥ 0")
+        if r.rule not in lmcases.FORMS:
+            raise ValueError(f"{r.claim!r}: unknown form {r.rule!r}; the forms are {list(lmcases.FORMS)}")
+        expected = lmcases.verdict(r.rule, *map(int, counts))
         if r.verdict != expected:
             raise ValueError(
                 f"{r.claim!r}: the verdict {r.verdict!r} does not follow from its evidence "
@@ -358,7 +234,7 @@ def show(
     chapter = chapter or df.attrs.get("chapter")
     ids = [anchor(chapter, c) for c in df["claim"]] if chapter else None
     display(tables.show(shown(df), caption, index=False, row_ids=ids))
-    statements = {**RULES, **{f"{k} (form)": v for k, v in lmcases.FORMS.items()}}
+    statements = {f"{k} (form)": v for k, v in lmcases.FORMS.items()}
     used = [r for r in statements if r.removesuffix(" (form)") in set(df["rule"])]
     rules = pd.DataFrame({"rule": used, "statement": [statements[r] for r in used]})
     display(
@@ -490,7 +366,7 @@ def load_all(folder: str | Path = FOLDER) -> pd.DataFrame:
 def summary(claims: pd.DataFrame, by: str = "verdict") -> pd.DataFrame:
     """Counts of each verdict (``by="verdict"``), basis (``by="basis"``) or rule and form
     (``by="rule"``) per chapter (rows) and in all (last row)."""
-    levels = {"verdict": VERDICTS, "basis": BASES, "rule": (*RULES, *lmcases.FORMS)}[by]
+    levels = {"verdict": VERDICTS, "basis": BASES, "rule": tuple(lmcases.FORMS)}[by]
     counts = pd.crosstab(
         claims["chapter"], pd.Categorical(claims[by], categories=levels), dropna=False
     ).reindex(columns=list(levels), fill_value=0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lmnotes.report import claims as lmclaims
+from lmnotes.report import cases as lmcases
 from lmnotes.report.glue import Prose
 from lmnotes.studies.distortion import deficit as F
 from lmnotes.studies.distortion import language as LG
@@ -59,8 +59,8 @@ def calibration(models: dict, sub, h_l, nll_l, seq_rate: dict, seed: int = 0):
 def link_text(learners, s_coef: dict, tau_star: dict) -> str:
     """Does the sign of the surprisal coefficient (the length section) follow τ*? Among the
     learners whose coefficient and τ* are both decided, how many agree; empty if none."""
-    decided = [n for n in learners if lmclaims.decided(s_coef[n])]
-    tau_sided = [n for n in decided if lmclaims.decided(tau_star[n], 1)]
+    decided = [n for n in learners if lmcases.excludes(s_coef[n])]
+    tau_sided = [n for n in decided if lmcases.excludes(tau_star[n], 1)]
     agree = [n for n in tau_sided if (s_coef[n].value < 0) == (tau_star[n].value > 1)]
     return (
         ""

@@ -17,7 +17,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from lmnotes import stats
-from lmnotes.report import claims as lmclaims
+from lmnotes.report import cases as lmcases
 from lmnotes.studies.importance import latent as L
 from lmnotes.studies.importance import switch_runs as SR
 from lmnotes.report.glue import Prose
@@ -151,7 +151,7 @@ def direction(e, what: str) -> str:
         True: f"grows with {what}",
         False: f"falls with {what}",
         None: f"does not move detectably with {what}",
-    }[lmclaims.above(e)]
+    }[lmcases.side("above", e)]
 
 
 def beam_values(
@@ -179,7 +179,7 @@ def beam_values(
     values["search_loss_sentence"] = Prose(
         " and ".join(f"{excess_pct['beam', m] / excess_pct['kbest', m]:.1f} times ({m})" for m in models)
     )
-    length_cases = {m: lmclaims.above(short_long[m]) for m in models}
+    length_cases = {m: lmcases.side("above", short_long[m]) for m in models}
     equal_size = [share_table.loc[b, "sticky − fitted"] for b in BIN_LABELS]
 
     def coef(m, term):
@@ -194,7 +194,7 @@ def beam_values(
             for m in models
         )
     )
-    values["n_bins_tighter"] = sum(lmclaims.above(e) is True for e in equal_size)
+    values["n_bins_tighter"] = sum(lmcases.side("above", e) is True for e in equal_size)
     values["n_length_bins"] = len(equal_size)
     values["short_long_sentence"] = Prose("; ".join(f"{m} {fmt(short_long[m], 2)} points" for m in models))
     size_counts = all(c is True for c in length_cases.values())

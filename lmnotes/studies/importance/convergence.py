@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as ss
 
-from lmnotes.report import cases as lmcases, claims as lmclaims, tables
+from lmnotes.report import cases as lmcases, tables
 from lmnotes.stats import inference as stats
 from lmnotes.studies.importance import estimators as I
 from lmnotes.studies.importance import switch_runs as SR
@@ -43,7 +43,7 @@ def tail_sentence(tail_sub: Mapping, gap_interval: Mapping, converged_gap: float
     """Whether the proposals still above the truth beyond ``converged_gap`` (claim 4's cases
     for) are exactly those with sentences beyond the draws, and the sentence that says so (or
     names the exceptions)."""
-    unconverged = {k for k in tail_sub if lmclaims.above(gap_interval[k], converged_gap)}
+    unconverged = {k for k in tail_sub if lmcases.side("above", gap_interval[k], converged_gap)}
     with_tail = {k for k, v in tail_sub.items() if v > 0}
     agree = unconverged == with_tail
     return agree, (

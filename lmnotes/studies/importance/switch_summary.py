@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from lmnotes import stats
-from lmnotes.report import claims as lmclaims
+from lmnotes.report import cases as lmcases
 from lmnotes.stats import units
 from lmnotes.studies.importance import components as CP
 from lmnotes.studies.importance import latent as L
@@ -50,7 +50,7 @@ def state_sentence(gain: stats.Estimate) -> str:
         ", 95% interval over test articles). The fitted chain is a latent LM all the same, a mixture "
         "whose component per token must be summed out, but one whose posterior a one-token peek "
         "nearly reaches; the sticky chain below is the one with a state that matters."
-        if lmclaims.above(gain) is None
+        if lmcases.side("above", gain) is None
         else f"The latent *state*, which lets the component of one token depend on the last, "
         f"{'lowers' if gain.value > 0 else 'raises'} the perplexity by a further "
         f"{fmt(percent(stats.Estimate(abs(gain.value), *sorted(map(abs, (gain.low, gain.high))))), 2)} % "

@@ -378,7 +378,7 @@ def claims(m: Measured, rules: Rules) -> pd.DataFrame:
         f"type–token KS, nucleus minus ancestral: {span(d['ancestral'] for d in c2.values())} over "
         f"{len(c2)} models, {span(c2[mo]['ancestral'] for mo in transformers)} for the Transformers; "
         "§5.2's 'Transformers under nucleus match it most closely' also needs nucleus closer than beam, which "
-        f"holds for {sum(lmclaims.below(d['beam']) is True for mo, d in c2.items() if 'beam' in d and mo in transformers)}"
+        f"holds for {sum(lmcases.side('below', d['beam']) is True for mo, d in c2.items() if 'beam' in d and mo in transformers)}"
         f" of {len(transformers)} Transformers (not counted).",
     )
 

@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lmnotes.report import claims as lmclaims, plots
+from lmnotes.report import cases as lmcases, plots
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.labels import label, signed
 
@@ -49,7 +49,7 @@ def gap_table(gaps: Mapping[tuple, dict], by: str) -> pd.DataFrame:
 
 
 #: Whether a gap's interval excludes 0.
-beyond = lmclaims.decided
+beyond = lmcases.excludes
 
 
 def cancelled(gaps: Mapping[str, dict], share: pd.Series) -> float:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from lmnotes import stats
 from lmnotes.models.train import lr_factor
-from lmnotes.report import claims as lmclaims, plots
+from lmnotes.report import cases as lmcases, plots
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.cached import word_predictions
 from lmnotes.studies.words.labels import label, names
@@ -469,7 +469,7 @@ def size_comparison(
 ) -> tuple[dict, bool | None]:
     """One member trained at both sizes (§5's hypothesis): a row with both parameter counts,
     both ratios and the larger minus the smaller (paired), and the case that the larger is
-    more diverse (:func:`lmnotes.report.claims.above`). ``this`` and ``other`` are the
+    more diverse (:func:`lmnotes.report.cases.side`). ``this`` and ``other`` are the
     member's :func:`diversity` at the chapter's size and at the other."""
     big, small = (this, other) if this_is_larger else (other, this)
     diff = stats.excess(big[RATIO], small[RATIO])
@@ -481,4 +481,4 @@ def size_comparison(
         f"{RATIO}, larger": big[RATIO],
         f"{RATIO}, smaller": small[RATIO],
         "difference": diff,
-    }, lmclaims.above(diff)
+    }, lmcases.side("above", diff)

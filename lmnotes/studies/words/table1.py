@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from lmnotes import stats
-from lmnotes.report import claims as lmclaims
+from lmnotes.report import cases as lmcases
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.labels import label
 
@@ -119,7 +119,7 @@ def eq2_sentence(table: pd.DataFrame) -> str:
 def pair_table(table: pd.DataFrame, models: Sequence[str], res: WS.Resampler, margin: float) -> pd.DataFrame:
     """A row per pair of ``models`` (a − b): the paired differences of top-1, top-10, T1 and
     word perplexity, and for top-1 and T1 the reading (``<measure> alike``: True similar,
-    False different, None undecided, by :func:`lmnotes.report.claims.within` against ± the
+    False different, None undecided, by :func:`lmnotes.report.cases.side` against ± the
     margin times the pair's mean) and its word."""
 
     def paired(a, b, col):
@@ -144,7 +144,7 @@ def pair_table(table: pd.DataFrame, models: Sequence[str], res: WS.Resampler, ma
 
     def alike(e, a, b, col):
         mean = (table.loc[a, col].value + table.loc[b, col].value) / 2
-        return lmclaims.within(e, margin * mean)
+        return lmcases.side("within", e, margin * mean)
 
     for col in ("top-1", "T1"):
         pair_df[f"{col} alike"] = [alike(r[f"Δ {col}"], r["a"], r["b"], col) for _, r in pair_df.iterrows()]
