@@ -145,10 +145,10 @@ paper, paper_t = PA.tables()
 paper_size_gain = PA.size_gain(paper)
 glue_all(PA.facts(paper, paper_t))
 display(tables.show(paper, "The paper's Tables 4 and 5 (mean PP, Eq. 1)",
-                    formats={c: PA.printed for c in paper.columns[1:]},
+                    formats={c: PA.two_decimals for c in paper.columns[1:]},
                     index=False))
 tables.show(paper_t, "The paper's Tables 6 and 7 (GPT2-medium by temperature)",
-            formats={c: PA.printed for c in paper_t.columns[:3]}
+            formats={c: PA.two_decimals for c in paper_t.columns[:3]}
             | {"log PP on L (nats)": "{:.3f}"}, index=False)
 
 # %% [markdown]
@@ -949,7 +949,7 @@ uniform = dict(models) | teachers | (
     {f"{main}, distilled": distilled} if distill else {})
 # the sequence level: M's entropy rate on its own samples against L's, h
 h_rate = F.ratio(-test.logp, test.lengths, seed=seed + 1)
-seq_rate = {n: F.difference(own_rate[n], h_rate) for n in own_rate}
+seq_rate = {n: F.independent_difference(own_rate[n], h_rate) for n in own_rate}
 flat, dh, gap, tau_star = CB.calibration(uniform, sub, h_l, nll_l, seq_rate,
                                          seed=seed)
 # does the sign of the surprisal coefficient (length section) follow τ*?

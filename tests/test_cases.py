@@ -171,7 +171,9 @@ def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
     ]
     claims.save(df, "07_x", tmp_path)
     back = claims.load_cases("07_x", tmp_path)
-    assert back["decision"].tolist() == ["for", "open", "not applicable", "for"] and math.isnan(back.loc[0, "p"])
+    assert back["decision"].tolist() == ["for", "open", "not applicable", "for"] and math.isnan(
+        back.loc[0, "p"]
+    )
     assert list(claims.load_all(tmp_path)["chapter"]) == ["07_x", "07_x"]  # the cases file is not a table
     claims.check_cases(claims.load_all(tmp_path).drop(columns="chapter"), back)
     with pytest.raises(TypeError, match="is given its cases"):

@@ -61,7 +61,7 @@ def test_ratio_is_the_token_weighted_mean():
     r = F.ratio(a, n, n_boot=500)
     assert r.value == pytest.approx(a.sum() / n.sum()) and r.low < r.value < r.high
     other = F.ratio(a + 0.5 * n, n, n_boot=500, seed=1)  # 0.5 more per token
-    d = F.difference(other, r)
+    d = F.independent_difference(other, r)
     assert d.value == pytest.approx(0.5) and d.low < 0.5 < d.high
     assert d.high - d.low > r.high - r.low  # two independent samples' noise
 

@@ -396,7 +396,7 @@ def test_the_papers_tables_agree_where_they_overlap():
     assert PA.size_gain(paper) == pytest.approx(1 - 25.42 / 26.66)
     assert facts["p_small_medium"] == "4.65%" and facts["gpt2_vocab"] == "50,257"
     assert facts["p_gain_gpt"] == f"{1 - 21.60 / 25.42:.1%}"
-    assert PA.printed(np.nan) == "—" and PA.printed(36.5) == "36.50"
+    assert PA.two_decimals(np.nan) == "—" and PA.two_decimals(36.5) == "36.50"
 
 
 def test_the_pretrained_checks_keep_the_end_bins():

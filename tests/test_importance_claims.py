@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from lmnotes.report import cases as LC, claims as lmclaims
+from lmnotes import stats
 from lmnotes.stats import Estimate
 from lmnotes.studies.importance import aggregation as AG
 from lmnotes.studies.importance import claims as IC
@@ -448,9 +449,9 @@ def test_the_source_passes_its_own_claims_or_the_row_says_its_words_go_beyond_it
 
 
 def test_printed_numbers_and_differences_keep_the_last_digit_as_their_interval():
-    e = IC.printed(41.7)
+    e = stats.printed(41.7, half=PA.PRINTED_HALF)
     assert (e.low, e.high) == pytest.approx((41.65, 41.75))
-    d = IC.difference(IC.printed(41.7), IC.printed(29.6))
+    d = stats.unpaired(stats.printed(41.7, half=PA.PRINTED_HALF), stats.printed(29.6, half=PA.PRINTED_HALF))
     assert (d.value, d.low, d.high) == pytest.approx((12.1, 12.0, 12.2))
 
 

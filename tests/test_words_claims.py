@@ -418,12 +418,12 @@ def test_searches_that_give_up_are_counted_both_ways():
 
 def test_existential_claims_take_their_intervals_at_the_bonferroni_level():
     """A pair whose T1 difference lies beyond the margin at 95 % but not at 1 − 0.05/3 is open."""
-    assert C.bonferroni(0.05, 3) == pytest.approx(1 - 0.05 / 3)
+    assert stats.bonferroni(0.05, 3) == pytest.approx(1 - 0.05 / 3)
     wide = pairs(**{"bpe1000/bpe8000": dict(dT=(2.6, 1.0))})  # 95 %: [1.6, 3.6] beyond 1.5
     df = table(results(pairs=wide))
     assert evidence(df, "2") == ("inconclusive", (0, 2, 1))
     case = cases_of(df, "2").iloc[0]
-    z = stats.interval(0, PATTERNS[0], C.bonferroni(0.05, 3)).high  # the corrected half-width per unit sd
+    z = stats.interval(0, PATTERNS[0], stats.bonferroni(0.05, 3)).high  # the corrected half-width per unit sd
     assert case["low"] == pytest.approx(min(1 - 0.6 / 4.05, (2.6 - z / stats.Z95) / 1.5 - 1))
     # one pair found is enough, whatever the others show
     assert evidence(table(), "4")[0] == "reproduced"
@@ -606,9 +606,9 @@ def test_the_source_passes_its_own_claims():
 
 
 def test_printed_numbers_carry_their_precision():
-    p = PT.printed(29.37, 2)
+    p = stats.printed(29.37, 2)
     assert (p.low, p.high) == pytest.approx((29.365, 29.375)) and p.replicates is None
-    d = C.difference(p, PT.printed(28.18, 2))
+    d = stats.difference(p, stats.printed(28.18, 2))
     assert (d.low, d.high) == pytest.approx((1.18, 1.20))
     assert C.at_level(p, 0.99) is p
 
@@ -655,9 +655,9 @@ def test_the_hits_concentration_is_a_ratio_of_cluster_sums():
 def test_the_bonferroni_interval_keeps_the_small_cluster_reference():
     """An estimate over 10 articles keeps Student's t at the corrected level."""
     e = stats.interval(1.0, PATTERNS[0], clusters=10)
-    wide = C.at_level(e, C.bonferroni(0.05, 15))
-    assert wide.high - wide.value == pytest.approx(stats.quantile(C.bonferroni(0.05, 15), 10))
-    assert wide.high - wide.value > stats.quantile(C.bonferroni(0.05, 15))
+    wide = C.at_level(e, stats.bonferroni(0.05, 15))
+    assert wide.high - wide.value == pytest.approx(stats.quantile(stats.bonferroni(0.05, 15), 10))
+    assert wide.high - wide.value > stats.quantile(stats.bonferroni(0.05, 15))
 
 
 def test_8b_holds_the_number_of_pieces_fixed_where_it_is_known():

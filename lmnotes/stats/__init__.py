@@ -28,5 +28,7 @@ from lmnotes.stats.inference import (
     quantile,
     printed,
     unpaired,
+    difference,
+    bonferroni,
     scaled,
 )

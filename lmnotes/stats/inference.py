@@ -247,6 +247,21 @@ def unpaired(a, b) -> Estimate:
     return Estimate(a.value - b.value, a.low - b.high, a.high - b.low)
 
 
+def difference(a, b) -> Estimate:
+    """a − b: paired (:func:`excess`) where both estimates carry replicates of the same
+    resamples, else unpaired (:func:`unpaired`: printed numbers, which share none)."""
+    if a.replicates is not None and b.replicates is not None:
+        return excess(a, b)
+    return unpaired(a, b)
+
+
+def bonferroni(alpha: float, n: int, quantile: bool = False) -> float:
+    """The level of each of ``n`` intervals (or tests) among which a claim looks for one case
+    (Bonferroni's correction): 1 − α/n, so that the chance of any false find stays below α;
+    with ``quantile``, the upper quantile that bounds each of them two-sided, 1 − α/(2n)."""
+    return 1 - alpha / ((2 if quantile else 1) * max(n, 1))
+
+
 def bootstrap_streams(seed: int) -> tuple[np.random.Generator, np.random.Generator]:
     """The two random streams of a two-sample bootstrap with ``seed``: one for the sample,
     one for the reference. Every bootstrap of this project that resamples a reference draws

@@ -15,7 +15,7 @@ with h the language's entropy rate per token: the paper's "the rarer, the worse"
   every resample); :func:`curvature` tests whether the error is linear in log p_L at all;
 - :func:`ratio` is the token-weighted mean Σa/Σb with an interval that resamples sequences
   (the calibration gap H_M − CE_M, per-position deficits, entropy rates), and
-  :func:`difference` the difference of two such statistics of independent samples;
+  :func:`independent_difference` the difference of two such statistics of independent samples;
 - :func:`best_temperature` finds the temperature τ* that minimises M's cross-entropy on L's
   samples (below 1: M is too flat; above 1: too sharp);
 - :func:`mass_by_bin` compares the mass that M and L put on bins of a partition of Σ*;
@@ -50,7 +50,7 @@ def _interval(value: float, replicates: np.ndarray) -> Estimate:
     return Estimate(float(value), float(lo), float(hi), np.asarray(replicates))
 
 
-def difference(a: Estimate, b: Estimate) -> Estimate:
+def independent_difference(a: Estimate, b: Estimate) -> Estimate:
     """a − b for two statistics of independent samples, from their replicates (drawn with
     different seeds)."""
     return _interval(a.value - b.value, a.replicates - b.replicates)

@@ -72,6 +72,6 @@ def facts(paper: pd.DataFrame, paper_t: pd.DataFrame) -> dict:
     }
 
 
-def printed(x) -> str:
+def two_decimals(x) -> str:
     """The paper's values as it prints them (two decimals); — where none."""
     return "—" if np.isnan(x) else f"{x:.2f}"

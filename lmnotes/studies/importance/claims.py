@@ -162,15 +162,6 @@ class Measured:
 # the cases, built the same way from the chapter's runs and from the paper's printed numbers
 
 
-def printed(x: float, half: float = PA.PRINTED_HALF) -> Estimate:
-    """A printed number as an estimate: its interval ± half the last printed digit."""
-    return stats.printed(x, half=half)
-
-
-#: a − b for two estimates without shared resamples, its interval the span of theirs.
-difference = stats.unpaired
-
-
 def peeking_better(gains: Mapping[str, Estimate], why: str) -> list[Case]:
     """Claim 9: a case per peeking proposal, for if it is better than no peeking beyond the
     interval (``gains[name]`` > 0: how much better, in the unit ``why`` names)."""
@@ -253,7 +244,7 @@ def welch(a: tuple[float, float, float], b: tuple[float, float, float], k: int =
     if var == 0:
         return Estimate(ma - mb, ma - mb, ma - mb)
     dof = var**2 / (sa**4 / (na - 1) + sb**4 / (nb - 1))
-    half = ss.t.ppf(1 - ALPHA / (2 * k), dof) * math.sqrt(var)
+    half = ss.t.ppf(stats.bonferroni(ALPHA, k, quantile=True), dof) * math.sqrt(var)
     return Estimate(ma - mb, ma - mb - half, ma - mb + half)
 
 
@@ -280,7 +271,7 @@ def weakest(name: str, diffs: Mapping[str, Estimate], why: str) -> Case:
         "above",
         list(diffs.values()),
         why=f"{why} ({len(diffs)} comparisons, the weakest, {low}'s lower end; each interval at "
-        f"{100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni)",
+        f"{100 * stats.bonferroni(ALPHA, len(diffs)):.2f} %, Bonferroni)",
     )
 
 
@@ -302,14 +293,18 @@ def source_cases(paper: pd.DataFrame, rules: Rules) -> dict[str, list[Case]]:
     and level and those not apart from it (11), and KGLM's gap at τ = 1.1 (16)."""
     t1 = PA.read_table1(paper)
     lower = {
-        f"{m}, {p}": difference(printed(paper.loc[("corpus", p), m]), printed(paper.loc[("instance", p), m]))
+        f"{m}, {p}": stats.unpaired(
+            stats.printed(paper.loc[("corpus", p), m], half=PA.PRINTED_HALF),
+            stats.printed(paper.loc[("instance", p), m], half=PA.PRINTED_HALF),
+        )
         for p in paper.loc["instance"].index
         for m in paper.columns
         if pd.notna(paper.loc[("instance", p), m]) and pd.notna(paper.loc[("corpus", p), m])
     }
     peek = {
-        f"{lvl}, {m}": difference(
-            printed(paper.loc[(lvl, SR.NO_PEEKING), m]), printed(paper.loc[(lvl, "τ = 1"), m])
+        f"{lvl}, {m}": stats.unpaired(
+            stats.printed(paper.loc[(lvl, SR.NO_PEEKING), m], half=PA.PRINTED_HALF),
+            stats.printed(paper.loc[(lvl, "τ = 1"), m], half=PA.PRINTED_HALF),
         )
         for lvl in ("corpus", "instance")
         for m in paper.columns
@@ -318,7 +313,10 @@ def source_cases(paper: pd.DataFrame, rules: Rules) -> dict[str, list[Case]]:
     taus = []
     for lvl in ("instance", "corpus"):
         for m in paper.columns:
-            scores = {t: printed(-paper.loc[(lvl, f"τ = {t:g}"), m]) for t in PAPER_TEMPERATURES}
+            scores = {
+                t: stats.printed(-paper.loc[(lvl, f"τ = {t:g}"), m], half=PA.PRINTED_HALF)
+                for t in PAPER_TEMPERATURES
+            }
             taus.append(
                 tau_window(
                     f"{m}, {lvl} level",
@@ -331,7 +329,11 @@ def source_cases(paper: pd.DataFrame, rules: Rules) -> dict[str, list[Case]]:
         "5": AG.instance_lower(lower, why=f"corpus minus instance level, {unit}"),
         "9": peeking_better(peek, why=f"no peeking minus the peeking proposal at τ = 1, {unit}"),
         "11": taus,
-        "16": kglm_gap(printed(t1["kglm_c"]), printed(t1["kglm_i"]), rules.approx_share),
+        "16": kglm_gap(
+            stats.printed(t1["kglm_c"], half=PA.PRINTED_HALF),
+            stats.printed(t1["kglm_i"], half=PA.PRINTED_HALF),
+            rules.approx_share,
+        ),
     }
 
 
@@ -824,7 +826,11 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
 
     t1 = PA.read_table1(r.paper)
     kglm_c, kglm_i = t1["kglm_c"], t1["kglm_i"]
-    c16 = kglm_gap(printed(kglm_c), printed(kglm_i), rules.approx_share)
+    c16 = kglm_gap(
+        stats.printed(kglm_c, half=PA.PRINTED_HALF),
+        stats.printed(kglm_i, half=PA.PRINTED_HALF),
+        rules.approx_share,
+    )
     points = abs((kglm_c - kglm_i) / 10 - 1) <= rules.approx_share
     claim(
         "16. The source's arithmetic: KGLM instance level ≈ 10 nats below corpus level at τ = 1.1",

@@ -83,7 +83,7 @@ def monotone_cases(
         diffs = np.diff(e["mean"].to_numpy())
         # each step at the level that keeps the steps at 5 % in all (Bonferroni)
         runs = np.minimum(e["runs"].to_numpy()[1:], e["runs"].to_numpy()[:-1])
-        tq = ss.t.ppf(1 - 0.025 / len(diffs), runs - 1)
+        tq = ss.t.ppf(stats.bonferroni(0.05, len(diffs), quantile=True), runs - 1)
         half = tq * np.hypot(e["se"].to_numpy()[1:], e["se"].to_numpy()[:-1])
         effect = np.array([predicted_bias(k, b) - predicted_bias(k, a) for a, b in zip(Ks, Ks[1:])])
         falls_single += int(np.sum(np.diff(curves[k]) < 0))
@@ -105,7 +105,7 @@ def monotone_cases(
                 diffs[i] - half[i],
                 diffs[i] + half[i],
                 why=f"the rise of E log p̂_K − log p (summed nats) from K = {Ks[i]:,} to {Ks[i + 1]:,}, {which}; "
-                f"Student-t interval over the disjoint runs at {100 * (1 - 0.05 / len(diffs)):.1f} % "
+                f"Student-t interval over the disjoint runs at {100 * stats.bonferroni(0.05, len(diffs)):.1f} % "
                 f"({len(diffs)} steps, Bonferroni)",
             )
         )

@@ -96,12 +96,17 @@ def source_cases() -> dict[str, list[lmcases.Case]]:
     """Claims 5, 6 and 9 decided on the source's printed Tab. 3 and Tab. 2 by the chapter's
     case builders: claim number -> cases."""
     ks = {
-        (m, s): {k: paper.printed(paper.TABLE3.loc[m, (k, s)]) for k in ("length", "stopwords", "symbols")}
+        (m, s): {
+            k: stats.printed(paper.TABLE3.loc[m, (k, s)], half=paper.HALF_DIGIT)
+            for k in ("length", "stopwords", "symbols")
+        }
         for m in paper.MODELS
         for s in paper.STRATEGIES
     }
     zipf = {
-        (m, s): paper.printed(paper.TABLE2_ZIPF.loc[m, s]) for m in paper.MODELS for s in paper.STRATEGIES
+        (m, s): stats.printed(paper.TABLE2_ZIPF.loc[m, s], half=paper.HALF_DIGIT)
+        for m in paper.MODELS
+        for s in paper.STRATEGIES
     }
     random = {k: v for k, v in ks.items() if k[1] == "random"}
     per_document = ("length", "stopwords", "symbols")
@@ -227,7 +232,9 @@ def weakest(name: str, test: str, diffs, why: str, threshold: float = 0.0) -> lm
     likelier than 5 % in all; the why says so."""
     diffs = list(diffs)
     bonferroni = (
-        f"; each interval at {100 * (1 - ALPHA / len(diffs)):.2f} %, Bonferroni" if len(diffs) > 1 else ""
+        f"; each interval at {100 * stats.bonferroni(ALPHA, len(diffs)):.2f} %, Bonferroni"
+        if len(diffs) > 1
+        else ""
     )
     return lmcases.Case.weakest(
         name,
@@ -241,7 +248,7 @@ def weakest(name: str, test: str, diffs, why: str, threshold: float = 0.0) -> lm
 def paired(a, b, k: int = 1):
     """a − b with its paired interval at the level that keeps ``k`` such comparisons at
     :data:`ALPHA` in all (Bonferroni)."""
-    return stats.excess(a, b, level=1 - ALPHA / k)
+    return stats.excess(a, b, level=stats.bonferroni(ALPHA, k))
 
 
 def best_cases(ks: Mapping, best, statistics, diff) -> list[lmcases.Case]:

@@ -60,11 +60,6 @@ def closest_length_ks() -> float:
     return float(TABLE3["length"][["random", "nucleus"]].to_numpy().max())
 
 
-def printed(value: float) -> stats.Estimate:
-    """A printed number as an estimate: every value that rounds to it."""
-    return stats.printed(value, half=HALF_DIGIT)
-
-
 def apart(a, b, k: int = 1) -> stats.Estimate:
     """a − b of two printed numbers, its interval the span of their intervals' differences (the
     source prints no interval, so no correction for ``k`` comparisons is needed or possible)."""

@@ -19,7 +19,7 @@ interval. How each claim is read (its form first):
 4. some pair: there is a pair whose lower word perplexity goes with the lower T1 (every model
    is scored on the same words, closed vocabularies included). For 2–4, one pair found is
    enough, so each pair's interval is taken at the level corrected for their number
-   (Bonferroni, :func:`bonferroni`);
+   (Bonferroni, :func:`lmnotes.stats.bonferroni`);
 5. every model and pair of adjacent bins: accuracy and coverage fall from each of the paper's
    bins to the next; with no hit in either bin, the case is not applicable (0 against 0);
 6. every model: the share of the hits in the most frequent bin exceeds the bin's share of
@@ -171,20 +171,6 @@ def case(
 def on(name: str, test: str, e, threshold: float = 0.0, *, why: str, floor: float = math.nan) -> Case:
     """A :func:`case` on an estimate ``e`` (with ``value``, ``low``, ``high``)."""
     return case(name, test, e.value, e.low, e.high, threshold, why=why, floor=floor)
-
-
-def difference(a: stats.Estimate, b: stats.Estimate) -> stats.Estimate:
-    """a − b: paired, where both have replicates of the same resamples; otherwise (printed
-    numbers) the span of the two intervals, [a.low − b.high, a.high − b.low]."""
-    if a.replicates is not None and b.replicates is not None:
-        return stats.excess(a, b)
-    return stats.Estimate(a.value - b.value, a.low - b.high, a.high - b.low)
-
-
-def bonferroni(alpha: float, n: int) -> float:
-    """The level of each of ``n`` intervals among which an existential claim looks for one
-    case: 1 − α/n, so that the chance of any false find stays below α."""
-    return 1 - alpha / max(n, 1)
 
 
 def at_level(e: stats.Estimate, level: float) -> stats.Estimate:
@@ -408,7 +394,7 @@ def robust_case(name: str, alg2, exact_miss, exact_hit, margin: float) -> Case:
     """Claim 12, one measure of one model: Algorithm 2 minus the exact search, within
     ± ``margin`` times their mean. The searches that gave up count both ways: the interval
     runs from the low end with every one a hit to the high end with every one a miss."""
-    low, high = difference(alg2, exact_hit), difference(alg2, exact_miss)
+    low, high = stats.difference(alg2, exact_hit), stats.difference(alg2, exact_miss)
     mean = (alg2.value + (exact_miss.value + exact_hit.value) / 2) / 2
     return case(
         name,
@@ -485,7 +471,7 @@ def separated(claim: str, results: Results, rules: Rules, same: str, other: str)
     """Claims 2 and 3: some pair is similar in ``same`` and different in ``other``, each
     pair's intervals at the Bonferroni level of the number of pairs."""
     t, pairs = results.table1, results.pairs
-    level = bonferroni(rules.alpha, len(pairs))
+    level = stats.bonferroni(rules.alpha, len(pairs))
     cases = [
         separation_case(
             _pair_name(r["a"], r["b"]),
@@ -516,7 +502,7 @@ def perplexity(results: Results, rules: Rules) -> dict:
     with the lower T1. Every model is scored on the same words (those every self-trained model
     decodes), so the closed vocabularies' pairs count too."""
     pairs = results.pairs
-    level = bonferroni(rules.alpha, len(pairs))
+    level = stats.bonferroni(rules.alpha, len(pairs))
     cases = [
         perplexity_case(
             _pair_name(r["a"], r["b"]), at_level(r["Δ word ppl"], level), at_level(r["Δ T1"], level)
@@ -904,22 +890,24 @@ def source_cases(rules: Rules) -> dict[str, tuple[str, list[Case]]]:
     """The paper's own printed numbers under the chapter's rules: for each claim whose numbers
     it prints (Table 1 for claims 1–4, Table 2 for 8a and 9, §3.1's coverage for 10, §3.2's
     shares for 11), {number: (form, cases)}, built by the case builders :func:`claims` uses,
-    each number's interval its printed precision (:func:`lmnotes.studies.words.table1.printed`).
+    each number's interval its printed precision (:func:`lmnotes.stats.printed`).
     Claims 5–7 rest on figures, 8b, 12 and 13 on nothing the paper prints."""
     paper = PT.paper_table1()
     p = {
-        (m, c): PT.printed(paper.loc[m, c], PT.PAPER_DECIMALS[c]) for m in paper.index for c in paper.columns
+        (m, c): stats.printed(paper.loc[m, c], PT.PAPER_DECIMALS[c])
+        for m in paper.index
+        for c in paper.columns
     }
     pairs = list(itertools.combinations(paper.index, 2))
 
     def d(a, b, c):
-        return difference(p[a, c], p[b, c])
+        return stats.difference(p[a, c], p[b, c])
 
     def m(a, b, c):
         return _margin(rules.margin, paper, a, b, c)
 
     def rate(hits):  # a printed count of 50 triples, ± half a triple, as a hit rate in points
-        h = PT.printed(hits, 0)
+        h = stats.printed(hits, 0)
         k = 100 / T2.PAPER_TRIPLES
         return stats.Estimate(k * h.value, k * h.low, k * h.high)
 
@@ -977,7 +965,7 @@ def source_cases(rules: Rules) -> dict[str, tuple[str, list[Case]]]:
             [
                 encoders_case(
                     "BERT − RoBERTa",
-                    difference(rate(t2["BERT"][0]), rate(t2["RoBERTa"][0])),
+                    stats.difference(rate(t2["BERT"][0]), rate(t2["RoBERTa"][0])),
                     rules.equal_points,
                 )
             ],
@@ -985,14 +973,14 @@ def source_cases(rules: Rules) -> dict[str, tuple[str, list[Case]]]:
         "10": (
             "every",
             [
-                coverage_case(f"{b}: GPT-2", PT.printed(v, 0), rules.paper_coverage[b])
+                coverage_case(f"{b}: GPT-2", stats.printed(v, 0), rules.paper_coverage[b])
                 for b, v in PT.PAPER_COVERAGE.items()
             ],
         ),
     }
     gains = []
     for model, share in SG.PAPER_SHARES.items():
-        s, t1 = PT.printed(share, 0), p[model, "T1"]
+        s, t1 = stats.printed(share, 0), p[model, "T1"]
         gain = stats.Estimate(s.value * t1.value / 100, s.low * t1.low / 100, s.high * t1.high / 100)
         gains.append(more_types_case(model, gain, t1, rules.soft_share))
     out["11"] = ("every", gains)
@@ -1033,7 +1021,7 @@ def glued(results: Results, rules: Rules) -> dict:
     ties = [c for c in rank_cases(results, rules) if c.test == "within"]
     return {
         "n_pairs": n_pairs,
-        "bonferroni_pct": f"{100 * bonferroni(rules.alpha, n_pairs):.2f}",
+        "bonferroni_pct": f"{100 * stats.bonferroni(rules.alpha, n_pairs):.2f}",
         "family_pct": f"{100 * rules.alpha:g}",
         "n_floor": sum(c.decision == "not applicable" for c in fall_cases(results)),
         "n_tied": len(ties),

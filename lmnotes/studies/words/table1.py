@@ -5,7 +5,7 @@ differences between models, read as the paper reads its table (similar, differen
 undecided within a margin of the pair's mean).
 
 The paper's own numbers are here too (:func:`paper_table1`, :data:`PAPER_COVERAGE`, its
-readings :func:`paper_readings`), with :func:`printed`, a printed number as an estimate whose
+readings :func:`paper_readings`), with :func:`lmnotes.stats.printed`, a printed number as an estimate whose
 interval is its printed precision: the chapter shows them, and the claims apply their rules
 to them (:func:`lmnotes.studies.words.claims.source_check`).
 """
@@ -17,7 +17,6 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from lmnotes import stats
 from lmnotes.report import cases as lmcases
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.labels import label
@@ -65,12 +64,6 @@ def paper_readings(paper: pd.DataFrame) -> pd.DataFrame:
         ],
     )
     return readings
-
-
-def printed(value: float, decimals: int) -> stats.Estimate:
-    """A number as its source prints it, as an estimate whose interval is its printed
-    precision: ± half its last printed digit (no replicates: it shares no resamples)."""
-    return stats.printed(value, decimals)
 
 
 #: Table 1's accuracies and the prediction columns they count.
