@@ -64,7 +64,7 @@ for name in book.chapter_names():
             value = ran.get(p.name, p.default)
             rows.append({"page": claims.title(name), "parameter": p.name,
                          "in the book": ", ".join(value) if isinstance(value, list)
-                         else value or "(none)", "takes": rule[1],
+                         else value or "(none)", "takes": str(rule),
                          "what": p.comment[:width]})
 tables.show(pd.DataFrame(rows), "Every model parameter, the models the book ran it with, "
             "and the models it takes", index=False)

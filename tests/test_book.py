@@ -425,7 +425,7 @@ def test_the_own_model_page_lists_every_model_parameter():
     text = json.dumps([c.get("outputs", []) for c in nb.cells])
     for name in ("model_names", "pretrained", "others", "tokenization_models", "sentence_models"):
         assert name in text
-    assert "at least one self-trained wiki/ model" in text
+    assert "at least one self-trained model" in text
 
 
 def test_a_run_with_another_model_keeps_its_time_apart():
@@ -577,3 +577,13 @@ def test_consecutive_outputs_of_one_stream_are_joined():
         ("stderr", "w\n"),
         ("stdout", "c\n"),
     ]
+
+
+def test_a_value_that_restates_the_parameters_cell_is_timed_as_the_plain_run():
+    from lmnotes.book import timing
+
+    default = book.declared_parameters("00_corpus")["n_samples"]
+    values = book.resolve_parameters(["00_corpus"], "default", {"n_samples": default})["00_corpus"]
+    assert timing.key("00_corpus", "default", values, book.run_values("00_corpus", "default")) == "00_corpus"
+    other = book.resolve_parameters(["00_corpus"], "default", {"n_samples": default + 1})["00_corpus"]
+    assert timing.key("00_corpus", "default", other, book.run_values("00_corpus", "default")) != "00_corpus"

@@ -177,7 +177,7 @@ def _hf_dataset(v):
 #: corpus and models chapters), by name, with what a reader of ``list`` is told.
 COMMON: dict[str, checks.Check] = {
     "fractions": checks.fractions,
-    "size": checks.one_of(_sizes),
+    "size": checks.one_of(_sizes, "lmnotes.models.trained.SIZES"),
     "device": checks.Check(_device, "cpu, cuda, cuda:N or auto"),
     "model_names": checks.each(checks.model),
     "pretrained": checks.each(checks.model_of("pretrained")),

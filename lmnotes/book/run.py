@@ -202,6 +202,12 @@ def profile_values(name: str, profile: str) -> dict[str, Any] | None:
         return None
 
 
+def run_values(name: str, profile: str) -> dict[str, Any]:
+    """Every value a notebook runs with at ``profile``: its parameters cell's, then the
+    profile's; what a run with other values is told apart from (:func:`lmnotes.book.timing.key`)."""
+    return {**declared_parameters(name), **(profile_values(name, profile) or {})}
+
+
 def gpu_folder() -> Path:
     return editions.folder("gpu", None, BOOK)
 
@@ -411,7 +417,11 @@ def execute(
             # run with -p overrides, the page is stale from the start: not the profile's values
             editions.set_banner(nb, editions.banner(nb, source, plain))
         nbformat.write(nb, tmp)
-    timing.record(timing.key(name, profile, values, plain), time.perf_counter() - t0, _entry_paths() - before)
+    timing.record(
+        timing.key(name, profile, values, run_values(name, profile)),
+        time.perf_counter() - t0,
+        _entry_paths() - before,
+    )
     return target
 
 
@@ -463,7 +473,7 @@ def run(
     # the pages, claims and summaries of the whole run reach the book together, or not at all
     with progress.relay(), staging.staged(folder) as stage:
         for i, n in enumerate(names, 1):
-            seen = last.get(timing.key(n, profile, values[n], profile_values(n, profile)), {})
+            seen = last.get(timing.key(n, profile, values[n], run_values(n, profile)), {})
             hint = "; ".join(
                 f"last {mode} run {progress.duration(seen[mode]['seconds'])}"
                 for mode in ("warm", "cold")
@@ -499,7 +509,7 @@ def _plan(names: Sequence[str], profile: str, values: dict[str, dict], last: dic
     record = timing.status_record(BOOK).get("notebooks", {}) if profile == "default" else {}
     total, missing, approx = {"warm": 0.0, "cold": 0.0}, {"warm": [], "cold": []}, []
     for n in names:
-        plain = profile_values(n, profile) or {}
+        plain = run_values(n, profile)
         key = timing.key(n, profile, values[n], plain)
         seen, plain_key = last.get(key), timing.key(n, profile, plain, plain)
         if not seen:

@@ -36,7 +36,10 @@ PARAMETERS: dict[str, checks.Check] = {
     "n_valid": checks.at_least(1),
     "n_test": checks.at_least(22).noting("two bins of more than 10"),
     "n_real": checks.at_least(1),
-    "learners": checks.all_of(checks.each(checks.one_of(_learners)), checks.nonempty("learner")),
+    "learners": checks.all_of(
+        checks.each(checks.one_of(_learners, "lmnotes.studies.distortion.language.LEARNERS")),
+        checks.nonempty("learner"),
+    ),
     "learner_seeds": checks.nonempty("seed"),
     "epochs": checks.at_least(1),
     "data_sizes": checks.increasing,

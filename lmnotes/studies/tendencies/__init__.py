@@ -21,7 +21,7 @@ def _strategies():
 
 #: The chapter's own parameters: name -> (check, what it allows).
 PARAMETERS: dict[str, checks.Check] = {
-    "strategies": checks.each(checks.one_of(_strategies)),
+    "strategies": checks.each(checks.one_of(_strategies, "the strategies of lmnotes.models.sampling")),
     "top_p": checks.between(0, 1, open_low=True),
     "calibration_permutations": checks.at_least(1),
     "calibration_splits": checks.at_least(1),
