@@ -42,6 +42,9 @@ class HFModel(LanguageModel):
         dtype: str = "float32",
         max_length: int | None = None,
     ):
+        """(9 parameters: the model, its tokenizer and what the wrapper must know of them (name,
+        segmentation, special ids, device, dtype, context length), passed by name by the zoo's
+        loaders.)"""
         if dtype not in DTYPES:
             raise ModelError(f"unknown dtype {dtype!r}; use one of {list(DTYPES)}")
         self.device = resolve_device(device)

@@ -135,6 +135,9 @@ def build(
     ``valid_texts`` drive early stopping of neural models. The model has attributes
     ``train_seconds`` (wall time of the training that made it) and ``history`` (neural
     models: the validation curve).
+
+    (9 parameters: a recipe, its data, the run's settings (name, size, seed, device), and the cache
+    and progress bar it reports to.)
     """
     if size not in SIZES:
         raise ModelError(f"unknown size {size!r}; use one of {list(SIZES)}")
@@ -222,7 +225,12 @@ def on_ids(
     ``callback(epoch, lm)`` (see :func:`lmnotes.models.train.train`) is part of the key through
     ``callback_key``, and what it returns is in the model's ``history``. ``soft_targets`` (a
     teacher's distributions, see :func:`lmnotes.models.train.train`) enter it through
-    ``teacher_key``, and ``stop_below`` (stop at that validation loss) through itself."""
+    ``teacher_key``, and ``stop_below`` (stop at that validation loss) through itself.
+
+    (16 parameters: the settings of one training run (architecture, segmentation, data, network and
+    training configurations, seed, device, stop rule), the parts of its cache key (tokenizer,
+    teacher), its callbacks and its distillation targets; the cache key hashes them all.)
+    """
     if arch not in ("lstm", "transformer"):
         raise ModelError(f"training on ids needs a neural architecture (lstm or transformer), not {arch!r}")
     train_ids, valid_ids = [list(map(int, s)) for s in train_ids], [list(map(int, s)) for s in valid_ids]

@@ -288,7 +288,11 @@ def bootstrap_distance(
     documents of ``X`` (see :func:`bootstrap_weights`): the interval's half-width then
     estimates the spread with a sample of that size, around the same (size-n) estimate.
 
-    The resamples of ``X`` and of ``Y`` come from :func:`bootstrap_streams`."""
+    The resamples of ``X`` and of ``Y`` come from :func:`bootstrap_streams`.
+
+    (9 parameters: the distance, the two samples, the bootstrap's settings (resamples, seed, level)
+    and each side's sampling units.)
+    """
     rx, ry = bootstrap_streams(seed)
     X = sparse.csr_matrix(X)
     hx = np.asarray(X.sum(0))

@@ -151,7 +151,11 @@ def paired_difference(
     """Rate of model a minus rate of model b on the same strings (e.g. bits per byte), with a
     paired bootstrap interval: both rates are recomputed on each resample of the strings, or of
     ``groups`` of them, so that what the strings share (their difficulty) cancels. An interval
-    that contains 0 means the data do not tell the two models apart."""
+    that contains 0 means the data do not tell the two models apart.
+
+    (9 parameters: the two models' log-probabilities and unit counts, the measure, and the
+    bootstrap's settings and units.)
+    """
     arrays = [np.asarray(x, dtype=float) for x in (logprob_a, n_a, logprob_b, n_b)]
     if groups is not None:
         arrays = [group_sums(x, groups) for x in arrays]

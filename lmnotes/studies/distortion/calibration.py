@@ -88,7 +88,11 @@ def facts(
 ) -> dict:
     """What the chapter states about calibration, by name, in the order it glues them
     (``calib_link`` is Markdown); ``distilled``: the distilled learner's name, None if not
-    run."""
+    run.
+
+    (10 parameters: each is a result of an earlier cell of the chapter that a stated number depends
+    on.)
+    """
     return {
         "dh_main": ci(dh[main]),
         "seq_rate_all": "; ".join(f"{n} {ci(seq_rate[n])}" for n in learners),

@@ -41,7 +41,11 @@ def learn_sizes(
     """``(learner, N)`` -> :func:`errors` of each learner at each smaller size of ``sizes`` (the
     first N sequences of ``train``; each the better of two schedules,
     :func:`SC.learn_size`) and at the full size (its model in ``models``, trained for
-    ``epochs`` passes on ``config``)."""
+    ``epochs`` passes on ``config``).
+
+    (12 parameters: the language, the learners and the splits, and the chapter's training
+    parameters, passed through.)
+    """
     err_n, total = {}, train.lengths.sum()
     for name in learners:
         err_n[name, len(train)] = errors(models[name], test, SC.summary(models[name], config.warmup, epochs))

@@ -294,7 +294,11 @@ def learn(
     ``distill``, the targets are L's full next-token distributions on the same sequences
     instead of the sampled tokens (:func:`teacher_targets`); with ``teacher_draws`` = k as well,
     the empirical distributions of k tokens drawn from them. ``patience`` > 0 stops training
-    after that many epochs without a better validation loss (0: run every epoch)."""
+    after that many epochs without a better validation loss (0: run every epoch).
+
+    (14 parameters: one training run's settings, the chapter's parameters (epochs, config, seed,
+    patience, device), and what it watches or distils.)
+    """
     from lmnotes.models import trained
 
     if learner not in LEARNERS:

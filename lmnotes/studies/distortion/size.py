@@ -31,7 +31,10 @@ def compare(
     ``rel`` (the difference of the mean errors over their mean), both with intervals from the
     same ``n_boot`` resamples of the test sequences drawn from ``rng``; ``n_overlap`` of
     ``n_bins`` equal-count bins whose unpaired intervals overlap, and ``n_resolved`` of
-    ``n_paired`` bins whose paired interval excludes zero."""
+    ``n_paired`` bins whose paired interval excludes zero.
+
+    (9 parameters: each is a result of an earlier cell of the chapter.)
+    """
     # the paired difference as a share of the two models' mean error,
     # resampling the test sequences for numerator and denominator alike
     idx = rng.integers(len(test), size=(n_boot, len(test)))

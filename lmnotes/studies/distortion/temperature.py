@@ -26,7 +26,11 @@ def draws(
     L, lang, train, valid, test, temperatures, n_train: int, n_valid: int, n_test: int, seed: int = 0
 ) -> dict:
     """T -> (the language at T, training, validation and test sequences): the chapter's own
-    draw at its temperature, a fresh draw of L at every other."""
+    draw at its temperature, a fresh draw of L at every other.
+
+    (10 parameters: the chapter's language and splits, the temperatures and split sizes (its
+    parameters) and the seed.)
+    """
     t_draws = {}
     for T in temperatures:
         if T == lang.temperature:
@@ -75,7 +79,10 @@ def learn_all(
     validation loss for ``patience`` passes, the best weights kept): the table of the languages, each test
     sequence's (log p_L, error averaged over seeds, length), and by (T, seed) the error per
     token (value and ``n_boot`` replicates from ``boot.rng``), the share underestimated (from
-    ``boot``) and what the training got (:func:`SC.summary`)."""
+    ``boot``) and what the training got (:func:`SC.summary`).
+
+    (11 parameters: the bootstrap, the draws and the chapter's training parameters, passed through.)
+    """
     temp_rows, temp_err, per_tok, t_share, got = [], {}, {}, {}, {}
     passes = SC.same_updates(epochs, t_budget / main_tokens)
     for T, (lg, tr, va, te) in t_draws.items():

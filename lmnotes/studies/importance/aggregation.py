@@ -101,7 +101,11 @@ def granularity_figure(
     k_runs: int,
 ):
     """PPL^/PPL − 1 of the mean run against the mean tokens per instance (both logarithmic),
-    a line per proposal of ``names``, a panel per model. The figure, open."""
+    a line per proposal of ``names``, a panel per model. The figure, open.
+
+    (9 parameters: the figure's data (runs, tokens, perplexities) and its layout (models, names,
+    colours).)
+    """
     T = n_tokens
     fig, axes = plt.subplots(1, 2, figsize=(plots.COLUMN, 3.4), sharey=True)
     for ax, m in zip(axes, models):

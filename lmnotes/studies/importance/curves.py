@@ -42,7 +42,11 @@ def measure(
     (the public KGLM code's log-estimate, the right one)}``, summed), ``err_at_max`` (the error
     per sentence at the largest K), ``mc_var`` (Var(log p̂) per sentence,
     :func:`.estimators.mc_variance`) and ``err10`` (the summed error of each disjoint run of
-    10 draws)."""
+    10 draws).
+
+    (11 parameters: the switch-LM's parts (model, emissions, articles, proposals) and the run's
+    settings.)
+    """
     curves, expect, khat, kglm, err_at_max, mc_var, err10 = {}, {}, {}, {}, {}, {}, {}
     for m, s in switch.items():
         lp_sub = logp[m][sub]

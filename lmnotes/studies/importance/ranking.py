@@ -34,7 +34,11 @@ def rank_proposals(
     the sentences ``sub`` the runs drew for (every sentence of ``kl`` and ``chi`` if None);
     Kendall's τ of the K = 10 ranking against each (scipy results, by ``(model, "χ²" | "KL" |
     "K = …")``); the best at K = 10 and by χ² (``top_pick[model]``); and the share of single
-    runs of 10 draws (``err10[key]``) that pick the χ²-best (``single_pick[model]``)."""
+    runs of 10 draws (``err10[key]``) that pick the χ²-best (``single_pick[model]``).
+
+    (9 parameters: the inputs of the three rankings (runs, curves, exact divergences) and the
+    chapter's parameters that select them.)
+    """
     rank_rows, kendall, top_pick, single_pick = {}, {}, {}, {}
     for m in models:
         small = pd.Series({n: abs(expect[m, n].loc[10, "mean"]) for n in names})

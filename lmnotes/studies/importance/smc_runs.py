@@ -37,7 +37,10 @@ def compare(
     """Per ``(model, proposal)``, nats per sentence: the bias of ``n_smc_runs`` importance
     sampling runs (the first of ``runs[key]``) and of as many particle filters of ``k_runs``
     particles (seeded ``seed * 1000 + 900 + i`` for the i-th proposal), with 95% intervals over
-    the runs, and the standard deviation of a single run of each."""
+    the runs, and the standard deviation of a single run of each.
+
+    (11 parameters: the switch-LM's parts and the chapter's parameters of the runs.)
+    """
     N_test = n_sentences
     smc_rows = {}
     for m, s in switch.items():

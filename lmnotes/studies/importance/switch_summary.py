@@ -74,7 +74,10 @@ def model_values(
 ) -> dict:
     """The numbers the chapter quotes about its models, by name, in the order it glues them:
     the test split's size, the chains' memory, the perplexities (``ppl_rows``: estimates by
-    row name of the perplexity table) and the state's gain as a :class:`Prose` sentence."""
+    row name of the perplexity table) and the state's gain as a :class:`Prose` sentence.
+
+    (12 parameters: each is a result of an earlier cell that a quoted number depends on.)
+    """
     fitted = switch["fitted"]
     values = {
         "n_test_sentences": len(lengths),

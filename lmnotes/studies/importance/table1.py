@@ -45,7 +45,11 @@ def run_all(
 ) -> dict:
     """``runs[(model, name)]``: :func:`.switch_runs.repeated` of each proposal, seeded
     ``seed * 1000 + 500 + i`` for the i-th name, grouped by article, and for the proposals of
-    ``grain_names`` also by each grouping of ``grains`` (``{name: labels}``)."""
+    ``grain_names`` also by each grouping of ``grains`` (``{name: labels}``).
+
+    (10 parameters: the switch-LM's parts, the aggregations and the chapter's parameters of the
+    runs.)
+    """
     runs = {}
     for m, s in switch.items():
         for i, name in enumerate(names):

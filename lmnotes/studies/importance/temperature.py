@@ -78,7 +78,10 @@ def best_temperatures(
     """Per ``(model, family)``: τ* by χ² and by KL on ``grid``, log(1 + χ²) at τ = 1 and at
     τ*; for peek 1 also the best of the runs at the paper's ``temperatures`` (the highest mean
     instance-level log-estimate per token) and the temperatures tied with it (their difference
-    within 1.96 standard errors)."""
+    within 1.96 standard errors).
+
+    (9 parameters: the divergences and runs computed earlier and the chapter's parameters.)
+    """
     tau_rows = {}
     for m in models:
         for fam in families:

@@ -200,7 +200,11 @@ def word_values(
     chapter quotes about the words, by name, in
     order: the guided proposal's error at the first and last K (``tok_curves[(model,
     label)]``), the best constrained temperature, the words left out, what the non-peeking
-    proposal spelled (a :class:`Prose` sentence) and the draws the likeliest word needs."""
+    proposal spelled (a :class:`Prose` sentence) and the draws the likeliest word needs.
+
+    (10 parameters: each is a result of an earlier cell that claim 10's cases and quoted numbers
+    depend on.)
+    """
     values = {"n_tok_words": len(words)}
     values["guided_trajectory"] = "; ".join(
         f"{tables.significant(2)(abs(c[0]))} then {tables.significant(2)(abs(c[-1]))} nats ({plots.label(n)})"

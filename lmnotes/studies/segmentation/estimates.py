@@ -56,7 +56,11 @@ def exact_table(
     log p(s*), the exact log-marginal (1), the guided estimate (3) from ``n_samples`` draws
     with its percentile interval, the constrained estimate, how many of ``n_runs``
     independent runs' intervals cover the exact value, and s*'s share of p(x). Also the words
-    left out, with their number of segmentations."""
+    left out, with their number of segmentations.
+
+    (10 parameters: the models, the words, and the chapter's parameters of the exact sum and of the
+    guided proposal.)
+    """
     rows, skipped = [], []
     for name, lm in models.items():
         for w in words:

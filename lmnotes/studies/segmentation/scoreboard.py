@@ -51,7 +51,11 @@ def score_models(
 ) -> Scoreboard:
     """Score every model of ``names`` on the sentences ``test`` (``article``: each sentence's
     article, the unit of resampling); closed word vocabularies are also made open by a speller
-    of order ``speller_order`` trained on the words of ``train`` they map to ``<unk>``."""
+    of order ``speller_order`` trained on the words of ``train`` they map to ``<unk>``.
+
+    (10 parameters: the models, the test split and its units, and the chapter's parameters of
+    scoring.)
+    """
     rows, lms, logprob, n_bytes, bpb_of = [], {}, {}, {}, {}
     spellers = {}
     for name in names:

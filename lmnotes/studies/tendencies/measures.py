@@ -228,7 +228,11 @@ def compare(
     documents). Zipf's s is fitted on the first ``max_rank`` ranks (the source's 10,000).
     The word-frequency distances (rank–frequency, unigram, Zipf's s) leave the tokens of
     ``exclude`` out (by default ``<unk>``, :data:`NOT_WORDS`); the per-document statistics
-    count every token."""
+    count every token.
+
+    (9 parameters: the two samples, the bootstrap's settings and the source's choices of support
+    (ranks, top types, left-out symbols).)
+    """
     if sample.lengths.sum() == 0:
         raise ValueError(f"{sample.name}: the sample has no tokens")
     types = sorted(set(sample.vocabulary) | set(reference.vocabulary))
@@ -453,7 +457,11 @@ def sample_set(
     or ``beam`` sampling with ``beam`` hypotheses) as a :class:`TextSet` named ``label`` of
     their first documents (:func:`first_document` with ``unit``), and the flags of the
     documents that ended (with EOS, or with more text after them) rather than at
-    ``max_tokens``. The samples are kept in the shared cache (:mod:`lmnotes.models.memo`)."""
+    ``max_tokens``. The samples are kept in the shared cache (:mod:`lmnotes.models.memo`).
+
+    (10 parameters: the model, the strategy with its settings and the chapter's sampling
+    parameters.)
+    """
     from lmnotes.models import memo
 
     settings = {"nucleus": {"top_p": top_p}, "beam": {"beam": beam}, "beam-k2": {"beam": beam}}.get(
@@ -672,7 +680,10 @@ def null_checks(
       B's mean length (claim 8b's design, two independent samples).
 
     Returns one row per split, check and quantity, with whether it rejected (an interval that
-    excludes 0 counts as a rejection)."""
+    excludes 0 counts as a rejection).
+
+    (10 parameters: the pool of human text with its units, and the settings of the tests it checks.)
+    """
     groups = np.asarray(groups)
     ids = np.unique(groups)
     if len(ids) < articles + 1:

@@ -506,6 +506,13 @@ def _best_first(
     max_pops: int,
     batch: int = 8,
 ) -> float:
+    """Best-first search over the token paths after ``context`` for words more probable than
+    ``target`` (log-probability ``target_lp``), at most ``max_steps`` tokens and ``max_pops``
+    expansions: 1.0 if fewer than ``k`` other words beat it (a hit of the exact top-k,
+    :func:`exact_topk_hits`), 0.0 if ``k`` do, NaN if the search ends undecided.
+
+    (10 parameters: one search's state (model, speller, context, target and its
+    log-probability) and its limits.)"""
     # Up to `batch` open paths are expanded per forward pass: the answer (do k other words
     # beat the target?) does not depend on the order of expansion, only the work does, and one
     # batched pass costs little more than one path's (measured on the BPE-1k Transformer).
