@@ -100,12 +100,14 @@ seed = 0  # seeds the draws, the subsets and the bootstrap
 
 # %% tags=["remove-cell"]
 from functools import partial
+from itertools import permutations
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
 from myst_nb import glue
+from scipy.special import logsumexp
 
 from lmnotes import models
 from lmnotes.models import memo
@@ -147,6 +149,29 @@ plots.use_style()
 #
 # $$\log \hat p_I = \sum_{n=1}^N \log \frac1K \sum_k w_{nk}, \qquad
 #   \log \hat p_C = \log \frac1K \sum_k \prod_{n=1}^N w_{nk}.$$
+#
+# In code, on the log weights $\log w_{nk}$ of $N = 3$ instances with $K = 4$ draws each
+# (`estimators.instance_level` and `corpus_level` are these two lines, which the chapter
+# applies to every run below):
+
+# %%
+log_w = np.log([[0.20, 0.05, 0.60, 0.15],
+                [0.02, 0.40, 0.10, 0.08],
+                [0.30, 0.10, 0.05, 0.25]])
+N, K = log_w.shape
+log_p_I = np.sum(logsumexp(log_w, axis=1) - np.log(K))  # Eq. 5
+log_p_C = logsumexp(log_w.sum(axis=0)) - np.log(K)  # Eq. 6
+assert np.allclose([log_p_I, log_p_C], [I.instance_level(log_w), I.corpus_level(log_w)])
+# p̂_C over every pairing of the draws across instances (K!² of them), averaged
+pairings = [np.exp(I.corpus_level(np.stack([log_w[0], log_w[1, list(a)], log_w[2, list(b)]])))
+            for a in permutations(range(K)) for b in permutations(range(K))]
+print(f"log p̂_I = {log_p_I:.4f}   log p̂_C = {log_p_C:.4f}   "
+      f"log of p̂_C averaged over {len(pairings)} pairings = {np.log(np.mean(pairings)):.4f}")
+
+# %% [markdown]
+# The corpus-level estimate depends on which draw of one instance is paired with which of
+# another; averaged over every pairing it is the instance-level one, as the next paragraph
+# proves.
 #
 # **Why instance level is better, as a theorem.** Shuffle the draws of each instance
 # independently, $\sigma_n$ a uniform permutation of $1..K$, and average $\hat p_C$ over the
