@@ -300,3 +300,20 @@ def test_the_chapter_margins_default_to_the_source_s_own_readings():
     assert declared["small_unigram_tvd"].default == paper.POOR_TVD
     assert declared["close_length_ks"].default == paper.closest_length_ks() == 0.093
     assert TC.SAME_FIT == 0.001
+
+
+def test_a_claim_added_to_the_list_is_a_row_of_its_table():
+    """Adding a claim is adding an entry to the study's list (and its decide function): it
+    becomes a row with its verdict, and its cases go to the cases file."""
+    toy = lmclaims.Claim(
+        "12",
+        "sequences end within {rules.max_tokens} tokens",
+        lambda m, r: ([lmcases.Case("toy", "above", 1.0, 0.5, 1.5, why="w")], "one case above 0"),
+    )
+    df = lmclaims.decide_all([*TC.CLAIMS, toy], world(), RULES)
+    assert len(df) == len(TC.CLAIMS) + 1
+    row = df.set_index("claim").loc[f"12. sequences end within {RULES.max_tokens} tokens"]
+    assert (row.verdict, row.rule, row.n_for) == ("reproduced", "every", 1)
+    cases = df.attrs["cases"]
+    assert cases[cases["claim"].astype(str) == "12"]["name"].tolist() == ["toy"]
+    lmclaims.check_cases(df, cases)

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -88,6 +89,32 @@ def row(
     }
     out["cases"] = lmcases.records(claim, form, out["verdict"], kept)
     return out
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One entry of a study's declarative list of claims: its number, the source's words (a
+    template that may name the chapter's thresholds, ``"tested at {rules.long_length} tokens"``),
+    its form (:data:`lmnotes.report.cases.FORMS`), its basis (:data:`BASES`), and the function
+    that gives its cases and the sentence of what was measured, ``decide(measured, rules)``.
+    Adding a claim to a study is adding such an entry and its ``decide``."""
+
+    number: str
+    words: str
+    decide: Callable[[Any, Any], tuple[Sequence[lmcases.Case], str]]
+    form: str = "every"
+    basis: str = "measured"
+
+
+def decide_all(claims: Sequence[Claim], measured: Any, rules: Any) -> pd.DataFrame:
+    """The claims table of a study's list: each claim's row (:func:`row`), in the list's
+    order, from what the chapter ``measured`` and its thresholds ``rules``."""
+    rows = []
+    for c in claims:
+        cases, text = c.decide(measured, rules)
+        words = c.words.format(rules=rules)
+        rows.append(row(f"{c.number}. {words}", cases, text, form=c.form, basis=c.basis))
+    return table(rows)
 
 
 def table(rows: Iterable[dict]) -> pd.DataFrame:

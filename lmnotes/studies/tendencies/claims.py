@@ -1,9 +1,11 @@
 """The claims of Meister & Cotterell (2021) and the rules that decide them: chapter 02.
 
-:func:`claims` turns what the chapter measured (:class:`Measured`: every sample set's
-distances to the test split, with bootstrap intervals that share the test split's resamples)
-and the chapter's thresholds (:class:`Rules`) into the claims table, one row per claim of the
-source, each with the form its words give it and its cases (:mod:`lmnotes.report.cases`),
+:data:`CLAIMS` lists the source's claims (number, words, form and the function that decides
+each, :class:`lmnotes.report.claims.Claim`); :func:`claims` turns what the chapter measured
+(:class:`Measured`: every sample set's distances to the test split, with bootstrap intervals
+that share the test split's resamples) and the chapter's thresholds (:class:`Rules`) into the
+claims table, one row per claim of the list, each with the form its words give it and its
+cases (:mod:`lmnotes.report.cases`),
 decided by 95% intervals or tests at 5%, from which the verdict is computed. Comparisons of
 two sets use paired intervals (:func:`lmnotes.stats.excess`); a case that needs several
 comparisons at once is decided on the weakest of them at the Bonferroni level
@@ -311,133 +313,140 @@ def dependence_cases(values: Mapping, pairs, why: str) -> list[lmcases.Case]:
     ]
 
 
-def claims(m: Measured, rules: Rules) -> pd.DataFrame:
-    """The claims table of chapter 02: claims 1–11 of the source, each with its form and its
-    cases (:mod:`lmnotes.report.cases`), from which the verdict is computed (see the chapter's
-    claims section for what decides each)."""
-    results, sets, own, sampled = m.results, m.sets, m.own, m.sampled
-    neural, transformers, source_strategies = m.neural, m.transformers, m.source_strategies
-    Case, est = lmcases.Case, lmcases.Case.interval
-    rows = []
+# --------------------------------------------------------------------------------------------
+# the claims, each decided by its function from what the chapter measured (m) and its rules
 
-    def claim(text, cases, measured, form="every", basis="measured"):
-        """A row of the claims table: its verdict computed from the cases by its form."""
-        rows.append(lmclaims.row(text, cases, measured, form=form, basis=basis))
+Case, est = lmcases.Case, lmcases.Case.interval
 
-    # 1: a sample fits the test set's empirical distribution better than its own Zipf fit, and
-    # its Zipf fit is rejected (beyond the floor of exact Zipf samples): two cases per setting
+
+def zipf_fit(m: Measured, rules: Rules):
+    """Claim 1: a sample fits the test set's empirical distribution better than its own Zipf
+    fit, and its Zipf fit is rejected (beyond the floor of exact Zipf samples): two cases per
+    setting."""
+    results = m.results
     zipf_floor = m.floor_range.loc["rank KS to Zipf(sample)", "max"]
     c1 = {
         k: (
             results[k]["rank KS to Zipf(sample)"],
             stats.excess(results[k]["rank KS to Zipf(sample)"], results[k]["rank KS to reference"]),
         )
-        for k in [(mo, s) for mo in neural for s in sampled]
+        for k in [(mo, s) for mo in m.neural for s in m.sampled]
     }
-    claim(
-        "1. models fit the empirical rank–frequency distribution better than a Zipf law (neural models, sampled)",
-        [
-            est(
-                f"{'/'.join(k)}: empirical closer",
-                "above",
-                d,
-                why="rank KS to the sample's Zipf fit minus KS to the test split (paired)",
-            )
-            for k, (_, d) in c1.items()
-        ]
-        + [
-            est(
-                f"{'/'.join(k)}: Zipf rejected",
-                "above",
-                z,
-                zipf_floor,
-                why="rank KS to the sample's own Zipf "
-                "fit against the largest between two exact Zipf samples of the sets' size",
-            )
-            for k, (z, _) in c1.items()
-        ],
+    cases = [
+        est(
+            f"{'/'.join(k)}: empirical closer",
+            "above",
+            d,
+            why="rank KS to the sample's Zipf fit minus KS to the test split (paired)",
+        )
+        for k, (_, d) in c1.items()
+    ] + [
+        est(
+            f"{'/'.join(k)}: Zipf rejected",
+            "above",
+            z,
+            zipf_floor,
+            why="rank KS to the sample's own Zipf "
+            "fit against the largest between two exact Zipf samples of the sets' size",
+        )
+        for k, (z, _) in c1.items()
+    ]
+    return cases, (
         f"rank KS to the sample's Zipf fit minus KS to the test set (> 0: empirical closer): "
         f"{span(d for _, d in c1.values())}; KS to the Zipf fit {span(z for z, _ in c1.values())} against the "
-        f"exact-Zipf floor at the sets' size, {zipf_floor:.3f} (beam and the trigram: claim 9).",
+        f"exact-Zipf floor at the sets' size, {zipf_floor:.3f} (beam and the trigram: claim 9)."
     )
 
-    # 2: nucleus closer to the test split's type-token relationship than ancestral, per self-trained model
-    # (the abstract states it without qualification; §5.2 adds that Transformers under nucleus fit best)
+
+def nucleus_type_token(m: Measured, rules: Rules):
+    """Claim 2: nucleus closer to the test split's type-token relationship than ancestral, per
+    self-trained model (the abstract states it without qualification; §5.2 adds that
+    Transformers under nucleus fit best)."""
     c2 = {
         mo: {
             s: stats.excess(m.tt_mean[mo, "nucleus"], m.tt_mean[mo, s])
-            for s in source_strategies
+            for s in m.source_strategies
             if s != "nucleus"
         }
-        for mo in own
+        for mo in m.own
     }
-    claim(
-        "2. nucleus sampling matches the type–token relationship better than ancestral sampling",
-        [
-            est(
-                mo,
-                "below",
-                d["ancestral"],
-                why="type–token KS (weighted over length bins), nucleus minus ancestral (paired)",
-            )
-            for mo, d in c2.items()
-        ],
+    transformers = m.transformers
+    cases = [
+        est(
+            mo,
+            "below",
+            d["ancestral"],
+            why="type–token KS (weighted over length bins), nucleus minus ancestral (paired)",
+        )
+        for mo, d in c2.items()
+    ]
+    return cases, (
         f"type–token KS, nucleus minus ancestral: {span(d['ancestral'] for d in c2.values())} over "
         f"{len(c2)} models, {span(c2[mo]['ancestral'] for mo in transformers)} for the Transformers; "
         "§5.2's 'Transformers under nucleus match it most closely' also needs nucleus closer than beam, which "
         f"holds for {sum(lmcases.side('below', d['beam']) is True for mo, d in c2.items() if 'beam' in d and mo in transformers)}"
-        f" of {len(transformers)} Transformers (not counted).",
+        f" of {len(transformers)} Transformers (not counted)."
     )
 
-    # 3: distinct words per token at matched long lengths, Transformer settings
-    c3 = {(mo, s): m.matched[mo, s, "long"] for mo in neural for s in sampled if (mo, s, "long") in m.matched}
-    tf3 = {k: v for k, v in c3.items() if k[0] in transformers}
-    claim(
-        f"3. Transformers fall off (fewer distinct words) at long lengths (tested at {rules.long_length}–"
-        f"{rules.max_tokens} tokens)",
-        [
-            Case(
-                f"{'/'.join(k)}",
-                "below",
-                e.value,
-                e.low,
-                e.high,
-                why=f"distinct words per token, sample − test, "
-                f"at matched lengths of {rules.long_length}–{rules.max_tokens} tokens (cluster-robust t interval, "
-                f"p = {p:.2g})",
-            )
-            for k, (e, p) in tf3.items()
-        ],
+
+def long_fall_off(m: Measured, rules: Rules):
+    """Claim 3: distinct words per token at matched long lengths, Transformer settings."""
+    c3 = {
+        (mo, s): m.matched[mo, s, "long"]
+        for mo in m.neural
+        for s in m.sampled
+        if (mo, s, "long") in m.matched
+    }
+    tf3 = {k: v for k, v in c3.items() if k[0] in m.transformers}
+    cases = [
+        Case(
+            f"{'/'.join(k)}",
+            "below",
+            e.value,
+            e.low,
+            e.high,
+            why=f"distinct words per token, sample − test, "
+            f"at matched lengths of {rules.long_length}–{rules.max_tokens} tokens (cluster-robust t interval, "
+            f"p = {p:.2g})",
+        )
+        for k, (e, p) in tf3.items()
+    ]
+    return cases, (
         f"distinct words per token at matched lengths of {rules.long_length}–{rules.max_tokens} tokens "
         f"(sentences; the samples stop at {rules.max_tokens}), sample − test: "
         f"{span(e for e, _ in tf3.values())} (Transformers), {span(e for e, _ in c3.values())} (all neural). "
         "Not the source's long documents; a model that repeats itself less than fluent text would also "
         "raise the ratio; 'specific to the transformer' is not tested."
         if tf3
-        else "No Transformer setting has long documents.",
+        else "No Transformer setting has long documents."
     )
 
-    # 4a: the unigram distance is small: no farther from the test split than the human shift plus
-    # the largest distance the source itself calls small
+
+def small_unigram(m: Measured, rules: Rules):
+    """Claim 4a: the unigram distance is small: no farther from the test split than the human
+    shift plus the largest distance the source itself calls small."""
     small = rules.small_unigram_tvd
-    c4a = {(mo, s): m.beyond_shift((mo, s), "top-types TVD") for mo in own for s in sampled}
-    claim(
-        "4a. the unigram distance is generally small",
-        [
-            est(
-                "/".join(k),
-                "below",
-                e,
-                small,
-                why="top-types TVD minus the human shift's (paired), against small_unigram_tvd",
-            )
-            for k, e in c4a.items()
-        ],
+    c4a = {(mo, s): m.beyond_shift((mo, s), "top-types TVD") for mo in m.own for s in m.sampled}
+    cases = [
+        est(
+            "/".join(k),
+            "below",
+            e,
+            small,
+            why="top-types TVD minus the human shift's (paired), against small_unigram_tvd",
+        )
+        for k, e in c4a.items()
+    ]
+    return cases, (
         f"top-types TVD minus the human shift's: {span(c4a.values())}, against {small:g} ('generally': most "
-        "settings; §5.3 names the closed vocabulary's exception).",
-        form="most",
+        "settings; §5.3 names the closed vocabulary's exception)."
     )
-    # 4b: closed vocabulary worse on the top-types TVD (all types shown: dominated by the tail)
+
+
+def closed_vocabulary_unigram(m: Measured, rules: Rules):
+    """Claim 4b: closed vocabulary worse on the top-types TVD (all types shown: dominated by the
+    tail)."""
+    sets = m.sets
     c4 = _word_vs_bpe(m)
     c4_top = {k: e for k, e in c4.items() if k[1] == "top-types TVD"}
     all_types = lmcases.verdict(
@@ -448,7 +457,7 @@ def claims(m: Measured, rules: Rules) -> pd.DataFrame:
     )
     word_unk = ", ".join(
         f"{100 * sets['Transformer (word)', st].unk_rate:.1f}%"
-        for st in sampled
+        for st in m.sampled
         if ("Transformer (word)", st) in sets
     )
     unk_note = ""
@@ -458,211 +467,221 @@ def claims(m: Measured, rules: Rules) -> pd.DataFrame:
             f"passed through the same vocabulary, {m.unk_effect['Transformer (word)', 'counted'].value:.3f} "
             "farther."
         )
-    claim(
-        "4b. the unigram distance is worse for the closed vocabulary (over the top types, footnote 15's measure)",
-        [
-            est(
-                s,
-                "above",
-                e,
-                why="top-types TVD over words, word-level minus BPE Transformer (paired; <unk> left out)",
-            )
-            for (s, _), e in c4_top.items()
-        ],
+    cases = [
+        est(
+            s,
+            "above",
+            e,
+            why="top-types TVD over words, word-level minus BPE Transformer (paired; <unk> left out)",
+        )
+        for (s, _), e in c4_top.items()
+    ]
+    return cases, (
         f"word-level minus BPE Transformer, top-types TVD over words, <unk> left out: {span(c4_top.values())}; "
         f"over all types (Tab. 2's measure, dominated by the tail a closed vocabulary shrinks) the verdict "
-        f"would be {all_types}." + unk_note,
+        f"would be {all_types}." + unk_note
     )
 
-    # 5: LSTM/ancestral smallest on length, stopwords, symbols among all self-trained settings (Tab. 3)
-    ks = {
-        (mo, s): {k: results[mo, s][f"{k} KS"] for k in T.PER_DOCUMENT}
-        for mo in own
-        for s in source_strategies
-        if (mo, s) in results
+
+def _document_ks(m: Measured, strategies) -> dict:
+    """``(model, strategy)`` -> the length, stopwords and symbols KS of each set of ``strategies``."""
+    return {
+        (mo, s): {k: m.results[mo, s][f"{k} KS"] for k in T.PER_DOCUMENT}
+        for mo in m.own
+        for s in strategies
+        if (mo, s) in m.results
     }
+
+
+def lstm_closest(m: Measured, rules: Rules):
+    """Claim 5: LSTM/ancestral smallest on length, stopwords, symbols among all self-trained
+    settings (Tab. 3)."""
+    ks = _document_ks(m, m.source_strategies)
     best = ("LSTM", "ancestral")
     random = {
         k: v for k, v in ks.items() if k[1] == "ancestral"
     }  # "the closest of any model": at one strategy
     c5 = best_cases(random, best, T.PER_DOCUMENT, paired) if best in ks else []
-    claim(
-        "5. the LSTM under ancestral sampling fits length, stopwords and symbols best of any model",
-        c5,
+    return c5, (
         f"LSTM/ancestral KS minus the closest of the {len(random) - 1} other models' under ancestral sampling: "
         + "; ".join(f"{c.name} {c.estimate:+.3f}".replace("-", "−") for c in c5)
         + ". "
-        + source_note("5"),
+        + source_note("5")
     )
 
-    # 6: beam diverges on length, stopwords, symbols: its KS above both sampled strategies'
-    c6 = beam_cases(ks, own, T.PER_DOCUMENT, sampled, paired) if "beam" in m.strategies else []
-    ks_k2 = {
-        (mo, s): {k: results[mo, s][f"{k} KS"] for k in T.PER_DOCUMENT}
-        for mo in own
-        for s in ["beam-k2", *sampled]
-        if (mo, s) in results
-    }
+
+def beam_diverges(m: Measured, rules: Rules):
+    """Claim 6: beam diverges on length, stopwords, symbols: its KS above both sampled
+    strategies'."""
+    ks = _document_ks(m, m.source_strategies)
+    c6 = beam_cases(ks, m.own, T.PER_DOCUMENT, m.sampled, paired) if "beam" in m.strategies else []
+    ks_k2 = _document_ks(m, ["beam-k2", *m.sampled])
     c6k = (
-        beam_cases(ks_k2, own, T.PER_DOCUMENT, sampled, paired, beam="beam-k2")
+        beam_cases(ks_k2, m.own, T.PER_DOCUMENT, m.sampled, paired, beam="beam-k2")
         if "beam-k2" in m.strategies
         else []
     )
-    claim(
-        "6. beam sampling diverges strongly on length, stopwords and symbols",
-        c6,
+    return c6, (
         f"beam KS minus the larger of ancestral's and nucleus's, per model and statistic: {span_cases(c6)} (the "
         f"sign: the source gives 'strongly' no size); the "
         f"k-of-k² beam (not counted): above both in {sum(c.decision == 'for' for c in c6k)} of {len(c6k)}. "
-        + source_note("6"),
+        + source_note("6")
     )
 
-    # 7: the distance depends on the strategy (7a) and on the architecture (7b): some pair of settings
-    # differs beyond a margin no reading of the source's could resolve (some case)
-    def pairs_of(items):
-        return [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
 
-    values = {(mo, s, k): results[mo, s][k] for mo in own for s in source_strategies for k in DISTANCES}
+def _pairs_of(items):
+    return [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
+
+
+def _depends(m: Measured, factor: str):
+    """Claims 7a and 7b: the distance depends on the strategy (7a) and on the architecture (7b):
+    some pair of settings differs beyond a margin no reading of the source's could resolve."""
+    own, strategies = m.own, m.source_strategies
+    values = {(mo, s, k): m.results[mo, s][k] for mo in own for s in strategies for k in DISTANCES}
     spread = factor_ranges(m)
     ratio = spread["across models (ancestral, nucleus)"] / spread["across strategies (ancestral, nucleus)"]
     ratio3 = spread["across models"] / spread["across strategies"]
-    c7a = dependence_cases(
-        values,
-        [
+    if factor == "strategy":
+        pairs = [
             (f"{k}, {mo}", (mo, a, k), (mo, b, k))
             for k in DISTANCES
             for mo in own
-            for a, b in pairs_of(source_strategies)
-        ],
-        "one model's distance under two strategies, paired",
-    )
-    c7b = dependence_cases(
-        values,
-        [
+            for a, b in _pairs_of(strategies)
+        ]
+        cases = dependence_cases(values, pairs, "one model's distance under two strategies, paired")
+    else:
+        pairs = [
             (f"{k}, {s}", (a, s, k), (b, s, k))
             for k in DISTANCES
-            for s in source_strategies
-            for a, b in pairs_of(own)
-        ],
-        "two models' distance under one strategy, paired",
+            for s in strategies
+            for a, b in _pairs_of(own)
+        ]
+        cases = dependence_cases(values, pairs, "two models' distance under one strategy, paired")
+    return cases, (
+        f"pairs of settings apart by more than {SAME_FIT:g} beyond their corrected intervals: "
+        f"{sum(c.decision == 'for' for c in cases)} of {len(cases)}, within it: "
+        f"{sum(c.decision == 'against' for c in cases)}; models' range {ratio.min():.1f}–{ratio.max():.1f} "
+        f"times the strategies' over ancestral and nucleus, {ratio3.min():.1f}–{ratio3.max():.1f} times over "
+        "the paper's three (table below)."
     )
-    for part, cases, factor in (("a", c7a, "strategy"), ("b", c7b, "architecture")):
-        claim(
-            f"7{part}. the fit depends on the {factor}",
-            cases,
-            f"pairs of settings apart by more than {SAME_FIT:g} beyond their corrected intervals: "
-            f"{sum(c.decision == 'for' for c in cases)} of {len(cases)}, within it: "
-            f"{sum(c.decision == 'against' for c in cases)}; models' range {ratio.min():.1f}–{ratio.max():.1f} "
-            f"times the strategies' over ancestral and nucleus, {ratio3.min():.1f}–{ratio3.max():.1f} times over "
-            "the paper's three (table below).",
-            form="some",
-        )
 
-    # 8a (§5.4): ancestral length distribution against the shift, within the source's "quite closely"
+
+def length_match(m: Measured, rules: Rules):
+    """Claim 8a (§5.4): ancestral length distribution against the shift, within the source's
+    "quite closely"."""
     close = rules.close_length_ks
-    c8a = {mo: m.beyond_shift((mo, "ancestral"), "length KS") for mo in own}
-    claim(
-        "8a. models match the length distribution",
-        [
-            est(
-                mo,
-                "below",
-                e,
-                close,
-                why="ancestral length KS minus the human shift's (paired), against close_length_ks",
-            )
-            for mo, e in c8a.items()
-        ],
-        f"ancestral length KS minus the human shift's: {span(c8a.values())}, against {close:g}.",
-    )
-    # 8b: decoding shortens: ancestral minus beam mean length (both independent samples)
+    c8a = {mo: m.beyond_shift((mo, "ancestral"), "length KS") for mo in m.own}
+    cases = [
+        est(
+            mo,
+            "below",
+            e,
+            close,
+            why="ancestral length KS minus the human shift's (paired), against close_length_ks",
+        )
+        for mo, e in c8a.items()
+    ]
+    return cases, f"ancestral length KS minus the human shift's: {span(c8a.values())}, against {close:g}."
+
+
+def decoding_shortens(m: Measured, rules: Rules):
+    """Claim 8b: decoding shortens: ancestral minus beam mean length (both independent samples)."""
+    sets = m.sets
     c8b = (
         {
             mo: clusters.mean_difference_test(sets[mo, "ancestral"].lengths, sets[mo, "beam"].lengths)
-            for mo in own
+            for mo in m.own
         }
         if "beam" in m.strategies
         else {}
     )
-    claim(
-        "8b. the short-output bias comes from decoding",
-        [
-            Case(
-                mo,
-                "p",
-                t.statistic,
-                p=t.pvalue,
-                threshold=ALPHA,
-                why="ancestral minus beam mean length (tokens), Welch test; > 0: the beam is shorter",
-            )
-            for mo, t in c8b.items()
-        ],
+    cases = [
+        Case(
+            mo,
+            "p",
+            t.statistic,
+            p=t.pvalue,
+            threshold=ALPHA,
+            why="ancestral minus beam mean length (tokens), Welch test; > 0: the beam is shorter",
+        )
+        for mo, t in c8b.items()
+    ]
+    return cases, (
         "beam minus ancestral mean length (tokens): "
         + ", ".join(
             f"{mo} {-t.statistic:+.1f}".replace("-", "−") + f" (p = {t.pvalue:.2g})" for mo, t in c8b.items()
         )
-        + ".",
+        + "."
     )
 
-    # 9 (§5.1): trigram with beam is closest to its own Zipf fit
+
+def trigram_power_law(m: Measured, rules: Rules):
+    """Claim 9 (§5.1): trigram with beam is closest to its own Zipf fit."""
+    results = m.results
     key9 = ("Trigram", "beam")
     zipf = {
         (mo, s): results[mo, s]["rank KS to Zipf(sample)"]
-        for mo in own
-        for s in source_strategies
+        for mo in m.own
+        for s in m.source_strategies
         if (mo, s) in results
     }
     c9 = closest_cases(zipf, key9, paired)
-    claim(
-        "9. the trigram model under beam sampling follows a power law most closely",
-        c9,
+    return c9, (
         f"trigram/beam's rank KS to its own Zipf fit, {fmt(results[key9]['rank KS to Zipf(sample)'])}, minus "
         f"the smallest of the {len(zipf) - 1} other settings': "
         + f"{-c9[0].estimate:+.3f}. ".replace("-", "−")
         + source_note("9")
         if c9
-        else "not sampled",
+        else "not sampled"
     )
 
-    # 10 (§5.2): the per-bin type-token KS grows from the first to the last length bin, net of the
-    # human shift's growth over the same bins (paired: the same resamples of the test split)
-    growth = {
-        k: g
-        for k in [(mo, s) for mo in own for s in source_strategies]
-        if (g := T.growth_beyond(m.tt_fit[k], m.tt_fit["human shift", "–"])) is not None
-    }
-    claim(
-        "10a. Heaps' NHPP fits moderately",
-        [],
+
+def heaps_fit(m: Measured, rules: Rules):
+    """Claim 10a: not tested (why in the text)."""
+    return [], (
         "not tested: a Poisson count of types given the length is "
         "over-dispersed against any text by construction, so no set's fit can be judged (see the type–token "
-        "section).",
-    )
-    claim(
-        "10b. the distance to human text grows with document length",
-        [
-            est(
-                "/".join(k),
-                "above",
-                e,
-                why=f"type–token KS, bin {bins}, last minus first, net of the human shift's change (paired)",
-            )
-            for k, (bins, e) in growth.items()
-        ],
-        f"type–token KS in the longest minus the shortest length bin, net of the human shift's change: "
-        f"{span(e for _, e in growth.values())} over {len(growth)} settings.",
+        "section)."
     )
 
-    # 11 (§5.5): nucleus closest to human text, distance by distance ("often": most cases)
+
+def grows_with_length(m: Measured, rules: Rules):
+    """Claim 10b (§5.2): the per-bin type-token KS grows from the first to the last length bin,
+    net of the human shift's growth over the same bins (paired: the same resamples of the test
+    split)."""
+    growth = {
+        k: g
+        for k in [(mo, s) for mo in m.own for s in m.source_strategies]
+        if (g := T.growth_beyond(m.tt_fit[k], m.tt_fit["human shift", "–"])) is not None
+    }
+    cases = [
+        est(
+            "/".join(k),
+            "above",
+            e,
+            why=f"type–token KS, bin {bins}, last minus first, net of the human shift's change (paired)",
+        )
+        for k, (bins, e) in growth.items()
+    ]
+    return cases, (
+        f"type–token KS in the longest minus the shortest length bin, net of the human shift's change: "
+        f"{span(e for _, e in growth.values())} over {len(growth)} settings."
+    )
+
+
+def nucleus_closest(m: Measured, rules: Rules):
+    """Claim 11 (§5.5): nucleus closest to human text, distance by distance ("often": most
+    cases)."""
+    results = m.results
     c11 = []
-    for mo in own:
+    for mo in m.own:
         for k in DISTANCES + ("type–token",):
             get = (
                 (lambda s, mo=mo: m.tt_mean[mo, s])
                 if k == "type–token"
                 else (lambda s, mo=mo, k=k: results[mo, s][k])
             )
-            others = [s for s in source_strategies if s != "nucleus"]
+            others = [s for s in m.source_strategies if s != "nucleus"]
             c11.append(
                 weakest(
                     f"{mo}: {k}",
@@ -671,15 +690,67 @@ def claims(m: Measured, rules: Rules) -> pd.DataFrame:
                     f"nucleus minus {' and '.join(others)}",
                 )
             )
-    claim(
-        "11. nucleus sampling often aligns more closely with human text",
-        c11,
+    return c11, (
         f"nucleus below both ancestral and beam in {sum(c.decision == 'for' for c in c11)} of {len(c11)} model × "
-        f"distance cases, above one of them in {sum(c.decision == 'against' for c in c11)}.",
-        form="most",
+        f"distance cases, above one of them in {sum(c.decision == 'against' for c in c11)}."
     )
 
-    return lmclaims.table(rows)
+
+#: The source's claims, in its order: number, words, form and the function that decides each
+#: (:class:`lmnotes.report.claims.Claim`).
+CLAIMS = [
+    lmclaims.Claim(
+        "1",
+        "models fit the empirical rank–frequency distribution better than a Zipf law (neural models, sampled)",
+        zipf_fit,
+    ),
+    lmclaims.Claim(
+        "2",
+        "nucleus sampling matches the type–token relationship better than ancestral sampling",
+        nucleus_type_token,
+    ),
+    lmclaims.Claim(
+        "3",
+        "Transformers fall off (fewer distinct words) at long lengths (tested at {rules.long_length}–"
+        "{rules.max_tokens} tokens)",
+        long_fall_off,
+    ),
+    lmclaims.Claim("4a", "the unigram distance is generally small", small_unigram, form="most"),
+    lmclaims.Claim(
+        "4b",
+        "the unigram distance is worse for the closed vocabulary (over the top types, footnote 15's measure)",
+        closed_vocabulary_unigram,
+    ),
+    lmclaims.Claim(
+        "5",
+        "the LSTM under ancestral sampling fits length, stopwords and symbols best of any model",
+        lstm_closest,
+    ),
+    lmclaims.Claim("6", "beam sampling diverges strongly on length, stopwords and symbols", beam_diverges),
+    lmclaims.Claim(
+        "7a", "the fit depends on the strategy", lambda m, r: _depends(m, "strategy"), form="some"
+    ),
+    lmclaims.Claim(
+        "7b", "the fit depends on the architecture", lambda m, r: _depends(m, "architecture"), form="some"
+    ),
+    lmclaims.Claim("8a", "models match the length distribution", length_match),
+    lmclaims.Claim("8b", "the short-output bias comes from decoding", decoding_shortens),
+    lmclaims.Claim(
+        "9", "the trigram model under beam sampling follows a power law most closely", trigram_power_law
+    ),
+    lmclaims.Claim("10a", "Heaps' NHPP fits moderately", heaps_fit),
+    lmclaims.Claim("10b", "the distance to human text grows with document length", grows_with_length),
+    lmclaims.Claim(
+        "11", "nucleus sampling often aligns more closely with human text", nucleus_closest, form="most"
+    ),
+]
+
+
+def claims(m: Measured, rules: Rules) -> pd.DataFrame:
+    """The claims table of chapter 02: each claim of :data:`CLAIMS` with its form and its
+    cases (:mod:`lmnotes.report.cases`), from which the verdict is computed (see the chapter's
+    claims section for what decides each)."""
+    return lmclaims.decide_all(CLAIMS, m, rules)
 
 
 def thresholds(rules: Rules) -> dict[str, str]:
