@@ -1,8 +1,9 @@
 """The claims of Mielke (2019) and the rules that decide them: chapter 03.
 
-:func:`claims` turns what the chapter measured (:class:`Results`) and its thresholds
-(:class:`Rules`) into the claims table, one row per claim of the post, each with its form and
-its cases (:mod:`lmnotes.report.cases`), from which its verdict is computed:
+:data:`CLAIMS` lists the post's claims (:class:`lmnotes.report.claims.Claim`); :func:`claims`
+turns what the chapter measured (:class:`Results`) and its thresholds (:class:`Rules`) into the
+claims table, one row per claim of the list, each with its form and its cases
+(:mod:`lmnotes.report.cases`), from which its verdict is computed:
 
 1. per-token perplexities are not comparable across segmentations (an exact fact, arithmetic
    on the models' rates; one case): for if the per-token and the per-byte orders of the family
@@ -145,14 +146,29 @@ def glued(results: Results, rules: Rules) -> dict:
     }
 
 
-def claims(results: Results, rules: Rules) -> pd.DataFrame:
-    """The claims table of chapter 03 (:func:`lmnotes.report.claims.table`)."""
-    r = results
-    c4 = negligible(r, rules.negligible_share)
-    c4_alt = negligible(r, rules.negligible_share_alt)
-    agree = agree_open(r)
+def per_token_incomparable(r: Results, rules: Rules):
+    """Claim 1: the per-token and the per-byte orders of the family differ (Kendall τ < 1)."""
+    cases = [
+        lmcases.Case(
+            "the family's orders",
+            "less",
+            r.tau_byte,
+            threshold=1,
+            why="Kendall τ between the per-token and per-byte orders; 1: the same order",
+        )
+    ]
+    return cases, (
+        f"per token the {r.best_token} model is best, per byte the {r.best_byte} model: Kendall τ between "
+        f"the two orders {r.tau_byte:.2f}; per-token perplexity {min(r.ppl_token.values()):.2f}"
+        f"–{max(r.ppl_token.values()):.1f}"
+    )
+
+
+def independent_comparable(r: Results, rules: Rules):
+    """Claim 2: each segmentation-independent measure orders the open models as bits per byte
+    does (an identity: their denominators are the same for every model)."""
     ranks = r.open_ranks
-    c2 = [
+    cases = [
         lmcases.Case(
             c,
             "holds",
@@ -162,8 +178,19 @@ def claims(results: Results, rules: Rules) -> pd.DataFrame:
         for c in INDEPENDENT
         if c != "bits / byte"
     ]
+    follows = int(r.examples["follows"].sum())
+    return cases, (
+        f"over the {len(r.open_ranks)} open-vocabulary models the four measures give "
+        f"{'one order' if agree_open(r) else 'different orders'}, as they share their denominators; of the post's "
+        f"printed conversions {follows} of {len(r.examples)} follow from their inputs "
+        "(the others: see the text)."
+    )
+
+
+def closed_advantage(r: Results, rules: Rules):
+    """Claim 3: the word model's bits-per-byte interval wholly below each open model's."""
     w = r.word_bpb
-    c3 = [
+    cases = [
         lmcases.Case.apart(
             f"word against {s}",
             "below",
@@ -174,62 +201,64 @@ def claims(results: Results, rules: Rules) -> pd.DataFrame:
         )
         for s, e in r.open_bpb.items()
     ]
-    follows = int(r.examples["follows"].sum())
-    return lmclaims.table(
-        [
-            lmclaims.row(
-                "1. perplexities per token are not comparable across segmentations",
-                [
-                    lmcases.Case(
-                        "the family's orders",
-                        "less",
-                        r.tau_byte,
-                        threshold=1,
-                        why="Kendall τ between the per-token and per-byte orders; 1: the same order",
-                    )
-                ],
-                f"per token the {r.best_token} model is best, per byte the {r.best_byte} model: Kendall τ between "
-                f"the two orders {r.tau_byte:.2f}; per-token perplexity {min(r.ppl_token.values()):.2f}"
-                f"–{max(r.ppl_token.values()):.1f}",
-                form="identity",
-            ),
-            lmclaims.row(
-                "2. per-word and per-character measures are comparable for open-vocabulary models, "
-                "and convert into each other",
-                c2,
-                f"over the {len(r.open_ranks)} open-vocabulary models the four measures give "
-                f"{'one order' if agree else 'different orders'}, as they share their denominators; of the post's "
-                f"printed conversions {follows} of {len(r.examples)} follow from their inputs "
-                "(the others: see the text).",
-                basis="by construction",
-                form="identity",
-            ),
-            lmclaims.row(
-                "3. a closed vocabulary gives a large advantage that makes its perplexity incomparable",
-                c3,
-                f"word model {fmt(r.word_bpb)} bits/byte vs open models "
-                f"{min(e.value for e in r.open_bpb.values()):.3f}–{max(e.value for e in r.open_bpb.values()):.3f}; "
-                f"of its lead over {r.open_label}, scoring <unk> as a word explains {100 * r.unk / r.advantage:.0f} %, "
-                f"the post's mechanism {100 * r.renorm / r.advantage:.1f} %, and "
-                f"{100 * (r.advantage - r.unk - r.renorm) / r.advantage:.0f} % is unexplained (training budget "
-                f"included: {r.word_epochs:.2f} against {r.open_epochs:.2f} epochs).",
-                form="every",
-            ),
-            lmclaims.row(
-                "4. the marginal over segmentations differs negligibly from the canonical segmentation",
-                c4,
-                "gap as a share of bits per char: "
-                + "; ".join(
-                    f"{m} {_pct(100 * g[GAP], 2)} % (certified ≥ {_pct(100 * g[CERTIFIED], 3)} %)"
-                    for m, g in r.gaps.items()
-                )
-                + f"; {levelled_text(r)}. Below "
-                f"{100 * rules.negligible_share:g} %: {_decisions(c4)}; below {100 * rules.negligible_share_alt:g} %: "
-                f"{_decisions(c4_alt)}: {negligible_verdict(r, rules.negligible_share_alt)} at that threshold.",
-                form="every",
-            ),
-        ]
+    return cases, (
+        f"word model {fmt(r.word_bpb)} bits/byte vs open models "
+        f"{min(e.value for e in r.open_bpb.values()):.3f}–{max(e.value for e in r.open_bpb.values()):.3f}; "
+        f"of its lead over {r.open_label}, scoring <unk> as a word explains {100 * r.unk / r.advantage:.0f} %, "
+        f"the post's mechanism {100 * r.renorm / r.advantage:.1f} %, and "
+        f"{100 * (r.advantage - r.unk - r.renorm) / r.advantage:.0f} % is unexplained (training budget "
+        f"included: {r.word_epochs:.2f} against {r.open_epochs:.2f} epochs)."
     )
+
+
+def marginal_negligible(r: Results, rules: Rules):
+    """Claim 4: :func:`negligible` at the chapter's threshold, the stricter one reported beside it."""
+    c4 = negligible(r, rules.negligible_share)
+    c4_alt = negligible(r, rules.negligible_share_alt)
+    return c4, (
+        "gap as a share of bits per char: "
+        + "; ".join(
+            f"{m} {_pct(100 * g[GAP], 2)} % (certified ≥ {_pct(100 * g[CERTIFIED], 3)} %)"
+            for m, g in r.gaps.items()
+        )
+        + f"; {levelled_text(r)}. Below "
+        f"{100 * rules.negligible_share:g} %: {_decisions(c4)}; below {100 * rules.negligible_share_alt:g} %: "
+        f"{_decisions(c4_alt)}: {negligible_verdict(r, rules.negligible_share_alt)} at that threshold."
+    )
+
+
+#: The post's claims: number, words, form, basis and the function that decides each
+#: (:class:`lmnotes.report.claims.Claim`).
+CLAIMS = [
+    lmclaims.Claim(
+        "1",
+        "perplexities per token are not comparable across segmentations",
+        per_token_incomparable,
+        form="identity",
+    ),
+    lmclaims.Claim(
+        "2",
+        "per-word and per-character measures are comparable for open-vocabulary models, and convert into each other",
+        independent_comparable,
+        form="identity",
+        basis="by construction",
+    ),
+    lmclaims.Claim(
+        "3",
+        "a closed vocabulary gives a large advantage that makes its perplexity incomparable",
+        closed_advantage,
+    ),
+    lmclaims.Claim(
+        "4",
+        "the marginal over segmentations differs negligibly from the canonical segmentation",
+        marginal_negligible,
+    ),
+]
+
+
+def claims(results: Results, rules: Rules) -> pd.DataFrame:
+    """The claims table of chapter 03: each claim of :data:`CLAIMS` with its form and its cases."""
+    return lmclaims.decide_all(CLAIMS, results, rules)
 
 
 def _pct(value: float, decimals: int) -> str:
