@@ -2,8 +2,10 @@
 (2022), each with the form its words give it and the cases the chapter measured
 (:mod:`lmnotes.report.cases`), from which the book's one function computes the verdict.
 
-:func:`claims` builds the whole table from ``results`` (what the chapter measured, a mapping
-whose keys :data:`RESULTS` names) and ``rules`` (the chapter's thresholds, :data:`RULES`);
+:data:`CLAIMS` lists the claims (:class:`lmnotes.report.claims.Claim`), each with the function
+that decides it; :func:`claims` builds the whole table from ``results`` (what the chapter
+measured, a mapping whose keys :data:`RESULTS` names) and ``rules`` (the chapter's thresholds,
+:data:`RULES`);
 :func:`thresholds` states those thresholds under the table.
 """
 
@@ -113,314 +115,341 @@ LEVELLED = {
 }
 
 
-def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
-    """The chapter's claims table: one row per claim of the paper (and its conclusion),
-    numbered as the chapter's list numbers them, each with its form and its cases
-    (:mod:`lmnotes.report.cases`), from which :func:`lmnotes.report.claims.row` computes the
-    verdict."""
-    missing = [k for k in RESULTS if k not in results] + [k for k in RULES if k not in rules]
-    if missing:
-        raise ValueError(f"the claims need {missing} (see RESULTS and RULES)")
-    r, q = SimpleNamespace(**results), SimpleNamespace(**rules)
-    main, learners, arch = r.main, r.learners, r.arch
-    Case = lmcases.Case
-    est = Case.interval
-    rows = []
+# --------------------------------------------------------------------------------------------
+# the claims, each decided by its function from the chapter's results (r) and thresholds (q)
 
-    def claim(text_, cases, measured, basis="measured", form="every"):
-        """A row of the claims table, its verdict computed from the cases by its form."""
-        rows.append(lmclaims.row(text_, cases, measured, basis=basis, form=form))
+Case, est = lmcases.Case, lmcases.Case.interval
 
-    ends = r.ends
-    claim(
-        "1. M underestimates most test sequences",
-        [
-            est(n, "above", v, 0.5, why="share of the test sequences underestimated")
-            for n, v in r.under.items()
-        ],
-        "; ".join(f"{n} {ci(v)}" for n, v in r.under.items()),
-    )
-    claim(
-        "2a. The rarer the sequence, the worse the underestimation (binned)",
-        [
-            Case.apart(
-                n,
-                "below",
-                bin_estimate(ends[n][0]),
-                bin_estimate(ends[n][1]),
-                why="mean error, rarest minus most probable equal-count bin (their intervals apart)",
-            )
-            for n in learners
-        ],
+
+def underestimated(r, q):
+    """Claim 1: each learner's share of underestimated test sequences above one half."""
+    cases = [
+        est(n, "above", v, 0.5, why="share of the test sequences underestimated") for n, v in r.under.items()
+    ]
+    return cases, "; ".join(f"{n} {ci(v)}" for n, v in r.under.items())
+
+
+def rarer_worse(r, q):
+    """Claim 2a: the rarest equal-count bin's mean error below the most probable bin's."""
+    ends, learners = r.ends, r.learners
+    cases = [
+        Case.apart(
+            n,
+            "below",
+            bin_estimate(ends[n][0]),
+            bin_estimate(ends[n][1]),
+            why="mean error, rarest minus most probable equal-count bin (their intervals apart)",
+        )
+        for n in learners
+    ]
+    return cases, (
         "rarest vs most probable equal-count bin: "
         + "; ".join(f"{n} {num(ends[n][0]['mean'])} vs {num(ends[n][1]['mean'])}" for n in learners)
         + f"; a constant deficit per token predicts "
-        f"both ends within {num(r.law_miss, 2)} nats",
+        f"both ends within {num(r.law_miss, 2)} nats"
     )
-    claim(
-        "2b. Rare sequences are underestimated beyond their length",
-        [
-            est(
-                f"{n}: ends beyond the length law",
-                "below",
-                r.tail[n],
-                why="rarest minus most probable bin, residual of the length law",
-            )
-            for n in learners
-        ]
-        + [
-            est(
-                f"{n}: surprisal at equal length",
-                "below",
-                r.s_coef[n],
-                why="coefficient of per-token surprisal in the OLS of the error on length and surprisal (nats "
-                "of error per nat); < 0: surprising sequences lose more at equal length",
-            )
-            for n in learners
-        ],
+
+
+def beyond_length(r, q):
+    """Claim 2b: the ends apart beyond the length law, and surprisal at equal length."""
+    learners = r.learners
+    cases = [
+        est(
+            f"{n}: ends beyond the length law",
+            "below",
+            r.tail[n],
+            why="rarest minus most probable bin, residual of the length law",
+        )
+        for n in learners
+    ] + [
+        est(
+            f"{n}: surprisal at equal length",
+            "below",
+            r.s_coef[n],
+            why="coefficient of per-token surprisal in the OLS of the error on length and surprisal (nats "
+            "of error per nat); < 0: surprising sequences lose more at equal length",
+        )
+        for n in learners
+    ]
+    return cases, (
         "rarest minus most probable bin, residual of the length law: "
         + "; ".join(f"{n} {ci(r.tail[n])}" for n in learners)
         + "; OLS coefficient of per-token surprisal at equal length: "
-        + "; ".join(f"{n} {ci(r.s_coef[n])}" for n in learners),
+        + "; ".join(f"{n} {ci(r.s_coef[n])}" for n in learners)
     )
-    claim(
-        "2c. The error falls non-linearly with $\\log p_L$",
-        [
-            est(
-                n,
-                "outside",
-                r.bend[n],
-                q.linear_margin,
-                why="relative change of the slope across the central 95 % of log p_L",
-            )
-            for n in learners
-        ],
-        "relative slope change across the central 95 % of log p_L: "
-        + "; ".join(f"{n} {ci(r.bend[n])}" for n in learners),
-    )
-    if r.size is not None:
-        s = SimpleNamespace(**r.size)
-        gain = scaled(s.pp_gain, 100)
-        claim(
-            "3. Model size matters little",
-            [
-                est(
-                    "sign: the larger model's mean-PP gain, %",
-                    "above",
-                    gain,
-                    why=f"{main}'s gain in mean PP over {s.tiny}, % of {s.tiny}'s",
-                ),
-                est(
-                    "size: the same gain, %",
-                    "within",
-                    gain,
-                    100 * q.size_cut,
-                    why="'only slightly': within the size_margin threshold either way (0: twice the paper's "
-                    "own gain, which it calls slight)",
-                ),
-            ],
-            f"{main} vs {s.tiny} ({r.parameters[main] / 1e6:.2f} M vs "
-            f"{r.parameters[s.tiny] / 1e6:.2f} M parameters): mean-PP gain "
-            f"{ci(scaled(s.pp_gain, 100))}"
-            f" % against the paper's {100 * r.paper_size_gain:.2f} % (its "
-            "'slight'); mean errors differ by "
-            f"{ci(scaled(s.rel, 100))}"
-            f" % of their mean; unpaired per-bin intervals overlap in "
-            f"{s.n_overlap} of {s.n_bins} bins (the paper's criterion, not counted: it tests any "
-            f"difference; the paired difference is resolved in {s.n_resolved} of {s.n_paired})",
-            form="effect",
+
+
+def non_linear(r, q):
+    """Claim 2c: the slope's relative change across the central 95 % of log p_L beyond the margin."""
+    cases = [
+        est(
+            n,
+            "outside",
+            r.bend[n],
+            q.linear_margin,
+            why="relative change of the slope across the central 95 % of log p_L",
         )
-    else:
-        claim("3. Model size matters little", [], "one size trained")
-    final, gaps, last, mid = r.final, r.gaps, r.last, r.mid
-    claim(
-        "4. Training error converges to ≈ 0 in every stratum",
-        [
-            est("mean training error", "within", final["train"], q.near_zero_nats, why=f"epoch {last}, nats"),
-            est(
-                "gap between the training strata",
-                "within",
-                gaps["train", last],
-                q.near_zero_nats,
-                why=f"epoch {last}, most probable minus rarest stratum, nats",
-            ),
-        ],
+        for n in r.learners
+    ]
+    return cases, "relative slope change across the central 95 % of log p_L: " + "; ".join(
+        f"{n} {ci(r.bend[n])}" for n in r.learners
+    )
+
+
+def size_matters_little(r, q):
+    """Claim 3: the larger model's mean-PP gain, its sign and its size (an effect); not tested
+    with one size trained."""
+    if r.size is None:
+        return [], "one size trained", {"form": "every"}
+    s, main = SimpleNamespace(**r.size), r.main
+    gain = scaled(s.pp_gain, 100)
+    cases = [
+        est(
+            "sign: the larger model's mean-PP gain, %",
+            "above",
+            gain,
+            why=f"{main}'s gain in mean PP over {s.tiny}, % of {s.tiny}'s",
+        ),
+        est(
+            "size: the same gain, %",
+            "within",
+            gain,
+            100 * q.size_cut,
+            why="'only slightly': within the size_margin threshold either way (0: twice the paper's "
+            "own gain, which it calls slight)",
+        ),
+    ]
+    return cases, (
+        f"{main} vs {s.tiny} ({r.parameters[main] / 1e6:.2f} M vs "
+        f"{r.parameters[s.tiny] / 1e6:.2f} M parameters): mean-PP gain "
+        f"{ci(scaled(s.pp_gain, 100))}"
+        f" % against the paper's {100 * r.paper_size_gain:.2f} % (its "
+        "'slight'); mean errors differ by "
+        f"{ci(scaled(s.rel, 100))}"
+        f" % of their mean; unpaired per-bin intervals overlap in "
+        f"{s.n_overlap} of {s.n_bins} bins (the paper's criterion, not counted: it tests any "
+        f"difference; the paired difference is resolved in {s.n_resolved} of {s.n_paired})"
+    )
+
+
+def training_converges(r, q):
+    """Claim 4: the mean training error and the gap between training strata within ± near_zero_nats."""
+    final, gaps, last = r.final, r.gaps, r.last
+    cases = [
+        est("mean training error", "within", final["train"], q.near_zero_nats, why=f"epoch {last}, nats"),
+        est(
+            "gap between the training strata",
+            "within",
+            gaps["train", last],
+            q.near_zero_nats,
+            why=f"epoch {last}, most probable minus rarest stratum, nats",
+        ),
+    ]
+    return cases, (
         f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
         f"between strata {ci(gaps['train', last])} (the strata {strata_end(gaps['train', last])}); best "
-        f"validation epoch = last for {r.n_best_last} of {r.n_models} learners",
+        f"validation epoch = last for {r.n_best_last} of {r.n_models} learners"
     )
-    claim(
-        "5. The gaps between test strata persist",
-        [
-            est(
-                "gap between the test strata",
-                "above",
-                gaps["test", last],
-                why=f"epoch {last}, most probable minus rarest stratum, nats",
-            )
-        ],
+
+
+def gaps_persist(r, q):
+    """Claim 5: the gap between the test strata at the last epoch above 0."""
+    gaps, last, mid = r.gaps, r.last, r.mid
+    cases = [
+        est(
+            "gap between the test strata",
+            "above",
+            gaps["test", last],
+            why=f"epoch {last}, most probable minus rarest stratum, nats",
+        )
+    ]
+    return cases, (
         f"epoch {last}: test strata gap {ci(gaps['test', last])} (epoch 1: "
         f"{ci(gaps['test', 1])}; epoch {mid}: {ci(gaps['test', mid])}), of "
         f"which {ci(negated(r.gap_beyond))}"
         f" beyond length (not counted: the claim is about the gaps themselves); exceeding the training gap "
-        f"by {ci(r.apart)}; training strata gap {ci(gaps['train', last])} (claim 4's case)",
+        f"by {ci(r.apart)}; training strata gap {ci(gaps['train', last])} (claim 4's case)"
     )
+
+
+# claims 6a and 6b are two: one estimate cannot show "helps" and "does not level off" wrong at once
+def more_data_helps(r, q):
+    """Claim 6a: every doubling of N gains error."""
     step_gain = r.step_gain
     first, lastg = list(step_gain.values())[0], list(step_gain.values())[-1]
-    last_rel = list(r.rel_step.values())[-1]
-    # two claims: one estimate cannot show "helps" and "does not level off" wrong at once
-    claim(
-        "6a. More data helps",
-        [
-            est(f"doubling N = {a:,} → {b:,}", "above", g, why="error gained, nats")
-            for (a, b), g in step_gain.items()
-        ],
+    cases = [
+        est(f"doubling N = {a:,} → {b:,}", "above", g, why="error gained, nats")
+        for (a, b), g in step_gain.items()
+    ]
+    return cases, (
         f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats); weights kept at updates "
         + ", ".join(f"{r.steps[N]['kept update']}" for N in r.sizes)
         + " (N = "
         + ", ".join(f"{N:,}" for N in r.sizes)
         + "; each N the better of two schedules on validation), learning "
-        "rate there "
-        + ", ".join(f"{r.steps[N]['learning rate kept']:.2f}" for N in r.sizes)
-        + " of its peak",
+        "rate there " + ", ".join(f"{r.steps[N]['learning rate kept']:.2f}" for N in r.sizes) + " of its peak"
     )
-    claim(
-        "6b. … and levels off",
-        [levelling(step_gain, r.error_at, q.level_margin)],
+
+
+def levels_off(r, q):
+    """Claim 6b: the last doubling's gain against level_margin (:func:`levelling`)."""
+    lastg = list(r.step_gain.values())[-1]
+    last_rel = list(r.rel_step.values())[-1]
+    return [levelling(r.step_gain, r.error_at, q.level_margin)], (
         f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
-        f"N = {r.sizes[-1]:,} (the paper's Fig. 3 goes to {PAPER_LARGEST_N / 1e6:.0f} M sequences)",
+        f"N = {r.sizes[-1]:,} (the paper's Fig. 3 goes to {PAPER_LARGEST_N / 1e6:.0f} M sequences)"
     )
-    same_n = r.same_n
-    claim(
-        "7. The Transformer uses data more efficiently than the LSTM",
-        [
-            est(f"N = {N:,}", "above", e, why=f"{main} minus {arch[0]}, error at equal N")
-            for N, e in zip(r.sizes, same_n)
-        ],
+
+
+def transformer_efficient(r, q):
+    """Claim 7: the main learner's error above the LSTM's at every equal N."""
+    main, arch, same_n = r.main, r.arch, r.same_n
+    cases = [
+        est(f"N = {N:,}", "above", e, why=f"{main} minus {arch[0]}, error at equal N")
+        for N, e in zip(r.sizes, same_n)
+    ]
+    return cases, (
         f"{main} minus {arch[0]} at equal N (positive: {main} closer to L): "
         + "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(r.sizes, same_n))
         + "; against the LSTM on 2N (not counted): "
         + "; ".join(ci(e) for e in r.ahead)
         if same_n
-        else "no LSTM trained",
+        else "no LSTM trained"
     )
-    claim(
-        "8. The mass does not go to the head",
-        [
-            est(
-                f"{n}: most probable bin",
-                "below",
-                bin_estimate(ends[n][1]),
-                why="mean error in the most probable twentieth (equal-count bin)",
-            )
-            for n in learners
-        ]
-        + [
-            est(
-                f"{n}: mass on L's head",
-                "below",
-                r.head_mass[n],
-                why="M's mass minus L's on L's most probable fifth, from M's samples",
-            )
-            for n in learners
-        ],
+
+
+def not_to_the_head(r, q):
+    """Claim 8: the most probable bin underestimated, and M's mass on L's head below L's."""
+    ends, learners = r.ends, r.learners
+    cases = [
+        est(
+            f"{n}: most probable bin",
+            "below",
+            bin_estimate(ends[n][1]),
+            why="mean error in the most probable twentieth (equal-count bin)",
+        )
+        for n in learners
+    ] + [
+        est(
+            f"{n}: mass on L's head",
+            "below",
+            r.head_mass[n],
+            why="M's mass minus L's on L's most probable fifth, from M's samples",
+        )
+        for n in learners
+    ]
+    return cases, (
         "mean error in the most probable twentieth (equal-count bin): "
         + "; ".join(f"{n} {ci(bin_estimate(ends[n][1]))}" for n in learners)
         + "; M's mass minus L's on L's most probable fifth, from M's samples: "
-        + "; ".join(f"{n} {ci(r.head_mass[n])}" for n in learners),
+        + "; ".join(f"{n} {ci(r.head_mass[n])}" for n in learners)
     )
-    claim(
-        "9. Perturbed sequences end up overestimated",
-        [
-            est(p.model, "above", p.ci, why=f"mean error after {r.top_level} perturbations")
-            for p in r.perturbed.itertuples()
-        ],
-        f"after {r.top_level} perturbations: "
-        + "; ".join(f"{p.model} {ci(p.ci)}" for p in r.perturbed.itertuples()),
+
+
+def perturbed_over(r, q):
+    """Claim 9: the mean error after the most perturbations above 0."""
+    cases = [
+        est(p.model, "above", p.ci, why=f"mean error after {r.top_level} perturbations")
+        for p in r.perturbed.itertuples()
+    ]
+    return cases, f"after {r.top_level} perturbations: " + "; ".join(
+        f"{p.model} {ci(p.ci)}" for p in r.perturbed.itertuples()
     )
+
+
+def random_over(r, q):
+    """Claim 10: every bin of random Σ* sequences above 0."""
     rand_df = r.random_bins
-    claim(
-        "10. Random Σ* sequences are overestimated whatever $p_L$",
-        [
-            Case(f"{b.model}, bin {b.bin}", "above", b.mean, b.low, b.high, why="mean error in the bin")
-            for b in rand_df.itertuples()
-        ],
-        f"bins above zero: {int((rand_df['low'] > 0).sum())} of {len(rand_df)}"
-        f" ({', '.join(r.models_random)})",
+    cases = [
+        Case(f"{b.model}, bin {b.bin}", "above", b.mean, b.low, b.high, why="mean error in the bin")
+        for b in rand_df.itertuples()
+    ]
+    return (
+        cases,
+        f"bins above zero: {int((rand_df['low'] > 0).sum())} of {len(rand_df)} ({', '.join(r.models_random)})",
     )
+
+
+def colder_worse(r, q):
+    """Claim 11a: the colder language's error per token below the warmer's, by seed, and the bins
+    of log p_L where it is worse."""
     t_cmp = r.t_cmp
     n_worse, n_better = int((t_cmp["high"] < 0).sum()), int((t_cmp["low"] > 0).sum())
-    claim(
-        "11a. Lower-entropy languages suffer more",
-        [
-            est(
-                f"seed {k[2]}: T = {k[0]} against {k[1]}",
-                "below",
-                c,
-                why="error per token, colder minus warmer",
-            )
-            for k, c in r.colder.items()
-        ]
-        + [
-            Case(
-                "bins of log p_L where the colder is worse",
-                "above",
-                n_worse / len(t_cmp),
-                n_worse / len(t_cmp),
-                1 - n_better / len(t_cmp),
-                0.5,
-                why=f"{n_worse} worse and {n_better} better of {len(t_cmp)} bins beyond their intervals; the "
-                "interval counts the open bins either way",
-            )
-        ],
+    cases = [
+        est(
+            f"seed {k[2]}: T = {k[0]} against {k[1]}",
+            "below",
+            c,
+            why="error per token, colder minus warmer",
+        )
+        for k, c in r.colder.items()
+    ] + [
+        Case(
+            "bins of log p_L where the colder is worse",
+            "above",
+            n_worse / len(t_cmp),
+            n_worse / len(t_cmp),
+            1 - n_better / len(t_cmp),
+            0.5,
+            why=f"{n_worse} worse and {n_better} better of {len(t_cmp)} bins beyond their intervals; the "
+            "interval counts the open bins either way",
+        )
+    ]
+    return cases, (
         "per token, colder minus warmer, by seed: "
         + "; ".join(ci(c) for c in r.colder.values())
         + f"; at equal log p_L, T = "
         f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins; equal tokens, {r.t_planned} updates planned "
-        f"(main: {r.main_planned}), stopped early, weights kept at updates {min(r.t_kept)}–{max(r.t_kept)}",
+        f"(main: {r.main_planned}), stopped early, weights kept at updates {min(r.t_kept)}–{max(r.t_kept)}"
     )
+
+
+def holds_at_one(r, q):
+    """Claim 11b: the share underestimated at T = 1 above one half, by seed."""
     warm = [T for T in r.temperatures if T == 1.0]
-    claim(
-        "11b. The underestimation holds at T = 1 (App. A.3)",
+    cases = (
         [
             est(f"seed {s}", "above", r.t_share[1.0, s], 0.5, why="share underestimated at T = 1")
             for s in r.temperature_seeds
         ]
         if warm
-        else [],
+        else []
+    )
+    return cases, (
         "share underestimated at T = 1, by seed: "
         + "; ".join(ci(r.t_share[1.0, s]) for s in r.temperature_seeds)
         if warm
-        else "T = 1 not among the language temperatures",
+        else "T = 1 not among the language temperatures"
     )
+
+
+def pretrained_truth(r, q):
+    """Claim 12: claims 1, 2a and 10 with a pretrained L (the gpu profile's)."""
     if isinstance(r.pretrained, str):
-        claim("12. The findings hold with a pretrained ground truth", [], f"skipped: {r.pretrained}")
-    elif r.pretrained:
-        p = SimpleNamespace(**r.pretrained)
-        claim(
-            "12. The findings hold with a pretrained ground truth",
-            [
-                est("share underestimated", "above", p.share, 0.5, why="share of the test sequences"),
-                Case.apart(
-                    "rarest minus most probable bin",
-                    "below",
-                    bin_estimate(p.rarest_bin),
-                    bin_estimate(p.top_bin),
-                    why="mean error (their intervals apart)",
-                ),
-                est("random sequences", "above", p.rand, why="mean error"),
-            ],
-            f"{p.language} at T = 1: underestimated {ci(p.share)}; "
-            f"rarest bin {num(p.rarest)} vs most probable "
-            f"{num(p.top)}; random sequences {ci(p.rand)}",
-        )
-    else:
-        claim(
-            "12. The findings hold with a pretrained ground truth",
-            [],
-            "not run at this profile (the gpu profile's pretrained L)",
-            basis="gpu profile only",
-        )
+        return [], f"skipped: {r.pretrained}"
+    if not r.pretrained:
+        return [], "not run at this profile (the gpu profile's pretrained L)", {"basis": "gpu profile only"}
+    p = SimpleNamespace(**r.pretrained)
+    cases = [
+        est("share underestimated", "above", p.share, 0.5, why="share of the test sequences"),
+        Case.apart(
+            "rarest minus most probable bin",
+            "below",
+            bin_estimate(p.rarest_bin),
+            bin_estimate(p.top_bin),
+            why="mean error (their intervals apart)",
+        ),
+        est("random sequences", "above", p.rand, why="mean error"),
+    ]
+    return cases, (
+        f"{p.language} at T = 1: underestimated {ci(p.share)}; "
+        f"rarest bin {num(p.rarest)} vs most probable "
+        f"{num(p.top)}; random sequences {ci(p.rand)}"
+    )
+
+
+def lnre_zone(r, q):
+    """Claim 13: the unseen mass of language clearly above lnre_share, and its decay unlike a die's."""
     lnre, grew = r.lnre, r.doublings
     language_side = [k for k in ("real sentences", "real words") if k in lnre]
     controls = [k for k in lnre if k.startswith(("power law", "fair die"))]
@@ -431,37 +460,72 @@ def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
         if len(unlike) < len(counted)
         else ""
     )
-    claim(
-        "13. Natural language is in the LNRE zone, unlike dice",
-        [
-            Case(
-                f"{k}: unseen mass",
-                "clearly above",
-                lnre[k],
-                threshold=q.lnre_share,
-                why="Good–Turing P̂_N at the largest N; the paper fixes no threshold",
-            )
-            for k in language_side
-        ]
-        + [doublings_case(k, grew[k], q.lnre_doublings) for k in unlike],
+    cases = [
+        Case(
+            f"{k}: unseen mass",
+            "clearly above",
+            lnre[k],
+            threshold=q.lnre_share,
+            why="Good–Turing P̂_N at the largest N; the paper fixes no threshold",
+        )
+        for k in language_side
+    ] + [doublings_case(k, grew[k], q.lnre_doublings) for k in unlike]
+    return cases, (
         "P̂_N and the decay exponent's doublings over the last decade: "
         + "; ".join(f"{k} {num(lnre[k])}, {grown(grew[k])}" for k in language_side)
         + " (the sentences' not counted: nearly all unique at this N, every law's exponent grows "
         f"in proportion to N there, so the doublings cannot tell laws apart{flat})"
         + "; controls (not counted): "
-        + "; ".join(f"{k} {num(lnre[k])}, {grown(grew[k])}" for k in controls),
+        + "; ".join(f"{k} {num(lnre[k])}, {grown(grew[k])}" for k in controls)
     )
-    claim(
-        "14. M spreads its mass too uniformly (the conclusion)",
-        [est(n, "above", r.gap[n], why="calibration gap ΔH − KL per token") for n in learners],
+
+
+def too_uniform(r, q):
+    """Claim 14 (the conclusion): the calibration gap ΔH − KL per token above 0."""
+    learners = r.learners
+    cases = [est(n, "above", r.gap[n], why="calibration gap ΔH − KL per token") for n in learners]
+    return cases, (
         "calibration gap ΔH − KL per token: "
         + "; ".join(f"{n} {ci(r.gap[n])}" for n in learners)
         + "; the entropy rate of M's "
         "samples minus L's, "
         + "; ".join(f"{n} {ci(r.seq_rate[n])}" for n in learners)
-        + ", is not counted: for a calibrated learner it is about its KL per token, above 0 whatever its shape",
+        + ", is not counted: for a calibrated learner it is about its KL per token, above 0 whatever its shape"
     )
-    return lmclaims.table(rows)
+
+
+#: The paper's claims (and its conclusion), numbered as the chapter's list numbers them, each
+#: with its form and the function that decides it (:class:`lmnotes.report.claims.Claim`).
+CLAIMS = [
+    lmclaims.Claim("1", "M underestimates most test sequences", underestimated),
+    lmclaims.Claim("2a", "The rarer the sequence, the worse the underestimation (binned)", rarer_worse),
+    lmclaims.Claim("2b", "Rare sequences are underestimated beyond their length", beyond_length),
+    lmclaims.Claim("2c", "The error falls non-linearly with $\\log p_L$", non_linear),
+    lmclaims.Claim("3", "Model size matters little", size_matters_little, form="effect"),
+    lmclaims.Claim("4", "Training error converges to ≈ 0 in every stratum", training_converges),
+    lmclaims.Claim("5", "The gaps between test strata persist", gaps_persist),
+    lmclaims.Claim("6a", "More data helps", more_data_helps),
+    lmclaims.Claim("6b", "… and levels off", levels_off),
+    lmclaims.Claim("7", "The Transformer uses data more efficiently than the LSTM", transformer_efficient),
+    lmclaims.Claim("8", "The mass does not go to the head", not_to_the_head),
+    lmclaims.Claim("9", "Perturbed sequences end up overestimated", perturbed_over),
+    lmclaims.Claim("10", "Random Σ* sequences are overestimated whatever $p_L$", random_over),
+    lmclaims.Claim("11a", "Lower-entropy languages suffer more", colder_worse),
+    lmclaims.Claim("11b", "The underestimation holds at T = 1 (App. A.3)", holds_at_one),
+    lmclaims.Claim("12", "The findings hold with a pretrained ground truth", pretrained_truth),
+    lmclaims.Claim("13", "Natural language is in the LNRE zone, unlike dice", lnre_zone),
+    lmclaims.Claim("14", "M spreads its mass too uniformly (the conclusion)", too_uniform),
+]
+
+
+def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
+    """The chapter's claims table: one row per claim of :data:`CLAIMS`, each with its form and
+    its cases (:mod:`lmnotes.report.cases`), from which :func:`lmnotes.report.claims.row`
+    computes the verdict."""
+    missing = [k for k in RESULTS if k not in results] + [k for k in RULES if k not in rules]
+    if missing:
+        raise ValueError(f"the claims need {missing} (see RESULTS and RULES)")
+    return lmclaims.decide_all(CLAIMS, SimpleNamespace(**results), SimpleNamespace(**rules))
 
 
 def doublings_case(name: str, doublings: float, threshold: float) -> lmcases.Case:
