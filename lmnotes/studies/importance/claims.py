@@ -416,63 +416,56 @@ def thresholds(rules: Rules) -> dict[str, str]:
     }
 
 
-def claims(results: Measured, rules: Rules) -> pd.DataFrame:
-    """The claims table of chapter 04 (:func:`lmnotes.report.claims.table`), from what it
-    measured and its rules."""
-    r = results
-    switch, runs, N_test = r.models, r.runs, r.n_test
-    k_max, n_runs, converged_gap = rules.k_max, rules.n_runs, rules.converged_gap
-    rows = []
+# --------------------------------------------------------------------------------------------
+# the claims, each decided by its function from what the chapter measured (r) and its rules
 
-    def claim(text, cases, measured, basis="measured", form="every"):
-        """A row of the claims table, its verdict computed from the cases by its form."""
-        rows.append(lmclaims.row(text, cases, measured, basis=basis, form=form))
 
-    def counted(cases, decision="for"):
-        return sum(c.decision == decision for c in cases)
+def counted(cases, decision="for") -> int:
+    """How many of ``cases`` are so decided."""
+    return sum(c.decision == decision for c in cases)
 
-    def named(cases, decision, most=2):
-        """The names of the cases so decided, at most ``most`` of them, "none" if none."""
-        names = [c.name for c in cases if c.decision == decision]
-        return (
-            "; ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
-            or "none"
-        )
 
-    # 1: a stochastic upper bound, every model-proposal pair
-    latent_cases = [(m, n) for m in switch for n in r.latent_names]
+def named(cases, decision, most=2) -> str:
+    """The names of the cases so decided, at most ``most`` of them, "none" if none."""
+    names = [c.name for c in cases if c.decision == decision]
+    return "; ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "") or "none"
+
+
+def upper_bound(r: Measured, rules: Rules):
+    """Claim 1: a stochastic upper bound, every model-proposal pair."""
+    runs, N_test = r.runs, r.n_test
+    latent_cases = [(m, n) for m in r.models for n in r.latent_names]
     ub = {k: mean_estimate(runs[k]["instance"], N_test) for k in latent_cases}
     c1 = [
         Case.interval(
             f"{n}, {m}",
             "below",
             ub[m, n],
-            why=f"E log p̂ − log p per sentence (nats) over {n_runs} runs of K draws, Student-t "
+            why=f"E log p̂ − log p per sentence (nats) over {rules.n_runs} runs of K draws, Student-t "
             "interval; < 0: the perplexity estimate lies above the truth on average",
         )
         for m, n in latent_cases
     ]
     below_truth = np.mean([np.mean(runs[k]["instance"] > 0) for k in latent_cases])
-    claim(
-        "1. The IS estimate of perplexity is a stochastic upper bound (Eq. 4)",
-        c1,
-        f"E log p̂ − log p per sentence over {n_runs} runs below 0 beyond the interval for {counted(c1)} of "
+    return c1, (
+        f"E log p̂ − log p per sentence over {rules.n_runs} runs below 0 beyond the interval for {counted(c1)} of "
         f"{len(c1)} model–proposal pairs"
         + (
             f"; open: {named(c1, 'open')}, too close to the posterior for the runs to resolve its bias"
             if counted(c1, "open")
             else ""
         )
-        + f"; {100 * below_truth:.0f} % of single runs fall below the truth: a bound on average, not run by run.",
-        basis="in expectation",
+        + f"; {100 * below_truth:.0f} % of single runs fall below the truth: a bound on average, not run by run."
     )
 
-    # 2 and 4: the gap left at K = k_max; a proposal whose sentences need more draws cannot
-    # reach the limit at this K (open unless its gap is already below the threshold)
-    tail_sub, gap_interval = r.tail_sub, r.gap_interval
+
+def consistent(r: Measured, rules: Rules):
+    """Claim 2: the gap left at K = k_max; a proposal whose sentences need more draws cannot
+    reach the limit at this K (open unless its gap is already below the threshold)."""
+    k_max, converged_gap = rules.k_max, rules.converged_gap
     c2 = []
-    for (m, n), share in tail_sub.items():
-        g = gap_interval[m, n]
+    for (m, n), share in r.tail_sub.items():
+        g = r.gap_interval[m, n]
         if share == 0:
             c2.append(
                 Case.interval(
@@ -498,24 +491,25 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
                     "convergence (its upper end below the threshold) but not its absence (no lower end)",
                 )
             )
-    n_tail = sum(v > 0 for v in tail_sub.values())
-    claim(
-        "2. The estimates are consistent: they converge as K grows (§2)",
-        c2,
+    n_tail = sum(v > 0 for v in r.tail_sub.values())
+    return c2, (
         f"relative perplexity gap at K = {k_max:,} below {converged_gap:.1%} beyond its interval for "
         f"{counted(c2)} of the {len(c2)} curves; {n_tail} have sentences that need more than K draws (e^KL), "
-        f"cannot reach the limit at this K, and are open unless already below.",
-        basis="in expectation",
+        f"cannot reach the limit at this K, and are open unless already below."
     )
 
-    claim(
-        "3a. Estimates fall monotonically as K grows, in expectation (Figs. 2–3)",
-        r.mono_cases,
+
+def monotone_in_expectation(r: Measured, rules: Rules):
+    """Claim 3a: the runs' mean rises at every step whose predicted rise they can resolve."""
+    return r.mono_cases, (
         f"E log p̂_K rises beyond the intervals at every step whose predicted rise the runs can resolve in "
         f"{counted(r.mono_cases)} of {len(r.mono_cases)} model–proposal pairs, falls in "
-        f"{counted(r.mono_cases, 'against')} (a theorem, Burda et al.: it can fail only by noise or a bug).",
-        basis="in expectation",
+        f"{counted(r.mono_cases, 'against')} (a theorem, Burda et al.: it can fail only by noise or a bug)."
     )
+
+
+def monotone_curves(r: Measured, rules: Rules):
+    """Claim 3b: each plotted single running curve never rises."""
     curve_rises = {k: int(np.sum(np.diff(r.curves[k]) < 0)) for k in r.mono_keys}
     steps = len(next(iter(r.curves.values()))) - 1
     c3b = [
@@ -528,131 +522,132 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
         )
         for (m, n), v in curve_rises.items()
     ]
-    claim(
-        "3b. The plotted curves fall monotonically as K grows (Figs. 2–3)",
-        c3b,
+    return c3b, (
         f"single running curves whose perplexity never rises: {counted(c3b)} of {len(c3b)}; they rise "
         f"{r.falls_single} times in {r.n_curve_steps} steps in all (a run, unlike its expectation, "
-        "need not fall).",
-        form="identity",
+        "need not fall)."
     )
 
+
+def no_convergence(r: Measured, rules: Rules):
+    """Claim 4: the gap at K = k_max above the convergence threshold."""
+    k_max, converged_gap = rules.k_max, rules.converged_gap
     c4 = [
         Case.interval(
             f"{n}, {m}",
             "above",
-            gap_interval[m, n],
+            r.gap_interval[m, n],
             converged_gap,
             why=f"relative perplexity gap at K = {k_max:,}, Monte Carlo interval; above the threshold: "
             "no convergence",
         )
-        for m, n in tail_sub
+        for m, n in r.tail_sub
     ]
-    claim(
-        "4. No sign of convergence even at K = 10⁴ (Fig. 3)",
-        c4,
+    return c4, (
         f"perplexity still above the truth by more than {converged_gap:.1%} at K = {k_max:,} for "
         f"{counted(c4)} of {len(c4)} model–proposal pairs, within it for {counted(c4, 'against')}; "
-        f"exp(KL), the draws a sentence needs, decides which ({'exactly' if r.agree else 'nearly'}).",
+        f"exp(KL), the draws a sentence needs, decides which ({'exactly' if r.agree else 'nearly'})."
     )
 
-    claim(
-        "5. Instance-level estimates are uniformly lower than corpus-level ones (Table 1)",
-        r.ic_cases,
+
+def instance_lower(r: Measured, rules: Rules):
+    """Claim 5: the instance-level estimate below the corpus-level one, per cell."""
+    return r.ic_cases, (
         f"lower beyond the runs' interval in {counted(r.ic_cases)} of {len(r.ic_cases)} pairs (open: "
         f"{counted(r.ic_cases, 'open')}), in {100 * r.ic_runs:.0f} % of single runs; "
         + source_text("5", r.paper, rules)
         + ". 'By a wide margin' is not counted (the source fixes no "
-        f"margin): from {fmt(r.ic_min_gap, 2)} to {fmt(r.ic_max_gap, 2)} % of the perplexity.",
-        basis="in expectation",
+        f"margin): from {fmt(r.ic_min_gap, 2)} to {fmt(r.ic_max_gap, 2)} % of the perplexity."
     )
 
-    claim(
-        "6. (Presumed by recommendation 1) aggregating per instance removes most of the "
-        "corpus-level bias, also with article-length documents as instances (KGLM)",
-        r.doc_cases,
+
+def documents_as_instances(r: Measured, rules: Rules):
+    """Claim 6: the share of the corpus-level bias removed with articles as instances."""
+    return r.doc_cases, (
         f"share of the corpus-level bias removed with articles ({r.article_tokens:,.0f} "
         f"tokens) as instances: below {rules.bias_removed:.0%} beyond the interval in "
         f"{counted(r.doc_cases, 'against')} of {len(r.doc_cases)} pairs, above in {counted(r.doc_cases)}; "
-        f"with sentences {min(v['instance'].value for v in r.removed.values()):.0%} or more.",
+        f"with sentences {min(v['instance'].value for v in r.removed.values()):.0%} or more."
     )
 
+
+def non_latent_equal(r: Measured, rules: Rules):
+    """Claim 7: the two aggregations equal to floating-point precision for the Transformer alone."""
     gap = r.nonlatent_gap
-    claim(
-        "7. The two aggregations coincide for a non-latent LM",
-        [
-            Case(
-                "the Transformer alone (no latent state)",
-                "less",
-                gap,
-                threshold=EXACT_ZERO,
-                why=f"the largest |instance − corpus| over {n_runs} runs, nats; below {EXACT_ZERO:g}: equal to "
-                "floating-point precision",
-            )
-        ],
-        f"largest |instance − corpus| over {n_runs} runs: {gap:.2g} nats",
-        basis="by construction",
-        form="identity",
-    )
+    cases = [
+        Case(
+            "the Transformer alone (no latent state)",
+            "less",
+            gap,
+            threshold=EXACT_ZERO,
+            why=f"the largest |instance − corpus| over {rules.n_runs} runs, nats; below {EXACT_ZERO:g}: equal to "
+            "floating-point precision",
+        )
+    ]
+    return cases, f"largest |instance − corpus| over {rules.n_runs} runs: {gap:.2g} nats"
 
+
+def kglm_corpus_level(r: Measured, rules: Rules):
+    """Claim 8: the lines of KGLM's evaluation read from its code."""
     lines = f"lines {PA.KGLM_LINES[0]}–{PA.KGLM_LINES[1]}"
     path = PA.KGLM_FILE.replace("/", "/\u200b")  # a long path may break after a slash
     where = f"{PA.KGLM_REPO} @ {PA.KGLM_COMMIT[:7]} (master), {path}, {lines}"
-    claim(
-        "8. KGLM's evaluation aggregates over the corpus (§3)",
-        [
-            Case(
-                where,
-                "holds",
-                int(r.kglm_code == "corpus"),
-                why="the lines, transcribed (paper.kglm_master), give Eq. 6's corpus-level estimate on random "
-                "weights, not Eq. 5's: one weight per sample summed over every batch, then logsumexp",
-            )
-        ],
+    cases = [
+        Case(
+            where,
+            "holds",
+            int(r.kglm_code == "corpus"),
+            why="the lines, transcribed (paper.kglm_master), give Eq. 6's corpus-level estimate on random "
+            "weights, not Eq. 5's: one weight per sample summed over every batch, then logsumexp",
+        )
+    ]
+    return cases, (
         f"read from the code, {where} (file last changed in {PA.KGLM_FILE_COMMIT[:7]}): they aggregate over "
-        f"the {r.kglm_code}; the acl-2020-updates branch aggregates per instance.",
-        basis="source code",
-        form="identity",
+        f"the {r.kglm_code}; the acl-2020-updates branch aggregates per instance."
     )
 
+
+def peeking_helps(r: Measured, rules: Rules):
+    """Claim 9: each peeking proposal (and mean-field) against no peeking on the same chain."""
+    runs, N_test = r.runs, r.n_test
     peekers = [SR.peek_label(h) for h in rules.peek_horizons if h > 0] + [SR.MEAN_FIELD]
     gains = {
         f"{n}, {m}": mean_estimate(runs[m, n]["instance"] - runs[m, SR.NO_PEEKING]["instance"], N_test)
-        for m in switch
+        for m in r.models
         for n in peekers
     }
     c9 = peeking_better(
         gains,
         why="log p̂ per sentence, the peeking proposal minus no peeking (the same chain), "
-        f"{n_runs} runs each, Student-t interval; mean-field counts: it reads all of x and "
+        f"{rules.n_runs} runs each, Student-t interval; mean-field counts: it reads all of x and "
         "forgets the state, as KGLM's proposal (kglm_disc.py, master) samples every token's "
         "mention type at once (parallel_sample)",
     )
     worse = [c.name for c in c9 if c.decision == "against"]
-    claim(
-        "9. In general, peeking proposals give better estimates",
-        c9,
+    return c9, (
         f"peek h (h = {', '.join(str(h) for h in rules.peek_horizons if h)}) and mean-field against no peeking: "
         f"better in {counted(c9)} of {len(c9)}"
         + (f", worse: {'; '.join(worse)}" if worse else "")
         + "; "
         + source_text("9", r.paper, rules)
-        + ".",
-        form="most",
+        + "."
     )
 
+
+def invalid_structures(r: Measured, rules: Rules):
+    """Claim 10: unconstrained samples that spell none of the words."""
     hits = "; ".join(
         f"{plots.label(n)} {int(np.isneginf(v).sum())} of {len(v)} never spelled"
         for n, v in r.ancestral_hits.items()
     )
-    claim(
-        "10. A proposal that does not peek produces invalid structures (no non-peeking RNNG)",
-        r.invalid_cases,
+    return r.invalid_cases, (
         f"unconstrained samples that spell none of the {r.n_words} words: {hits}; a sample "
-        "spells x with probability p(x).",
-        basis="by construction",
+        "spells x with probability p(x)."
     )
 
+
+def best_temperature(r: Measured, rules: Rules):
+    """Claim 11: the best τ and the range as good inside the paper's window, per model and family."""
     ranges = []  # (label, best, low, high, why)
     for (m, fam), (_, chis) in r.tau_div.items():
         ranges.append(
@@ -681,9 +676,7 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
         for c, (label, best, lo, hi, _) in zip(c11, ranges)
         if c.decision != "for"
     ]
-    claim(
-        "11. A temperature slightly above 1 (e.g. τ ∈ [1.1, 2]) is best; the ideal varies across models",
-        c11,
+    return c11, (
         f"the best τ and the range as good inside ({WINDOW[0]:.2f}, {WINDOW[1]:.2f}) for {counted(c11)} of "
         f"{len(c11)}"
         + (
@@ -693,14 +686,16 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
         )
         + "; "
         + source_text("11", r.paper, rules)
-        + ".",
-        form="most",
+        + "."
     )
 
-    # 12: the modes in the order of the exact χ², neighbour by neighbour, and the
-    # separation of τ = 0.5 and no peeking from the best
+
+def stable_modes(r: Measured, rules: Rules):
+    """Claim 12: the modes in the order of the exact χ², neighbour by neighbour, and the
+    separation of τ = 0.5 and no peeking from the best."""
+    runs, N_test = r.runs, r.n_test
     c12 = []
-    for m in switch:
+    for m in r.models:
         quality = {n: float(np.mean(r.chi[m, n])) for n in r.density_names}
         score = {
             n: (
@@ -718,7 +713,7 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
             "(all test sentences) minus the next, Welch interval",
         )
     c12_order = len(c12)
-    for m in switch:
+    for m in r.models:
         best = max(r.density_names, key=lambda n: runs[m, n]["instance"].mean())
         for worse_ in (SR.NO_PEEKING, SR.peek_label(1, 0.5)):
             x, y = runs[m, best]["instance"] / N_test, runs[m, worse_]["instance"] / N_test
@@ -732,19 +727,18 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
                     "'clearly' fixes no threshold",
                 )
             )
-    claim(
-        "12. Repeated estimates are stable: their modes follow the proposals' quality, and "
-        "τ = 0.5 and no peeking are clearly separated from the best (Fig. 4)",
-        c12,
+    return c12, (
         f"neighbours in the order of the exact χ² in the same order at K = 100 beyond the interval: "
         f"{counted(c12[:c12_order])} of {c12_order}, reversed: {named(c12[:c12_order], 'against')}"
-        f"; clearly separated from the best: {counted(c12[c12_order:])} of {len(c12) - c12_order}.",
+        f"; clearly separated from the best: {counted(c12[c12_order:])} of {len(c12) - c12_order}."
     )
 
-    # 13: the ranking at K = 10 against the exact χ² on the same sentences, neighbour by
-    # neighbour, and whether K = 10 picks the χ²-best
+
+def ranking_preserved(r: Measured, rules: Rules):
+    """Claim 13: the ranking at K = 10 against the exact χ² on the same sentences, neighbour by
+    neighbour, and whether K = 10 picks the χ²-best."""
     c13, picks = [], []
-    for m in switch:
+    for m in r.models:
         quality = {n: float(np.mean(r.chi[m, n][r.sub])) for n in r.rank_names}
         k10 = {n: r.expect[m, n].loc[10] for n in r.rank_names}
         score = {n: (-abs(e["mean"]), e["se"], e["runs"]) for n, e in k10.items()}
@@ -768,19 +762,19 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
         )
     n_order = len(c13)
     kendall = "; ".join(f"{m} {t.statistic:.2f}" for (m, c), t in r.kendall.items() if c == "χ²")
-    claim(
-        "13. The ranking of proposals is mostly preserved as K grows: a few samples find good ones",
-        c13 + picks,
+    return c13 + picks, (
         f"neighbours in the order of the exact χ² ({len(r.rank_names)} proposals) in the same order at K = 10: "
         f"{counted(c13)} of {n_order}, reversed: {named(c13, 'against')} (Kendall τ {kendall}, not counted); "
         f"K = 10 picks the χ²-best on {counted(picks)} of {len(picks)} models; one run of 10 draws in "
         + " and ".join(f"{100 * v:.0f} %" for v in r.single_pick.values())
-        + " of runs.",
-        form="most",
+        + " of runs."
     )
 
+
+def beam_upper_bounds(r: Measured, rules: Rules):
+    """Claim 14: every beam and k-best bound at most the exact marginal."""
     c14 = []
-    for m in switch:
+    for m in r.models:
         exact = max(float(np.max(logsumexp(r.best_paths[m, k], axis=1) - r.logp[m])) for k in r.beam_sizes)
         with np.errstate(divide="ignore"):  # a share that underflows to 0: log 0 = −∞, below
             beam = max(float(np.max(np.log(r.share[m, k]))) for k in r.beam_sizes)
@@ -795,14 +789,11 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
                     f"{', '.join(map(str, r.beam_sizes))}; below {EXACT_ZERO:g}: a lower bound on p(x)",
                 )
             )
-    claim(
-        "14. Beam marginalisation gives strict upper bounds (Table 2)",
-        c14,
-        "every beam and k-best bound ≥ the exact perplexity: a sum over a subset of the paths.",
-        basis="by construction",
-        form="identity",
-    )
+    return c14, "every beam and k-best bound ≥ the exact perplexity: a sum over a subset of the paths."
 
+
+def beams_tight(r: Measured, rules: Rules):
+    """Claim 15: at equal length, the sticky model's beam share minus the fitted one's within the margin."""
     c15 = [
         Case.interval(
             f"{b} tokens",
@@ -814,16 +805,17 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
         )
         for b, e in zip(r.length_bins, r.equal_size)
     ]
-    claim(
-        "15. Beam bounds are tight only where the latent space is small (Table 2)",
-        c15,
+    return c15, (
         f"at equal length (the same space) the sticky model's beam holds more than the fitted one's beyond "
         f"{rules.beam_share_margin:g} points in {counted(c15, 'against')} of {len(c15)} bins ("
         + ", ".join(f"{e.value:+.0f}" for e in r.equal_size)
         + "); shortest minus longest, not counted (more "
-        "paths, a smaller share): " + "; ".join(f"{m} {fmt(r.short_long[m], 2)}" for m in switch) + ".",
+        "paths, a smaller share): " + "; ".join(f"{m} {fmt(r.short_long[m], 2)}" for m in r.models) + "."
     )
 
+
+def kglm_arithmetic(r: Measured, rules: Rules):
+    """Claim 16: the source's KGLM gap at τ = 1.1, its sign and its size (:func:`kglm_gap`)."""
     t1 = PA.read_table1(r.paper)
     kglm_c, kglm_i = t1["kglm_c"], t1["kglm_i"]
     c16 = kglm_gap(
@@ -832,14 +824,105 @@ def claims(results: Measured, rules: Rules) -> pd.DataFrame:
         rules.approx_share,
     )
     points = abs((kglm_c - kglm_i) / 10 - 1) <= rules.approx_share
-    claim(
-        "16. The source's arithmetic: KGLM instance level ≈ 10 nats below corpus level at τ = 1.1",
-        c16,
+    return c16, (
         f"the direction holds ({kglm_c:.1f} > {kglm_i:.1f}); in nats per token the gap is "
         f"ln({kglm_c:.1f}/{kglm_i:.1f}) = {math.log(kglm_c / kglm_i):.2f}, not 10: its words go beyond its table; "
         f"its 10 is a difference of perplexities, {kglm_c - kglm_i:.1f} points, "
-        f"{'within' if points else 'beyond'} {rules.approx_share:.0%} of 10 (not counted: no unit).",
-        form="effect",
+        f"{'within' if points else 'beyond'} {rules.approx_share:.0%} of 10 (not counted: no unit)."
     )
 
-    return lmclaims.table(rows)
+
+#: The paper's claims, in the chapter's numbering: words, form, basis and the function that
+#: decides each (:class:`lmnotes.report.claims.Claim`).
+CLAIMS = [
+    lmclaims.Claim(
+        "1",
+        "The IS estimate of perplexity is a stochastic upper bound (Eq. 4)",
+        upper_bound,
+        basis="in expectation",
+    ),
+    lmclaims.Claim(
+        "2", "The estimates are consistent: they converge as K grows (§2)", consistent, basis="in expectation"
+    ),
+    lmclaims.Claim(
+        "3a",
+        "Estimates fall monotonically as K grows, in expectation (Figs. 2–3)",
+        monotone_in_expectation,
+        basis="in expectation",
+    ),
+    lmclaims.Claim(
+        "3b", "The plotted curves fall monotonically as K grows (Figs. 2–3)", monotone_curves, form="identity"
+    ),
+    lmclaims.Claim("4", "No sign of convergence even at K = 10⁴ (Fig. 3)", no_convergence),
+    lmclaims.Claim(
+        "5",
+        "Instance-level estimates are uniformly lower than corpus-level ones (Table 1)",
+        instance_lower,
+        basis="in expectation",
+    ),
+    lmclaims.Claim(
+        "6",
+        "(Presumed by recommendation 1) aggregating per instance removes most of the "
+        "corpus-level bias, also with article-length documents as instances (KGLM)",
+        documents_as_instances,
+    ),
+    lmclaims.Claim(
+        "7",
+        "The two aggregations coincide for a non-latent LM",
+        non_latent_equal,
+        form="identity",
+        basis="by construction",
+    ),
+    lmclaims.Claim(
+        "8",
+        "KGLM's evaluation aggregates over the corpus (§3)",
+        kglm_corpus_level,
+        form="identity",
+        basis="source code",
+    ),
+    lmclaims.Claim("9", "In general, peeking proposals give better estimates", peeking_helps, form="most"),
+    lmclaims.Claim(
+        "10",
+        "A proposal that does not peek produces invalid structures (no non-peeking RNNG)",
+        invalid_structures,
+        basis="by construction",
+    ),
+    lmclaims.Claim(
+        "11",
+        "A temperature slightly above 1 (e.g. τ ∈ [1.1, 2]) is best; the ideal varies across models",
+        best_temperature,
+        form="most",
+    ),
+    lmclaims.Claim(
+        "12",
+        "Repeated estimates are stable: their modes follow the proposals' quality, and "
+        "τ = 0.5 and no peeking are clearly separated from the best (Fig. 4)",
+        stable_modes,
+    ),
+    lmclaims.Claim(
+        "13",
+        "The ranking of proposals is mostly preserved as K grows: a few samples find good ones",
+        ranking_preserved,
+        form="most",
+    ),
+    lmclaims.Claim(
+        "14",
+        "Beam marginalisation gives strict upper bounds (Table 2)",
+        beam_upper_bounds,
+        form="identity",
+        basis="by construction",
+    ),
+    lmclaims.Claim("15", "Beam bounds are tight only where the latent space is small (Table 2)", beams_tight),
+    lmclaims.Claim(
+        "16",
+        "The source's arithmetic: KGLM instance level ≈ 10 nats below corpus level at τ = 1.1",
+        kglm_arithmetic,
+        form="effect",
+    ),
+]
+
+
+def claims(results: Measured, rules: Rules) -> pd.DataFrame:
+    """The claims table of chapter 04: each claim of :data:`CLAIMS` with its form and its cases,
+    from what the chapter measured and its rules."""
+    return lmclaims.decide_all(CLAIMS, results, rules)
