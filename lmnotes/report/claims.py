@@ -94,15 +94,15 @@ def row(
 @dataclass(frozen=True)
 class Claim:
     """One entry of a study's declarative list of claims: its number, the source's words (a
-    template that may name the chapter's thresholds, ``"tested at {rules.long_length} tokens"``),
-    its form (:data:`lmnotes.report.cases.FORMS`), its basis (:data:`BASES`), and the function
+    template that may name the chapter's thresholds, ``"tested at {rules.long_length} tokens"``,
+    or a function of them), its form (:data:`lmnotes.report.cases.FORMS`), its basis (:data:`BASES`), and the function
     that gives its cases and the sentence of what was measured, ``decide(measured, rules)``
     (with a third item, a mapping, where what was run changes the row's ``form`` or ``basis``:
     a claim not run at this profile). Adding a claim to a study is adding such an entry and its
     ``decide``."""
 
     number: str
-    words: str
+    words: str | Callable[[Any], str]
     decide: Callable[[Any, Any], tuple]
     form: str = "every"
     basis: str = "measured"
@@ -115,7 +115,8 @@ def decide_all(claims: Sequence[Claim], measured: Any, rules: Any) -> pd.DataFra
     for c in claims:
         cases, text, *changed = c.decide(measured, rules)
         how = {"form": c.form, "basis": c.basis, **(changed[0] if changed else {})}
-        rows.append(row(f"{c.number}. {c.words.format(rules=rules)}", cases, text, **how))
+        words = c.words(rules) if callable(c.words) else c.words.format(rules=rules)
+        rows.append(row(f"{c.number}. {words}", cases, text, **how))
     return table(rows)
 
 

@@ -451,23 +451,21 @@ def _char_level(results: Results) -> set[str]:
     return {n for n, s in results.segmentation.items() if s in ("byte", "char")}
 
 
-def ranking(results: Results, rules: Rules) -> dict:
+def ranking(results: Results, rules: Rules):
     """Claim 1: top-1 and top-10 rank the models alike (:func:`rank_cases`)."""
     cases = rank_cases(results, rules)
     n_for, n_against, n_open = lmcases.counts(cases)
     n_ties = sum(c.test == "within" and c.decision == "for" for c in cases)
-    return lmclaims.row(
-        "1. Whole-word top-1 and top-10 accuracy rank the models alike",
+    return (
         cases,
         f"{n_for} of the {len(cases)} pairs without a character-level model ranked alike by both "
         f"({n_ties} of them tied by both within the margin), {n_against} reversed{_listed(cases, 'against')}, "
         f"{n_open} open; {len(results.pairs) - len(cases)} pairs with {names(sorted(_char_level(results)))} not "
         "testable (Alg. 2's top-10 of a character-level model)",
-        form="every",
     )
 
 
-def separated(claim: str, results: Results, rules: Rules, same: str, other: str) -> dict:
+def separated(results: Results, rules: Rules, same: str, other: str):
     """Claims 2 and 3: some pair is similar in ``same`` and different in ``other``, each
     pair's intervals at the Bonferroni level of the number of pairs."""
     t, pairs = results.table1, results.pairs
@@ -485,19 +483,17 @@ def separated(claim: str, results: Results, rules: Rules, same: str, other: str)
         for _, r in pairs.iterrows()
     ]
     n_for, n_against, n_open = lmcases.counts(cases)
-    return lmclaims.row(
-        claim,
+    return (
         cases,
         (
             f"of {len(cases)} pairs, {n_for} similar in {same} and different in {other}{_listed(cases, 'for')}, "
             f"{n_against} not (different in {same} or similar in {other}), {n_open} open; margin {rules.margin:.1%} "
             f"of the pair's mean, intervals at {level:.2%} (Bonferroni over {len(cases)} pairs)"
         ),
-        form="some",
     )
 
 
-def perplexity(results: Results, rules: Rules) -> dict:
+def perplexity(results: Results, rules: Rules):
     """Claim 4: perplexity does not reveal diversity: some pair has the lower word perplexity
     with the lower T1. Every model is scored on the same words (those every self-trained model
     decodes), so the closed vocabularies' pairs count too."""
@@ -510,8 +506,7 @@ def perplexity(results: Results, rules: Rules) -> dict:
         for _, r in pairs.iterrows()
     ]
     n_for, n_against, n_open = lmcases.counts(cases)
-    return lmclaims.row(
-        "4. Word perplexity does not reveal diversity (some pair)",
+    return (
         cases,
         f"of {len(cases)} pairs (every model scored on the same words), {n_for} with the lower perplexity and "
         f"the lower T1{_listed(cases, 'for')}, {n_against} with the lower perplexity and the higher T1, "
@@ -522,7 +517,6 @@ def perplexity(results: Results, rules: Rules) -> dict:
             if any(c.decision == "for" and "word" in c.name for c in cases)
             else ""
         ),
-        form="some",
     )
 
 
@@ -552,14 +546,13 @@ def fall_cases(results: Results) -> list[Case]:
     return cases
 
 
-def frequency_fall(results: Results) -> dict:
+def frequency_fall(results: Results, rules: Rules):
     """Claim 5: accuracy and coverage fall with training frequency (:func:`fall_cases`)."""
     cases = fall_cases(results)
     n_for, n_against, n_open = lmcases.counts(cases)
     na = [c for c in cases if c.decision == "not applicable"]
     empty = list(dict.fromkeys(c.name.replace(" accuracy", "").replace(" coverage", "") for c in na))
-    return lmclaims.row(
-        "5. Accuracy and coverage fall with training frequency",
+    return (
         cases,
         f"{n_for} of {n_for + n_against + n_open} adjacent-bin drops beyond their intervals, {n_against} rises"
         f"{_listed(cases, 'against')}, {n_open} open{_listed(cases, 'open')}"
@@ -569,11 +562,10 @@ def frequency_fall(results: Results) -> dict:
             if na
             else ""
         ),
-        form="every",
     )
 
 
-def concentration(results: Results) -> dict:
+def concentration(results: Results, rules: Rules):
     """Claim 6: hits concentrate in the most frequent bin: their share there above the bin's
     share of the words, beyond both intervals."""
     conc = results.concentration
@@ -590,16 +582,14 @@ def concentration(results: Results) -> dict:
         for n, (h, p) in conc.items()
     ]
     first = next(iter(conc.values()))[1]
-    return lmclaims.row(
-        "6. Hits concentrate in the most frequent bin",
+    return (
         cases,
         f"share of the hits in {WS.PAPER_BINS[0]} against its {first.value:.0f} % of the words: "
         + "; ".join(f"{label(n)} {h.value:.0f} %" for n, (h, p) in conc.items()),
-        form="every",
     )
 
 
-def soft_match(results: Results, rules: Rules) -> dict:
+def soft_match(results: Results, rules: Rules):
     """Claim 7: soft match raises accuracy and coverage (largest k, above chance); a gain of
     0 on every resample (no miss a soft hit, by the model or by chance) is not applicable."""
     models, kk = list(results.segmentation), rules.soft_k
@@ -619,14 +609,12 @@ def soft_match(results: Results, rules: Rules) -> dict:
                 )
             )
     g = [results.soft_gain[n, kk] for n in models]
-    return lmclaims.row(
-        f"7. Soft match (k = {kk}) raises accuracy and coverage",
+    return (
         cases,
         "gain above chance, accuracy / coverage (points): "
         + "; ".join(
             f"{label(n)} {signed(a.value, 2)} / {signed(b.value, 2)}" for n, (a, b, *_) in zip(models, g)
         ),
-        form="every",
     )
 
 
@@ -655,9 +643,10 @@ def split_text(name: str, words: pd.DataFrame) -> str:
     return f"{int(rare.sum())}/{len(rare)} vs {int(common.sum())}/{len(common)}"
 
 
-def paraphrase(results: Results, rules: Rules) -> list[dict]:
+def _paraphrase(results: Results, rules: Rules):
     """Claims 8a and 8b: paraphrase fails more for rare words (Table 2), and among the words
-    the encoder splits (all rare words are split: whole words cannot separate the causes)."""
+    the encoder splits (all rare words are split: whole words cannot separate the causes):
+    each claim's cases and measured sentence."""
     ours = results.table2[results.table2["source"] == "ours"]
     n = rules.n_triples
     split = split_words(results)
@@ -678,9 +667,8 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
     c8b = [split_case(name, words, margin[name]) for name, words in decided.items()]
     left = [e for e in results.encoders if e not in split]
     no_gap = [e for e in split if e not in decided]
-    return [
-        lmclaims.row(
-            "8a. Paraphrase identification fails more for rare words (Table 2)",
+    return (
+        (
             c8a,
             "; ".join(
                 f"{r['encoder']} {r['rare hits']}/{n} vs {r['common hits']}/{n}, Fisher p "
@@ -688,10 +676,8 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
                 for _, r in ours.iterrows()
             )
             + "; confounded with word-piece splitting (8b)",
-            form="every",
         ),
-        lmclaims.row(
-            "8b. ... and not because rare words are cut into pieces (our check; split words only)",
+        (
             c8b,
             f"common minus rare split words (points) against {rules.explained_share:g} × 8a's gap × "
             "the split words' Zipf contrast over Table 2's (its interval widens the case's): "
@@ -704,9 +690,8 @@ def paraphrase(results: Results, rules: Rules) -> list[dict]:
             )
             + (f"; {names(no_gap)}: no gap in 8a, no case" if no_gap else "")
             + (f"; {names(left)} split no rare word or no common one: no case" if left else ""),
-            form="every",
         ),
-    ]
+    )
 
 
 def zipf_contrast(words: pd.DataFrame) -> float:
@@ -730,7 +715,7 @@ def triples_needed(diff: stats.Estimate, n: int, margin: float) -> float | None:
     return n * ((diff.high - diff.low) / 2 / room) ** 2 if room > 0 else None
 
 
-def encoders_alike(results: Results, rules: Rules) -> dict:
+def encoders_alike(results: Results, rules: Rules):
     """Claim 9: the two encoders do not differ on rare words (within ±``equal_points``). The
     measured text says how many rare triples would decide it at the observed difference, and
     how many the corpus offers."""
@@ -747,12 +732,10 @@ def encoders_alike(results: Results, rules: Rules) -> dict:
         else f"; showing it within at this difference would take about {float(f'{need:.2g}'):,.0f} "
         "rare triples" + (f", and the training split offers {offered:,}" if offered else "")
     )
-    return lmclaims.row(
-        "9. The two encoders do not differ on rare words",
+    return (
         [case],
         f"{e1} − {e2} {fmt(results.enc_diff)} points on {n_rare} rare triples "
         f"(margin ±{rules.equal_points:g}), McNemar p {tables.pvalue(results.mcnemar)}" + reach,
-        form="every",
     )
 
 
@@ -766,7 +749,7 @@ def best_per_bin(results: Results) -> dict[str, str]:
     }
 
 
-def low_coverage(results: Results, rules: Rules) -> dict:
+def low_coverage(results: Results, rules: Rules):
     """Claim 10: coverage is low: even the best model per bin is below GPT-2's 50 / 14 / 7 %
     (§3.1, "even GPT-2 ... was covering only"). The paper's own values are the thresholds: it
     fixes none for "low", so its numbers tie them (its words go beyond its numbers)."""
@@ -774,20 +757,17 @@ def low_coverage(results: Results, rules: Rules) -> dict:
     cases = [
         coverage_case(f"{b}: {label(n)}", results.by_bin[n, b]["cov"], paper[b]) for b, n in best.items()
     ]
-    return lmclaims.row(
-        "10. Type coverage is low: even our best model per bin stays below GPT-2's "
-        + " / ".join(f"{v:g} %" for v in paper.values()),
+    return (
         cases,
         "best of our models per bin: "
         + " / ".join(f"{label(n)} {results.by_bin[n, b]['cov'].value:.1f} %" for b, n in best.items())
         + f"; our {WS.PAPER_BINS[0]} bin holds {results.n_types[WS.PAPER_BINS[0]]} types (coverage grows as a "
         "bin holds fewer); the paper fixes no threshold of 'low' and its own values serve as ours: its "
         "words go beyond its numbers",
-        form="every",
     )
 
 
-def more_types(results: Results, rules: Rules) -> dict:
+def more_types(results: Results, rules: Rules):
     """Claim 11: §3.2's soft match adds 11–14 % more types at k = 100, its raw gain as a share
     of T1: more than ``soft_share`` on every model, as the paper's own numbers do."""
     kk, share, t1 = rules.soft_k, rules.soft_share, results.table1["T1"]
@@ -799,15 +779,12 @@ def more_types(results: Results, rules: Rules) -> dict:
             f"{gain.value / t1[n].value:+.0%}".replace("-", "−") if t1[n].value else "no T1"
         )
 
-    return lmclaims.row(
-        f"11. Soft match (k = {kk}) adds more than {share:.0%} more types (§3.2: 11 and 14 %, raw gains as a "
-        "share of T1)",
+    return (
         cases,
         "raw T1 gain as a share of T1: "
         + "; ".join(pct(results.soft_gain[n, kk][2], n) for n in models)
         + "; above chance (not counted): "
         + "; ".join(pct(results.soft_gain[n, kk][1], n) for n in models),
-        form="every",
     )
 
 
@@ -820,7 +797,7 @@ def robust_cases(results: Results, rules: Rules) -> list[Case]:
     ]
 
 
-def robustness(results: Results, rules: Rules) -> dict:
+def robustness(results: Results, rules: Rules):
     """Claim 12: the word-level metrics are robust to tokenization (§1): Algorithm 2's top-10
     measures what the exact top-10 does, within the paper's margin."""
     cases = robust_cases(results, rules)
@@ -829,57 +806,87 @@ def robustness(results: Results, rules: Rules) -> dict:
         f"{label(n)} top-10 {signed(c10.estimate, 1)}, T10 {signed(cT.estimate, 1)} points"
         for n, c10, cT in zip(results.robust, cases[::2], cases[1::2])
     )
-    return lmclaims.row(
-        "12. Whole-word metrics are robust to tokenization: Algorithm 2's "
-        "top-10 and T10 agree with the exact ones",
+    return (
         cases,
         f"Alg. 2 minus exact on the first {rules.n_sentences_exact} sentences: {text}"
         + (f"; {gave_up} searches gave up, counted both ways" if gave_up else ""),
-        form="every",
     )
 
 
-def size(results: Results) -> dict:
+def size(results: Results, rules: Rules):
     """Claim 13: larger models are more diverse (§5's hypothesis; the gpu profile)."""
     cases = [
         on(r["model"], "above", r["difference"], why="larger minus smaller T1/E₀[T1]")
         for r in results.size_rows
     ]
-    return lmclaims.row(
-        "13. Larger models are more diverse (§5's hypothesis)",
+    return (
         cases,
         "; ".join(
             f"{r['model']}: larger minus smaller T1/E₀[T1] {fmt(r['difference'])}" for r in results.size_rows
         )
         or "not run at this profile (size_compare is empty)",
-        basis="measured" if results.size_rows else "gpu profile only",
-        form="every",
+        {"basis": "measured" if results.size_rows else "gpu profile only"},
     )
 
 
+#: The paper's claims, in the chapter's numbering: words (a template of the chapter's
+#: thresholds), form, basis and the function that decides each (:class:`lmnotes.report.claims.Claim`).
+CLAIMS = [
+    lmclaims.Claim("1", "Whole-word top-1 and top-10 accuracy rank the models alike", ranking),
+    lmclaims.Claim(
+        "2",
+        "Type coverage separates models of similar accuracy (some pair)",
+        lambda r, q: separated(r, q, "top-1", "T1"),
+        form="some",
+    ),
+    lmclaims.Claim(
+        "3",
+        "Models of similar coverage differ in accuracy (some pair)",
+        lambda r, q: separated(r, q, "T1", "top-1"),
+        form="some",
+    ),
+    lmclaims.Claim("4", "Word perplexity does not reveal diversity (some pair)", perplexity, form="some"),
+    lmclaims.Claim("5", "Accuracy and coverage fall with training frequency", frequency_fall),
+    lmclaims.Claim("6", "Hits concentrate in the most frequent bin", concentration),
+    lmclaims.Claim("7", "Soft match (k = {rules.soft_k}) raises accuracy and coverage", soft_match),
+    lmclaims.Claim(
+        "8a",
+        "Paraphrase identification fails more for rare words (Table 2)",
+        lambda r, q: _paraphrase(r, q)[0],
+    ),
+    lmclaims.Claim(
+        "8b",
+        "... and not because rare words are cut into pieces (our check; split words only)",
+        lambda r, q: _paraphrase(r, q)[1],
+    ),
+    lmclaims.Claim("9", "The two encoders do not differ on rare words", encoders_alike),
+    lmclaims.Claim(
+        "10",
+        lambda q: (
+            "Type coverage is low: even our best model per bin stays below GPT-2's "
+            + " / ".join(f"{v:g} %" for v in q.paper_coverage.values())
+        ),
+        low_coverage,
+    ),
+    lmclaims.Claim(
+        "11",
+        "Soft match (k = {rules.soft_k}) adds more than {rules.soft_share:.0%} more types (§3.2: 11 and 14 %, "
+        "raw gains as a share of T1)",
+        more_types,
+    ),
+    lmclaims.Claim(
+        "12",
+        "Whole-word metrics are robust to tokenization: Algorithm 2's top-10 and T10 agree with the exact ones",
+        robustness,
+    ),
+    lmclaims.Claim("13", "Larger models are more diverse (§5's hypothesis)", size),
+]
+
+
 def claims(results: Results, rules: Rules) -> pd.DataFrame:
-    """The chapter's claims table (:func:`lmnotes.report.claims.table`), one row per claim,
-    each with its form and cases (saved beside it)."""
-    rows = [
-        ranking(results, rules),
-        separated(
-            "2. Type coverage separates models of similar accuracy (some pair)", results, rules, "top-1", "T1"
-        ),
-        separated(
-            "3. Models of similar coverage differ in accuracy (some pair)", results, rules, "T1", "top-1"
-        ),
-        perplexity(results, rules),
-        frequency_fall(results),
-        concentration(results),
-        soft_match(results, rules),
-        *paraphrase(results, rules),
-        encoders_alike(results, rules),
-        low_coverage(results, rules),
-        more_types(results, rules),
-        robustness(results, rules),
-        size(results),
-    ]
-    return lmclaims.table(rows)
+    """The chapter's claims table: each claim of :data:`CLAIMS`, with its form and cases
+    (saved beside it)."""
+    return lmclaims.decide_all(CLAIMS, results, rules)
 
 
 # --------------------------------------------------------------------------------------------
