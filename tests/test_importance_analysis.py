@@ -119,14 +119,16 @@ def test_best_temperatures_read_the_minimum_and_the_ties():
     assert r["log(1 + χ²) at τ = 1"] == 4.0 and r["at τ*"] == 1.0
     assert r["best τ of the runs (K = 10)"] in (1.0, 2.0)
     assert r["tied with it"] == "1, 2"  # τ = 0.5 far worse, 1 and 2 within the noise
-    # the models as the chapter passes them (a dict of switch-LMs): the gain on the last
-    tau_div["m", SR.MEAN_FIELD] = (np.ones(3), np.array([8.0, 4.0, 2.0]))
+    # the models as the chapter passes them (a dict of switch-LMs): the gains on the sticky chain
+    sticky = {("sticky", n): v for (_, n), v in tau_div.items()}
+    sticky["sticky", SR.MEAN_FIELD] = (np.ones(3), np.array([8.0, 4.0, 2.0]))
+    runs = {("sticky", n): v for (_, n), v in runs.items()}
     rows = TP.best_temperatures(
-        tau_div, grid, runs, {"m": None}, ["peek 1", SR.MEAN_FIELD], [0.5, 1.0, 2.0], 100.0, 20, 10
+        sticky, grid, runs, {"sticky": None}, ["peek 1", SR.MEAN_FIELD], [0.5, 1.0, 2.0], 100.0, 20, 10
     )
-    values = TP.temperature_values(grid, rows, runs, {"m": None}, [0.5, 1.0, 2.0], 100)
-    assert values["tau_gain_mf_m"] == pytest.approx(50.0) and "tau_gain_prior_m" not in values
-    assert str(values["tau_gain_sentence"]) == "peek 1 (m) 75 %; mean-field (m) 50 %"
+    values = TP.temperature_values(grid, rows, runs, {"sticky": None}, [0.5, 1.0, 2.0], 100)
+    assert values["tau_gain_mf_sticky"] == pytest.approx(50.0) and "tau_gain_prior_sticky" not in values
+    assert str(values["tau_gain_sentence"]) == "peek 1 (sticky) 75 %; mean-field (sticky) 50 %"
 
 
 def test_divergences_of_tempered_proposals_on_a_toy():

@@ -176,8 +176,13 @@ def document_values(
     }
     doc_example = ("sticky", "peek 1") if ("sticky", "peek 1") in removed else next(iter(removed))
     values["doc_example"] = f"{doc_example[1]} on the {doc_example[0]} model"
-    for unit in ("instance", "article", "corpus"):
-        values[f"doc_{unit}_ppl"] = float(ppl_of(doc_example[0], runs[doc_example][unit].mean(), T))
+    doc_ppl = {
+        unit: float(ppl_of(doc_example[0], runs[doc_example][unit].mean(), T))
+        for unit in ("instance", "article", "corpus")
+    }
+    values["doc_instance_ppl"] = doc_ppl["instance"]
+    values["doc_article_ppl"] = doc_ppl["article"]
+    values["doc_corpus_ppl"] = doc_ppl["corpus"]
     values["doc_exact_ppl"] = float(ppl_of(doc_example[0], 0.0, T))
     values["article_tokens"] = float(article_tokens)
     long_blocks = [f"{b} sentences" for b in block_sizes[1:][-2:]]  # the two longest blocks

@@ -175,7 +175,10 @@ def beam_values(
             excess_pct[kind, m] = float(
                 100 * (beam_table.loc[f"k = {k_top}", f"{col}, {m}"] / ppl_of(m, 0.0, T) - 1)
             )
-            values[f"{kind}_gap_{m}"] = excess_pct[kind, m]
+    values["beam_gap_fitted"] = excess_pct["beam", "fitted"]
+    values["kbest_gap_fitted"] = excess_pct["kbest", "fitted"]
+    values["beam_gap_sticky"] = excess_pct["beam", "sticky"]
+    values["kbest_gap_sticky"] = excess_pct["kbest", "sticky"]
     values["search_loss_sentence"] = Prose(
         " and ".join(f"{excess_pct['beam', m] / excess_pct['kbest', m]:.1f} times ({m})" for m in models)
     )

@@ -50,7 +50,12 @@ def values(kl: Mapping, models: Sequence[str]) -> dict:
         "kl_mf_sticky": float(kl["sticky", SR.MEAN_FIELD].mean()),
         "max_kl_nopeek": float(kl["sticky", SR.NO_PEEKING].max()),
     }
-    for m in models:
-        for key, name in [("nopeek", SR.NO_PEEKING), ("peek1", "peek 1")]:
-            out[f"median_k_{key}_{m}"] = float(np.exp(np.median(kl[m, name])))
+    # the draws a median sentence needs, without peeking and peeking one token ahead
+    median = {
+        (m, name): float(np.exp(np.median(kl[m, name]))) for m in models for name in (SR.NO_PEEKING, "peek 1")
+    }
+    out["median_k_nopeek_fitted"] = median["fitted", SR.NO_PEEKING]
+    out["median_k_peek1_fitted"] = median["fitted", "peek 1"]
+    out["median_k_nopeek_sticky"] = median["sticky", SR.NO_PEEKING]
+    out["median_k_peek1_sticky"] = median["sticky", "peek 1"]
     return out

@@ -160,8 +160,8 @@ def table1_values(
     peek_at1 = [v for (_, _, t), v in peek_vs.items() if t == "τ = 1"]
     peek_loses = [k for k, v in peek_vs.items() if not v]
     values = {"paper_n_pairs": t1["n_pairs"]}
-    for lvl in ["instance", "corpus"]:
-        values[f"paper_best_{lvl}"] = ", ".join(f"{m} {t}" for m, t in best_tau[lvl].items())
+    values["paper_best_instance"] = ", ".join(f"{m} {t}" for m, t in best_tau["instance"].items())
+    values["paper_best_corpus"] = ", ".join(f"{m} {t}" for m, t in best_tau["corpus"].items())
     values.update(
         {
             "paper_n_lower": t1["n_lower"],

@@ -150,11 +150,11 @@ def temperature_values(
         "; ".join(f"{fam} ({m}) {g:.0f} %" for (m, fam), g in gain_far.items())
     )
     # what tempering buys the most confidently wrong proposal and the merely diffuse prior
-    # on the model whose chain keeps its state (the last)
-    last = list(models)[-1]
-    for key, fam in (("mf", SR.MEAN_FIELD), ("prior", SR.NO_PEEKING)):
-        if (last, fam) in gain_far:
-            values[f"tau_gain_{key}_{last}"] = float(gain_far[last, fam])
+    # on the model whose chain keeps its state
+    if ("sticky", SR.MEAN_FIELD) in gain_far:
+        values["tau_gain_mf_sticky"] = float(gain_far["sticky", SR.MEAN_FIELD])
+    if ("sticky", SR.NO_PEEKING) in gain_far:
+        values["tau_gain_prior_sticky"] = float(gain_far["sticky", SR.NO_PEEKING])
     return values
 
 
