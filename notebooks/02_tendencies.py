@@ -386,8 +386,31 @@ glue("reject_welch_two", f"{check_rates.loc[('Welch test, two samples', 'mean le
 # **Type–token.** Heaps' law as a non-homogeneous Poisson process (Eq. 5): the number of
 # distinct words $u$ in a document of length $n$ is Poisson with mean $K n^{\beta}$, fitted by
 # maximum likelihood (Eqs. 20–22). KS distances compare, within bins of document length,
-# the distribution of $u$ with the test set's and with the fitted laws.
-#
+# the distribution of $u$ with the test set's and with the fitted laws. Given $\beta$, the
+# log-likelihood $\sum_d [u_d \log(K n_d^\beta) - K n_d^\beta]$ (less a constant) is
+# largest at $K = \sum_d u_d / \sum_d n_d^\beta$, which leaves one parameter to search; on
+# the test split (`laws.fit_heaps` is these lines with a bounded search):
+
+# %%
+# lengths (an empty document counts as 1) and types of each test sentence
+n = np.maximum(reference.lengths, 1).astype(float)
+u = reference.types.astype(float)
+
+
+def heaps_loglik(beta):  # Eqs. 20–22, with K at its maximum for this beta
+    K = u.sum() / (n**beta).sum()
+    return np.sum(u * np.log(K * n**beta) - K * n**beta)
+
+
+# the search interval in steps of 1e-4
+betas = np.linspace(*laws.Heaps.BOUNDS, 19991)
+beta = betas[np.argmax([heaps_loglik(b) for b in betas])]
+K = u.sum() / (n**beta).sum()
+fit = laws.fit_heaps(n, u)
+print(f"on the grid: beta = {beta:.3f}, K = {K:.3f};  "
+      f"laws.fit_heaps: beta = {fit.beta:.3f}, K = {fit.K:.3f}")
+
+# %% [markdown]
 # **Unigram.** Total variation distance (Eq. 11),
 # $\mathrm{TVD}(p, q) = \tfrac12 \sum_w |p(w) - q(w)|$, between the word distributions, over
 # all types and, as the source's footnote 15, over the union of the two sets'

@@ -92,8 +92,8 @@ from lmnotes.report.glue import glue_all
 from lmnotes.stats import units
 from lmnotes.studies.segmentation import comparability as C
 from lmnotes.studies.segmentation import claims as segmentation_claims
-from lmnotes.studies.segmentation import closed, estimates, family as F
-from lmnotes.studies.segmentation import pretrained as P
+from lmnotes.studies.segmentation import closed, estimates, family as FAM
+from lmnotes.studies.segmentation import pretrained as PRE
 from lmnotes.studies.segmentation import strides as strides_study
 from lmnotes.studies.segmentation.family import label
 from lmnotes.text import corpus as lmcorpus
@@ -108,7 +108,7 @@ rng = np.random.default_rng(seed)
 family = {spec: on_corpus(recipes.transformer(spec), size=size,
                           corpus=corpus, device=device)
           for spec in segmentations}
-glue_all(F.corpus_facts(data, segmentations))
+glue_all(FAM.corpus_facts(data, segmentations))
 
 # %% [markdown]
 # ## The post's worked examples
@@ -182,19 +182,34 @@ tables.show(examples.set_index("quantity"),
 # %% tags=["hide-input"]
 # as chapter 01's
 scores = {spec: memo.score(lm, test) for spec, lm in family.items()}
-rates = {spec: F.rate_row(s, n_boot, seed, article)
+rates = {spec: FAM.rate_row(s, n_boot, seed, article)
          for spec, s in scores.items()}
 # training steps and epochs
 budgets = budget.budget_table(family, data["train"].sentences, size)
-family_table = F.family_table(family, scores, rates, budgets, segmentations)
+family_table = FAM.family_table(family, scores, rates, budgets, segmentations)
 about = ["vocabulary", "open", "epochs", "tokens"]
 display(tables.show(family_table[about],
                     "The family: one architecture, several segmentations",
                     formats={"epochs": 2}))
 short_names = lambda c: c.replace("perplexity", "ppl")
-tables.show(family_table[F.COLUMNS].rename(columns=short_names),
+tables.show(family_table[FAM.COLUMNS].rename(columns=short_names),
             "Test scores (string convention; 95% interval over test "
             "articles underneath)")
+
+# %% [markdown]
+# The conversion, in code: each member's per-token perplexity in the table and its token
+# count give the test split's $-\log p$, and dividing by its bytes (EOS counted once per
+# string, the string convention) gives its bits per byte, the table's other column:
+
+# %%
+for spec, s in scores.items():
+    n_token, n_byte = s.n_tokens.sum(), (s.n_bytes + 1).sum()
+    ppl_token = rates[spec]["perplexity / token"].value
+    nll = n_token * np.log(ppl_token)  # -log p = n_u ln ppl_u
+    bits_byte = nll / (n_byte * np.log(2))
+    assert np.isclose(bits_byte, rates[spec]["bits / byte"].value)
+    print(f"{FAM.label(spec):>14}: ppl/token {ppl_token:8.2f} × "
+          f"{n_token:7,} tokens → {bits_byte:.4f} bits/byte")
 
 # %% [markdown]
 # The models differ in how many predictions they make for the same text (the *tokens*
@@ -206,9 +221,9 @@ tables.show(family_table[F.COLUMNS].rename(columns=short_names),
 # %% tags=["hide-input"]
 # does per-token perplexity grow with the vocabulary? does the budget order
 # bits per byte?
-glue_all(F.order_findings(family, rates, budgets,
+glue_all(FAM.order_findings(family, rates, budgets,
                           segmentations))
-fig = F.family_figure(family, rates, segmentations)
+fig = FAM.family_figure(family, rates, segmentations)
 glue("fig_family", fig, display=False)
 
 # %% [markdown]
@@ -225,7 +240,7 @@ glue("fig_family", fig, display=False)
 # per-token ranking (1: the same order).
 
 # %% tags=["hide-input"]
-ranks, tau = F.rankings(rates, segmentations)
+ranks, tau = FAM.rankings(rates, segmentations)
 open_specs = [s for s in segmentations if family[s].seg.open_vocabulary]
 best_token = ranks["perplexity / token"].idxmin()
 best_byte = ranks["bits / byte"].idxmin()
@@ -236,7 +251,7 @@ display(tables.show(ranks.rename(columns=short_names),
                     "Rank of each model by each measure"))
 tables.show(pd.DataFrame(tau, index=["Kendall τ with the per-token order"])
             .rename(columns=short_names),
-            formats={short_names(c): 3 for c in F.COLUMNS})
+            formats={short_names(c): 3 for c in FAM.COLUMNS})
 
 # %% [markdown]
 # By perplexity per token the best model is the **{glue:text}`best_token`** one; by bits per
@@ -350,7 +365,7 @@ sub = [test[i] for i in sub_idx]
 glue("n_pretrained_sentences", len(sub), display=False)
 pre_models = {name: models.load(name, device=device) for name in pretrained}
 pre_scores = {name: memo.score(lm, sub) for name, lm in pre_models.items()}
-pre_table = P.convention_table(pre_models, pre_scores, article[sub_idx],
+pre_table = PRE.convention_table(pre_models, pre_scores, article[sub_idx],
                                n_boot, seed)
 tables.show(pre_table,
             "Pretrained models on the test subset, in both conventions")
@@ -381,10 +396,10 @@ prefix_ids = np.sort(np.random.default_rng([seed, 2]).choice(
 prefix_texts = [test[i] for i in prefix_ids]
 # the model of the prefix check, the stride study and the marginal
 pre_name = pretrained[0]
-prefix_ours, prefix_alt = P.prefix_tokens(pre_models[pre_name], pre_name,
+prefix_ours, prefix_alt = PRE.prefix_tokens(pre_models[pre_name], pre_name,
                                           prefix_alternative)
 alt_lm = models.load(pre_name, device=device, bos=prefix_alt)
-prefix_bpb, prefix_diff = P.prefix_check(
+prefix_bpb, prefix_diff = PRE.prefix_check(
     {"ours": pre_models[pre_name], "alt": alt_lm}, prefix_texts,
     article[prefix_ids], n_boot, seed)
 glue("prefix_alt", prefix_alt, display=False)
@@ -683,7 +698,7 @@ tables.show(largest, "The sentence with the largest gap: where its "
 
 # %% tags=["hide-input"]
 results = segmentation_claims.Results(
-    ppl_token={s: F.value(rates, s, "perplexity / token")
+    ppl_token={s: FAM.value(rates, s, "perplexity / token")
                for s in segmentations},
     tau_byte=tau["bits / byte"], best_token=best_token, best_byte=best_byte,
     open_ranks=ranks.loc[[label(s) for s in open_specs]], examples=examples,

@@ -118,8 +118,8 @@ from lmnotes.studies.importance import (
     aggregation as AG, beams as BM, bias as BS, claims as IC,
     components as CP, convergence as CG, coverage as CO, curves as CV,
     densities as DN, divergences as DV, estimators as I, latent as L,
-    paper as PA, ranking as RK, smc_runs as SMC, switch_runs as SR,
-    switch_summary as SW, table1 as T1, temperature as TP,
+    paper, ranking as RK, smc_runs as SMC, switch_runs as SR,
+    switch_summary as SW, table1 as T1, temperature,
     tokenization as TK)
 from lmnotes.studies.importance.summaries import (
     by_pair, level_table, perplexity_of)
@@ -161,17 +161,21 @@ log_w = np.log([[0.20, 0.05, 0.60, 0.15],
 N, K = log_w.shape
 log_p_I = np.sum(logsumexp(log_w, axis=1) - np.log(K))  # Eq. 5
 log_p_C = logsumexp(log_w.sum(axis=0)) - np.log(K)  # Eq. 6
-assert np.allclose([log_p_I, log_p_C], [I.instance_level(log_w), I.corpus_level(log_w)])
-# p̂_C over every pairing of the draws across instances (K!² of them), averaged
-pairings = [np.exp(I.corpus_level(np.stack([log_w[0], log_w[1, list(a)], log_w[2, list(b)]])))
+assert np.isclose(log_p_I, I.instance_level(log_w))
+assert np.isclose(log_p_C, I.corpus_level(log_w))
+# log p̂_C for every pairing of the draws across instances (K!² of them)
+pairings = [I.corpus_level(np.stack([log_w[0], log_w[1, list(a)],
+                                     log_w[2, list(b)]]))
             for a in permutations(range(K)) for b in permutations(range(K))]
-print(f"log p̂_I = {log_p_I:.4f}   log p̂_C = {log_p_C:.4f}   "
-      f"log of p̂_C averaged over {len(pairings)} pairings = {np.log(np.mean(pairings)):.4f}")
+print(f"log p̂_I = {log_p_I:.4f}, log p̂_C = {log_p_C:.4f}; over the "
+      f"{len(pairings)} pairings: log of the mean p̂_C = "
+      f"{logsumexp(pairings) - np.log(len(pairings)):.4f}, mean log p̂_C = "
+      f"{np.mean(pairings):.4f}")
 
 # %% [markdown]
 # The corpus-level estimate depends on which draw of one instance is paired with which of
-# another; averaged over every pairing it is the instance-level one, as the next paragraph
-# proves.
+# another; averaged over every pairing it is the instance-level one, and its logarithm is
+# lower on average (Jensen), as the next paragraph proves.
 #
 # **Why instance level is better, as a theorem.** Shuffle the draws of each instance
 # independently, $\sigma_n$ a uniform permutation of $1..K$, and average $\hat p_C$ over the
@@ -349,7 +353,7 @@ curve_names = [SR.NO_PEEKING, "peek 1", "peek 2", SR.MEAN_FIELD] + [
     SR.peek_label(1, t) for t in temperatures if t != 1]
 curves, expect, khat, kglm, err_at_max, mc_var, err10 = CV.measure(
     switch, logp, props, em_sub, art_sub, sub, sizes, curve_names, seed,
-    PA.KGLM_SAMPLES_PER_BATCH)
+    paper.KGLM_SAMPLES_PER_BATCH)
 truth_sub = {m: logp[m][sub].sum() for m in switch}
 ppl_of = perplexity_of(logp, truth_sub, T_sub)
 # PPL^/PPL - 1 against K, a panel per model, for some proposals and colours
@@ -620,14 +624,14 @@ glue_md("straddle_sentence",
 # directly, at $K$ = {glue:text}`k_runs_used`.
 
 # %% tags=["hide-input"]
-tau_grid = TP.grid(n_tau_grid, temperatures)
+tau_grid = temperature.grid(n_tau_grid, temperatures)
 tau_families = ["peek 1", SR.MEAN_FIELD, SR.NO_PEEKING]
-tau_div = TP.divergences(props, switch, tau_families, sub, tau_grid)
-fig = TP.figure(switch, tau_families, tau_grid, tau_div)
+tau_div = temperature.divergences(props, switch, tau_families, sub, tau_grid)
+fig = temperature.figure(switch, tau_families, tau_grid, tau_div)
 glue("fig_temperature", fig, display=False)
 plt.close(fig)
 
-tau_rows = TP.best_temperatures(tau_div, tau_grid, runs, switch,
+tau_rows = temperature.best_temperatures(tau_div, tau_grid, runs, switch,
                                 tau_families, temperatures, T, n_runs,
                                 k_runs)
 tau_table = by_pair(tau_rows)
@@ -636,7 +640,7 @@ tables.show(tau_table, "The best proposal temperature: exact, for three proposal
             formats={c: tables.significant(2) for c in tau_table.columns if c != "tied with it"})
 
 # %% tags=["remove-cell"]
-glue_all(TP.temperature_values(tau_grid, tau_rows, runs, switch,
+glue_all(temperature.temperature_values(tau_grid, tau_rows, runs, switch,
                                temperatures, N_test))
 
 # %% [markdown]
@@ -675,7 +679,7 @@ glue_all(TP.temperature_values(tau_grid, tau_rows, runs, switch,
 rank_names = density_names + rank_extra
 new_curves, new_expect, *_, new_err10 = CV.measure(
     switch, logp, props, em_sub, art_sub, sub, sizes, rank_extra, seed,
-    PA.KGLM_SAMPLES_PER_BATCH, offset=len(curve_names))
+    paper.KGLM_SAMPLES_PER_BATCH, offset=len(curve_names))
 curves.update(new_curves)
 expect.update(new_expect)
 err10.update(new_err10)
@@ -969,8 +973,8 @@ law_sub = data["test"].sentence_sample(n_law_sentences, seed + 1)
 em_law = test.subset(law_sub)
 law_families = [SR.peek_label(h) for h in peek_horizons] + [SR.MEAN_FIELD]
 law_grid = np.unique(np.concatenate([tau_grid[::2], [1.0]]))  # every other τ, and 1
-law = TP.law(fitted, em_law, law_stickiness, peek_horizons, law_grid)
-fig = TP.law_figure(law, law_families)
+law = temperature.law(fitted, em_law, law_stickiness, peek_horizons, law_grid)
+fig = temperature.law_figure(law, law_families)
 glue("fig_tau_law", fig, display=False)
 plt.close(fig)
 tables.show(law.pivot(index="ρ", columns="proposal", values="τ*")[law_families],
@@ -978,7 +982,7 @@ tables.show(law.pivot(index="ρ", columns="proposal", values="τ*")[law_families
             formats={f: tables.significant(2) for f in law_families})
 
 # %% tags=["remove-cell"]
-glue_all(TP.law_values(law, len(law_sub)))
+glue_all(temperature.law_values(law, len(law_sub)))
 
 # %% [markdown]
 # ```{glue:figure} fig_tau_law
@@ -1015,18 +1019,18 @@ glue_all(TP.law_values(law, len(law_sub)))
 # model, $K$ = {glue:text}`k_max_used:,`), with sentences or their articles as instances:
 
 # %% tags=["hide-input"]
-kg_table = PA.normaliser_table(kglm["sticky", "peek 1"], ppl_of,
+kg_table = paper.normaliser_table(kglm["sticky", "peek 1"], ppl_of,
                                truth_sub["sticky"])
 tables.show(kg_table, "Perplexity with the right normaliser and with the public "
             "code's", shared=True)
 
 # %% tags=["remove-cell"]
-glue("kglm_b", PA.KGLM_SAMPLES_PER_BATCH, display=False)
+glue("kglm_b", paper.KGLM_SAMPLES_PER_BATCH, display=False)
 # the same bug at KGLM's scale: instances are Linked WikiText-2 articles, whose
 # test split has WikiText-2's 60 articles and 245,569 tokens (Merity et al.
 # 2017, Table 1); the paper draws K = 100 samples typically, up to 10,000
-kglm_factor, bug_values = PA.bug_factors(
-    PA.KGLM_SAMPLES_PER_BATCH, T, len(np.unique(article)), k_max)
+kglm_factor, bug_values = paper.bug_factors(
+    paper.KGLM_SAMPLES_PER_BATCH, T, len(np.unique(article)), k_max)
 glue_all(bug_values)
 
 # %% [markdown]
@@ -1205,13 +1209,13 @@ glue("best_sentence_proposal", TK.best_sentence_proposal(sent_table),
 # The paper's Table 1 and Table 2, as printed, and what follows from them:
 
 # %% tags=["hide-input"]
-t1 = PA.read_table1()
+t1 = paper.read_table1()
 best_tau = t1["best_tau"]
 tables.show(best_tau.rename(columns=lambda c: f"best τ, {c} level"),
             "The best temperature in the paper's Table 1, by model and level")
 
 # %% tags=["remove-cell"]
-glue_all(PA.table1_values(t1, kglm_factor))
+glue_all(paper.table1_values(t1, kglm_factor))
 
 # %% [markdown]
 # In the printed Table 1, instance level is below corpus level in
@@ -1334,9 +1338,9 @@ results = IC.Measured(
     short_long=short_long, equal_size=equal_size,
     length_bins=list(share_table.index), invalid_cases=invalid_cases,
     n_words=len(words), ancestral_hits=ancestral_hits,
-    kglm_code=PA.aggregation_of(PA.kglm_master), paper=PA.TABLE1)
+    kglm_code=paper.aggregation_of(paper.kglm_master), paper=paper.TABLE1)
 claims = IC.claims(results, rules)
-glue_md("source_sentence", IC.source_summary(PA.TABLE1, rules))
+glue_md("source_sentence", IC.source_summary(paper.TABLE1, rules))
 glue_md("peek_summary", IC.peeking_summary(claims))
 lmclaims.publish(claims, "04_importance_sampling")
 lmclaims.show(claims, "The claims of the paper and the verdicts",

@@ -104,9 +104,9 @@ from lmnotes.models.trained import on_corpus
 from lmnotes.report import claims as lmclaims, plots, tables
 from lmnotes.report.glue import glue_all, glue_md
 from lmnotes.studies.words import (
-    authors as AC, bins as BN, calgaps as CG, claims as word_claims,
-    diversity as DV, paraphrase as P, softgain as SG, softmatch as S,
-    table1 as PT, table2 as T2, targets as TG, wordstats as WS)
+    authors as AC, bins as BN, calgaps, claims as word_claims,
+    diversity, paraphrase, softgain as SG, softmatch,
+    predict as WP, table1 as TAB1, table2 as T2, targets as TG, wordstats as WS)
 from lmnotes.studies.words.labels import label, named
 from lmnotes.studies.words.cached import identifier, word_predictions
 from lmnotes.text import corpus as lmcorpus, tokenize as text
@@ -153,7 +153,7 @@ glue("non_ascii", f"{sum(ord(c) > 127 for c in test_text) / len(test_text):.2%}"
 # numbers are the *shape* our models are compared with, not a target.
 
 # %% tags=["hide-input"]
-paper_t1 = PT.paper_table1()
+paper_t1 = TAB1.paper_table1()
 gap = paper_t1.loc["GPT"] - paper_t1.loc["RoBERTa"]
 gap2 = paper_t1.loc["GPT"] - paper_t1.loc["BERT"]
 glue("p_gpt_rob_top1", f"{gap['top-1']:.2f}", display=False)
@@ -170,7 +170,7 @@ tables.show(paper_t1, "The paper's Table 1 as printed (percent; ppx its "
 # these numbers. Its §3.1 reads six gaps, each as a share of the pair's mean:
 
 # %% tags=["hide-input"]
-readings = PT.paper_readings(paper_t1)
+readings = TAB1.paper_readings(paper_t1)
 margin, widest, narrowest = WS.reading_margin(readings)
 if similar_share:
     margin = similar_share
@@ -246,6 +246,32 @@ tables.show(readings, "The paper's readings of its Table 1: the gap as a "
 # edges, no token inside it ends it and the token after it does. The others (a BPE token
 # spanning a period and the quote after it, "U.S." whose periods end a word) are left out
 # for that model and counted; a closed vocabulary's unknown words stay in, as misses.
+#
+# The whole-word probability in code, for one word of the first sentence and the first
+# member (`predict.Speller` knows which tokens end a word and which may begin one; the
+# decoders below apply the same sums to every step). The prefix probability of Eq. 2 is not
+# an upper bound of it: it also pays for a word *starting* here, $P(\text{start} \mid h)$
+# (after "He", a space rather than the letter of "Her"), which $p(w \mid h)$ is conditioned on.
+
+# %%
+lm, sp = lms[family[0]], WP.Speller(lms[family[0]])
+located = (WP.locate(s) for s in sentences)
+sentence = next(s for s in located if s and len(s.words) > 1)
+ids, spans = sp.tokens(sentence)
+# the first word after the first whose edges are a token's
+i = next(i for i in range(1, len(spans)) if spans[i])
+a, b = spans[i]  # its tokens u_1 .. u_m
+lp = WP.next_logprobs(lm, [[lm.bos_id] + ids[:j] for j in range(a, b + 1)])
+# Σ log p(u_j | h, u_<j), log P(end | h, u) and log P(start | h)
+log_units = sum(float(lp[j, ids[a + j]]) for j in range(b - a))
+ends = sp.complete(sp.text(ids[a:b]))  # a word ending in punctuation ends
+log_end = 0.0 if ends else float(lp[-1][sp.boundary].logsumexp(0))
+prev = sentence.words[i - 1]
+log_start = float(lp[0][sp.starters(prev)].logsumexp(0))
+print(f"{sentence.words[i]!r} after {prev!r} ({b - a} tokens): "
+      f"p(w | h) = {np.exp(log_units + log_end - log_start):.4g}, "
+      f"P(start | h) = {np.exp(log_start):.3g}; "
+      f"Eq. 2's prefix probability = {np.exp(log_units):.4g}")
 
 # %% tags=["remove-cell"]
 glue("dfs_depth", dfs_depth, display=False)
@@ -304,8 +330,8 @@ tables.show(named(cover).rename_axis("model"),
 res = WS.Resampler(article_of[chosen], n_boot, seed)
 glue("n_ppl", TG.mark_all_decodable(pos, self_trained), display=False)
 evaluated = TG.evaluated(pos, lms, self_trained)
-table1 = PT.table1(evaluated, res)
-PPL = PT.PPL
+table1 = TAB1.table1(evaluated, res)
+PPL = TAB1.PPL
 tables.show(named(table1.drop(columns=PPL)).rename_axis("model"),
             "Whole-word prediction (percent), 95% cluster-bootstrap "
             "intervals over articles. T1 and T10 over the types of the "
@@ -316,7 +342,7 @@ display(tables.show(
     named(table1[PPL]).rename_axis("model"),
     "Perplexity per word p(w | h), and as the paper's Eq. 2 (the tokens' "
     "probabilities only), on the words every self-trained model decodes"))
-glue_md("eq2_sentence", PT.eq2_sentence(table1))
+glue_md("eq2_sentence", TAB1.eq2_sentence(table1))
 
 # %% [markdown]
 # The word perplexities are computed on the {glue:text}`n_ppl` words that every
@@ -340,7 +366,7 @@ glue_md("eq2_sentence", PT.eq2_sentence(table1))
 # 2–4 at a stricter level, since they look for one pair among all of them.)
 
 # %% tags=["hide-input"]
-pair_df = PT.pair_table(table1, self_trained, res, margin)
+pair_df = TAB1.pair_table(table1, self_trained, res, margin)
 tables.show(pair_df[["pair", "Δ top-1", "Δ top-10 (Alg. 2)", "Δ T1",
                      "Δ word ppl", "top-1", "T1"]],
             "Paired differences between the self-trained models "
@@ -366,7 +392,7 @@ tables.show(pair_df[["pair", "Δ top-1", "Δ top-10 (Alg. 2)", "Δ T1",
 # resample, compares models with different hit rates.
 
 # %% tags=["hide-input"]
-null_df = DV.coverage_null_table(evaluated, self_trained, res,
+null_df = diversity.coverage_null_table(evaluated, self_trained, res,
                                  n_permutations, seed)
 tables.show(named(null_df), "Type coverage against the type-blind null "
             "with each bin's hit rate (percent; the paper's bins)",
@@ -423,10 +449,10 @@ for what, title in (("acc", "Top-1 accuracy"), ("cov", "Type coverage T1")):
 # baseline.
 
 # %% tags=["hide-input"]
-vectors = S.word2vec(train_words, dim=50, window=5,
+vectors = softmatch.word2vec(train_words, dim=50, window=5,
                      min_count=w2v_min_count, epochs=w2v_epochs, seed=seed)
-nn = S.Neighbours(vectors)
-synonym = S.Synonyms(P.wordnet())
+nn = softmatch.Neighbours(vectors)
+synonym = softmatch.Synonyms(paraphrase.wordnet())
 soft_rows, soft_gain = [], {}
 for i, name in enumerate(self_trained):
     rows_, gains = SG.soft_match(
@@ -480,16 +506,16 @@ glue("rare_zipf", rare_zipf, display=False)
 glue("common_zipf", common_zipf, display=False)
 
 # %% tags=["hide-input"]
-candidates = P.candidates(lambda w: wordfreq.zipf_frequency(w, "en"),
+candidates = paraphrase.candidates(lambda w: wordfreq.zipf_frequency(w, "en"),
                           data["train"].sentences,
                           lambda s: text.moses_words(s, lower=False),
                           rare_zipf, common_zipf)
-trip = P.pick(candidates, {"rare": n_triples, "common": n_triples}, seed)
+trip = paraphrase.pick(candidates, {"rare": n_triples, "common": n_triples}, seed)
 enc_lm = lms.get(encoder_model) or models.load(encoder_model, device=device)
 # each encoder: triples -> hits (P.identified), remembered in the cache
-encoders = {"MiniLM": identifier(P.remembered(P.minilm_states), P.MINILM),
+encoders = {"MiniLM": identifier(paraphrase.remembered(paraphrase.minilm_states), paraphrase.MINILM),
             plots.label(encoder_model): identifier(
-                P.remembered(P.lm_states(enc_lm)), enc_lm)}
+                paraphrase.remembered(paraphrase.lm_states(enc_lm)), enc_lm)}
 for name, identify in encoders.items():
     trip[name] = identify(trip)
 t2 = T2.table2(trip, encoders, n_triples)
@@ -539,12 +565,12 @@ tables.show(examples, "Examples of the mined triples (Zipf: x's English "
 # Mantel–Haenszel weights (Greenland & Robins 1985) and Sato's (1989) interval.
 
 # %% tags=["hide-input"]
-pool = P.pick(candidates, {"common": min(n_split_pool,
+pool = paraphrase.pick(candidates, {"common": min(n_split_pool,
                                         trip.attrs["candidates"]["common"])},
               seed + 1)
 glue("n_pool", len(pool), display=False)
 glue("n_split_words", n_split_words, display=False)
-pieces = {"MiniLM": P.minilm_pieces,
+pieces = {"MiniLM": paraphrase.minilm_pieces,
           plots.label(encoder_model): lambda ws: [len(enc_lm.encode(" " + w))
                                                   for w in ws]}
 for name, identify in encoders.items():
@@ -647,12 +673,12 @@ tables.show(named(bugs), "The paper's algorithms and the authors' code on our "
 # {cite:p}`guo-etal-2017-calibration`.
 
 # %% tags=["hide-input"]
-cal, rel = CG.calibration_table(evaluated, self_trained)
-fig = CG.plot_reliability(rel, color)
+cal, rel = calgaps.calibration_table(evaluated, self_trained)
+fig = calgaps.plot_reliability(rel, color)
 glue("fig_reliability", fig, display=False)
 plt.close(fig)
 cal_i = cal.set_index("model")
-glue_md("cal_sentence", CG.cal_sentence(cal_i, family, others))
+glue_md("cal_sentence", calgaps.cal_sentence(cal_i, family, others))
 tables.show(named(cal), "Calibration of greedy whole-word predictions",
             index=False)
 
@@ -679,24 +705,24 @@ control_of = "bpe8000" if "bpe8000" in self_trained else self_trained[0]
 glue("control_label", label(control_of), display=False)
 gaps = {}
 for name in self_trained:
-    for by, g in CG.bin_gaps(res, evaluated[name]).items():
+    for by, g in calgaps.bin_gaps(res, evaluated[name]).items():
         gaps[label(name), by] = g
 t = evaluated[control_of]
 conf = np.exp(t["conf"].to_numpy())
 sim_hits, sim_bin = WS.calibrated_control(
     conf, t["hit1"], t["pred_bin"], t["bin"], np.random.default_rng(seed + 7))
-for by, g in CG.bin_gaps(res, t, sim_hits, sim_bin).items():
-    gaps[CG.CONTROL, by] = g
+for by, g in calgaps.bin_gaps(res, t, sim_hits, sim_bin).items():
+    gaps[calgaps.CONTROL, by] = g
 control_ece = WS.calibration(conf, sim_hits)[0]
 for by in ("target", "prediction"):
     display(tables.show(
-        CG.gap_table(gaps, by),
+        calgaps.gap_table(gaps, by),
         f"Mean confidence minus accuracy (points) by the {by}'s training-"
         "frequency bin (the paper's bins)",
         formats={b: tables.significant(2) for b in WS.PAPER_BINS}))
 share_pred = {label(n): evaluated[n]["pred_bin"].value_counts(normalize=True)
               for n in self_trained}
-glue_md("cal_bins_sentence", CG.bins_sentence(
+glue_md("cal_bins_sentence", calgaps.bins_sentence(
     gaps, share_pred, [label(n) for n in family], control_ece,
     100 * cal_i.loc[family, "ECE"].min()))
 
@@ -727,13 +753,13 @@ valid_sentences = data["valid"].sentences
 spent = {n: budget.training_budget(lms[n], train_sentences,
                                    budget.SIZES[size]["train"], valid_sentences)
          for n in family if getattr(lms[n], "history", None) is not None}
-TOKENS = DV.tokens_budget(spent)
+TOKENS = diversity.tokens_budget(spent)
 spent = {(TOKENS, n): b for n, b in spent.items()}
 open_members = [n for n in family if lms[n].seg.open_vocabulary]
 trained_at = {(TOKENS, n): lms[n] for n in family}
 budgets_of = {TOKENS: family}
 EPOCHS = f"equal epochs ({equal_epochs})"
-again = family if epochs_all else DV.passes_short(spent, TOKENS, equal_epochs)
+again = family if epochs_all else diversity.passes_short(spent, TOKENS, equal_epochs)
 config = {TOKENS: budget.SIZES[size]["train"],
           EPOCHS: budget.epoch_config(size, max(equal_epochs, 1))}
 for n in again if equal_epochs else []:  # each again for equal_epochs passes
@@ -743,7 +769,7 @@ for n in again if equal_epochs else []:  # each again for equal_epochs passes
         trained_at[EPOCHS, n], train_sentences, config[EPOCHS], valid_sentences)
 if equal_epochs and epochs_all:
     budgets_of[EPOCHS] = family
-matched = DV.matched_target(spent, [TOKENS, EPOCHS]) if equal_epochs else None
+matched = diversity.matched_target(spent, [TOKENS, EPOCHS]) if equal_epochs else None
 MATCHED = f"equal bpb ({matched[0]:.2f})" if matched else None
 if matched:
     bits, worst, at = matched  # the worst member's best, and the run's budget
@@ -755,36 +781,36 @@ if matched:
         spent[MATCHED, n] = budget.training_budget(
             trained_at[MATCHED, n], train_sentences,
             config[at if n == worst else EPOCHS], valid_sentences)
-div = DV.at_equal_tokens(table1, null_df, family, TOKENS)
+div = diversity.at_equal_tokens(table1, null_df, family, TOKENS)
 common_keys = pd.MultiIndex.from_frame(evaluated[family[0]][key])
 for (k, n), lm in trained_at.items():
     if k in budgets_of and k != TOKENS:
-        t = DV.on_targets(lm, sentences, chosen, article_of, common_keys,
+        t = diversity.on_targets(lm, sentences, chosen, article_of, common_keys,
                           counts, max_word_tokens)
-        div[k, n] = DV.diversity(t, res)
+        div[k, n] = diversity.diversity(t, res)
 
 # %% tags=["hide-input"]
 ref = "bpe8000" if "bpe8000" in family else (open_members or family)[-1]
-tok = DV.budget_table(div, spent, ref)
-glue("byte_epochs", DV.epochs_text(spent, "byte", TOKENS), display=False)
+tok = diversity.budget_table(div, spent, ref)
+glue("byte_epochs", diversity.epochs_text(spent, "byte", TOKENS), display=False)
 glue("ref_tok_label", label(ref), display=False)
-glue("ref_epochs", DV.epochs_text(spent, ref, TOKENS), display=False)
-unk_share = DV.unk_shares(evaluated, others)
-unk_of = DV.unk_shares(evaluated, [n for n in family
+glue("ref_epochs", diversity.epochs_text(spent, ref, TOKENS), display=False)
+unk_share = diversity.unk_shares(evaluated, others)
+unk_of = diversity.unk_shares(evaluated, [n for n in family
                                    if lms[n].segmentation == "word"])
-glue_md("tok_sentence", DV.tok_sentence(div, budgets_of, ref, unk_of,
+glue_md("tok_sentence", diversity.tok_sentence(div, budgets_of, ref, unk_of,
                                         unk_share, null_df, spent))
-glue_md("matched_sentence", DV.matched_sentence(
+glue_md("matched_sentence", diversity.matched_sentence(
     matched, MATCHED, budget.EVAL_EVERY, spent,
     [n for n in family if n not in open_members],
     config[EPOCHS].warmup, max(equal_epochs, 1)))
-glue_md("epochs_sentence", DV.epochs_sentence(
+glue_md("epochs_sentence", diversity.epochs_sentence(
     again if equal_epochs else [], equal_epochs, epochs_all))
-glue_md("convergence_note", DV.convergence_note(
+glue_md("convergence_note", diversity.convergence_note(
     spent, [k for k in budgets_of if k != MATCHED]))
-glue_md("wall_sentence", DV.wall_sentence(
+glue_md("wall_sentence", diversity.wall_sentence(
     {k: lm for k, lm in trained_at.items() if k[0] in budgets_of}))
-fig = DV.plot_plane(div, {TOKENS: "o", EPOCHS: "s", MATCHED: "^"}, color)
+fig = diversity.plot_plane(div, {TOKENS: "o", EPOCHS: "s", MATCHED: "^"}, color)
 glue("fig_plane", fig, display=False)
 plt.close(fig)
 b = next(iter(spent.values()))  # every member reads as many tokens an update
@@ -794,7 +820,7 @@ tables.show(tok, "Diversity against tokenization: the Transformer family at "
             "byte, for an open vocabulary; the last column is the paired "
             "difference of the ratio at the same budget)",
             formats={"epochs": 2, "updates": "{:,.0f}", "valid loss": 3,
-                     "bpb": 3, DV.RATIO: 1})  # one decimal: fits 1280 px
+                     "bpb": 3, diversity.RATIO: 1})  # one decimal: fits 1280 px
 
 # %% [markdown]
 # ```{glue:figure} fig_plane
@@ -822,10 +848,10 @@ size_rows = []
 for n in size_compare:
     lm_other = on_corpus(recipe(n), size=other_size, corpus=corpus,
                          device=device)
-    t = DV.on_targets(lm_other, sentences, chosen, article_of, common_keys,
+    t = diversity.on_targets(lm_other, sentences, chosen, article_of, common_keys,
                       counts, max_word_tokens)
-    row, _ = DV.size_comparison(n, div[TOKENS, n],
-                                DV.diversity(t, res), lms[n], lm_other,
+    row, _ = diversity.size_comparison(n, div[TOKENS, n],
+                                diversity.diversity(t, res), lms[n], lm_other,
                                 size == "gpu")
     size_rows.append(row)
 if size_rows:
@@ -895,7 +921,7 @@ glue_md("size_sentence", "The comparison ran at this profile (table above)."
 rules = word_claims.Rules(
     margin=margin, equal_points=equal_points, soft_k=soft_k[-1],
     n_triples=n_triples, n_sentences_exact=n_sentences_exact,
-    paper_coverage=PT.PAPER_COVERAGE)
+    paper_coverage=TAB1.PAPER_COVERAGE)
 results = word_claims.Results(
     segmentation={n: lms[n].segmentation for n in self_trained},
     pairs=pair_df, table1=table1.loc[self_trained], by_bin=by_bin,

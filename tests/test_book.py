@@ -587,3 +587,10 @@ def test_a_value_that_restates_the_parameters_cell_is_timed_as_the_plain_run():
     assert timing.key("00_corpus", "default", values, book.run_values("00_corpus", "default")) == "00_corpus"
     other = book.resolve_parameters(["00_corpus"], "default", {"n_samples": default + 1})["00_corpus"]
     assert timing.key("00_corpus", "default", other, book.run_values("00_corpus", "default")) != "00_corpus"
+
+
+def test_no_source_holds_an_empty_cell():
+    # a blank line after "# %% [markdown]" makes jupytext write an empty cell of its own
+    for name in book.notebook_names():
+        nb = jupytext.read(book.NOTEBOOKS / f"{name}.py")
+        assert all(c.source.strip() for c in nb.cells), name

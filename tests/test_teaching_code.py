@@ -76,3 +76,79 @@ def test_each_study_chapter_ends_with_exercises_and_their_solutions(name):
     assert text.count("```{solution-end}") == len(labels)
     solutions = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
     assert len(solutions) == len(labels) and all(0 < code_lines(c.source) <= 10 for c in solutions)
+
+
+#: What each chapter teaches, shown as a visible cell beside its equation: a piece of the
+#: cell's code that computes it, and what the markdown just above it must hold. Chapter 06's
+#: estimation error (Eq. 2) is still computed only inside its study (`distortion.estimation_error`).
+MECHANISMS = {
+    "02_tendencies": ("def heaps_loglik(beta):", "Eqs. 20–22"),
+    "03_segmentation": ("nll = n_token * np.log(ppl_token)", "bits per byte"),
+    "04_importance_sampling": ("log_p_I = np.sum(logsumexp(log_w, axis=1) - np.log(K))", "Eq. 6"),
+    "05_word_level": ("log_start = ", "P(\\text{start} \\mid h)"),
+}
+
+
+@pytest.mark.parametrize("name, mechanism", MECHANISMS.items())
+def test_the_mechanism_is_visible_beside_its_equation(name, mechanism):
+    """The lines that implement what the chapter teaches are a visible code cell (no fold, no
+    removal), after the markdown that states them, and the chapter's page shows what they print."""
+    import nbformat
+
+    code, stated = mechanism
+    nb = jupytext.read(book.NOTEBOOKS / f"{name}.py")
+    at = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and code in c.source]
+    assert len(at) == 1, f"{name}: {len(at)} cells hold {code!r}"
+    cell = nb.cells[at[0]]
+    assert not set(cell.metadata.get("tags", [])) & {"hide-input", "remove-cell", "remove-input", "hide-cell"}
+    before = [c.source for c in nb.cells[: at[0]] if c.cell_type == "markdown"][-2:]
+    assert any(stated in s for s in before), f"{name}: the markdown before the cell does not state it"
+    page = nbformat.read(book.BOOK / f"{name}.ipynb", as_version=4).cells[at[0]]
+    assert page.source == cell.source and any(o.get("name") == "stdout" for o in page.get("outputs", []))
+
+
+def test_every_glued_value_is_written_under_a_literal_key():
+    """Each value the pages' prose reads ({glue:text}`key`, a glued figure) is glued under a key
+    written as a literal where it is measured, in the package or the chapter, so that a search
+    finds it; none is built at run time (an f-string key)."""
+    import ast
+    import re
+
+    literals = set()
+
+    def collect(source):
+        literals.update(
+            n.value
+            for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        )
+
+    for path in (book.io.ROOT / "lmnotes").rglob("*.py"):
+        collect(path.read_text())
+    read = {}
+    for name in book.notebook_names():
+        for c in jupytext.read(book.NOTEBOOKS / f"{name}.py").cells:
+            if c.cell_type == "code":
+                collect(c.source)
+            else:
+                for key in re.findall(r"\{glue(?::\w+)?\}`([^`:]+)|```\{glue(?::\w+)?\} (\S+)", c.source):
+                    read.setdefault(key[0] or key[1], name)
+    assert len(read) > 500
+    built = {k: v for k, v in read.items() if k not in literals}
+    assert not built, f"glue keys the prose reads but no code writes literally: {built}"
+
+
+def test_no_alias_means_two_modules():
+    """A chapter imports a study's module under its name or under an alias that means that
+    module in every chapter (chapter 04's ``CG`` is never chapter 05's)."""
+    import ast
+
+    meaning = {}
+    for name in book.notebook_names():
+        for c in cells(name):
+            for node in ast.walk(ast.parse(c.source)):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("lmnotes"):
+                    for a in node.names:
+                        if a.asname:
+                            meaning.setdefault(a.asname, set()).add(f"{node.module}.{a.name}")
+    assert meaning and not {a: m for a, m in meaning.items() if len(m) > 1}
