@@ -407,7 +407,7 @@ betas = np.linspace(*laws.Heaps.BOUNDS, 19991)
 beta = betas[np.argmax([heaps_loglik(b) for b in betas])]
 K = u.sum() / (n**beta).sum()
 fit = laws.fit_heaps(n, u)
-print(f"on the grid: beta = {beta:.3f}, K = {K:.3f};  "
+print(f"on the grid:     beta = {beta:.3f}, K = {K:.3f}\n"
       f"laws.fit_heaps: beta = {fit.beta:.3f}, K = {fit.K:.3f}")
 
 # %% [markdown]

@@ -100,7 +100,7 @@ seed = 0  # seeds the draws, the subsets and the bootstrap
 
 # %% tags=["remove-cell"]
 from functools import partial
-from itertools import permutations
+from itertools import permutations, product
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -150,33 +150,28 @@ plots.use_style()
 # $$\log \hat p_I = \sum_{n=1}^N \log \frac1K \sum_k w_{nk}, \qquad
 #   \log \hat p_C = \log \frac1K \sum_k \prod_{n=1}^N w_{nk}.$$
 #
-# In code, on the log weights $\log w_{nk}$ of $N = 3$ instances with $K = 4$ draws each
-# (`estimators.instance_level` and `corpus_level` are these two lines, which the chapter
-# applies to every run below):
+# In code, for $N = 3$ instances of $K = 4$ draws (`estimators.instance_level` and
+# `corpus_level` are these lines; the chapter applies them to every run below):
 
 # %%
 log_w = np.log([[0.20, 0.05, 0.60, 0.15],
                 [0.02, 0.40, 0.10, 0.08],
                 [0.30, 0.10, 0.05, 0.25]])
-N, K = log_w.shape
+K = log_w.shape[1]
 log_p_I = np.sum(logsumexp(log_w, axis=1) - np.log(K))  # Eq. 5
 log_p_C = logsumexp(log_w.sum(axis=0)) - np.log(K)  # Eq. 6
 assert np.isclose(log_p_I, I.instance_level(log_w))
 assert np.isclose(log_p_C, I.corpus_level(log_w))
-# log p̂_C for every pairing of the draws across instances (K!² of them)
-pairings = [I.corpus_level(np.stack([log_w[0], log_w[1, list(a)],
-                                     log_w[2, list(b)]]))
-            for a in permutations(range(K)) for b in permutations(range(K))]
-print(f"log p̂_I = {log_p_I:.4f}, log p̂_C = {log_p_C:.4f}; over the "
-      f"{len(pairings)} pairings: log of the mean p̂_C = "
-      f"{logsumexp(pairings) - np.log(len(pairings)):.4f}, mean log p̂_C = "
-      f"{np.mean(pairings):.4f}")
+# log p̂_C for each of the K!² pairings of draws across instances
+orders = list(permutations(range(K)))
+pairings = [logsumexp(log_w[0] + log_w[1, list(a)] + log_w[2, list(b)])
+            - np.log(K) for a, b in product(orders, repeat=2)]
+print(f"log p̂_I = {log_p_I:.4f}, log p̂_C = {log_p_C:.4f}\n"
+      f"over {len(pairings)} pairings: log mean p̂_C = "
+      f"{logsumexp(pairings) - np.log(len(pairings)):.4f}, "
+      f"mean log p̂_C = {np.mean(pairings):.4f}")
 
 # %% [markdown]
-# The corpus-level estimate depends on which draw of one instance is paired with which of
-# another; averaged over every pairing it is the instance-level one, and its logarithm is
-# lower on average (Jensen), as the next paragraph proves.
-#
 # **Why instance level is better, as a theorem.** Shuffle the draws of each instance
 # independently, $\sigma_n$ a uniform permutation of $1..K$, and average $\hat p_C$ over the
 # shuffles: the product of independent uniform picks averages to the product of the means,

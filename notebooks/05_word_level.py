@@ -268,10 +268,10 @@ ends = sp.complete(sp.text(ids[a:b]))  # a word ending in punctuation ends
 log_end = 0.0 if ends else float(lp[-1][sp.boundary].logsumexp(0))
 prev = sentence.words[i - 1]
 log_start = float(lp[0][sp.starters(prev)].logsumexp(0))
-print(f"{sentence.words[i]!r} after {prev!r} ({b - a} tokens): "
-      f"p(w | h) = {np.exp(log_units + log_end - log_start):.4g}, "
-      f"P(start | h) = {np.exp(log_start):.3g}; "
-      f"Eq. 2's prefix probability = {np.exp(log_units):.4g}")
+print(f"{sentence.words[i]!r} after {prev!r} ({b - a} tokens):\n"
+      f"  p(w | h) = {np.exp(log_units + log_end - log_start):.4g}, "
+      f"P(start | h) = {np.exp(log_start):.3g}\n"
+      f"  Eq. 2's prefix probability = {np.exp(log_units):.4g}")
 
 # %% tags=["remove-cell"]
 glue("dfs_depth", dfs_depth, display=False)
