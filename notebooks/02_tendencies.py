@@ -402,12 +402,12 @@ def heaps_loglik(beta):  # Eqs. 20–22, with K at its maximum for this beta
     return np.sum(u * np.log(K * n**beta) - K * n**beta)
 
 
-# the search interval in steps of 1e-4
+# fit_heaps's search interval, [0.001, 2], in steps of 1e-4
 betas = np.linspace(*laws.Heaps.BOUNDS, 19991)
 beta = betas[np.argmax([heaps_loglik(b) for b in betas])]
 K = u.sum() / (n**beta).sum()
 fit = laws.fit_heaps(n, u)
-print(f"on the grid:     beta = {beta:.3f}, K = {K:.3f}\n"
+print(f"on the grid:    beta = {beta:.3f}, K = {K:.3f}\n"
       f"laws.fit_heaps: beta = {fit.beta:.3f}, K = {fit.K:.3f}")
 
 # %% [markdown]

@@ -203,13 +203,14 @@ tables.show(family_table[FAM.COLUMNS].rename(columns=short_names),
 
 # %%
 for spec, s in scores.items():
+    # tokens count each string's EOS already; bytes count it once more
     n_token, n_byte = s.n_tokens.sum(), (s.n_bytes + 1).sum()
     ppl_token = rates[spec]["perplexity / token"].value
     nll = n_token * np.log(ppl_token)  # -log p = n_u ln ppl_u
     bits_byte = nll / (n_byte * np.log(2))
     assert np.isclose(bits_byte, rates[spec]["bits / byte"].value)
-    print(f"{FAM.label(spec):>14}: ppl/token {ppl_token:8.2f} × "
-          f"{n_token:7,} tokens → {bits_byte:.4f} bits/byte")
+    print(f"{FAM.label(spec):>13}: -log p = {nll:9,.0f} nats over "
+          f"{n_byte:,} bytes → {bits_byte:.4f} bits/byte")
 
 # %% [markdown]
 # The models differ in how many predictions they make for the same text (the *tokens*

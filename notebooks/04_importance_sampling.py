@@ -150,8 +150,7 @@ plots.use_style()
 # $$\log \hat p_I = \sum_{n=1}^N \log \frac1K \sum_k w_{nk}, \qquad
 #   \log \hat p_C = \log \frac1K \sum_k \prod_{n=1}^N w_{nk}.$$
 #
-# In code, for $N = 3$ instances of $K = 4$ draws (`estimators.instance_level` and
-# `corpus_level` are these lines; the chapter applies them to every run below):
+# In code, for 3 instances of 4 draws, and $\hat p_C$ over all $K!^2$ pairings (`estimators`):
 
 # %%
 log_w = np.log([[0.20, 0.05, 0.60, 0.15],
@@ -162,7 +161,6 @@ log_p_I = np.sum(logsumexp(log_w, axis=1) - np.log(K))  # Eq. 5
 log_p_C = logsumexp(log_w.sum(axis=0)) - np.log(K)  # Eq. 6
 assert np.isclose(log_p_I, I.instance_level(log_w))
 assert np.isclose(log_p_C, I.corpus_level(log_w))
-# log p̂_C for each of the K!² pairings of draws across instances
 orders = list(permutations(range(K)))
 pairings = [logsumexp(log_w[0] + log_w[1, list(a)] + log_w[2, list(b)])
             - np.log(K) for a, b in product(orders, repeat=2)]
@@ -179,8 +177,8 @@ print(f"log p̂_I = {log_p_I:.4f}, log p̂_C = {log_p_C:.4f}\n"
 # \tfrac1K\sum_k w_{nk} = \hat p_I$. So $\hat p_I$ is $\hat p_C$ Rao–Blackwellised over the
 # arbitrary pairing of draws across instances: both are unbiased for $p(x_C)$,
 # $\operatorname{Var} \hat p_I \le \operatorname{Var} \hat p_C$, and by the conditional Jensen
-# inequality $\mathbb{E} \log \hat p_C \le \mathbb{E} \log \hat p_I \le \log p(x_C)$. (A unit
-# test checks the identity by enumerating every pairing.) The corpus-level estimate is a
+# inequality $\mathbb{E} \log \hat p_C \le \mathbb{E} \log \hat p_I \le \log p(x_C)$. (The cell
+# above enumerates every pairing of three instances; a unit test does so too.) The corpus-level estimate is a
 # $K$-sample estimate of a probability over $T$ tokens; its weights degenerate.
 #
 # **How large the bias is.** To second order (the delta method; {cite:t}`maddison-etal-2017-filtering`,

@@ -258,17 +258,19 @@ lm, sp = lms[family[0]], WP.Speller(lms[family[0]])
 located = (WP.locate(s) for s in sentences)
 sentence = next(s for s in located if s and len(s.words) > 1)
 ids, spans = sp.tokens(sentence)
-# the first word after the first whose edges are a token's
+# the first word after the first whose edges are a token's (spans[i] is None
+# where a token straddles them)
 i = next(i for i in range(1, len(spans)) if spans[i])
 a, b = spans[i]  # its tokens u_1 .. u_m
 lp = WP.next_logprobs(lm, [[lm.bos_id] + ids[:j] for j in range(a, b + 1)])
 # Σ log p(u_j | h, u_<j), log P(end | h, u) and log P(start | h)
 log_units = sum(float(lp[j, ids[a + j]]) for j in range(b - a))
-ends = sp.complete(sp.text(ids[a:b]))  # a word ending in punctuation ends
+ends = sp.complete(sp.text(ids[a:b]))  # ends with punctuation: P(end) = 1
 log_end = 0.0 if ends else float(lp[-1][sp.boundary].logsumexp(0))
 prev = sentence.words[i - 1]
 log_start = float(lp[0][sp.starters(prev)].logsumexp(0))
-print(f"{sentence.words[i]!r} after {prev!r} ({b - a} tokens):\n"
+print(f"{label(family[0])}: {sentence.words[i]!r} after {prev!r} "
+      f"({b - a} tokens):\n"
       f"  p(w | h) = {np.exp(log_units + log_end - log_start):.4g}, "
       f"P(start | h) = {np.exp(log_start):.3g}\n"
       f"  Eq. 2's prefix probability = {np.exp(log_units):.4g}")
