@@ -99,6 +99,7 @@ from scipy.stats import binomtest, false_discovery_control
 
 from lmnotes import models, stats
 from lmnotes.report import cases as lmcases, claims as lmclaims, plots, tables
+from lmnotes.report.sections import Measured
 from lmnotes.report.glue import glue_all
 from lmnotes.stats import laws
 from lmnotes.studies.tendencies import claims as TC, measures as T
@@ -950,8 +951,9 @@ set_tokens = int(np.median([sets[m, s].lengths.sum() for m in own for s in strat
 claim_floor = T.zipf_floor(set_tokens, test_fit_s, repeats=floor_repeats, rank_support=rank_support,
                            top_types=top_types, seed=seed).quantile([0.0, 0.5, 1.0]).T.set_axis(
     ["min", "median", "max"], axis=1)
-measured = TC.Measured(results, sets, tt_fit, tt_mean, matched, unk_effect,
-                       claim_floor, strategies, own)
+measured = Measured(results=results, sets=sets, tt_fit=tt_fit, tt_mean=tt_mean,
+                    matched=matched, unk_effect=unk_effect, floor_range=claim_floor,
+                    strategies=strategies, own=own, **TC.groups(strategies, own))
 rules = TC.Rules(small_unigram_tvd, close_length_ks, long_length, max_tokens)
 glue_all(TC.unk_artefact(measured, reference, articles, compare))
 claims = TC.claims(measured, rules)
@@ -979,7 +981,7 @@ pre = [label[m] for m in model_names if not m.startswith("wiki/")]
 cells = [(m, s, c) for m in pre for s in strategies for c in ["rank KS to reference", "top-types TVD", "length KS",
                                                                "stopwords KS", "symbols KS"] if (m, s) in results]
 within_shift = [x for x in cells
-                if not lmcases.side("above", measured.beyond_shift(x[:2], x[2]))]
+                if not lmcases.side("above", TC.beyond_shift(measured, x[:2], x[2]))]
 glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_shift else
      f"in {len(cells) - len(within_shift)} of their {len(cells)} distance cells; within it (or not distinguishable "
      f"from it with {n_pre} documents): " + ", ".join(f"{m}/{s} {c}" for m, s, c in within_shift), display=False)

@@ -87,7 +87,8 @@ from myst_nb import glue
 from lmnotes import models
 from lmnotes.models import budget, memo, recipes
 from lmnotes.models.trained import on_corpus
-from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.report import claims as lmclaims, plots, sections, tables
+from lmnotes.report.sections import Measured
 from lmnotes.report.glue import glue_all
 from lmnotes.stats import units
 from lmnotes.studies.segmentation import comparability as C
@@ -698,7 +699,7 @@ tables.show(largest, "The sentence with the largest gap: where its "
 # ## The claims
 
 # %% tags=["hide-input"]
-results = segmentation_claims.Results(
+measured = Measured(
     ppl_token={s: FAM.value(rates, s, "perplexity / token")
                for s in segmentations},
     tau_byte=tau["bits / byte"], best_token=best_token, best_byte=best_byte,
@@ -711,8 +712,8 @@ results = segmentation_claims.Results(
     open_epochs=budgets.loc[open_model, "epochs"], gaps=gaps,
     self_name=self_name, levelled=levelled_by_model)
 rules = segmentation_claims.Rules(negligible_share, negligible_share_alt)
-glue_all(segmentation_claims.glued(results, rules))
-claims = segmentation_claims.claims(results, rules)
+glue_all(sections.values(segmentation_claims.SECTIONS, measured, rules))
+claims = segmentation_claims.claims(measured, rules)
 # saved for the summary of every verdict on the first page
 lmclaims.publish(claims, "03_segmentation")
 lmclaims.show(claims, "The claims of the post and the verdicts",

@@ -113,6 +113,7 @@ from lmnotes import models
 from lmnotes.models import memo
 from lmnotes.report import (
     cases as lmcases, claims as lmclaims, plots, tables)
+from lmnotes.report.sections import Measured
 from lmnotes.report.glue import glue_all, glue_md
 from lmnotes.studies.importance import (
     aggregation as AG, beams as BM, bias as BS, claims as IC,
@@ -1314,10 +1315,10 @@ rules = IC.Rules(
     tau_tolerance=tau_tolerance, beam_share_margin=beam_share_margin,
     k_max=k_max, n_runs=n_runs, peek_horizons=peek_horizons,
     temperatures=temperatures)
-results = IC.Measured(
+measured = Measured(
     models=list(switch), runs=runs, latent_names=latent_names,
     density_names=density_names, rank_names=rank_names, n_test=N_test,
-    n_tokens=T, ic_cases=ic_cases, ic_runs=ic_runs, ic_min_gap=ic_min_gap,
+    ic_cases=ic_cases, ic_runs=ic_runs, ic_min_gap=ic_min_gap,
     ic_max_gap=ic_max_gap, doc_cases=doc_cases, removed=removed,
     article_tokens=grain_tokens["article"],
     nonlatent_gap=nonlatent["instance − corpus"].iloc[0],
@@ -1332,7 +1333,7 @@ results = IC.Measured(
     length_bins=list(share_table.index), invalid_cases=invalid_cases,
     n_words=len(words), ancestral_hits=ancestral_hits,
     kglm_code=paper.aggregation_of(paper.kglm_master), paper=paper.TABLE1)
-claims = IC.claims(results, rules)
+claims = IC.claims(measured, rules)
 glue_md("source_sentence", IC.source_summary(paper.TABLE1, rules))
 glue_md("peek_summary", IC.peeking_summary(claims))
 lmclaims.publish(claims, "04_importance_sampling")

@@ -101,7 +101,8 @@ from lmnotes import models
 from lmnotes.models import budget
 from lmnotes.models.recipes import transformer as recipe
 from lmnotes.models.trained import on_corpus
-from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.report import claims as lmclaims, plots, sections, tables
+from lmnotes.report.sections import Measured
 from lmnotes.report.glue import glue_all, glue_md
 from lmnotes.studies.words import (
     authors as AC, bins as BN, calgaps, claims as word_claims,
@@ -924,7 +925,7 @@ rules = word_claims.Rules(
     margin=margin, equal_points=equal_points, soft_k=soft_k[-1],
     n_triples=n_triples, n_sentences_exact=n_sentences_exact,
     paper_coverage=TAB1.PAPER_COVERAGE)
-results = word_claims.Results(
+measured = Measured(
     segmentation={n: lms[n].segmentation for n in self_trained},
     pairs=pair_df, table1=table1.loc[self_trained], by_bin=by_bin,
     n_types=n_types,
@@ -934,8 +935,8 @@ results = word_claims.Results(
     split_pools=split_pools,
     encoders=list(encoders), enc_diff=enc_diff, mcnemar=mcnemar,
     robust=robust, size_rows=size_rows)
-glue_all(word_claims.glued(results, rules))
-claims = word_claims.claims(results, rules)
+glue_all(sections.values(word_claims.SECTIONS, measured, rules))
+claims = word_claims.claims(measured, rules)
 lmclaims.publish(claims, word_claims.CHAPTER)
 lmclaims.show(claims, word_claims.CAPTION,
               thresholds=word_claims.thresholds(rules))

@@ -112,6 +112,7 @@ from lmnotes import models as registry
 from lmnotes.models import recipes
 from lmnotes.models.trained import on_corpus
 from lmnotes.report import claims as lmclaims, plots, tables
+from lmnotes.report.sections import Measured
 from lmnotes.report.glue import glue_all, glue_md
 from lmnotes.studies.distortion import (
     calibration as CB, claims as study_claims, control as CT,
@@ -1085,7 +1086,7 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 seeded = [k for k in models if k.startswith(f"{main} seed")]
 under = {n: share[n] for n in learners} | {k: boot.mean_ci(err[k] < 0)
                                           for k in seeded}
-results = dict(
+measured = Measured(
     main=main, learners=learners, arch=arch, parameters=parameters,
     n_models=len(models), under=under, ends=ends, law_miss=law_miss,
     tail=tail, s_coef=s_coef, bend=bend, size=size_cmp,
@@ -1093,7 +1094,7 @@ results = dict(
     mid=mid, n_best_last=n_best_last, gap_beyond=gap_beyond, apart=apart,
     step_gain=step_gain, rel_step=rel_step, error_at=error_at,
     steps={N: err_n[main, N][1] for N in sizes}, sizes=sizes,
-    n_train=n_train, same_n=same_n, ahead=ahead, head_mass=head_mass,
+    same_n=same_n, ahead=ahead, head_mass=head_mass,
     perturbed=overall.query("level == @top_level"), top_level=top_level,
     random_bins=rand_df, models_random=[main] + arch, t_cmp=t_cmp,
     colder=colder, lo_t=lo_t, t_share=t_share,
@@ -1109,7 +1110,7 @@ rules = dict(size_cut=size_margin or 2 * paper_size_gain,
              size_margin=size_margin, linear_margin=linear_margin,
              near_zero_nats=near_zero_nats, level_margin=level_margin,
              lnre_share=lnre_share, lnre_doublings=lnre_doublings)
-claims = study_claims.claims(results, rules)
+claims = study_claims.claims(measured, rules)
 lmclaims.publish(claims, "06_distortion")
 lmclaims.show(claims, "Claims of LeBrun, Sordoni & O'Donnell (2022) and our "
               "verdicts",

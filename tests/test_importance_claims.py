@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from lmnotes.report import cases as LC, claims as lmclaims
+from lmnotes.report.sections import Measured
 from lmnotes import stats
 from lmnotes.stats import Estimate
 from lmnotes.studies.importance import aggregation as AG
@@ -128,7 +129,6 @@ def measured(**changes):
         density_names=DENSITY,
         rank_names=RANKED,
         n_test=N_TEST,
-        n_tokens=1000.0,
         ic_runs=0.9,
         ic_min_gap=0.5,
         ic_max_gap=40.0,
@@ -178,7 +178,7 @@ def measured(**changes):
         CG.monotone_cases(base["expect"], base["chi"], base["curves"], base["mono_keys"], SUB)[0],
     )
     base.setdefault("invalid_cases", invalid(base["ancestral_hits"]["wiki/x"]))
-    return IC.Measured(**base)
+    return Measured(**base)
 
 
 def table(rules=RULES, **changes):

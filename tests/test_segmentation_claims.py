@@ -3,7 +3,8 @@
 import pandas as pd
 import pytest
 
-from lmnotes.report import claims as lmclaims
+from lmnotes.report import claims as lmclaims, sections
+from lmnotes.report.sections import Measured
 from lmnotes.stats import Estimate
 from lmnotes.studies.segmentation import claims as SC
 
@@ -47,7 +48,12 @@ def results(**changes):
         levelled={"BPE 8k": True, "smollm2-135m": True},
     )
     base.update(changes)
-    return SC.Results(**base)
+    return Measured(**base)
+
+
+def section_values(res, rules):
+    """The values chapter 03's sections quote."""
+    return sections.values(SC.SECTIONS, res, rules)
 
 
 def verdicts(res, rules=RULES):
@@ -72,7 +78,7 @@ def test_claim_2_is_contradicted_when_an_independent_measure_orders_differently(
     ranks["perplexity / word"] = [1, 2]
     res = results(open_ranks=ranks)
     assert verdicts(res)[1] == "contradicted"
-    assert SC.glued(res, RULES)["independent_orders"] == "different orders"
+    assert section_values(res, RULES)["independent_orders"] == "different orders"
     # the per-token order is not one of the independent measures
     ranks = pd.DataFrame({c: [2, 1] for c in ORDER}, index=["byte", "BPE 1k"])
     ranks["perplexity / token"] = [1, 2]
@@ -112,7 +118,7 @@ def test_the_stricter_threshold_is_reported_not_decisive():
     table = SC.claims(res, RULES)
     assert table.iloc[3].verdict == "reproduced"
     assert "below 0.5 %: BPE 8k against: contradicted at that threshold" in table.iloc[3].measured
-    values = SC.glued(res, RULES)
+    values = section_values(res, RULES)
     assert (values["v4"], values["v4_alt"]) == ("reproduced", "contradicted")
 
 
@@ -133,18 +139,18 @@ def test_measured_texts_carry_the_counts():
 
 
 def test_glued_values():
-    values = SC.glued(results(), RULES)
-    assert list(values) == [
+    values = section_values(results(), RULES)
+    assert list(values) == [  # in the sections' order
+        "independent_orders",
+        "causes_text",
+        "rest_share",
         "negligible_pct",
         "negligible_alt_pct",
         "v4",
         "v4_alt",
-        "independent_orders",
-        "rest_share",
         "marginal_label",
         "levelled_text",
         "alt_text",
-        "causes_text",
     ]
     assert values["negligible_pct"] == pytest.approx(1.0)
     assert values["rest_share"] == pytest.approx(20.0)
@@ -181,7 +187,7 @@ def test_the_stricter_threshold_says_why_each_model_is_decided():
         gaps={"BPE 8k": gap(0.006, 0.008, 0.0055), "smollm2-135m": gap(0.001, 0.002, 0.0005)},
         levelled={"BPE 8k": False, "smollm2-135m": True},
     )
-    text = SC.glued(res, RULES)["alt_text"]
+    text = section_values(res, RULES)["alt_text"]
     assert text == (
         "BPE 8k is against: its certified lower bound, 0.550 %, lies above it; smollm2-135m is for: "
         "its estimate has levelled off and its interval lies below it (up to 0.200 %)"

@@ -152,3 +152,29 @@ def test_no_alias_means_two_modules():
                         if a.asname:
                             meaning.setdefault(a.asname, set()).add(f"{node.module}.{a.name}")
     assert meaning and not {a: m for a, m in meaning.items() if len(m) > 1}
+
+
+STUDIES = {
+    "02_tendencies": "tendencies",
+    "03_segmentation": "segmentation",
+    "04_importance_sampling": "importance",
+    "05_word_level": "words",
+    "06_distortion": "distortion",
+}
+
+
+@pytest.mark.parametrize("name, study", STUDIES.items())
+def test_every_study_is_sections_and_claims_that_name_them(name, study):
+    """Each study lists its sections by its chapter's headings, each reading declared names,
+    and each claim of its list names one of them."""
+    import importlib
+    import re
+
+    claims = importlib.import_module(f"lmnotes.studies.{study}.claims")
+    headings = set(re.findall(r"^# #{2,3} (.+)$", (book.NOTEBOOKS / f"{name}.py").read_text(), re.M))
+    names = [s.name for s in claims.SECTIONS]
+    assert set(names) <= headings, f"{name}: sections that are no heading: {set(names) - headings}"
+    assert len(set(names)) == len(names) and all(s.reads for s in claims.SECTIONS)
+    assert {c.section for c in claims.CLAIMS} == set(names), (
+        f"{name}: a section decides no claim, or a claim none"
+    )

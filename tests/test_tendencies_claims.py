@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from lmnotes.report import cases as lmcases, claims as lmclaims
+from lmnotes.report.sections import Measured
 from lmnotes.stats import inference as stats
 from lmnotes.studies.tendencies import claims as TC, measures as T, paper
 
@@ -87,7 +88,18 @@ def world(
     tt_fit["human shift", "–"] = tt_table(0.05, 0.05, noise)
     floor = pd.DataFrame({"min": 0.0, "median": 0.01, "max": 0.02}, index=DISTANCES)
     unk = {("Transformer (word)", "counted"): est(0.004)} if "Transformer (word)" in own else {}
-    return TC.Measured(results, sets, tt_fit, tt_mean, matched, unk, floor, list(strategies), list(own))
+    return Measured(
+        results=results,
+        sets=sets,
+        tt_fit=tt_fit,
+        tt_mean=tt_mean,
+        matched=matched,
+        unk_effect=unk,
+        floor_range=floor,
+        strategies=list(strategies),
+        own=list(own),
+        **TC.groups(strategies, own),
+    )
 
 
 RULES = TC.Rules(small_unigram_tvd=0.03, close_length_ks=0.05, long_length=41, max_tokens=128)
@@ -303,17 +315,36 @@ def test_the_chapter_margins_default_to_the_source_s_own_readings():
 
 
 def test_a_claim_added_to_the_list_is_a_row_of_its_table():
-    """Adding a claim is adding an entry to the study's list (and its decide function): it
-    becomes a row with its verdict, and its cases go to the cases file."""
-    toy = lmclaims.Claim(
-        "12",
-        "sequences end within {rules.max_tokens} tokens",
-        lambda m, r: ([lmcases.Case("toy", "above", 1.0, 0.5, 1.5, why="w")], "one case above 0"),
-    )
-    df = lmclaims.decide_all([*TC.CLAIMS, toy], world(), RULES)
+    """Adding a claim is adding an entry to the study's list (and its decide function, which
+    sees what its section reads): it becomes a row with its verdict, and its cases go to the
+    cases file."""
+
+    def ends(m, rules):
+        longest = max(s.lengths.max() for s in m.sets.values())
+        why = "the longest sample, in tokens"
+        return [
+            lmcases.Case("toy", "less", float(longest), threshold=rules.max_tokens + 1, why=why)
+        ], "1 case"
+
+    toy = lmclaims.Claim("12", "sequences end within {rules.max_tokens} tokens", ends, TC.TAB3)
+    df = lmclaims.decide_all([*TC.CLAIMS, toy], TC.SECTIONS, world(), RULES)
     assert len(df) == len(TC.CLAIMS) + 1
     row = df.set_index("claim").loc[f"12. sequences end within {RULES.max_tokens} tokens"]
     assert (row.verdict, row.rule, row.n_for) == ("reproduced", "every", 1)
+    assert row.measured == "1 case"
     cases = df.attrs["cases"]
     assert cases[cases["claim"].astype(str) == "12"]["name"].tolist() == ["toy"]
     lmclaims.check_cases(df, cases)
+
+
+def test_a_claim_sees_only_what_its_section_reads():
+    """A claim that reads a measurement its section does not declare fails at once, naming it."""
+    toy = lmclaims.Claim("12", "the type–token curves", lambda m, r: ([], str(m.tt_fit)), TC.TAB3)
+    with pytest.raises(AttributeError, match="tt_fit"):
+        lmclaims.decide_all([toy], TC.SECTIONS, world(), RULES)
+    missing = {k: v for k, v in world().items() if k != "sets"}
+    with pytest.raises(
+        KeyError,
+        match=r"section \"Rank–frequency and unigram distances .* reads \['sets'\], which the chapter has not",
+    ):
+        lmclaims.decide_all(TC.CLAIMS, TC.SECTIONS, missing, RULES)

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from lmnotes import stats
-from lmnotes.report import cases as LC, claims as lmclaims
+from lmnotes.report import cases as LC, claims as lmclaims, sections
+from lmnotes.report.sections import Measured
 from lmnotes.studies.words import claims as C
 from lmnotes.studies.words import table1 as PT
 from lmnotes.studies.words import table2 as T2
@@ -147,7 +148,7 @@ def robust(top10=(40, 41, 41), t10=(20, 20.5, 21), gave_up=0):
 def results(**changes):
     """Evidence that reproduces every claim the chapter can reproduce (13 is not run)."""
     trip, pool = triples()
-    base = C.Results(
+    base = Measured(
         segmentation=MODELS,
         pairs=pairs(),
         table1=table1(),
@@ -162,8 +163,10 @@ def results(**changes):
         enc_diff=est(3, half=5),
         mcnemar=0.5,
         robust=robust(),
+        size_rows=[],
+        split_pools={},
     )
-    return dataclasses.replace(base, **changes)
+    return Measured({**base, **changes})
 
 
 RULES = C.Rules(
@@ -614,7 +617,7 @@ def test_printed_numbers_carry_their_precision():
 
 
 def test_glued_values_and_thresholds():
-    values = C.glued(results(by_bin=by_bin(hits=(5, 0, 0))), RULES)
+    values = sections.values(C.SECTIONS, results(by_bin=by_bin(hits=(5, 0, 0))), RULES)
     assert values["n_pairs"] == 3 and values["bonferroni_pct"] == "98.33" and values["family_pct"] == "5"
     assert values["n_floor"] == 6 and values["n_tied"] == 1 and values["n_gave_up"] == 0
     assert (

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from lmnotes.core import io
-from lmnotes.report import cases as lmcases
+from lmnotes.report import cases as lmcases, sections as lmsections
 
 #: The verdicts, in the order the summary shows them.
 VERDICTS = ("reproduced", "differs", "inconclusive", "contradicted", "not tested")
@@ -95,25 +95,30 @@ def row(
 class Claim:
     """One entry of a study's declarative list of claims: its number, the source's words (a
     template that may name the chapter's thresholds, ``"tested at {rules.long_length} tokens"``,
-    or a function of them), its form (:data:`lmnotes.report.cases.FORMS`), its basis (:data:`BASES`), and the function
-    that gives its cases and the sentence of what was measured, ``decide(measured, rules)``
-    (with a third item, a mapping, where what was run changes the row's ``form`` or ``basis``:
-    a claim not run at this profile). Adding a claim to a study is adding such an entry and its
-    ``decide``."""
+    or a function of them), the function that gives its cases and the sentence of what was
+    measured, ``decide(view, rules)``, the name of the section
+    (:class:`lmnotes.report.sections.Section`) whose measurements decide it (``view`` holds
+    what that section reads), its form (:data:`lmnotes.report.cases.FORMS`) and its basis
+    (:data:`BASES`). ``decide`` returns a third item, a mapping, where what was run changes
+    the row's ``form`` or ``basis`` (a claim not run at this profile). Adding a claim to a
+    study is adding such an entry and its ``decide``."""
 
     number: str
     words: str | Callable[[Any], str]
     decide: Callable[[Any, Any], tuple]
+    section: str
     form: str = "every"
     basis: str = "measured"
 
 
-def decide_all(claims: Sequence[Claim], measured: Any, rules: Any) -> pd.DataFrame:
+def decide_all(claims: Sequence[Claim], sections: Sequence, measured: Mapping, rules: Any) -> pd.DataFrame:
     """The claims table of a study's list: each claim's row (:func:`row`), in the list's
-    order, from what the chapter ``measured`` and its thresholds ``rules``."""
+    order, decided from what its section reads of what the chapter ``measured``
+    (:meth:`lmnotes.report.sections.Section.view`) and the chapter's thresholds ``rules``."""
     rows = []
     for c in claims:
-        cases, text, *changed = c.decide(measured, rules)
+        view = lmsections.named(sections, c.section).view(measured)
+        cases, text, *changed = c.decide(view, rules)
         how = {"form": c.form, "basis": c.basis, **(changed[0] if changed else {})}
         words = c.words(rules) if callable(c.words) else c.words.format(rules=rules)
         rows.append(row(f"{c.number}. {words}", cases, text, **how))

@@ -2,10 +2,11 @@
 (2022), each with the form its words give it and the cases the chapter measured
 (:mod:`lmnotes.report.cases`), from which the book's one function computes the verdict.
 
-:data:`CLAIMS` lists the claims (:class:`lmnotes.report.claims.Claim`), each with the function
-that decides it; :func:`claims` builds the whole table from ``results`` (what the chapter
-measured, a mapping whose keys :data:`RESULTS` names) and ``rules`` (the chapter's thresholds,
-:data:`RULES`);
+:data:`SECTIONS` lists the chapter's sections that decide claims and what each reads of what
+the chapter measured (:data:`READS`); :data:`CLAIMS` lists the claims
+(:class:`lmnotes.report.claims.Claim`), each with the function that decides it and its
+section; :func:`claims` builds the whole table from what the chapter measured (a mapping of
+:data:`READS`' names) and ``rules`` (the chapter's thresholds, :data:`RULES`);
 :func:`thresholds` states those thresholds under the table.
 """
 
@@ -18,12 +19,13 @@ from typing import Mapping
 import pandas as pd
 
 from lmnotes.report import cases as lmcases, claims as lmclaims
+from lmnotes.report.sections import Section
 from lmnotes.stats import scaled
 from lmnotes.studies.distortion.resample import bin_estimate, ci, grown, negated, num
 from lmnotes.studies.distortion.training import strata_end
 
-#: The keys of ``results`` and what each holds (an "estimate" has value, low and high).
-RESULTS = {
+#: What the sections read, each name with what it holds (an "estimate" has value, low and high).
+READS = {
     "main": "the main learner's name",
     "learners": "the learners' names, the main first",
     "arch": "the LSTM learners' names (empty: none trained)",
@@ -50,7 +52,6 @@ RESULTS = {
     "rel_step": "(N, 2N) -> the gain as a share of the error at N",
     "steps": "N -> what the main learner's training at N got (schedule.summary)",
     "sizes": "the training sizes N",
-    "n_train": "the full training size",
     "same_n": "estimates of the Transformer's minus the LSTM's error at each N (empty: no LSTM)",
     "ahead": "estimates of the Transformer on N minus the LSTM on the next N",
     "head_mass": "learner -> estimate of P_M(B) − P_L(B) on L's most probable fifth",
@@ -116,7 +117,7 @@ LEVELLED = {
 
 
 # --------------------------------------------------------------------------------------------
-# the claims, each decided by its function from the chapter's results (r) and thresholds (q)
+# the claims, each decided by its function from what its section reads (r) and the thresholds (q)
 
 Case, est = lmcases.Case, lmcases.Case.interval
 
@@ -494,38 +495,105 @@ def too_uniform(r, q):
     )
 
 
-#: The paper's claims (and its conclusion), numbered as the chapter's list numbers them, each
-#: with its form and the function that decides it (:class:`lmnotes.report.claims.Claim`).
-CLAIMS = [
-    lmclaims.Claim("1", "M underestimates most test sequences", underestimated),
-    lmclaims.Claim("2a", "The rarer the sequence, the worse the underestimation (binned)", rarer_worse),
-    lmclaims.Claim("2b", "Rare sequences are underestimated beyond their length", beyond_length),
-    lmclaims.Claim("2c", "The error falls non-linearly with $\\log p_L$", non_linear),
-    lmclaims.Claim("3", "Model size matters little", size_matters_little, form="effect"),
-    lmclaims.Claim("4", "Training error converges to ≈ 0 in every stratum", training_converges),
-    lmclaims.Claim("5", "The gaps between test strata persist", gaps_persist),
-    lmclaims.Claim("6a", "More data helps", more_data_helps),
-    lmclaims.Claim("6b", "… and levels off", levels_off),
-    lmclaims.Claim("7", "The Transformer uses data more efficiently than the LSTM", transformer_efficient),
-    lmclaims.Claim("8", "The mass does not go to the head", not_to_the_head),
-    lmclaims.Claim("9", "Perturbed sequences end up overestimated", perturbed_over),
-    lmclaims.Claim("10", "Random Σ* sequences are overestimated whatever $p_L$", random_over),
-    lmclaims.Claim("11a", "Lower-entropy languages suffer more", colder_worse),
-    lmclaims.Claim("11b", "The underestimation holds at T = 1 (App. A.3)", holds_at_one),
-    lmclaims.Claim("12", "The findings hold with a pretrained ground truth", pretrained_truth),
-    lmclaims.Claim("13", "Natural language is in the LNRE zone, unlike dice", lnre_zone),
-    lmclaims.Claim("14", "M spreads its mass too uniformly (the conclusion)", too_uniform),
+#: The chapter's sections that decide claims.
+ERROR, TRAINING = "Estimation error (Fig. 1)", "Over training (Fig. 2)"
+DATA = "Over data and architecture (Fig. 3)"
+MASS = "Where did the mass go? (Fig. 4 and App. A.1)"
+TEMPERATURE = "The temperature of the language (Fig. 5)"
+PRETRAINED = "A pretrained ground truth (App. A.2)"
+UNIFORM = "Beyond the paper: too uniform?"
+LNRE = "The LNRE zone (App. A.5)"
+
+
+def _reading(*names: str) -> dict[str, str]:
+    return {n: READS[n] for n in names}
+
+
+#: The chapter's sections that decide claims, and what each reads of what it measured.
+SECTIONS = [
+    Section(
+        ERROR,
+        _reading(
+            "main",
+            "learners",
+            "parameters",
+            "under",
+            "ends",
+            "law_miss",
+            "tail",
+            "s_coef",
+            "bend",
+            "size",
+            "paper_size_gain",
+        ),
+    ),
+    Section(
+        TRAINING, _reading("n_models", "final", "gaps", "last", "mid", "n_best_last", "gap_beyond", "apart")
+    ),
+    Section(
+        DATA,
+        _reading("main", "arch", "sizes", "step_gain", "steps", "error_at", "rel_step", "same_n", "ahead"),
+    ),
+    Section(
+        MASS,
+        _reading("learners", "ends", "head_mass", "perturbed", "top_level", "random_bins", "models_random"),
+    ),
+    Section(
+        TEMPERATURE,
+        _reading(
+            "colder",
+            "lo_t",
+            "t_cmp",
+            "t_kept",
+            "t_planned",
+            "main_planned",
+            "t_share",
+            "temperatures",
+            "temperature_seeds",
+        ),
+    ),
+    Section(PRETRAINED, _reading("pretrained")),
+    Section(UNIFORM, _reading("learners", "gap", "seq_rate")),
+    Section(LNRE, _reading("lnre", "doublings")),
 ]
 
 
-def claims(results: Mapping, rules: Mapping) -> pd.DataFrame:
+#: The paper's claims (and its conclusion), numbered as the chapter's list numbers them, each
+#: with its form and the function that decides it (:class:`lmnotes.report.claims.Claim`).
+CLAIMS = [
+    lmclaims.Claim("1", "M underestimates most test sequences", underestimated, ERROR),
+    lmclaims.Claim(
+        "2a", "The rarer the sequence, the worse the underestimation (binned)", rarer_worse, ERROR
+    ),
+    lmclaims.Claim("2b", "Rare sequences are underestimated beyond their length", beyond_length, ERROR),
+    lmclaims.Claim("2c", "The error falls non-linearly with $\\log p_L$", non_linear, ERROR),
+    lmclaims.Claim("3", "Model size matters little", size_matters_little, ERROR, form="effect"),
+    lmclaims.Claim("4", "Training error converges to ≈ 0 in every stratum", training_converges, TRAINING),
+    lmclaims.Claim("5", "The gaps between test strata persist", gaps_persist, TRAINING),
+    lmclaims.Claim("6a", "More data helps", more_data_helps, DATA),
+    lmclaims.Claim("6b", "… and levels off", levels_off, DATA),
+    lmclaims.Claim(
+        "7", "The Transformer uses data more efficiently than the LSTM", transformer_efficient, DATA
+    ),
+    lmclaims.Claim("8", "The mass does not go to the head", not_to_the_head, MASS),
+    lmclaims.Claim("9", "Perturbed sequences end up overestimated", perturbed_over, MASS),
+    lmclaims.Claim("10", "Random Σ* sequences are overestimated whatever $p_L$", random_over, MASS),
+    lmclaims.Claim("11a", "Lower-entropy languages suffer more", colder_worse, TEMPERATURE),
+    lmclaims.Claim("11b", "The underestimation holds at T = 1 (App. A.3)", holds_at_one, TEMPERATURE),
+    lmclaims.Claim("12", "The findings hold with a pretrained ground truth", pretrained_truth, PRETRAINED),
+    lmclaims.Claim("13", "Natural language is in the LNRE zone, unlike dice", lnre_zone, LNRE),
+    lmclaims.Claim("14", "M spreads its mass too uniformly (the conclusion)", too_uniform, UNIFORM),
+]
+
+
+def claims(measured: Mapping, rules: Mapping) -> pd.DataFrame:
     """The chapter's claims table: one row per claim of :data:`CLAIMS`, each with its form and
     its cases (:mod:`lmnotes.report.cases`), from which :func:`lmnotes.report.claims.row`
     computes the verdict."""
-    missing = [k for k in RESULTS if k not in results] + [k for k in RULES if k not in rules]
+    missing = [k for k in RULES if k not in rules]
     if missing:
-        raise ValueError(f"the claims need {missing} (see RESULTS and RULES)")
-    return lmclaims.decide_all(CLAIMS, SimpleNamespace(**results), SimpleNamespace(**rules))
+        raise ValueError(f"the claims need the rules {missing} (see RULES)")
+    return lmclaims.decide_all(CLAIMS, SECTIONS, measured, SimpleNamespace(**rules))
 
 
 def doublings_case(name: str, doublings: float, threshold: float) -> lmcases.Case:

@@ -1,8 +1,11 @@
 """The claims of Logan, Gardner & Singh (2020), each with the form its words give it and the
 cases that decide it: chapter 04.
 
-:func:`claims` turns what the chapter measured (:class:`Measured`: the repeated runs of every
-proposal on the two switch-LMs, the curves against K, the exact divergences, the beam bounds,
+:data:`SECTIONS` lists the chapter's sections that decide claims and what each reads of what
+the chapter measured (:data:`READS`); :data:`CLAIMS` lists the paper's claims, each with the
+section that decides it. :func:`claims` turns what the chapter measured (a
+:class:`lmnotes.report.sections.Measured`: the repeated runs of every proposal on the two
+switch-LMs, the curves against K, the exact divergences, the beam bounds,
 the tokenization experiments and the paper's own Table 1) and the chapter's thresholds
 (:class:`Rules`) into the claims table: one row per claim of the source, with its form
 (:data:`lmnotes.report.cases.FORMS`) and its cases (:class:`lmnotes.report.cases.Case`), from
@@ -30,6 +33,7 @@ from scipy import stats as ss
 from scipy.special import logsumexp
 
 from lmnotes.report import cases as lmcases, claims as lmclaims, plots
+from lmnotes.report.sections import Measured, Section
 from lmnotes import stats
 from lmnotes.stats.inference import Estimate
 from lmnotes.studies.importance import aggregation as AG
@@ -71,91 +75,56 @@ class Rules:
     temperatures: Sequence[float]
 
 
-@dataclass
-class Measured:
-    """What chapter 04 measured. Keys ``(model, proposal)`` name a switch-LM (``models``, in
-    order) and a proposal (:mod:`.switch_runs` labels).
-
-    Repeated runs: ``runs[key]`` has a column ``instance`` (log p̂_I − log p per run, nats
-    over the ``n_test`` sentences, ``n_tokens`` tokens); ``latent_names`` are the proposals
-    other than the exact posterior, ``density_names`` those of the density figure,
-    ``rank_names`` those the ranking orders (the density figure's and more temperatures);
-    ``ic_cases`` (instance against corpus level, :func:`.aggregation.instance_vs_corpus`),
-    ``ic_runs``, ``ic_min_gap``, ``ic_max_gap`` (the share of single runs where instance level
-    is better, the range of the gap in % of the perplexity); ``doc_cases``, ``removed``,
-    ``article_tokens``: the share of the corpus-level bias removed per instance unit;
-    ``nonlatent_gap``: the largest |instance − corpus| of a non-latent LM.
-
-    Curves against K: ``tail_sub[key]`` the share of sentences beyond e^KL > k_max,
-    ``gap_interval[key]`` the relative gap at k_max, ``agree`` whether they pick the same
-    proposals; ``mono_cases`` (E log p̂_K rising, :func:`.convergence.monotone_cases`),
-    ``mono_keys``, ``curves[key]`` (summed error per K), ``falls_single``, ``n_curve_steps``;
-    ``expect[key]`` (E log p̂_K − log p from disjoint runs, :func:`.switch_runs.expected`), on
-    the curves' sentences ``sub``.
-
-    Temperature and ranking: ``tau_grid`` and ``tau_div[(model, family)]`` (mean KL and mean
-    log(1 + χ²) per temperature, :func:`.temperature.divergences`); ``tok``, ``sent_table``:
-    the tokenization tables (``instance level`` estimates, ``(model, proposal)`` index);
-    ``chi[key]``: log(1 + χ²) per test sentence; ``kendall[(model, criterion)]`` (scipy
-    results), ``single_pick[model]`` (share of single runs picking the χ²-best).
-
-    Beams: ``best_paths[(model, k)]`` log p(x, z) of the k best paths, ``logp[model]`` exact
-    log p(x), ``share[(model, k)]`` p(x) share of the beam under q, ``k_top``, ``beam_sizes``;
-    ``short_long`` (per model), ``equal_size`` (sticky − fitted per length bin,
-    ``length_bins`` their labels).
-
-    Tokenization, code and the paper: ``invalid_cases`` (claim 10,
-    :func:`.tokenization.word_values`), ``n_words``, ``ancestral_hits[model]``;
-    ``kglm_code`` what the KGLM code's lines aggregate over (:func:`.paper.aggregation_of` of
-    :func:`.paper.kglm_master`); ``paper`` the paper's Table 1 as printed
-    (:data:`.paper.TABLE1`).
-    """
-
-    models: Sequence[str]
-    runs: Mapping
-    latent_names: Sequence[str]
-    density_names: Sequence[str]
-    rank_names: Sequence[str]
-    n_test: int
-    n_tokens: float
-    ic_cases: Sequence[Case]
-    ic_runs: float
-    ic_min_gap: float
-    ic_max_gap: float
-    doc_cases: Sequence[Case]
-    removed: Mapping
-    article_tokens: float
-    nonlatent_gap: float
-    tail_sub: Mapping
-    gap_interval: Mapping
-    agree: bool
-    mono_cases: Sequence[Case]
-    mono_keys: Sequence
-    curves: Mapping
-    falls_single: int
-    n_curve_steps: int
-    expect: Mapping
-    sub: np.ndarray
-    tau_grid: np.ndarray
-    tau_div: Mapping
-    tok: pd.DataFrame
-    sent_table: pd.DataFrame
-    chi: Mapping
-    kendall: Mapping
-    single_pick: Mapping
-    best_paths: Mapping
-    logp: Mapping
-    share: Mapping
-    k_top: int
-    beam_sizes: Sequence[int]
-    short_long: Mapping
-    equal_size: Sequence
-    length_bins: Sequence[str]
-    invalid_cases: Sequence[Case]
-    n_words: int
-    ancestral_hits: Mapping
-    kglm_code: str
-    paper: pd.DataFrame
+#: What the sections read, each name with what it is. Keys ``(model, proposal)`` name a
+#: switch-LM (``models``, in order) and a proposal (:mod:`.switch_runs` labels).
+READS = {
+    "models": "the switch-LMs, in order",
+    "runs": "per (model, proposal), the repeated runs: a column instance, log p̂_I − log p per run "
+    "(nats over the n_test sentences)",
+    "n_test": "the test sentences",
+    "latent_names": "the proposals other than the exact posterior",
+    "density_names": "the proposals of the density figure",
+    "rank_names": "the proposals the ranking orders (the density figure's and more temperatures)",
+    "ic_cases": "instance against corpus level (aggregation.instance_vs_corpus)",
+    "ic_runs": "the share of single runs where instance level is better",
+    "ic_min_gap": "the smallest gap, in % of the perplexity",
+    "ic_max_gap": "the largest gap, in % of the perplexity",
+    "doc_cases": "the share of the corpus-level bias removed per instance unit (cases)",
+    "removed": "the share of the corpus-level bias removed per instance unit",
+    "article_tokens": "the tokens of an article-length instance",
+    "nonlatent_gap": "the largest |instance − corpus| of a non-latent LM",
+    "tail_sub": "per key, the share of sentences beyond e^KL > k_max",
+    "gap_interval": "per key, the relative gap at k_max",
+    "agree": "whether the tail and the gap pick the same proposals",
+    "mono_cases": "E log p̂_K rising (convergence.monotone_cases)",
+    "mono_keys": "the keys of the plotted curves",
+    "curves": "per key, the summed error per K",
+    "falls_single": "the curves that never rise",
+    "n_curve_steps": "the steps of a curve",
+    "expect": "per key, E log p̂_K − log p from disjoint runs (switch_runs.expected), on the "
+    "curves' sentences sub",
+    "sub": "the curves' sentences",
+    "tau_grid": "the temperatures of the divergence grid",
+    "tau_div": "per (model, family), mean KL and mean log(1 + χ²) per temperature (temperature.divergences)",
+    "tok": "the tokenization table (instance-level estimates)",
+    "sent_table": "the sentence-level tokenization table ((model, proposal) index)",
+    "chi": "per key, log(1 + χ²) per test sentence",
+    "kendall": "per (model, criterion), the Kendall τ of the ranking (scipy results)",
+    "single_pick": "per model, the share of single runs picking the χ²-best",
+    "best_paths": "per (model, k), log p(x, z) of the k best paths",
+    "logp": "per model, exact log p(x)",
+    "share": "per (model, k), the share of p(x) in the beam under q",
+    "k_top": "the largest beam",
+    "beam_sizes": "the beam sizes",
+    "short_long": "per model, the beam's share on the shortest minus the longest sentences",
+    "equal_size": "sticky − fitted share per length bin",
+    "length_bins": "the length bins' labels",
+    "invalid_cases": "claim 10's cases (tokenization.word_values)",
+    "n_words": "the words of the tokenization study",
+    "ancestral_hits": "per model, the ancestral proposal's valid structures",
+    "kglm_code": "what the KGLM code's lines aggregate over (paper.aggregation_of of paper.kglm_master)",
+    "paper": "the paper's Table 1 as printed (paper.TABLE1)",
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -832,6 +801,78 @@ def kglm_arithmetic(r: Measured, rules: Rules):
     )
 
 
+#: The chapter's sections that decide claims.
+K = "Estimates against the number of samples (the paper's Figs. 2–3)"
+TABLE1 = "Instance-level against corpus-level estimates (the paper's Table 1)"
+DENSITIES = "Densities of repeated estimates (the paper's Fig. 4)"
+TEMPERATURE = "Temperature"
+RANKING = "Does the ranking of proposals hold as K grows?"
+BEAMS = "Beam marginalisation (the paper's Table 2)"
+TOKENIZATION = "Tokenization as the latent variable"
+
+
+def _reading(*names: str) -> dict[str, str]:
+    return {n: READS[n] for n in names}
+
+
+#: The chapter's sections that decide claims, and what each reads of what it measured.
+SECTIONS = [
+    Section(
+        K,
+        _reading(
+            "models",
+            "runs",
+            "n_test",
+            "latent_names",
+            "tail_sub",
+            "gap_interval",
+            "agree",
+            "mono_cases",
+            "mono_keys",
+            "curves",
+            "falls_single",
+            "n_curve_steps",
+        ),
+    ),
+    Section(
+        TABLE1,
+        _reading(
+            "models",
+            "runs",
+            "n_test",
+            "ic_cases",
+            "ic_runs",
+            "ic_min_gap",
+            "ic_max_gap",
+            "doc_cases",
+            "removed",
+            "article_tokens",
+            "nonlatent_gap",
+            "kglm_code",
+            "paper",
+        ),
+    ),
+    Section(DENSITIES, _reading("models", "runs", "n_test", "density_names", "chi")),
+    Section(TEMPERATURE, _reading("tau_grid", "tau_div", "tok", "sent_table", "paper")),
+    Section(RANKING, _reading("models", "rank_names", "chi", "expect", "sub", "kendall", "single_pick")),
+    Section(
+        BEAMS,
+        _reading(
+            "models",
+            "best_paths",
+            "logp",
+            "share",
+            "k_top",
+            "beam_sizes",
+            "short_long",
+            "equal_size",
+            "length_bins",
+        ),
+    ),
+    Section(TOKENIZATION, _reading("invalid_cases", "n_words", "ancestral_hits")),
+]
+
+
 #: The paper's claims, in the chapter's numbering: words, form, basis and the function that
 #: decides each (:class:`lmnotes.report.claims.Claim`).
 CLAIMS = [
@@ -839,25 +880,36 @@ CLAIMS = [
         "1",
         "The IS estimate of perplexity is a stochastic upper bound (Eq. 4)",
         upper_bound,
+        K,
         basis="in expectation",
     ),
     lmclaims.Claim(
-        "2", "The estimates are consistent: they converge as K grows (§2)", consistent, basis="in expectation"
+        "2",
+        "The estimates are consistent: they converge as K grows (§2)",
+        consistent,
+        K,
+        basis="in expectation",
     ),
     lmclaims.Claim(
         "3a",
         "Estimates fall monotonically as K grows, in expectation (Figs. 2–3)",
         monotone_in_expectation,
+        K,
         basis="in expectation",
     ),
     lmclaims.Claim(
-        "3b", "The plotted curves fall monotonically as K grows (Figs. 2–3)", monotone_curves, form="identity"
+        "3b",
+        "The plotted curves fall monotonically as K grows (Figs. 2–3)",
+        monotone_curves,
+        K,
+        form="identity",
     ),
-    lmclaims.Claim("4", "No sign of convergence even at K = 10⁴ (Fig. 3)", no_convergence),
+    lmclaims.Claim("4", "No sign of convergence even at K = 10⁴ (Fig. 3)", no_convergence, K),
     lmclaims.Claim(
         "5",
         "Instance-level estimates are uniformly lower than corpus-level ones (Table 1)",
         instance_lower,
+        TABLE1,
         basis="in expectation",
     ),
     lmclaims.Claim(
@@ -865,11 +917,13 @@ CLAIMS = [
         "(Presumed by recommendation 1) aggregating per instance removes most of the "
         "corpus-level bias, also with article-length documents as instances (KGLM)",
         documents_as_instances,
+        TABLE1,
     ),
     lmclaims.Claim(
         "7",
         "The two aggregations coincide for a non-latent LM",
         non_latent_equal,
+        TABLE1,
         form="identity",
         basis="by construction",
     ),
@@ -877,20 +931,25 @@ CLAIMS = [
         "8",
         "KGLM's evaluation aggregates over the corpus (§3)",
         kglm_corpus_level,
+        TABLE1,
         form="identity",
         basis="source code",
     ),
-    lmclaims.Claim("9", "In general, peeking proposals give better estimates", peeking_helps, form="most"),
+    lmclaims.Claim(
+        "9", "In general, peeking proposals give better estimates", peeking_helps, TABLE1, form="most"
+    ),
     lmclaims.Claim(
         "10",
         "A proposal that does not peek produces invalid structures (no non-peeking RNNG)",
         invalid_structures,
+        TOKENIZATION,
         basis="by construction",
     ),
     lmclaims.Claim(
         "11",
         "A temperature slightly above 1 (e.g. τ ∈ [1.1, 2]) is best; the ideal varies across models",
         best_temperature,
+        TEMPERATURE,
         form="most",
     ),
     lmclaims.Claim(
@@ -898,31 +957,37 @@ CLAIMS = [
         "Repeated estimates are stable: their modes follow the proposals' quality, and "
         "τ = 0.5 and no peeking are clearly separated from the best (Fig. 4)",
         stable_modes,
+        DENSITIES,
     ),
     lmclaims.Claim(
         "13",
         "The ranking of proposals is mostly preserved as K grows: a few samples find good ones",
         ranking_preserved,
+        RANKING,
         form="most",
     ),
     lmclaims.Claim(
         "14",
         "Beam marginalisation gives strict upper bounds (Table 2)",
         beam_upper_bounds,
+        BEAMS,
         form="identity",
         basis="by construction",
     ),
-    lmclaims.Claim("15", "Beam bounds are tight only where the latent space is small (Table 2)", beams_tight),
+    lmclaims.Claim(
+        "15", "Beam bounds are tight only where the latent space is small (Table 2)", beams_tight, BEAMS
+    ),
     lmclaims.Claim(
         "16",
         "The source's arithmetic: KGLM instance level ≈ 10 nats below corpus level at τ = 1.1",
         kglm_arithmetic,
+        TABLE1,
         form="effect",
     ),
 ]
 
 
-def claims(results: Measured, rules: Rules) -> pd.DataFrame:
+def claims(measured: Measured, rules: Rules) -> pd.DataFrame:
     """The claims table of chapter 04: each claim of :data:`CLAIMS` with its form and its cases,
     from what the chapter measured and its rules."""
-    return lmclaims.decide_all(CLAIMS, results, rules)
+    return lmclaims.decide_all(CLAIMS, SECTIONS, measured, rules)

@@ -1,7 +1,10 @@
 """The claims of Mielke (2019) and the rules that decide them: chapter 03.
 
-:data:`CLAIMS` lists the post's claims (:class:`lmnotes.report.claims.Claim`); :func:`claims`
-turns what the chapter measured (:class:`Results`) and its thresholds (:class:`Rules`) into the
+:data:`SECTIONS` lists the chapter's sections (:class:`lmnotes.report.sections.Section`):
+what each reads of what the chapter measured and the values its prose quotes. :data:`CLAIMS`
+lists the post's claims (:class:`lmnotes.report.claims.Claim`), each decided from what its
+section reads; :func:`claims` turns what the chapter measured (a
+:class:`lmnotes.report.sections.Measured`) and its thresholds (:class:`Rules`) into the
 claims table, one row per claim of the list, each with its form and its cases
 (:mod:`lmnotes.report.cases`), from which its verdict is computed:
 
@@ -15,19 +18,17 @@ claims table, one row per claim of the list, each with its form and its cases
    above, open otherwise;
 4. the marginal over segmentations differs negligibly from the canonical segmentation (every
    case): one case per model, decided by :func:`negligible`.
-
-:func:`glued` gives the values the chapter quotes beside the table.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
 
 import pandas as pd
 
 from lmnotes.report import cases as lmcases, claims as lmclaims
+from lmnotes.report.sections import Measured, Section
 from lmnotes.studies.segmentation.family import INDEPENDENT, fmt
 
 
@@ -45,46 +46,7 @@ class Rules:
     negligible_share_alt: float
 
 
-@dataclass
-class Results:
-    """What chapter 03 measured.
-
-    ``ppl_token``: per-token perplexity of each family member; ``tau_byte``: Kendall's τ
-    between the per-token and per-byte ranks; ``best_token``/``best_byte``: the best model by
-    each; ``open_ranks``: the ranks (:func:`family.rankings`) of the open-vocabulary models;
-    ``examples``: :func:`comparability.worked_examples`; ``word_bpb`` and ``open_bpb``: bits per
-    byte (estimates with ``value``, ``low``, ``high``) of the word model and of each open model;
-    ``open_label``: the open model the word model is compared with, and ``advantage`` (bits per
-    char), of which ``unk`` comes from scoring ``<unk>`` as a word and ``renorm`` from the mass
-    on unknown-word strings; ``word_epochs``/``open_epochs``: their training epochs; ``gaps``:
-    per model, the marginal's gap, its interval's upper end and its certified lower bound, as
-    shares of the bits per character (keys :data:`GAP`, :data:`UPPER`, :data:`CERTIFIED`, as in
-    :func:`estimates.gap_row`); ``self_name``:
-    the model with the long N sweep, and ``levelled``: per model, whether its estimate levelled
-    off in N (the self-trained model over the chapter's sweep, the pretrained one over halves of
-    its draws).
-    """
-
-    ppl_token: Mapping[str, float]
-    tau_byte: float
-    best_token: str
-    best_byte: str
-    open_ranks: pd.DataFrame
-    examples: pd.DataFrame
-    word_bpb: object
-    open_bpb: Mapping[str, object]
-    open_label: str
-    advantage: float
-    unk: float
-    renorm: float
-    word_epochs: float
-    open_epochs: float
-    gaps: Mapping[str, Mapping[str, float]]
-    self_name: str
-    levelled: Mapping[str, bool]
-
-
-def negligible(results: Results, threshold: float) -> list[lmcases.Case]:
+def negligible(results: Measured, threshold: float) -> list[lmcases.Case]:
     """Claim 4 at one threshold, one case per model: the gap (a share of the bits per
     character) below ``threshold``, its interval from the certified lower bound (what the
     drawn segmentations prove) to the upper end of the estimate's interval. The estimate is
@@ -113,40 +75,18 @@ def negligible(results: Results, threshold: float) -> list[lmcases.Case]:
     return cases
 
 
-def negligible_verdict(results: Results, threshold: float) -> str:
+def negligible_verdict(results: Measured, threshold: float) -> str:
     """Claim 4's verdict at ``threshold`` (:func:`negligible`, every case)."""
     return lmcases.verdict("every", *lmcases.counts(negligible(results, threshold)))
 
 
-def agree_open(results: Results) -> bool:
+def agree_open(results: Measured) -> bool:
     """Do the segmentation-independent measures give the open models the bits-per-byte order?"""
     ranks = results.open_ranks
     return all((ranks[c] == ranks["bits / byte"]).all() for c in INDEPENDENT)
 
 
-def glued(results: Results, rules: Rules) -> dict:
-    """The values the chapter quotes with the claims, by glue name, in the chapter's order:
-    the thresholds (%), claim 4's verdicts at each, whether the independent measures give one
-    order, the unexplained share (%) of the closed vocabulary's advantage, the model with an N
-    sweep, which models' estimates levelled off in N, and why the post's printed numbers that do
-    not follow from their inputs fail."""
-    r = results
-    causes = r.examples.loc[~r.examples["follows"], "cause"].value_counts()
-    return {
-        "negligible_pct": 100 * rules.negligible_share,
-        "negligible_alt_pct": 100 * rules.negligible_share_alt,
-        "v4": negligible_verdict(r, rules.negligible_share),
-        "v4_alt": negligible_verdict(r, rules.negligible_share_alt),
-        "independent_orders": "one order" if agree_open(r) else "different orders",
-        "rest_share": float(100 * (r.advantage - r.unk - r.renorm) / r.advantage),
-        "marginal_label": r.self_name,
-        "levelled_text": levelled_text(r),
-        "alt_text": alt_text(r, rules),
-        "causes_text": "; ".join(f"{n} from {c}" for c, n in causes.items()),
-    }
-
-
-def per_token_incomparable(r: Results, rules: Rules):
+def per_token_incomparable(r: Measured, rules: Rules):
     """Claim 1: the per-token and the per-byte orders of the family differ (Kendall τ < 1)."""
     cases = [
         lmcases.Case(
@@ -164,7 +104,7 @@ def per_token_incomparable(r: Results, rules: Rules):
     )
 
 
-def independent_comparable(r: Results, rules: Rules):
+def independent_comparable(r: Measured, rules: Rules):
     """Claim 2: each segmentation-independent measure orders the open models as bits per byte
     does (an identity: their denominators are the same for every model)."""
     ranks = r.open_ranks
@@ -187,7 +127,7 @@ def independent_comparable(r: Results, rules: Rules):
     )
 
 
-def closed_advantage(r: Results, rules: Rules):
+def closed_advantage(r: Measured, rules: Rules):
     """Claim 3: the word model's bits-per-byte interval wholly below each open model's."""
     w = r.word_bpb
     cases = [
@@ -211,7 +151,7 @@ def closed_advantage(r: Results, rules: Rules):
     )
 
 
-def marginal_negligible(r: Results, rules: Rules):
+def marginal_negligible(r: Measured, rules: Rules):
     """Claim 4: :func:`negligible` at the chapter's threshold, the stricter one reported beside it."""
     c4 = negligible(r, rules.negligible_share)
     c4_alt = negligible(r, rules.negligible_share_alt)
@@ -227,6 +167,89 @@ def marginal_negligible(r: Results, rules: Rules):
     )
 
 
+def comparability_values(r: Measured, rules: Rules) -> dict:
+    """The values the comparability section quotes: whether the independent measures give
+    one order, and why the post's printed numbers that do not follow from their inputs fail."""
+    causes = r.examples.loc[~r.examples["follows"], "cause"].value_counts()
+    return {
+        "independent_orders": "one order" if agree_open(r) else "different orders",
+        "causes_text": "; ".join(f"{n} from {c}" for c, n in causes.items()),
+    }
+
+
+def closed_values(r: Measured, rules: Rules) -> dict:
+    """The value the closed-vocabulary section quotes: the unexplained share (%) of the word
+    model's advantage."""
+    return {"rest_share": float(100 * (r.advantage - r.unk - r.renorm) / r.advantage)}
+
+
+def marginal_values(r: Measured, rules: Rules) -> dict:
+    """The values the marginal section quotes: the thresholds (%), claim 4's verdicts at each,
+    the model with an N sweep, which models' estimates levelled off in N, and what decides
+    the claim at the stricter threshold."""
+    return {
+        "negligible_pct": 100 * rules.negligible_share,
+        "negligible_alt_pct": 100 * rules.negligible_share_alt,
+        "v4": negligible_verdict(r, rules.negligible_share),
+        "v4_alt": negligible_verdict(r, rules.negligible_share_alt),
+        "marginal_label": r.self_name,
+        "levelled_text": levelled_text(r),
+        "alt_text": alt_text(r, rules),
+    }
+
+
+#: What the sections read, each name with what it is.
+READS = {
+    "ppl_token": "per-token perplexity of each family member",
+    "tau_byte": "Kendall's τ between the per-token and per-byte ranks",
+    "best_token": "the best model per token",
+    "best_byte": "the best model per byte",
+    "open_ranks": "the ranks (family.rankings) of the open-vocabulary models",
+    "examples": "the post's worked conversions (comparability.worked_examples)",
+    "word_bpb": "bits per byte of the word model (an estimate with value, low, high)",
+    "open_bpb": "bits per byte of each open model",
+    "open_label": "the open model the word model is compared with",
+    "advantage": "the word model's lead over it, bits per char",
+    "unk": "the part of the lead from scoring <unk> as a word",
+    "renorm": "the part from the mass on unknown-word strings",
+    "word_epochs": "the word model's training epochs",
+    "open_epochs": "the open model's training epochs",
+    "gaps": "per model, the marginal's gap, its interval's upper end and its certified lower bound, as "
+    "shares of the bits per character (keys GAP, UPPER, CERTIFIED, as in estimates.gap_row)",
+    "self_name": "the model with the long N sweep",
+    "levelled": "per model, whether its estimate levelled off in N (the self-trained model over the "
+    "chapter's sweep, the pretrained one over halves of its draws)",
+}
+
+#: The chapter's sections that decide claims.
+FAMILY = "One architecture, several segmentations"
+CLOSED = "The closed vocabulary"
+MARGINAL = "Beyond the post: the marginal over segmentations"
+
+
+def _reading(*names: str) -> dict[str, str]:
+    return {n: READS[n] for n in names}
+
+
+#: The chapter's sections that decide claims, what each reads of what it measured and the
+#: values its prose quotes.
+SECTIONS = [
+    Section(
+        FAMILY,
+        _reading("ppl_token", "tau_byte", "best_token", "best_byte", "open_ranks", "examples"),
+        comparability_values,
+    ),
+    Section(
+        CLOSED,
+        _reading(
+            "word_bpb", "open_bpb", "open_label", "advantage", "unk", "renorm", "word_epochs", "open_epochs"
+        ),
+        closed_values,
+    ),
+    Section(MARGINAL, _reading("gaps", "self_name", "levelled"), marginal_values),
+]
+
+
 #: The post's claims: number, words, form, basis and the function that decides each
 #: (:class:`lmnotes.report.claims.Claim`).
 CLAIMS = [
@@ -234,12 +257,14 @@ CLAIMS = [
         "1",
         "perplexities per token are not comparable across segmentations",
         per_token_incomparable,
+        FAMILY,
         form="identity",
     ),
     lmclaims.Claim(
         "2",
         "per-word and per-character measures are comparable for open-vocabulary models, and convert into each other",
         independent_comparable,
+        FAMILY,
         form="identity",
         basis="by construction",
     ),
@@ -247,18 +272,20 @@ CLAIMS = [
         "3",
         "a closed vocabulary gives a large advantage that makes its perplexity incomparable",
         closed_advantage,
+        CLOSED,
     ),
     lmclaims.Claim(
         "4",
         "the marginal over segmentations differs negligibly from the canonical segmentation",
         marginal_negligible,
+        MARGINAL,
     ),
 ]
 
 
-def claims(results: Results, rules: Rules) -> pd.DataFrame:
+def claims(measured: Measured, rules: Rules) -> pd.DataFrame:
     """The claims table of chapter 03: each claim of :data:`CLAIMS` with its form and its cases."""
-    return lmclaims.decide_all(CLAIMS, results, rules)
+    return lmclaims.decide_all(CLAIMS, SECTIONS, measured, rules)
 
 
 def _pct(value: float, decimals: int) -> str:
@@ -267,7 +294,7 @@ def _pct(value: float, decimals: int) -> str:
     return f"{value:.{decimals}f}" if value == 0 or abs(value) >= 10 ** (1 - decimals) else f"{value:.2g}"
 
 
-def alt_text(results: Results, rules: Rules) -> str:
+def alt_text(results: Measured, rules: Rules) -> str:
     """What decides claim 4 at the stricter threshold, in words: each model's case there."""
     parts = []
     for c in negligible(results, rules.negligible_share_alt):
@@ -280,7 +307,7 @@ def alt_text(results: Results, rules: Rules) -> str:
     return "; ".join(parts)
 
 
-def levelled_text(results: Results) -> str:
+def levelled_text(results: Measured) -> str:
     """Which models' estimates levelled off in N, in words."""
     return "; ".join(
         f"{m} {'levelled off' if results.levelled.get(m, False) else 'still grows'} in N"

@@ -1,9 +1,12 @@
 """The claims of Meister & Cotterell (2021) and the rules that decide them: chapter 02.
 
-:data:`CLAIMS` lists the source's claims (number, words, form and the function that decides
-each, :class:`lmnotes.report.claims.Claim`); :func:`claims` turns what the chapter measured
-(:class:`Measured`: every sample set's distances to the test split, with bootstrap intervals
-that share the test split's resamples) and the chapter's thresholds (:class:`Rules`) into the
+:data:`SECTIONS` lists the chapter's sections that decide claims and what each reads of what
+the chapter measured (:data:`READS`); :data:`CLAIMS` lists the source's claims (number, words,
+the function that decides each, its section, form and basis,
+:class:`lmnotes.report.claims.Claim`); :func:`claims` turns what the chapter measured (a
+:class:`lmnotes.report.sections.Measured`: every sample set's distances to the test split,
+with bootstrap intervals that share the test split's resamples, and the groups of
+:func:`groups`) and the chapter's thresholds (:class:`Rules`) into the
 claims table, one row per claim of the list, each with the form its words give it and its
 cases (:mod:`lmnotes.report.cases`),
 decided by 95% intervals or tests at 5%, from which the verdict is computed. Comparisons of
@@ -16,13 +19,14 @@ printed tables (:mod:`.paper`). :func:`factor_ranges` is the table behind claim 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Mapping, Sequence
 
 import pandas as pd
 
 from lmnotes.report import cases as lmcases, claims as lmclaims, tables
+from lmnotes.report.sections import Measured, Section
 from lmnotes.stats import clusters, inference as stats
 from lmnotes.studies.tendencies import measures as T, paper
 
@@ -41,48 +45,27 @@ class Rules:
     max_tokens: int
 
 
-@dataclass
-class Measured:
-    """What chapter 02 measured. Keys are ``(model label, strategy)``; the human rows are
-    ``("human shift", "–")`` and ``("human floor", "–")``.
+def groups(strategies: Sequence[str], own: Sequence[str]) -> dict[str, list[str]]:
+    """The groups the claims name, from the chapter's strategies and its self-trained models'
+    labels: ``neural`` (all but the trigram), ``transformers``, ``sampled`` (ancestral and
+    nucleus, where run) and ``source_strategies`` (the source's three, where run)."""
+    neural = [m for m in own if m != "Trigram"]
+    return {
+        "neural": neural,
+        "transformers": [m for m in neural if m.startswith("Transformer")],
+        "sampled": [s for s in ["ancestral", "nucleus"] if s in strategies],
+        "source_strategies": [s for s in ["ancestral", "nucleus", "beam"] if s in strategies],
+    }
 
-    ``results``: :func:`measures.compare` of each set; ``sets``: the sample sets;
-    ``tt_fit``/``tt_mean``: :func:`measures.type_token_by_length`; ``matched``:
-    :func:`measures.matched_type_token` keyed ``(model, strategy, "all lengths" | "long")``;
-    ``unk_effect``: the human sample through a closed vocabulary minus the human shift, keyed
-    ``(model, "counted" | "left out")``; ``floor_range``: distances between exact Zipf samples
-    of the sets' size (min, median, max); ``own``: the self-trained models' labels (the claims' models).
-    """
 
-    results: Mapping
-    sets: Mapping
-    tt_fit: Mapping
-    tt_mean: Mapping
-    matched: Mapping
-    unk_effect: Mapping
-    floor_range: pd.DataFrame
-    strategies: Sequence[str]
-    own: Sequence[str]
-    neural: list[str] = field(init=False)
-    transformers: list[str] = field(init=False)
-    sampled: list[str] = field(init=False)
-    source_strategies: list[str] = field(init=False)
+def beyond_shift(m: Measured, key, column):
+    """The set ``key``'s distance ``column`` minus the human shift's, with its paired interval."""
+    return stats.excess(m.results[key][column], m.results["human shift", "–"][column])
 
-    def __post_init__(self):
-        self.neural = [m for m in self.own if m != "Trigram"]
-        self.transformers = [m for m in self.neural if m.startswith("Transformer")]
-        self.sampled = [s for s in ["ancestral", "nucleus"] if s in self.strategies]
-        self.source_strategies = [s for s in ["ancestral", "nucleus", "beam"] if s in self.strategies]
 
-    def beyond_shift(self, key, column):
-        """The set's distance minus the human shift's, with its paired interval."""
-        return stats.excess(self.results[key][column], self.results["human shift", "–"][column])
-
-    def values(self, column, models):
-        """Model × strategy DataFrame of the estimates of one distance."""
-        return pd.DataFrame(
-            {s: {m: self.results[m, s][column].value for m in models} for s in self.strategies}
-        )
+def values_of(m: Measured, column, models) -> pd.DataFrame:
+    """Model × strategy DataFrame of the estimates of one distance."""
+    return pd.DataFrame({s: {mo: m.results[mo, s][column].value for mo in models} for s in m.strategies})
 
 
 #: An estimate and its interval with three decimals, "value [low, high]".
@@ -204,7 +187,7 @@ def factor_ranges(m: Measured) -> pd.DataFrame:
     ancestral and nucleus alone)."""
     rows = []
     for k in DISTANCES:
-        v = m.values(k, m.own)
+        v = values_of(m, k, m.own)
         ss, sa = m.source_strategies, m.sampled
         rows.append(
             {
@@ -426,7 +409,7 @@ def small_unigram(m: Measured, rules: Rules):
     """Claim 4a: the unigram distance is small: no farther from the test split than the human
     shift plus the largest distance the source itself calls small."""
     small = rules.small_unigram_tvd
-    c4a = {(mo, s): m.beyond_shift((mo, s), "top-types TVD") for mo in m.own for s in m.sampled}
+    c4a = {(mo, s): beyond_shift(m, (mo, s), "top-types TVD") for mo in m.own for s in m.sampled}
     cases = [
         est(
             "/".join(k),
@@ -566,11 +549,21 @@ def _depends(m: Measured, factor: str):
     )
 
 
+def strategy_matters(m: Measured, rules: Rules):
+    """Claim 7a: the fit depends on the strategy (:func:`_depends`)."""
+    return _depends(m, "strategy")
+
+
+def architecture_matters(m: Measured, rules: Rules):
+    """Claim 7b: the fit depends on the architecture (:func:`_depends`)."""
+    return _depends(m, "architecture")
+
+
 def length_match(m: Measured, rules: Rules):
     """Claim 8a (§5.4): ancestral length distribution against the shift, within the source's
     "quite closely"."""
     close = rules.close_length_ks
-    c8a = {mo: m.beyond_shift((mo, "ancestral"), "length KS") for mo in m.own}
+    c8a = {mo: beyond_shift(m, (mo, "ancestral"), "length KS") for mo in m.own}
     cases = [
         est(
             mo,
@@ -696,52 +689,109 @@ def nucleus_closest(m: Measured, rules: Rules):
     )
 
 
-#: The source's claims, in its order: number, words, form and the function that decides each
+#: The chapter's sections that decide claims (:data:`SECTIONS`).
+TAB2 = "Rank–frequency and unigram distances (the source's Tab. 2)"
+TAB3 = "Length, stopwords and symbols (the source's Tab. 3)"
+TYPES = "Type–token (the source's Fig. 3 and Fig. 4)"
+#: Claims 7 and 11 range over every distance: the claims section decides them.
+ACROSS = "The claims"
+
+#: What the sections read, each name with what it is. Keys of a set are ``(model label,
+#: strategy)``; the human rows are ``("human shift", "–")`` and ``("human floor", "–")``.
+READS = {
+    "results": "measures.compare of each set (distance -> estimate with its interval)",
+    "sets": "the sample sets",
+    "tt_fit": "measures.type_token_by_length: the per-bin type–token KS of each set",
+    "tt_mean": "measures.type_token_by_length: the mean type–token distance of each set",
+    "matched": "measures.matched_type_token keyed (model, strategy, 'all lengths' | 'long')",
+    "unk_effect": "the human sample through a closed vocabulary minus the human shift, keyed "
+    "(model, 'counted' | 'left out')",
+    "floor_range": "distances between exact Zipf samples of the sets' size (min, median, max)",
+    "strategies": "the decoding strategies run",
+    "own": "the self-trained models' labels (the claims' models)",
+    "neural": "the self-trained neural models (groups)",
+    "transformers": "the self-trained Transformers (groups)",
+    "sampled": "ancestral and nucleus, where run (groups)",
+    "source_strategies": "the source's three strategies, where run (groups)",
+}
+
+
+def _reading(*names: str) -> dict[str, str]:
+    return {n: READS[n] for n in names}
+
+
+#: The chapter's sections that decide claims, and what each reads of what it measured.
+SECTIONS = [
+    Section(
+        TAB2,
+        _reading(
+            "results", "sets", "unk_effect", "floor_range", "own", "neural", "sampled", "source_strategies"
+        ),
+    ),
+    Section(TAB3, _reading("results", "sets", "strategies", "own", "sampled", "source_strategies")),
+    Section(
+        TYPES,
+        _reading(
+            "tt_fit", "tt_mean", "matched", "own", "neural", "transformers", "sampled", "source_strategies"
+        ),
+    ),
+    Section(ACROSS, _reading("results", "tt_mean", "strategies", "own", "sampled", "source_strategies")),
+]
+
+
+#: The source's claims, in its order: number, words, the function that decides each, its section
 #: (:class:`lmnotes.report.claims.Claim`).
 CLAIMS = [
     lmclaims.Claim(
         "1",
         "models fit the empirical rank–frequency distribution better than a Zipf law (neural models, sampled)",
         zipf_fit,
+        TAB2,
     ),
     lmclaims.Claim(
         "2",
         "nucleus sampling matches the type–token relationship better than ancestral sampling",
         nucleus_type_token,
+        TYPES,
     ),
     lmclaims.Claim(
         "3",
         "Transformers fall off (fewer distinct words) at long lengths (tested at {rules.long_length}–"
         "{rules.max_tokens} tokens)",
         long_fall_off,
+        TYPES,
     ),
-    lmclaims.Claim("4a", "the unigram distance is generally small", small_unigram, form="most"),
+    lmclaims.Claim("4a", "the unigram distance is generally small", small_unigram, TAB2, form="most"),
     lmclaims.Claim(
         "4b",
         "the unigram distance is worse for the closed vocabulary (over the top types, footnote 15's measure)",
         closed_vocabulary_unigram,
+        TAB2,
     ),
     lmclaims.Claim(
         "5",
         "the LSTM under ancestral sampling fits length, stopwords and symbols best of any model",
         lstm_closest,
-    ),
-    lmclaims.Claim("6", "beam sampling diverges strongly on length, stopwords and symbols", beam_diverges),
-    lmclaims.Claim(
-        "7a", "the fit depends on the strategy", lambda m, r: _depends(m, "strategy"), form="some"
+        TAB3,
     ),
     lmclaims.Claim(
-        "7b", "the fit depends on the architecture", lambda m, r: _depends(m, "architecture"), form="some"
+        "6", "beam sampling diverges strongly on length, stopwords and symbols", beam_diverges, TAB3
     ),
-    lmclaims.Claim("8a", "models match the length distribution", length_match),
-    lmclaims.Claim("8b", "the short-output bias comes from decoding", decoding_shortens),
+    lmclaims.Claim("7a", "the fit depends on the strategy", strategy_matters, ACROSS, form="some"),
+    lmclaims.Claim("7b", "the fit depends on the architecture", architecture_matters, ACROSS, form="some"),
+    lmclaims.Claim("8a", "models match the length distribution", length_match, TAB3),
+    lmclaims.Claim("8b", "the short-output bias comes from decoding", decoding_shortens, TAB3),
     lmclaims.Claim(
-        "9", "the trigram model under beam sampling follows a power law most closely", trigram_power_law
+        "9", "the trigram model under beam sampling follows a power law most closely", trigram_power_law, TAB2
     ),
-    lmclaims.Claim("10a", "Heaps' NHPP fits moderately", heaps_fit),
-    lmclaims.Claim("10b", "the distance to human text grows with document length", grows_with_length),
+    lmclaims.Claim("10a", "Heaps' NHPP fits moderately", heaps_fit, TYPES),
+    lmclaims.Claim("10b", "the distance to human text grows with document length", grows_with_length, TYPES),
     lmclaims.Claim(
-        "11", "nucleus sampling often aligns more closely with human text", nucleus_closest, form="most"
+        "11",
+        "nucleus sampling often aligns more closely with human text",
+        nucleus_closest,
+        ACROSS,
+        form="most",
     ),
 ]
 
@@ -750,7 +800,7 @@ def claims(m: Measured, rules: Rules) -> pd.DataFrame:
     """The claims table of chapter 02: each claim of :data:`CLAIMS` with its form and its
     cases (:mod:`lmnotes.report.cases`), from which the verdict is computed (see the chapter's
     claims section for what decides each)."""
-    return lmclaims.decide_all(CLAIMS, m, rules)
+    return lmclaims.decide_all(CLAIMS, SECTIONS, m, rules)
 
 
 def thresholds(rules: Rules) -> dict[str, str]:

@@ -2,7 +2,7 @@
 (2020), each with the form its words give it and the cases the chapter measured
 (:mod:`lmnotes.report.cases`), from which the book's one function computes the verdict.
 
-:func:`claims` takes what the chapter measured (:class:`Results`) and the thresholds it chose
+:func:`claims` takes what the chapter measured (:class:`Measured`) and the thresholds it chose
 (:class:`Rules`). It computes no statistic of the data beyond differences of estimates (paired
 where they share their bootstrap resamples), intervals at another level from the same
 replicates, Fisher's exact tests, Newcombe's intervals of 2×2 counts and the Mantel–Haenszel
@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import pandas as pd
@@ -59,6 +59,7 @@ from scipy import stats as ss
 
 from lmnotes import stats
 from lmnotes.report import cases as lmcases, claims as lmclaims, tables
+from lmnotes.report.sections import Measured, Section
 from lmnotes.studies.words import softgain as SG, table1 as PT, table2 as T2, wordstats as WS
 from lmnotes.studies.words.labels import label, names, signed
 
@@ -89,48 +90,30 @@ class Rules:
     explained_share: float = 0.5
 
 
-@dataclass
-class Results:
-    """What the chapter measured, for the self-trained models (``segmentation``'s keys, in the
-    chapter's order):
-
-    - ``pairs``: one row per pair (``a``, ``b``) with the paired differences ``Δ top-1``,
-      ``Δ top-10 (Alg. 2)``, ``Δ T1`` and ``Δ word ppl`` (estimates with replicates);
-    - ``table1``: the chapter's Table 1 by model (estimates ``top-1``, ``top-10 (Alg. 2)``,
-      ``T1``, ``word ppl``), whose values set the pairs' margins;
-    - ``by_bin``: {(model, bin): {"acc", "cov": estimates, "hits": count}};
-    - ``n_types``: the test's types per bin; ``concentration``: {model: (share of the hits,
-      share of the words) in the most frequent bin};
-    - ``soft_gain``: {(model, k): (accuracy gain above chance, T1 gain above chance, raw T1
-      gain)};
-    - ``table2``: the paraphrase counts (rows with ``source`` "ours": ``encoder``, ``rare
-      hits``, ``common hits``, ``Fisher p``); ``trip`` and ``pool``: the triples and the common
-      pool, a hit column and a ``<encoder> split`` column per encoder; ``encoders``: the two
-      names; ``enc_diff`` and ``mcnemar``: their difference on rare triples and its p-value;
-      ``split_pools``: {encoder: the rare and common triples whose x its tokenizer splits,
-      with ``kind``, a hit column and ``pieces``}, the words of claim 8b (absent: Table 2's
-      rare triples and the common pool's split words, without pieces);
-    - ``robust``: {model: :func:`lmnotes.studies.words.authors.robust`};
-    - ``size_rows``: the size comparison's rows (``model``, ``difference``; empty where it
-      did not run).
-    """
-
-    segmentation: Mapping[str, str]
-    pairs: pd.DataFrame
-    table1: pd.DataFrame
-    by_bin: Mapping[tuple, Mapping]
-    n_types: Mapping[str, int]
-    concentration: Mapping[str, tuple]
-    soft_gain: Mapping[tuple, tuple]
-    table2: pd.DataFrame
-    trip: pd.DataFrame
-    pool: pd.DataFrame
-    encoders: Sequence[str]
-    enc_diff: stats.Estimate
-    mcnemar: float
-    robust: Mapping[str, Mapping]
-    size_rows: Sequence[Mapping] = field(default_factory=list)
-    split_pools: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+#: What the sections read, each name with what it is, for the self-trained models
+#: (``segmentation``'s keys, in the chapter's order).
+READS = {
+    "segmentation": "each self-trained model's segmentation, in the chapter's order",
+    "pairs": "one row per pair (a, b) with the paired differences Δ top-1, Δ top-10 (Alg. 2), Δ T1 and "
+    "Δ word ppl (estimates with replicates)",
+    "table1": "the chapter's Table 1 by model (estimates top-1, top-10 (Alg. 2), T1, word ppl), whose "
+    "values set the pairs' margins",
+    "by_bin": "{(model, bin): {'acc', 'cov': estimates, 'hits': count}}",
+    "n_types": "the test's types per bin",
+    "concentration": "{model: (share of the hits, share of the words) in the most frequent bin}",
+    "soft_gain": "{(model, k): (accuracy gain above chance, T1 gain above chance, raw T1 gain)}",
+    "table2": "the paraphrase counts (rows with source 'ours': encoder, rare hits, common hits, Fisher p)",
+    "trip": "the triples, a hit column and a '<encoder> split' column per encoder",
+    "pool": "the common pool, likewise",
+    "split_pools": "{encoder: the rare and common triples whose x its tokenizer splits, with kind, a hit "
+    "column and pieces}, the words of claim 8b (empty: Table 2's rare triples and the common pool's "
+    "split words, without pieces)",
+    "encoders": "the two encoders' names",
+    "enc_diff": "their difference on rare triples",
+    "mcnemar": "its McNemar p-value",
+    "robust": "{model: lmnotes.studies.words.authors.robust}",
+    "size_rows": "the size comparison's rows (model, difference; empty where it did not run)",
+}
 
 
 #: An estimate with three significant digits, as the measured texts print it.
@@ -427,7 +410,7 @@ def _listed(cases: Sequence[Case], decision: str, most: int = 4) -> str:
     return f" ({', '.join(found)})" if 0 < len(found) <= most else ""
 
 
-def rank_cases(results: Results, rules: Rules) -> list[Case]:
+def rank_cases(results: Measured, rules: Rules) -> list[Case]:
     """Claim 1's cases: per pair without a character-level model, :func:`rank_case`.
     Algorithm 2's top-10 of a character-level model is any short word its top-10 symbols
     spell: no ranking, so its pairs are not tested."""
@@ -447,11 +430,11 @@ def rank_cases(results: Results, rules: Rules) -> list[Case]:
     return cases
 
 
-def _char_level(results: Results) -> set[str]:
+def _char_level(results: Measured) -> set[str]:
     return {n for n, s in results.segmentation.items() if s in ("byte", "char")}
 
 
-def ranking(results: Results, rules: Rules):
+def ranking(results: Measured, rules: Rules):
     """Claim 1: top-1 and top-10 rank the models alike (:func:`rank_cases`)."""
     cases = rank_cases(results, rules)
     n_for, n_against, n_open = lmcases.counts(cases)
@@ -465,7 +448,7 @@ def ranking(results: Results, rules: Rules):
     )
 
 
-def separated(results: Results, rules: Rules, same: str, other: str):
+def separated(results: Measured, rules: Rules, same: str, other: str):
     """Claims 2 and 3: some pair is similar in ``same`` and different in ``other``, each
     pair's intervals at the Bonferroni level of the number of pairs."""
     t, pairs = results.table1, results.pairs
@@ -493,7 +476,7 @@ def separated(results: Results, rules: Rules, same: str, other: str):
     )
 
 
-def perplexity(results: Results, rules: Rules):
+def perplexity(results: Measured, rules: Rules):
     """Claim 4: perplexity does not reveal diversity: some pair has the lower word perplexity
     with the lower T1. Every model is scored on the same words (those every self-trained model
     decodes), so the closed vocabularies' pairs count too."""
@@ -520,7 +503,7 @@ def perplexity(results: Results, rules: Rules):
     )
 
 
-def fall_cases(results: Results) -> list[Case]:
+def fall_cases(results: Measured) -> list[Case]:
     """Claim 5's cases: per model, pair of adjacent paper bins and measure, the drop from the
     more frequent bin to the next, above 0; with no hit in either bin, both measures sit at
     their floor, 0 against 0, and the case is not applicable."""
@@ -546,7 +529,7 @@ def fall_cases(results: Results) -> list[Case]:
     return cases
 
 
-def frequency_fall(results: Results, rules: Rules):
+def frequency_fall(results: Measured, rules: Rules):
     """Claim 5: accuracy and coverage fall with training frequency (:func:`fall_cases`)."""
     cases = fall_cases(results)
     n_for, n_against, n_open = lmcases.counts(cases)
@@ -565,7 +548,7 @@ def frequency_fall(results: Results, rules: Rules):
     )
 
 
-def concentration(results: Results, rules: Rules):
+def concentration(results: Measured, rules: Rules):
     """Claim 6: hits concentrate in the most frequent bin: their share there above the bin's
     share of the words, beyond both intervals."""
     conc = results.concentration
@@ -589,7 +572,7 @@ def concentration(results: Results, rules: Rules):
     )
 
 
-def soft_match(results: Results, rules: Rules):
+def soft_match(results: Measured, rules: Rules):
     """Claim 7: soft match raises accuracy and coverage (largest k, above chance); a gain of
     0 on every resample (no miss a soft hit, by the model or by chance) is not applicable."""
     models, kk = list(results.segmentation), rules.soft_k
@@ -618,7 +601,7 @@ def soft_match(results: Results, rules: Rules):
     )
 
 
-def split_words(results: Results) -> dict[str, pd.DataFrame]:
+def split_words(results: Measured) -> dict[str, pd.DataFrame]:
     """Per encoder with rare and common split words: its ``split_pools`` entry (with the
     words' pieces), else the rare triples and the common pool whose word it splits (without)."""
     trip, pool, out = results.trip, results.pool, {}
@@ -643,7 +626,7 @@ def split_text(name: str, words: pd.DataFrame) -> str:
     return f"{int(rare.sum())}/{len(rare)} vs {int(common.sum())}/{len(common)}"
 
 
-def _paraphrase(results: Results, rules: Rules):
+def _paraphrase(results: Measured, rules: Rules):
     """Claims 8a and 8b: paraphrase fails more for rare words (Table 2), and among the words
     the encoder splits (all rare words are split: whole words cannot separate the causes):
     each claim's cases and measured sentence."""
@@ -715,7 +698,7 @@ def triples_needed(diff: stats.Estimate, n: int, margin: float) -> float | None:
     return n * ((diff.high - diff.low) / 2 / room) ** 2 if room > 0 else None
 
 
-def encoders_alike(results: Results, rules: Rules):
+def encoders_alike(results: Measured, rules: Rules):
     """Claim 9: the two encoders do not differ on rare words (within ±``equal_points``). The
     measured text says how many rare triples would decide it at the observed difference, and
     how many the corpus offers."""
@@ -739,7 +722,7 @@ def encoders_alike(results: Results, rules: Rules):
     )
 
 
-def best_per_bin(results: Results) -> dict[str, str]:
+def best_per_bin(results: Measured) -> dict[str, str]:
     """The model with the highest T1 in each of the paper's bins."""
     models, by_bin = list(results.segmentation), results.by_bin
     return {
@@ -749,7 +732,7 @@ def best_per_bin(results: Results) -> dict[str, str]:
     }
 
 
-def low_coverage(results: Results, rules: Rules):
+def low_coverage(results: Measured, rules: Rules):
     """Claim 10: coverage is low: even the best model per bin is below GPT-2's 50 / 14 / 7 %
     (§3.1, "even GPT-2 ... was covering only"). The paper's own values are the thresholds: it
     fixes none for "low", so its numbers tie them (its words go beyond its numbers)."""
@@ -767,7 +750,7 @@ def low_coverage(results: Results, rules: Rules):
     )
 
 
-def more_types(results: Results, rules: Rules):
+def more_types(results: Measured, rules: Rules):
     """Claim 11: §3.2's soft match adds 11–14 % more types at k = 100, its raw gain as a share
     of T1: more than ``soft_share`` on every model, as the paper's own numbers do."""
     kk, share, t1 = rules.soft_k, rules.soft_share, results.table1["T1"]
@@ -788,7 +771,7 @@ def more_types(results: Results, rules: Rules):
     )
 
 
-def robust_cases(results: Results, rules: Rules) -> list[Case]:
+def robust_cases(results: Measured, rules: Rules) -> list[Case]:
     """Claim 12's cases: per model searched exactly, top-10 and T10 (:func:`robust_case`)."""
     return [
         robust_case(f"{label(n)} {what}", *r[what], rules.margin)
@@ -797,7 +780,7 @@ def robust_cases(results: Results, rules: Rules) -> list[Case]:
     ]
 
 
-def robustness(results: Results, rules: Rules):
+def robustness(results: Measured, rules: Rules):
     """Claim 12: the word-level metrics are robust to tokenization (§1): Algorithm 2's top-10
     measures what the exact top-10 does, within the paper's margin."""
     cases = robust_cases(results, rules)
@@ -813,7 +796,7 @@ def robustness(results: Results, rules: Rules):
     )
 
 
-def size(results: Results, rules: Rules):
+def size(results: Measured, rules: Rules):
     """Claim 13: larger models are more diverse (§5's hypothesis; the gpu profile)."""
     cases = [
         on(r["model"], "above", r["difference"], why="larger minus smaller T1/E₀[T1]")
@@ -829,37 +812,132 @@ def size(results: Results, rules: Rules):
     )
 
 
+def coverage_separates(r: Measured, rules: Rules):
+    """Claim 2: some pair similar in top-1 differs in T1 (:func:`separated`)."""
+    return separated(r, rules, "top-1", "T1")
+
+
+def accuracy_separates(r: Measured, rules: Rules):
+    """Claim 3: some pair similar in T1 differs in top-1 (:func:`separated`)."""
+    return separated(r, rules, "T1", "top-1")
+
+
+def rare_fail_more(r: Measured, rules: Rules):
+    """Claim 8a: paraphrase identification fails more for rare words (:func:`_paraphrase`)."""
+    return _paraphrase(r, rules)[0]
+
+
+def not_the_pieces(r: Measured, rules: Rules):
+    """Claim 8b: ... and not because rare words are cut into pieces (:func:`_paraphrase`)."""
+    return _paraphrase(r, rules)[1]
+
+
+def table1_values(r: Measured, rules: Rules) -> dict:
+    """The values the Table 1 section quotes: the pairs and the Bonferroni level of claims 2–4
+    (percent), the family level (percent), claim 1's pairs that top-1 ties, and the claims the
+    paper's own numbers reproduce."""
+    n_pairs = len(r.pairs)
+    check = source_check(rules)
+    passed = check.loc[check["verdict"] == "reproduced", "claim"].tolist()
+    ties = [c for c in rank_cases(r, rules) if c.test == "within"]
+    return {
+        "n_pairs": n_pairs,
+        "bonferroni_pct": f"{100 * stats.bonferroni(rules.alpha, n_pairs):.2f}",
+        "family_pct": f"{100 * rules.alpha:g}",
+        "n_tied": len(ties),
+        "source_passes": ", ".join(passed[:-1]) + (" and " if len(passed) > 1 else "") + passed[-1]
+        if passed
+        else "none",
+    }
+
+
+def bins_values(r: Measured, rules: Rules) -> dict:
+    """The value the frequency bins' section quotes: claim 5's cases without a hit in either bin."""
+    return {"n_floor": sum(c.decision == "not applicable" for c in fall_cases(r))}
+
+
+def soft_values(r: Measured, rules: Rules) -> dict:
+    """The value the soft-match section quotes: the share of T1 of claim 11 (percent)."""
+    return {"soft_share_pct": f"{100 * rules.soft_share:g}"}
+
+
+def paraphrase_values(r: Measured, rules: Rules) -> dict:
+    """The values the paraphrase section quotes: the margin of claim 9 (points) and the share of
+    8a's gap that claim 8b asks to remain (percent)."""
+    return {"equal_points": f"{rules.equal_points:g}", "explained_pct": f"{100 * rules.explained_share:g}"}
+
+
+def robust_values(r: Measured, rules: Rules) -> dict:
+    """The value the algorithms' section quotes: the searches that gave up (claim 12)."""
+    return {"n_gave_up": sum(x["gave up"] for x in r.robust.values())}
+
+
+#: The chapter's sections that decide claims.
+TABLE1 = "The paper's Table 1, on our models"
+BINS = "Frequency bins (the paper's Figs. 1 and 2)"
+SOFT = "Soft match (the paper's Fig. 3)"
+PARAPHRASE = "The paraphrase case study (the paper's Table 2)"
+ALGORITHMS = "How much the paper's algorithms and code change the numbers"
+SIZE = "Does size cause diversity?"
+
+
+def _reading(*names: str) -> dict[str, str]:
+    return {n: READS[n] for n in names}
+
+
+#: The chapter's sections that decide claims, what each reads of what it measured and the
+#: values its prose quotes.
+SECTIONS = [
+    Section(TABLE1, _reading("segmentation", "pairs", "table1"), table1_values),
+    Section(BINS, _reading("segmentation", "by_bin", "n_types", "concentration"), bins_values),
+    Section(SOFT, _reading("segmentation", "soft_gain", "table1"), soft_values),
+    Section(
+        PARAPHRASE,
+        _reading("table2", "trip", "pool", "split_pools", "encoders", "enc_diff", "mcnemar"),
+        paraphrase_values,
+    ),
+    Section(ALGORITHMS, _reading("robust"), robust_values),
+    Section(SIZE, _reading("size_rows")),
+]
+
+
 #: The paper's claims, in the chapter's numbering: words (a template of the chapter's
 #: thresholds), form, basis and the function that decides each (:class:`lmnotes.report.claims.Claim`).
 CLAIMS = [
-    lmclaims.Claim("1", "Whole-word top-1 and top-10 accuracy rank the models alike", ranking),
+    lmclaims.Claim("1", "Whole-word top-1 and top-10 accuracy rank the models alike", ranking, TABLE1),
     lmclaims.Claim(
         "2",
         "Type coverage separates models of similar accuracy (some pair)",
-        lambda r, q: separated(r, q, "top-1", "T1"),
+        coverage_separates,
+        TABLE1,
         form="some",
     ),
     lmclaims.Claim(
         "3",
         "Models of similar coverage differ in accuracy (some pair)",
-        lambda r, q: separated(r, q, "T1", "top-1"),
+        accuracy_separates,
+        TABLE1,
         form="some",
     ),
-    lmclaims.Claim("4", "Word perplexity does not reveal diversity (some pair)", perplexity, form="some"),
-    lmclaims.Claim("5", "Accuracy and coverage fall with training frequency", frequency_fall),
-    lmclaims.Claim("6", "Hits concentrate in the most frequent bin", concentration),
-    lmclaims.Claim("7", "Soft match (k = {rules.soft_k}) raises accuracy and coverage", soft_match),
+    lmclaims.Claim(
+        "4", "Word perplexity does not reveal diversity (some pair)", perplexity, TABLE1, form="some"
+    ),
+    lmclaims.Claim("5", "Accuracy and coverage fall with training frequency", frequency_fall, BINS),
+    lmclaims.Claim("6", "Hits concentrate in the most frequent bin", concentration, BINS),
+    lmclaims.Claim("7", "Soft match (k = {rules.soft_k}) raises accuracy and coverage", soft_match, SOFT),
     lmclaims.Claim(
         "8a",
         "Paraphrase identification fails more for rare words (Table 2)",
-        lambda r, q: _paraphrase(r, q)[0],
+        rare_fail_more,
+        PARAPHRASE,
     ),
     lmclaims.Claim(
         "8b",
         "... and not because rare words are cut into pieces (our check; split words only)",
-        lambda r, q: _paraphrase(r, q)[1],
+        not_the_pieces,
+        PARAPHRASE,
     ),
-    lmclaims.Claim("9", "The two encoders do not differ on rare words", encoders_alike),
+    lmclaims.Claim("9", "The two encoders do not differ on rare words", encoders_alike, PARAPHRASE),
     lmclaims.Claim(
         "10",
         lambda q: (
@@ -867,26 +945,29 @@ CLAIMS = [
             + " / ".join(f"{v:g} %" for v in q.paper_coverage.values())
         ),
         low_coverage,
+        BINS,
     ),
     lmclaims.Claim(
         "11",
         "Soft match (k = {rules.soft_k}) adds more than {rules.soft_share:.0%} more types (§3.2: 11 and 14 %, "
         "raw gains as a share of T1)",
         more_types,
+        SOFT,
     ),
     lmclaims.Claim(
         "12",
         "Whole-word metrics are robust to tokenization: Algorithm 2's top-10 and T10 agree with the exact ones",
         robustness,
+        ALGORITHMS,
     ),
-    lmclaims.Claim("13", "Larger models are more diverse (§5's hypothesis)", size),
+    lmclaims.Claim("13", "Larger models are more diverse (§5's hypothesis)", size, SIZE),
 ]
 
 
-def claims(results: Results, rules: Rules) -> pd.DataFrame:
+def claims(measured: Measured, rules: Rules) -> pd.DataFrame:
     """The chapter's claims table: each claim of :data:`CLAIMS`, with its form and cases
     (saved beside it)."""
-    return lmclaims.decide_all(CLAIMS, results, rules)
+    return lmclaims.decide_all(CLAIMS, SECTIONS, measured, rules)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1013,33 +1094,6 @@ def source_check(rules: Rules) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------------------------
 # the chapter's words
-
-
-def glued(results: Results, rules: Rules) -> dict:
-    """The values the claims section quotes, by glue name: the pairs and the Bonferroni level
-    of claims 2–4 (percent), the family level (percent), claim 5's cases without a hit in
-    either bin, claim 1's pairs that top-1 ties, the searches that gave up (claim 12), the
-    share of T1 of claim 11 (percent), the margin of claim 9 (points), the share of 8a's gap
-    that claim 8b asks to remain (percent) and the claims
-    the paper's own numbers reproduce."""
-    n_pairs = len(results.pairs)
-    check = source_check(rules)
-    passed = check.loc[check["verdict"] == "reproduced", "claim"].tolist()
-    ties = [c for c in rank_cases(results, rules) if c.test == "within"]
-    return {
-        "n_pairs": n_pairs,
-        "bonferroni_pct": f"{100 * stats.bonferroni(rules.alpha, n_pairs):.2f}",
-        "family_pct": f"{100 * rules.alpha:g}",
-        "n_floor": sum(c.decision == "not applicable" for c in fall_cases(results)),
-        "n_tied": len(ties),
-        "n_gave_up": sum(r["gave up"] for r in results.robust.values()),
-        "soft_share_pct": f"{100 * rules.soft_share:g}",
-        "equal_points": f"{rules.equal_points:g}",
-        "explained_pct": f"{100 * rules.explained_share:g}",
-        "source_passes": ", ".join(passed[:-1]) + (" and " if len(passed) > 1 else "") + passed[-1]
-        if passed
-        else "none",
-    }
 
 
 def thresholds(rules: Rules) -> dict[str, str]:
