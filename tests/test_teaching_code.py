@@ -86,6 +86,7 @@ MECHANISMS = {
     "03_segmentation": ("nll = n_token * np.log(ppl_token)", "bits per byte"),
     "04_importance_sampling": ("log_p_I = np.sum(logsumexp(log_w, axis=1) - np.log(K))", "Eq. 6"),
     "05_word_level": ("log_start = ", "P(\\text{start} \\mid h)"),
+    "06_distortion": ("error = logp_m[main] - test.logp", "Eq. 2"),
 }
 
 
