@@ -1092,28 +1092,23 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 
 # %% tags=["hide-input"]
 seeded = [k for k in models if k.startswith(f"{main} seed")]
-under = {n: share[n] for n in learners} | {k: boot.mean_ci(err[k] < 0)
-                                          for k in seeded}
+under = {n: share[n] for n in learners} | {k: boot.mean_ci(err[k] < 0) for k in seeded}
 measured = Measured(
-    main=main, learners=learners, arch=arch, parameters=parameters,
-    n_models=len(models), under=under, ends=ends, law_miss=law_miss,
-    tail=tail, s_coef=s_coef, bend=bend, size=size_cmp,
-    paper_size_gain=paper_size_gain, final=final, gaps=gaps, last=last,
+    main=main, learners=learners, arch=arch, parameters=parameters, n_models=len(models),
+    under=under, ends=ends, law_miss=law_miss, tail=tail, s_coef=s_coef, bend=bend,
+    size=size_cmp, paper_size_gain=paper_size_gain, final=final, gaps=gaps, last=last,
     mid=mid, n_best_last=n_best_last, gap_beyond=gap_beyond, apart=apart,
-    step_gain=step_gain, rel_step=rel_step, error_at=error_at,
-    steps={N: err_n[main, N][1] for N in sizes}, sizes=sizes,
-    same_n=same_n, ahead=ahead, head_mass=head_mass,
-    perturbed=overall.query("level == @top_level"), top_level=top_level,
-    random_bins=rand_df, models_random=[main] + arch, t_cmp=t_cmp,
-    colder=colder, lo_t=lo_t, t_share=t_share,
-    temperatures=language_temperatures,
-    temperature_seeds=temperature_seeds, pretrained=pretrained,
+    step_gain=step_gain, rel_step=rel_step, error_at=error_at, sizes=sizes,
+    steps={N: err_n[main, N][1] for N in sizes}, same_n=same_n, ahead=ahead,
+    head_mass=head_mass, perturbed=overall.query("level == @top_level"),
+    top_level=top_level, random_bins=rand_df, models_random=[main] + arch,
+    t_cmp=t_cmp, colder=colder, lo_t=lo_t, t_share=t_share, pretrained=pretrained,
+    temperatures=language_temperatures, temperature_seeds=temperature_seeds,
     t_kept=[g["kept update"] for g in t_got.values()],
     t_planned=t_got[lo_t, temperature_seeds[0]]["updates planned"],
     main_planned=err_n[main, n_train][1]["updates planned"],
     lnre=dict(zip(last_gt["process"], last_gt["P̂_N = N₁/N"])),
-    doublings=grew,
-    gap=gap, seq_rate=seq_rate)
+    doublings=grew, gap=gap, seq_rate=seq_rate)
 rules = dict(size_cut=size_margin or 2 * paper_size_gain,
              size_margin=size_margin, linear_margin=linear_margin,
              near_zero_nats=near_zero_nats, level_margin=level_margin,

@@ -155,15 +155,6 @@ def test_no_alias_means_two_modules():
     assert meaning and not {a: m for a, m in meaning.items() if len(m) > 1}
 
 
-STUDIES = {
-    "02_tendencies": "tendencies",
-    "03_segmentation": "segmentation",
-    "04_importance_sampling": "importance",
-    "05_word_level": "words",
-    "06_distortion": "distortion",
-}
-
-
 @pytest.mark.parametrize("name, study", STUDIES.items())
 def test_every_study_is_sections_and_claims_that_name_them(name, study):
     """Each study lists its sections by its chapter's headings, each reading declared names,
