@@ -1275,14 +1275,16 @@ glue_all(paper.table1_values(t1, kglm_factor))
 # interval, or its test, against its threshold: it shows the claim, shows the opposite, or
 # stays open. Most claims are universal ("a bound", "uniformly lower", "in all settings")
 # and hold in *every* case, each model–proposal pair, curve,
-# temperature or length bin, so that one open case leaves them inconclusive. The theorems
+# temperature or length bin, so that one case against refutes them and one open case, with
+# none against, leaves them inconclusive. The theorems
 # are no exception (claims 1, 2, 3a and 5: Jensen's inequality, the law of large numbers,
 # Burda et al.'s monotonicity, the Rao–Blackwell argument): the verdict is on what the runs
 # resolve, so a proposal too close to the posterior for the runs to resolve its bias stays
 # open, and a proposal whose sentences need more draws than the curves have can show that
 # it has converged but not that it has not (claim 2: its interval has no lower end). Exact
-# facts are *identities*, which hold or fail: what a single run's curve does (3b), what
-# holds by construction (7, 14) and what the source's code does (8, quoted above). Three
+# facts are *identities*, which hold or fail: what holds by construction (7, 14) and what
+# the source's code does (8, quoted above); what each plotted curve does (3b, "in all
+# settings") is exact too, one case per curve, under *every*. Three
 # claims are tendencies and hold in *most* cases: 9 ("in general"), 11 ("e.g.", "varies
 # across models") and 13 ("mostly preserved"). The source's "approximately 10
 # nats" (16) is an *effect*, a sign and a size.
@@ -1298,9 +1300,9 @@ glue_all(paper.table1_values(t1, kglm_factor))
 # `master`). Claim 11 counts the range of temperatures as good as the
 # best (within `tau_tolerance` of its $\log(1 + \chi^2)$, or not apart from it in the runs),
 # inside the paper's window or not, rather than the best point of a grid. Claim 15 counts
-# the comparison at equal length, where both models have the same paths; the shortest
-# sentences against the longest are not counted, since a longer sentence's beam holds a
-# smaller share whatever decides the tightness. Where the source prints the numbers a claim
+# the source's own observation, the beam's share falling from the shortest sentences to the
+# longest (the latent space grows) in each model, and the comparison at equal length, where
+# both models have the same paths and only the model can make one beam tighter. Where the source prints the numbers a claim
 # rests on (its Table 1: claims 5, 9, 11 and 16), the same rule is applied to them, each
 # printed number with half its last digit either way as its interval:
 # {glue:md}`source_sentence`. Half of the cases come from the fitted chain, whose state

@@ -581,9 +581,8 @@ else:
 glue_all(DS.facts(err_n[main, n_train][1], epochs, step_gain, rel_step))
 glue_md("schedule_note", DS.schedule_note(err_n, main, data_sizes))
 error_at = {N: abs(err_n[main, N][0].mean()) for N in sizes}
-glue("levelled_text", study_claims.LEVELLED[
-    study_claims.levelling(step_gain, error_at, level_margin).decision],
-    display=False)
+glue("levelled_text", study_claims.levelled_text(study_claims.levelling(
+    step_gain, error_at, level_margin, sizes[-1])), display=False)
 
 # %% [markdown]
 # ```{glue:figure} fig_data

@@ -63,8 +63,9 @@ CAN = {
 #: The forms a claim can take, with the statement a chapter shows.
 FORMS = {
     "every": "the source says it holds in every case: reproduced if every applicable case is for; "
-    "contradicted if every one is against; differs if some are for and some against (whatever "
-    "stays open); inconclusive otherwise (some stay open); not tested without an applicable case",
+    "contradicted if some case is against and none is for (one counterexample refutes it, whatever "
+    "stays open); differs if some are for and some against; inconclusive otherwise (none against, "
+    "some open); not tested without an applicable case",
     "most": "the source says it holds in most cases: reproduced if more than half of the applicable cases are "
     "for even with every open case counted against; contradicted if at most half are for even with "
     "every open case counted for; inconclusive otherwise",
@@ -316,8 +317,8 @@ def verdict(form: str, n_for: int, n_against: int, n_open: int) -> str:
         return "contradicted" if n_against else "reproduced" if n_for == n else "inconclusive"
     if n_for == n:  # every, effect
         return "reproduced"
-    if n_against == n:
-        return "contradicted"
+    if n_against == n or (form == "every" and n_against and not n_for):
+        return "contradicted"  # under every, one counterexample refutes, whatever stays open
     return "differs" if n_for and n_against else "inconclusive"
 
 
@@ -331,11 +332,14 @@ def reachable(form: str, tests: Sequence[str]) -> set[str]:
     return {verdict(form, *t) for t in triples}
 
 
-def needed(form: str) -> set[str]:
-    """The verdicts every claim of ``form`` must be able to reach."""
+def needed(form: str, tests: Sequence[str] | None = None) -> set[str]:
+    """The verdicts a claim of ``form`` must be able to reach: reproduced and contradicted, and
+    inconclusive unless it is an identity or every one of its cases (decided by ``tests``) is
+    an exact check, which cannot stay open (a count over settings, under *every*)."""
+    exact = tests is not None and len(tests) > 0 and all("open" not in CAN[t] for t in tests)
     return (
         {"reproduced", "contradicted"}
-        if form == "identity"
+        if form == "identity" or exact
         else {"reproduced", "contradicted", "inconclusive"}
     )
 

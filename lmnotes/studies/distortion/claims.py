@@ -89,22 +89,38 @@ RULES = {
 }
 
 
-def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float) -> lmcases.Case:
-    """Claim 6's levelling case: the last doubling's gain (nats) below `level_margin` times
-    the size of the mean error at its smaller N; above it beyond its interval, the data have
-    not levelled off."""
-    (n, _), gain = list(step_gain.items())[-1]
-    return lmcases.Case.interval(
-        "the last doubling's gain",
-        "below",
-        gain,
-        level_margin * error_at[n],
-        why=f"nats, against level_margin × the error at N = {n:,} ({num(error_at[n])} nats)",
-    )
-
-
 #: The largest training set of the paper's Fig. 3 (sequences), against which claim 6b's N is judged.
 PAPER_LARGEST_N = 30_000_000
+#: How far below the paper's largest N a set must stay for claim 6b to be beyond reach (a factor).
+BEYOND_REACH = 100
+
+
+def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float, largest_n: int) -> lmcases.Case:
+    """Claim 6's levelling case: the last doubling's gain (nats) below `level_margin` times
+    the size of the mean error at its smaller N; above it beyond its interval, the data have
+    not levelled off. Where the gains shrink and the largest N lies more than
+    :data:`BEYOND_REACH` times below the paper's, where it sees the levelling, a doubling at the
+    paper's N gains between 0 and the last one's upper end: the case's interval, which can show
+    the levelling but never its absence (the claim is not testable at this N)."""
+    (n, _), gain = list(step_gain.items())[-1]
+    threshold = level_margin * error_at[n]
+    why = f"nats, against level_margin × the error at N = {n:,} ({num(error_at[n])} nats)"
+    values = [g.value for g in step_gain.values()]
+    if len(values) > 1 and values[-1] < values[-2] and largest_n * BEYOND_REACH <= PAPER_LARGEST_N:
+        return lmcases.Case(
+            "the last doubling's gain",
+            "below",
+            gain.value,
+            0.0,
+            gain.high,
+            threshold,
+            why=why + f"; our largest N, {largest_n:,}, lies over {BEYOND_REACH}× below the paper's "
+            f"{PAPER_LARGEST_N / 1e6:.0f} M, where it levels off: the gains shrink, so a doubling there gains "
+            "between 0 and the last one's upper end (a gain above the threshold here is not against)",
+        )
+    return lmcases.Case.interval("the last doubling's gain", "below", gain, threshold, why=why)
+
+
 #: What the chapter says of the levelling case, by its decision.
 LEVELLED = {
     "for": "it has levelled off by our largest N: the last doubling gains less than level_margin of "
@@ -114,6 +130,17 @@ LEVELLED = {
     "open": "whether it has levelled off by our largest N is open: the last gain's interval straddles "
     "level_margin of the error",
 }
+
+
+def levelled_text(case: lmcases.Case) -> str:
+    """What the chapter says of the levelling case (:func:`levelling`)."""
+    if case.decision == "open" and case.low == 0 < case.threshold < case.estimate:
+        return (
+            "whether it levels off cannot be decided at our N: the last doubling still gains more than "
+            f"level_margin of the error, as it would this far below the paper's {PAPER_LARGEST_N / 1e6:.0f} M "
+            "sequences, where the source sees it level off"
+        )
+    return LEVELLED[case.decision]
 
 
 # --------------------------------------------------------------------------------------------
@@ -296,7 +323,7 @@ def levels_off(r, q):
     """Claim 6b: the last doubling's gain against level_margin (:func:`levelling`)."""
     lastg = list(r.step_gain.values())[-1]
     last_rel = list(r.rel_step.values())[-1]
-    return [levelling(r.step_gain, r.error_at, q.level_margin)], (
+    return [levelling(r.step_gain, r.error_at, q.level_margin, r.sizes[-1])], (
         f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
         f"N = {r.sizes[-1]:,} (the paper's Fig. 3 goes to {PAPER_LARGEST_N / 1e6:.0f} M sequences)"
     )

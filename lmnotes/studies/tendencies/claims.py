@@ -78,8 +78,9 @@ def span_cases(cases) -> str:
 
 
 def source_cases() -> dict[str, list[lmcases.Case]]:
-    """Claims 5, 6 and 9 decided on the source's printed Tab. 3 and Tab. 2 by the chapter's
-    case builders: claim number -> cases."""
+    """Claims 5, 6, 8a and 9 decided on the source's printed Tab. 3 and Tab. 2 by the chapter's
+    case builders (8a at its default margin, :func:`paper.length_margin`): claim number ->
+    cases."""
     ks = {
         (m, s): {
             k: stats.printed(paper.TABLE3.loc[m, (k, s)], half=paper.HALF_DIGIT)
@@ -98,6 +99,16 @@ def source_cases() -> dict[str, list[lmcases.Case]]:
     return {
         "5": best_cases(random, ("LSTM", "random"), per_document, paper.apart),
         "6": beam_cases(ks, paper.MODELS, per_document, ["random", "nucleus"], paper.apart),
+        "8a": [
+            lmcases.Case.interval(
+                m,
+                "below",
+                ks[m, "random"]["length"],
+                paper.length_margin(),
+                why="Tab. 3's random-sampling length KS",
+            )
+            for m in paper.MODELS
+        ],
         "9": closest_cases(zipf, ("Trigram", "beam"), paper.apart),
     }
 
@@ -574,7 +585,10 @@ def length_match(m: Measured, rules: Rules):
         )
         for mo, e in c8a.items()
     ]
-    return cases, f"ancestral length KS minus the human shift's: {span(c8a.values())}, against {close:g}."
+    return cases, (
+        f"ancestral length KS minus the human shift's: {span(c8a.values())}, against {close:g}. "
+        + source_note("8a")
+    )
 
 
 def decoding_shortens(m: Measured, rules: Rules):
@@ -811,8 +825,9 @@ def thresholds(rules: Rules) -> dict[str, str]:
         f"{paper.POOR_TVD:g}, the closed-vocabulary Transformer's; the largest it reads with the good ones is "
         f"{paper.GOOD_TVD:g}; here on the top types, footnote 15's measure, and beyond the human shift)",
         f"close_length_ks = {rules.close_length_ks:g}": "claim 8a: a length KS this far beyond the human shift "
-        f"no longer matches (the default: the largest random- or nucleus-sampling length KS of the source's "
-        f"Tab. 3, {paper.closest_length_ks():g}, all of which §5.4 reads as 'quite closely')",
+        f"no longer matches (the default: midway between the largest random- or nucleus-sampling length KS of "
+        f"the source's Tab. 3, {paper.closest_length_ks():g}, all of which §5.4 reads as 'quite closely', and "
+        f"the smallest under beam search, {paper.divergent_length_ks():g}, which it reads as a strong divergence)",
         f"same fit = {SAME_FIT:g} (fixed)": "claims 7a and 7b: two settings whose distances differ by less fit "
         "alike as far as the source's tables can tell (they print three decimals; not a parameter)",
     }

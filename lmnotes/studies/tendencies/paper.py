@@ -56,8 +56,22 @@ HALF_DIGIT = 0.0005
 
 def closest_length_ks() -> float:
     """The largest length KS of Tab. 3 under random and nucleus sampling: every model's length
-    distribution the source reads as fitting "quite closely" (§5.4); claim 8a's default margin."""
+    distribution the source reads as fitting "quite closely" (§5.4)."""
     return float(TABLE3["length"][["random", "nucleus"]].to_numpy().max())
+
+
+def divergent_length_ks() -> float:
+    """The smallest length KS of Tab. 3 under beam search: every model's length distribution
+    the source reads as diverging strongly (§5.4)."""
+    return float(TABLE3["length"]["beam"].min())
+
+
+def length_margin() -> float:
+    """Claim 8a's default margin, midway between the largest length KS the source reads as
+    close (:func:`closest_length_ks`, 0.093) and the smallest it reads as a strong divergence
+    (:func:`divergent_length_ks`, 0.214): its own close values lie within it, its divergent
+    ones beyond, each by more than its printed digit."""
+    return (closest_length_ks() + divergent_length_ks()) / 2
 
 
 def apart(a, b, k: int = 1) -> stats.Estimate:
