@@ -153,7 +153,7 @@ glue("max_tokens_pretrained_used", max_tokens_pretrained, display=False)
 #   beam; a hypothesis that draws the end symbol is finished; the finished hypothesis with
 #   the best log-probability per token is returned. The hypotheses never interact, so this
 #   is the best of k independent ancestral samples;
-# - *beam-k2*, the decoder this chapter used at first and closer to beam search: each
+# - *beam-k2*, a decoder closer to beam search: each
 #   hypothesis draws k tokens, and the k most probable of the k² extensions stay on the
 #   beam. The source's description ("extensions are sampled from p and the k most probable
 #   of the sampled items remain on the beam") fits both; fairseq's code is the first.
@@ -331,7 +331,7 @@ over = [q for q, r in paired.iterrows()
 glue("paired_reading", (
     f"none significantly above the level of 5% (one-sided binomial test) and "
     f"{(paired['rate'] < 5).sum()} of {len(paired)} below it: the paired intervals are calibrated or "
-    "conservative, and a verdict that rests on them errs, if at all, towards *inconclusive*" if not over else
+    "conservative, and a case that rests on them errs, if at all, towards staying open" if not over else
     f"significantly above the level of 5% for {', '.join(over)}: the verdicts that rest on "
     f"{'it' if len(over) == 1 else 'them'} should be read as optimistic about what is significant"),
     display=False)
@@ -942,7 +942,8 @@ glue("long_length_used", long_length, display=False)
 #
 # The source prints its Tab. 2 and Tab. 3 without intervals. Claims 5, 6, 8a and 9 rest on them,
 # and the same rule, applied to its printed digits (each an interval of ± half its last
-# digit), gives {glue:text}`source_verdicts`; its row says where its digits do not resolve a
+# digit), gives {glue:text}`source_verdicts` (8a by construction: its margin is read off
+# the same table); its row says where its digits do not resolve a
 # case.
 
 # %% tags=["hide-input"]
@@ -996,7 +997,7 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 # (1, 10) depend less on model quality. The `gpu` profile trains larger models for longer and
 # samples as many documents as the test split has.
 #
-# Claim 4b is open to an artefact of its own, the closed vocabulary's `<unk>`. Counted as a
+# Claim 4b may rest on an artefact of its own, the closed vocabulary's `<unk>`. Counted as a
 # type, `<unk>` puts the word Transformer {glue:text}`c4_counted_span` farther from the test
 # split than the BPE one by the top-types TVD, but it alone moves the human sample, passed
 # through the same vocabulary, {glue:text}`unk_counted` farther, {glue:text}`unk_vs_c4`. With

@@ -1275,8 +1275,8 @@ glue_all(paper.table1_values(t1, kglm_factor))
 # interval, or its test, against its threshold: it shows the claim, shows the opposite, or
 # stays open. Most claims are universal ("a bound", "uniformly lower", "in all settings")
 # and hold in *every* case, each model–proposal pair, curve,
-# temperature or length bin, so that one case against refutes them and one open case, with
-# none against, leaves them inconclusive. The theorems
+# temperature or length bin: some cases against and none for refute them, cases for and
+# against make them differ, and one open case, with none against, leaves them inconclusive. The theorems
 # are no exception (claims 1, 2, 3a and 5: Jensen's inequality, the law of large numbers,
 # Burda et al.'s monotonicity, the Rao–Blackwell argument): the verdict is on what the runs
 # resolve, so a proposal too close to the posterior for the runs to resolve its bias stays

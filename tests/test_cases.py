@@ -269,3 +269,48 @@ def test_an_inconclusive_row_shows_what_would_decide_it():
     )
     open_ = claims.undecided(df)
     assert list(open_["claim"]) == ["1"] and open_["what would decide it"][0].startswith("about 4.0×")
+
+
+@pytest.mark.parametrize("chapter", _chapters_with_cases())
+def test_the_saved_files_are_those_of_the_executed_page(chapter, tmp_path):
+    """A claims or cases file edited after its chapter ran, however consistently (an estimate
+    moved inside its interval, an open case deleted, a threshold moved, a case made not
+    applicable), no longer has the digest its executed page glued."""
+    import nbformat
+
+    nb = nbformat.read(BOOK_CLAIMS.parent / f"{chapter}.ipynb", as_version=4)
+    glued = [
+        out["data"]
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if out.get("metadata", {}).get("scrapbook", {}).get("name") == "claims_digest"
+    ]
+    assert len(glued) == 1, f"{chapter}: the page glues no claims_digest"
+    page = next(v for k, v in glued[0].items() if k.endswith("text/markdown"))
+    table_text = (BOOK_CLAIMS / f"{chapter}.csv").read_text()
+    cases_text = (BOOK_CLAIMS / f"{chapter}{claims.CASES}").read_text()
+    assert claims.digest(table_text, cases_text) == page
+    lines = cases_text.splitlines(keepends=True)
+    last = max(range(1, len(lines)), key=lambda i: lines[i].endswith(",open\n"))  # an open case if any
+    forged = [
+        "".join(lines[:last] + lines[last + 1 :]),  # a case deleted
+        cases_text.replace(
+            ",open\n" if ",open\n" in cases_text else ",for\n", ",not applicable\n", 1
+        ),  # not applicable
+        "".join(lines[:1] + [lines[1].replace("1", "2", 1)] + lines[2:]),  # a number moved
+    ]
+    for bad in forged:
+        assert bad != cases_text and claims.digest(table_text, bad) != page
+
+
+@pytest.mark.parametrize("chapter", _chapters_with_cases())
+def test_every_saved_claim_has_the_form_its_study_declares(chapter):
+    """The form of each saved claim is the one its study's list declares, so that a claims
+    file with a form changed to suit its cases fails."""
+    import importlib
+
+    study = {"02": "tendencies", "03": "segmentation", "04": "importance", "05": "words", "06": "distortion"}
+    declared = importlib.import_module(f"lmnotes.studies.{study[chapter[:2]]}.claims").CLAIMS
+    table = claims.load_all(BOOK_CLAIMS).query("chapter == @chapter")
+    saved = dict(zip(table["claim"].map(claims.number), table["rule"]))
+    assert saved == {c.number: c.form for c in declared}

@@ -345,12 +345,29 @@ def save(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | 
     if not Path(folder).is_dir():
         return None
     path, cases_path = Path(folder) / f"{chapter}.csv", Path(folder) / f"{chapter}{CASES}"
-    if "cases" in df.attrs:
-        io.write_text(cases_path, df.attrs["cases"][list(lmcases.COLUMNS)].to_csv(index=False))
+    table_text, cases_text = saved_texts(df)
+    if cases_text is not None:
+        io.write_text(cases_path, cases_text)
     else:
         cases_path.unlink(missing_ok=True)  # a table without forms has no cases file
-    io.write_text(path, df[list(COLUMNS)].to_csv(index=False))
+    io.write_text(path, table_text)
     return path
+
+
+def saved_texts(df: pd.DataFrame) -> tuple[str, str | None]:
+    """The text of a chapter's claims file and of its cases file (None: no cases), as
+    :func:`save` writes them."""
+    cases = df.attrs["cases"][list(lmcases.COLUMNS)].to_csv(index=False) if "cases" in df.attrs else None
+    return df[list(COLUMNS)].to_csv(index=False), cases
+
+
+def digest(table_text: str, cases_text: str | None) -> str:
+    """The SHA-256 of a claims file and its cases file, as their texts (:func:`saved_texts`):
+    the executed chapter carries it (``claims_digest``, glued by :func:`publish`), so that
+    files edited after the run, however consistently, no longer match their page."""
+    import hashlib
+
+    return hashlib.sha256((table_text + (cases_text or "")).encode()).hexdigest()
 
 
 #: The suffix of a chapter's cases file beside its claims table.
@@ -507,13 +524,15 @@ def in_words(df: pd.DataFrame) -> str:
 def publish(df: pd.DataFrame, chapter: str, folder: str | Path = FOLDER) -> Path | None:
     """What a chapter does with its claims table besides showing it: save it for the book's
     first page (:func:`save`), and glue its findings box (``findings``, shown at the top of
-    the chapter) and its summary sentence (``summary``, at the end). Records ``chapter`` in
+    the chapter), its summary sentence (``summary``, at the end) and the :func:`digest` of
+    the files it saves (``claims_digest``). Records ``chapter`` in
     ``df.attrs``, so that :func:`show` gives the table's rows the ids the badges link to."""
     from lmnotes.report.glue import glue_md
 
     df.attrs["chapter"] = chapter
     glue_md("findings", findings(df, chapter))
     glue_md("summary", in_words(df))
+    glue_md("claims_digest", digest(*saved_texts(df)))
     return save(df, chapter, folder)
 
 
@@ -544,7 +563,8 @@ MEANING = {
     "the effect's sign and size, or an identity)",
     "differs": "a claim about every case or an effect: some cases show it and some the opposite",
     "inconclusive": "too many cases stay open at this report's scale to decide the form",
-    "contradicted": "the cases show the opposite as the form asks (one failing case refutes an identity)",
+    "contradicted": "the cases show the opposite as the form asks (one failing case refutes an identity, "
+    "and a case against with none for refutes a claim about every case)",
     "not tested": "no case could be run here, or the claim cannot be tested as posed (its row says why)",
 }
 

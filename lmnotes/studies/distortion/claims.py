@@ -114,8 +114,8 @@ def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float, larges
             0.0,
             gain.high,
             threshold,
-            why=why + f"; our largest N, {largest_n:,}, lies over {BEYOND_REACH}× below the paper's "
-            f"{PAPER_LARGEST_N / 1e6:.0f} M, where it levels off: the gains shrink, so a doubling there gains "
+            why=why + f"; our largest N, {largest_n:,}, lies {PAPER_LARGEST_N / largest_n:,.0f}× below the "
+            f"paper's {PAPER_LARGEST_N / 1e6:.0f} M, where it levels off: the gains shrink, so a doubling there gains "
             "between 0 and the last one's upper end (a gain above the threshold here is not against)",
         )
     return lmcases.Case.interval("the last doubling's gain", "below", gain, threshold, why=why)
@@ -123,12 +123,12 @@ def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float, larges
 
 #: What the chapter says of the levelling case, by its decision.
 LEVELLED = {
-    "for": "it has levelled off by our largest N: the last doubling gains less than level_margin of "
-    "the error, beyond its interval",
-    "against": "it has not levelled off by our largest N: the last doubling still gains more than "
-    "level_margin of the error, beyond its interval",
+    "for": "it has levelled off by our largest N: the last doubling gains less than the level margin's "
+    "share of the error, beyond its interval",
+    "against": "it has not levelled off by our largest N: the last doubling still gains more than the "
+    "level margin's share of the error, beyond its interval",
     "open": "whether it has levelled off by our largest N is open: the last gain's interval straddles "
-    "level_margin of the error",
+    "the level margin's share of the error",
 }
 
 
@@ -137,7 +137,7 @@ def levelled_text(case: lmcases.Case) -> str:
     if case.decision == "open" and case.low == 0 < case.threshold < case.estimate:
         return (
             "whether it levels off cannot be decided at our N: the last doubling still gains more than "
-            f"level_margin of the error, as it would this far below the paper's {PAPER_LARGEST_N / 1e6:.0f} M "
+            f"the level margin's share of the error, as it would this far below the paper's {PAPER_LARGEST_N / 1e6:.0f} M "
             "sequences, where the source sees it level off"
         )
     return LEVELLED[case.decision]
@@ -277,6 +277,11 @@ def training_converges(r, q):
         f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
         f"between strata {ci(gaps['train', last])} (the strata {strata_end(gaps['train', last])}); best "
         f"validation epoch = last for {r.n_best_last} of {r.n_models} learners"
+        + (
+            " (still improving: the claim is about a model that has fitted its training set)"
+            if r.n_best_last
+            else ""
+        )
     )
 
 
@@ -323,9 +328,18 @@ def levels_off(r, q):
     """Claim 6b: the last doubling's gain against level_margin (:func:`levelling`)."""
     lastg = list(r.step_gain.values())[-1]
     last_rel = list(r.rel_step.values())[-1]
-    return [levelling(r.step_gain, r.error_at, q.level_margin, r.sizes[-1])], (
+    case = levelling(r.step_gain, r.error_at, q.level_margin, r.sizes[-1])
+    beyond = case.low == 0 < case.threshold < case.estimate
+    return [case], (
         f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
-        f"N = {r.sizes[-1]:,} (the paper's Fig. 3 goes to {PAPER_LARGEST_N / 1e6:.0f} M sequences)"
+        f"N = {r.sizes[-1]:,}, {PAPER_LARGEST_N / r.sizes[-1]:,.0f}× below the paper's "
+        f"{PAPER_LARGEST_N / 1e6:.0f} M sequences"
+        + (
+            ": at the paper's N a doubling gains between 0 and this one's upper end (the gains shrink), "
+            "so a gain above the margin here is not against"
+            if beyond
+            else ""
+        )
     )
 
 

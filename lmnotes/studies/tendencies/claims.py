@@ -128,7 +128,8 @@ def source_note(claim: str) -> str:
         for c in cases
         if c.decision != "for"
     ]
-    return f"On the source's own printed table the same rule gives {verdict}" + (
+    built = " (by construction: its margin is read off this table)" if claim == "8a" else ""
+    return f"On the source's own printed table the same rule gives {verdict}{built}" + (
         f": its digits do not resolve {', '.join(stuck)}." if stuck else "."
     )
 
@@ -473,7 +474,8 @@ def closed_vocabulary_unigram(m: Measured, rules: Rules):
     return cases, (
         f"word-level minus BPE Transformer, top-types TVD over words, <unk> left out: {span(c4_top.values())}; "
         f"over all types (Tab. 2's measure, dominated by the tail a closed vocabulary shrinks) the verdict "
-        f"would be {all_types}." + unk_note
+        f"would {'also ' if all_types == lmcases.verdict('every', *lmcases.counts(cases)) else ''}be {all_types}."
+        + unk_note
     )
 
 
