@@ -524,8 +524,8 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # training gap by {glue:text}`apart`. Much of a gap between strata is length, though: the
 # rarest stratum holds the longest sequences, and any deficit per token makes a gap. Beyond
 # what the length law gives, the rarest test stratum's residual minus the most probable
-# one's is {glue:text}`gap_beyond` nats, the part of the gap that is a finding beyond
-# length; claim 5, which is the paper's claim about the gaps themselves, counts the whole
+# one's is {glue:text}`gap_beyond` nats: below 0 it would be a part of the gap beyond
+# length, a finding (the claims table gives it as the gap's part, with the gap's sign); claim 5, which is the paper's claim about the gaps themselves, counts the whole
 # gap, most of it length. The paper's GPT2-medium fitted its training set
 # around epoch 5, and its test strata kept "a relatively consistent distance"; ours keep
 # apart, at a narrowing distance. Two points bear on the comparison with the paper.

@@ -299,8 +299,8 @@ def gaps_persist(r, q):
     return cases, (
         f"epoch {last}: test strata gap {ci(gaps['test', last])} (epoch 1: "
         f"{ci(gaps['test', 1])}; epoch {mid}: {ci(gaps['test', mid])}), of "
-        f"which {ci(negated(r.gap_beyond))}"
-        f" beyond length (not counted: the claim is about the gaps themselves); exceeding the training gap "
+        f"which the length law leaves {ci(negated(r.gap_beyond))} (above 0: a gap beyond length; not counted, "
+        "the claim is about the gaps themselves); exceeding the training gap "
         f"by {ci(r.apart)}; training strata gap {ci(gaps['train', last])} (claim 4's case)"
     )
 
