@@ -1270,24 +1270,21 @@ glue_all(paper.table1_values(t1, kglm_factor))
 # ## The claims
 #
 # Each claim has the form its words give it, and one function turns the form and the
-# decisions of its cases into the verdict; the forms are stated under the table, and every
-# case is listed there with the numbers that decide it. A case is decided by its 95%
-# interval, or its test, against its threshold: it shows the claim, shows the opposite, or
-# stays open. Most claims are universal ("a bound", "uniformly lower", "in all settings")
-# and hold in *every* case, each model–proposal pair, curve,
-# temperature or length bin: some cases against and none for refute them, cases for and
-# against make them differ, and one open case, with none against, leaves them inconclusive. The theorems
-# are no exception (claims 1, 2, 3a and 5: Jensen's inequality, the law of large numbers,
-# Burda et al.'s monotonicity, the Rao–Blackwell argument): the verdict is on what the runs
-# resolve, so a proposal too close to the posterior for the runs to resolve its bias stays
-# open, and a proposal whose sentences need more draws than the curves have can show that
-# it has converged but not that it has not (claim 2: its interval has no lower end). Exact
-# facts are *identities*, which hold or fail: what holds by construction (7, 14) and what
-# the source's code does (8, quoted above); what each plotted curve does (3b, "in all
-# settings") is exact too, one case per curve, under *every*. Three
-# claims are tendencies and hold in *most* cases: 9 ("in general"), 11 ("e.g.", "varies
-# across models") and 13 ("mostly preserved"). The source's "approximately 10
-# nats" (16) is an *effect*, a sign and a size.
+# decisions of its cases into the verdict (the forms are stated under the table, with every
+# case and the numbers that decide it). A case is decided by its 95% interval, or its test,
+# against its threshold: for, against or open. Most claims are universal ("a bound",
+# "uniformly lower", "in all settings") and hold in *every* case, each model–proposal pair,
+# curve, temperature or length bin: cases against and none for refute them, cases both
+# ways make them differ, and an open case with none against leaves them inconclusive. The
+# theorems are no exception (claims 1, 2, 3a and 5: Jensen's inequality, the law of large
+# numbers, Burda et al.'s monotonicity, the Rao–Blackwell argument): the verdict is on what
+# the runs resolve, so a proposal too close to the posterior for the runs to resolve its
+# bias stays open, and one whose sentences need more draws than the curves have can show
+# that it has converged but not that it has not (claim 2: no lower end). *Identities* hold
+# or fail: what holds by construction (7, 14) and what the source's code does (8, quoted
+# above); each plotted curve (3b) is an exact case under *every*. Claims 9 ("in general"),
+# 11 ("e.g.") and 13 ("mostly preserved") hold in *most* cases; the source's
+# "approximately 10 nats" (16) is an *effect*, a sign and a size.
 #
 # ````{dropdown} How the cases of each claim are drawn (click to open)
 # Where it matters how the cases are drawn: the order of the proposals (claims 12 and 13)
