@@ -68,6 +68,12 @@ class Section:
         return Measured({k: measured[k] for k in self.reads})
 
 
+def reading(reads: Mapping[str, str], *names: str) -> dict[str, str]:
+    """The entries ``names`` of a study's ``reads`` (each name with what it is): what one
+    :class:`Section` reads."""
+    return {n: reads[n] for n in names}
+
+
 def named(sections: Sequence[Section], name: str) -> Section:
     """The section of ``sections`` called ``name``; a KeyError lists the names there are."""
     for s in sections:

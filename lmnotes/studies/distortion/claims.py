@@ -19,7 +19,7 @@ from typing import Mapping
 import pandas as pd
 
 from lmnotes.report import cases as lmcases, claims as lmclaims
-from lmnotes.report.sections import Section
+from lmnotes.report.sections import Section, reading
 from lmnotes.stats import scaled
 from lmnotes.studies.distortion.resample import bin_estimate, ci, grown, negated, num
 from lmnotes.studies.distortion.training import strata_end
@@ -546,15 +546,12 @@ UNIFORM = "Beyond the paper: too uniform?"
 LNRE = "The LNRE zone (App. A.5)"
 
 
-def _reading(*names: str) -> dict[str, str]:
-    return {n: READS[n] for n in names}
-
-
 #: The chapter's sections that decide claims, and what each reads of what it measured.
 SECTIONS = [
     Section(
         ERROR,
-        _reading(
+        reading(
+            READS,
             "main",
             "learners",
             "parameters",
@@ -569,19 +566,25 @@ SECTIONS = [
         ),
     ),
     Section(
-        TRAINING, _reading("n_models", "final", "gaps", "last", "mid", "n_best_last", "gap_beyond", "apart")
+        TRAINING,
+        reading(READS, "n_models", "final", "gaps", "last", "mid", "n_best_last", "gap_beyond", "apart"),
     ),
     Section(
         DATA,
-        _reading("main", "arch", "sizes", "step_gain", "steps", "error_at", "rel_step", "same_n", "ahead"),
+        reading(
+            READS, "main", "arch", "sizes", "step_gain", "steps", "error_at", "rel_step", "same_n", "ahead"
+        ),
     ),
     Section(
         MASS,
-        _reading("learners", "ends", "head_mass", "perturbed", "top_level", "random_bins", "models_random"),
+        reading(
+            READS, "learners", "ends", "head_mass", "perturbed", "top_level", "random_bins", "models_random"
+        ),
     ),
     Section(
         TEMPERATURE,
-        _reading(
+        reading(
+            READS,
             "colder",
             "lo_t",
             "t_cmp",
@@ -593,9 +596,9 @@ SECTIONS = [
             "temperature_seeds",
         ),
     ),
-    Section(PRETRAINED, _reading("pretrained")),
-    Section(UNIFORM, _reading("learners", "gap", "seq_rate")),
-    Section(LNRE, _reading("lnre", "doublings")),
+    Section(PRETRAINED, reading(READS, "pretrained")),
+    Section(UNIFORM, reading(READS, "learners", "gap", "seq_rate")),
+    Section(LNRE, reading(READS, "lnre", "doublings")),
 ]
 
 

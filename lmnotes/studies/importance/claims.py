@@ -33,7 +33,7 @@ from scipy import stats as ss
 from scipy.special import logsumexp
 
 from lmnotes.report import cases as lmcases, claims as lmclaims, plots
-from lmnotes.report.sections import Measured, Section
+from lmnotes.report.sections import Measured, Section, reading
 from lmnotes import stats
 from lmnotes.stats.inference import Estimate
 from lmnotes.studies.importance import aggregation as AG
@@ -828,15 +828,12 @@ BEAMS = "Beam marginalisation (the paper's Table 2)"
 TOKENIZATION = "Tokenization as the latent variable"
 
 
-def _reading(*names: str) -> dict[str, str]:
-    return {n: READS[n] for n in names}
-
-
 #: The chapter's sections that decide claims, and what each reads of what it measured.
 SECTIONS = [
     Section(
         K,
-        _reading(
+        reading(
+            READS,
             "models",
             "runs",
             "n_test",
@@ -853,7 +850,8 @@ SECTIONS = [
     ),
     Section(
         TABLE1,
-        _reading(
+        reading(
+            READS,
             "models",
             "runs",
             "n_test",
@@ -869,12 +867,15 @@ SECTIONS = [
             "paper",
         ),
     ),
-    Section(DENSITIES, _reading("models", "runs", "n_test", "density_names", "chi")),
-    Section(TEMPERATURE, _reading("tau_grid", "tau_div", "tok", "sent_table", "paper")),
-    Section(RANKING, _reading("models", "rank_names", "chi", "expect", "sub", "kendall", "single_pick")),
+    Section(DENSITIES, reading(READS, "models", "runs", "n_test", "density_names", "chi")),
+    Section(TEMPERATURE, reading(READS, "tau_grid", "tau_div", "tok", "sent_table", "paper")),
+    Section(
+        RANKING, reading(READS, "models", "rank_names", "chi", "expect", "sub", "kendall", "single_pick")
+    ),
     Section(
         BEAMS,
-        _reading(
+        reading(
+            READS,
             "models",
             "best_paths",
             "logp",
@@ -886,7 +887,7 @@ SECTIONS = [
             "length_bins",
         ),
     ),
-    Section(TOKENIZATION, _reading("invalid_cases", "n_words", "ancestral_hits")),
+    Section(TOKENIZATION, reading(READS, "invalid_cases", "n_words", "ancestral_hits")),
 ]
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lmnotes.report import cases as lmcases, claims as lmclaims
-from lmnotes.report.sections import Measured, Section
+from lmnotes.report.sections import Measured, Section, reading
 from lmnotes.studies.segmentation.family import INDEPENDENT, fmt
 
 
@@ -227,26 +227,30 @@ CLOSED = "The closed vocabulary"
 MARGINAL = "Beyond the post: the marginal over segmentations"
 
 
-def _reading(*names: str) -> dict[str, str]:
-    return {n: READS[n] for n in names}
-
-
 #: The chapter's sections that decide claims, what each reads of what it measured and the
 #: values its prose quotes.
 SECTIONS = [
     Section(
         FAMILY,
-        _reading("ppl_token", "tau_byte", "best_token", "best_byte", "open_ranks", "examples"),
+        reading(READS, "ppl_token", "tau_byte", "best_token", "best_byte", "open_ranks", "examples"),
         comparability_values,
     ),
     Section(
         CLOSED,
-        _reading(
-            "word_bpb", "open_bpb", "open_label", "advantage", "unk", "renorm", "word_epochs", "open_epochs"
+        reading(
+            READS,
+            "word_bpb",
+            "open_bpb",
+            "open_label",
+            "advantage",
+            "unk",
+            "renorm",
+            "word_epochs",
+            "open_epochs",
         ),
         closed_values,
     ),
-    Section(MARGINAL, _reading("gaps", "self_name", "levelled"), marginal_values),
+    Section(MARGINAL, reading(READS, "gaps", "self_name", "levelled"), marginal_values),
 ]
 
 

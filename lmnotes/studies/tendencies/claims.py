@@ -26,7 +26,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from lmnotes.report import cases as lmcases, claims as lmclaims, tables
-from lmnotes.report.sections import Measured, Section
+from lmnotes.report.sections import Measured, Section, reading
 from lmnotes.stats import clusters, inference as stats
 from lmnotes.studies.tendencies import measures as T, paper
 
@@ -732,26 +732,40 @@ READS = {
 }
 
 
-def _reading(*names: str) -> dict[str, str]:
-    return {n: READS[n] for n in names}
-
-
 #: The chapter's sections that decide claims, and what each reads of what it measured.
 SECTIONS = [
     Section(
         TAB2,
-        _reading(
-            "results", "sets", "unk_effect", "floor_range", "own", "neural", "sampled", "source_strategies"
+        reading(
+            READS,
+            "results",
+            "sets",
+            "unk_effect",
+            "floor_range",
+            "own",
+            "neural",
+            "sampled",
+            "source_strategies",
         ),
     ),
-    Section(TAB3, _reading("results", "sets", "strategies", "own", "sampled", "source_strategies")),
+    Section(TAB3, reading(READS, "results", "sets", "strategies", "own", "sampled", "source_strategies")),
     Section(
         TYPES,
-        _reading(
-            "tt_fit", "tt_mean", "matched", "own", "neural", "transformers", "sampled", "source_strategies"
+        reading(
+            READS,
+            "tt_fit",
+            "tt_mean",
+            "matched",
+            "own",
+            "neural",
+            "transformers",
+            "sampled",
+            "source_strategies",
         ),
     ),
-    Section(ACROSS, _reading("results", "tt_mean", "strategies", "own", "sampled", "source_strategies")),
+    Section(
+        ACROSS, reading(READS, "results", "tt_mean", "strategies", "own", "sampled", "source_strategies")
+    ),
 ]
 
 

@@ -59,7 +59,7 @@ from scipy import stats as ss
 
 from lmnotes import stats
 from lmnotes.report import cases as lmcases, claims as lmclaims, tables
-from lmnotes.report.sections import Measured, Section
+from lmnotes.report.sections import Measured, Section, reading
 from lmnotes.studies.words import softgain as SG, table1 as PT, table2 as T2, wordstats as WS
 from lmnotes.studies.words.labels import label, names, signed
 
@@ -881,23 +881,19 @@ ALGORITHMS = "How much the paper's algorithms and code change the numbers"
 SIZE = "Does size cause diversity?"
 
 
-def _reading(*names: str) -> dict[str, str]:
-    return {n: READS[n] for n in names}
-
-
 #: The chapter's sections that decide claims, what each reads of what it measured and the
 #: values its prose quotes.
 SECTIONS = [
-    Section(TABLE1, _reading("segmentation", "pairs", "table1"), table1_values),
-    Section(BINS, _reading("segmentation", "by_bin", "n_types", "concentration"), bins_values),
-    Section(SOFT, _reading("segmentation", "soft_gain", "table1"), soft_values),
+    Section(TABLE1, reading(READS, "segmentation", "pairs", "table1"), table1_values),
+    Section(BINS, reading(READS, "segmentation", "by_bin", "n_types", "concentration"), bins_values),
+    Section(SOFT, reading(READS, "segmentation", "soft_gain", "table1"), soft_values),
     Section(
         PARAPHRASE,
-        _reading("table2", "trip", "pool", "split_pools", "encoders", "enc_diff", "mcnemar"),
+        reading(READS, "table2", "trip", "pool", "split_pools", "encoders", "enc_diff", "mcnemar"),
         paraphrase_values,
     ),
-    Section(ALGORITHMS, _reading("robust"), robust_values),
-    Section(SIZE, _reading("size_rows")),
+    Section(ALGORITHMS, reading(READS, "robust"), robust_values),
+    Section(SIZE, reading(READS, "size_rows")),
 ]
 
 
