@@ -132,9 +132,15 @@ LEVELLED = {
 }
 
 
+def beyond_reach(case: lmcases.Case) -> bool:
+    """Is the levelling case one :func:`levelling` bounded at the paper's N (its interval from 0),
+    with the gain still above the threshold here?"""
+    return case.low == 0 < case.threshold < case.estimate
+
+
 def levelled_text(case: lmcases.Case) -> str:
     """What the chapter says of the levelling case (:func:`levelling`)."""
-    if case.decision == "open" and case.low == 0 < case.threshold < case.estimate:
+    if case.decision == "open" and beyond_reach(case):
         return (
             "whether it levels off cannot be decided at our N: the last doubling still gains more than "
             f"the level margin's share of the error, as it would this far below the paper's {PAPER_LARGEST_N / 1e6:.0f} M "
@@ -329,7 +335,6 @@ def levels_off(r, q):
     lastg = list(r.step_gain.values())[-1]
     last_rel = list(r.rel_step.values())[-1]
     case = levelling(r.step_gain, r.error_at, q.level_margin, r.sizes[-1])
-    beyond = case.low == 0 < case.threshold < case.estimate
     return [case], (
         f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error; judged up to "
         f"N = {r.sizes[-1]:,}, {PAPER_LARGEST_N / r.sizes[-1]:,.0f}× below the paper's "
@@ -337,7 +342,7 @@ def levels_off(r, q):
         + (
             ": at the paper's N a doubling gains between 0 and this one's upper end (the gains shrink), "
             "so a gain above the margin here is not against"
-            if beyond
+            if beyond_reach(case)
             else ""
         )
     )
