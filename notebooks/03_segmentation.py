@@ -741,12 +741,13 @@ lmclaims.show(claims, "The claims of the post and the verdicts",
 # "negligible" without a number. At {glue:text}`negligible_pct:g` % the verdict is
 # **{glue:text}`v4`**, at {glue:text}`negligible_alt_pct:g` % it is
 # **{glue:text}`v4_alt`**. The certified lower bound is what a verdict of "not negligible"
-# can rest on, since the estimate is biased low; a verdict of "negligible" needs the
-# interval's upper end below the threshold *and* an estimate that no longer grows with the
+# can rest on, since the estimate is biased low; as for every threshold its source does not
+# fix, a case counts against only with that bound above twice the threshold, and for only
+# with the interval's upper end below half of it *and* an estimate that no longer grows with the
 # number of draws (the last doubling of $N$ adds less than a tenth: over the sweep above for
 # the self-trained model, over the two halves of its draws for the pretrained one; here
 # {glue:text}`levelled_text`). A model whose estimate still grows has no upper bound: its
-# case can never count for, only against, when its certified bound lies above the threshold.
+# case can never count for, only against, when its certified bound lies above twice the threshold.
 # At {glue:text}`negligible_alt_pct:g` %, {glue:text}`alt_text` (a certified bound holds for
 # the sentences drawn). On the sentences drawn, the marginal adds at least
 # {glue:text}`cert_self_pct:.2f` % ({glue:text}`marginal_label`; certified,

@@ -3,9 +3,11 @@ numbers, the one map from a form and its cases to a verdict, what a claim could 
 other data, and the cases files the chapters save beside their claims tables, checked against
 those tables (a tampered copy fails)."""
 
+import dataclasses
 import math
 
 import numpy as np
+import pandas as pd
 from pathlib import Path
 
 import pytest
@@ -131,23 +133,50 @@ def test_every_saved_case_recomputes_and_a_tampered_copy_fails(chapter, tmp_path
         claims.check_cases(tampered, saved)
 
 
+def _unreachable(table: pd.DataFrame, saved: pd.DataFrame) -> list:
+    """The claims of ``table`` (a chapter's) whose form and saved cases cannot reach a verdict
+    they must (:func:`lmnotes.report.cases.needed`), with the verdicts they miss."""
+    out = []
+    for r in table.itertuples():
+        mine = C.from_records(saved[saved["claim"] == r.claim.partition(". ")[0]].to_dict("records"))
+        applicable = [c for c in mine if c.decision != "not applicable"]
+        if r.rule in C.FORMS and applicable:
+            missing = C.needed(r.rule, applicable) - C.reachable(r.rule, applicable)
+            out += [(r.claim, sorted(missing))] if missing else []
+    return out
+
+
 @pytest.mark.parametrize("chapter", _chapters_with_cases())
 def test_every_claim_with_a_form_can_reach_each_verdict(chapter):
-    """With its form and the tests of its applicable cases, each claim could come out
-    reproduced, contradicted or open (an identity: reproduced or contradicted) with other data;
-    a rule planted to need what a case cannot reach fails."""
+    """With its form and its saved cases, each claim could come out reproduced, contradicted
+    or open (an identity: reproduced or contradicted) with other data, where an interval end
+    that is infinite stays so; a case planted with no lower end under an "above" test, the
+    only case of an *every* claim, makes that claim unreproducible, and the test finds it."""
     table = claims.load_all(BOOK_CLAIMS).query("chapter == @chapter")
     saved = claims.load_cases(chapter, BOOK_CLAIMS)
-    for r in table.itertuples():
-        if r.rule not in C.FORMS:
-            continue
-        mine = saved[(saved["claim"] == r.claim.partition(". ")[0]) & (saved["decision"] != "not applicable")]
-        if mine.empty:
-            continue
-        got = C.reachable(r.rule, list(mine["test"]))
-        need = C.needed(r.rule, list(mine["test"]))
-        assert got >= need, (chapter, r.claim, sorted(need - got))
-    assert not C.reachable("most", ["holds"]) >= C.needed("most")  # planted: needs an open case
+    assert _unreachable(table, saved) == []
+    planted = table.iloc[:1].assign(rule="every", claim="99. planted")
+    one_sided = pd.DataFrame(
+        [{"claim": "99", **dataclasses.asdict(C.Case("x", "above", 1.0, -np.inf, 2.0, why="w"))}]
+    )
+    assert _unreachable(planted, one_sided) == [("99. planted", ["reproduced"])]
+
+
+def test_reachability_knows_the_saved_interval():
+    """An infinite end stays infinite: "above" with no lower end can never be for, "below"
+    with no lower end never against, and an interval with neither end only open; a finite
+    interval reaches every decision of its test, as does a test named without a case."""
+    no_low = dict(estimate=1.0, low=-np.inf, high=2.0, why="w")
+    assert C.can(C.Case("a", "above", **no_low)) == {"against", "open"}
+    assert C.can(C.Case("b", "below", **no_low)) == {"for", "open"}
+    assert C.can(C.Case("c", "within", **no_low, threshold=1.5)) == {"against", "open"}
+    assert C.can(C.Case("d", "outside", **no_low, threshold=1.5)) == {"for", "open"}
+    assert C.can(C.Case("e", "above", 1.0, -np.inf, np.inf, why="w")) == {"open"}
+    assert C.can(C.Case("f", "within", 1.0, 0.5, 1.5, threshold=2.0, why="w")) == {"for", "against", "open"}
+    assert C.can("above") == {"for", "against", "open"}
+    assert "reproduced" not in C.reachable("every", [C.Case("a", "above", **no_low)])
+    assert "contradicted" not in C.reachable("every", [C.Case("b", "below", **no_low)])
+    assert C.reachable("every", ["above"]) >= C.needed("every", ["above"])
 
 
 def test_a_table_with_forms_saves_its_cases_and_refuses_wrong_counts(tmp_path):
@@ -244,19 +273,32 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     # most: the majority is settled before every open case resolves
     most = [decided, c, far, C.Case("f", "above", 0.1, -0.7, 0.9, why="x")]
     assert C.to_decide("most", most).startswith("about 16×")  # three of four, not the 64× one
-    assert (
-        C.to_decide("every", [C.Case("t", "above", 0.0, -1, 1, why="x")])
-        == "no amount of data at the observed effects: t: an estimate on its threshold"
+    stuck = "more of the same data would not decide it at the observed effects: "
+    assert C.to_decide("every", [C.Case("t", "above", 0.0, -1, 1, why="x")]) == (
+        stuck + "t: an estimate on its threshold"
     )
-    assert "unbounded on one side" in C.to_decide(
-        "every", [C.Case("u", "above", 0.5, 0.1, math.inf, 1.0, why="x")]
+    # leaning against, its upper end must fall below 1, and it has none: only more draws close it
+    no_end = C.Case("u", "above", 0.5, 0.1, math.inf, 1.0, why="x", unit="draws K")
+    assert (
+        C.to_decide("every", [no_end])
+        == stuck + "u: an end its design leaves open, which only more draws K can close"
     )
     # a 'clearly' case has no interval (NaN ends): named once, for its exact value
     assert C.to_decide("every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")]) == (
-        "no amount of data at the observed effects: c: an exact value without an interval, between half "
-        "and twice its threshold"
+        stuck + "c: an exact value without an interval, between half and twice its threshold"
     )
+    # an exact range that no data narrows
+    tied = C.Case("r", "within", 0.2, -0.5, 0.9, 0.6, why="x", unit=C.NOT_SAMPLED)
+    assert C.more_data(tied) is None
+    assert C.to_decide("every", [tied]) == stuck + "r: an exact range, which no data narrows"
     assert C.to_decide("every", [decided]) == ""
+    # the end that must cross decides, not the mean half-width: a lopsided interval leaning
+    # for needs its lower end, 0.4 from the estimate, to pass a threshold 0.2 away (4×, not 12×)
+    lopsided = C.Case("s", "above", 0.5, 0.1, 1.5, 0.3, why="x", unit="test articles")
+    assert C.more_data(lopsided) == pytest.approx(4.0)
+    assert C.to_decide("every", [lopsided]) == (
+        "about 4.0× the test articles, at the observed effects, would make it reproduced"
+    )
     assert C.times(4.26) == "4.3×" and C.times(1300.4) == "1,300×"
 
 
@@ -314,3 +356,26 @@ def test_every_saved_claim_has_the_form_its_study_declares(chapter):
     table = claims.load_all(BOOK_CLAIMS).query("chapter == @chapter")
     saved = dict(zip(table["claim"].map(claims.number), table["rule"]))
     assert saved == {c.number: c.form for c in declared}
+
+
+def test_a_threshold_the_source_does_not_fix_gets_the_same_buffer_with_or_without_an_interval():
+    """*clearly above* 1: an exact value or an interval must clear 2 to be for and stay below
+    0.5 to be against; an interval that reaches into the buffer is open, and more data
+    decides it only if its estimate lies beyond the buffer."""
+    assert C.decide("clearly above", 3.0, threshold=1.0) == "for"
+    assert C.decide("clearly above", 3.0, 2.5, 3.5, threshold=1.0) == "for"
+    assert C.decide("clearly above", 3.0, 1.5, 4.5, threshold=1.0) == "open"  # its low end in the buffer
+    assert C.decide("clearly above", 0.3, 0.1, 0.45, threshold=1.0) == "against"
+    assert C.decide("clearly below", 0.3, 0.1, 0.45, threshold=1.0) == "for"
+    assert C.decide("clearly below", 0.3, 0.1, 0.8, threshold=1.0) == "open"
+    beyond = C.Case("b", "clearly above", 3.0, 1.5, 4.5, 1.0, why="x", unit="runs")
+    assert C.more_data(beyond) == pytest.approx((1.5 / 1.0) ** 2)  # its low end must pass 2
+    inside = C.Case("i", "clearly above", 1.5, 0.2, 2.8, 1.0, why="x", unit="runs")
+    assert C.more_data(inside) == math.inf
+    assert C.to_decide("every", [inside]).endswith(
+        "between half and twice a threshold the source does not fix"
+    )
+    assert C.can(inside) == {"for", "against", "open"}
+    assert C.can(C.Case("n", "clearly above", 3.0, -np.inf, 4.5, 1.0, why="x")) == {"against", "open"}
+    with pytest.raises(ValueError, match="name no unit"):
+        C.with_unit([beyond.__class__("u", "clearly above", 3.0, 1.5, 4.5, 1.0, why="x")], "")

@@ -273,6 +273,39 @@ def test_instance_vs_corpus_and_the_share_of_bias_removed():
     assert tokens == {"instance": 20.0, "corpus": 60.0, "article": 30.0, "2 sentences": 30.0}
 
 
+def test_a_pair_pinned_to_the_floor_by_its_kl_is_not_applicable_and_a_wide_bound_keeps_its_case():
+    """Claim 5: the gap lies in [0, Σ KL(q ‖ p) / tokens]; a pair whose bound is narrower than
+    its runs' half-width ties at the floor (not applicable), one with a wider bound keeps its
+    interval case, as does a pair without a KL."""
+    noise = 1e-6 * np.random.default_rng(3).standard_normal(20)  # the runs' gap, nats: noise only
+    near = _runs_table(-1.0, -1.0).assign(corpus=lambda d: d["instance"] - noise)
+    runs = {("m", "near"): near, ("m", "far"): _runs_table(-1.0, -10.0)}
+    ppl_of = S.perplexity_of({"m": np.array([-100.0])}, {"m": -100.0}, 10)
+    half = (S.runs_interval(noise / 100).high - S.runs_interval(noise / 100).low) / 2
+    tiny = AG.instance_vs_corpus(
+        runs, list(runs), ppl_of, 100, kl_q={("m", "near"): np.full(3, 1e-12), ("m", "far"): np.full(3, 1.0)}
+    )
+    near_case, far_case = tiny.cases
+    assert 3e-12 / 100 < half and near_case.decision == "not applicable" and near_case.name == "near, m"
+    assert (near_case.estimate, near_case.low, near_case.high, near_case.floor) == (0.0, 0.0, 0.0, 0.0)
+    assert "theory pins the gap to [0, 3e-14]" in near_case.why and "a tie at the floor" in near_case.why
+    assert far_case.decision == "for" and far_case.low > 0  # a bound of 0.03 nats per token: kept
+    assert (tiny.values["n_ic_for"], tiny.values["n_ic_floor"], tiny.values["n_ic_unresolved"]) == (1, 1, 0)
+    wide = AG.instance_vs_corpus(runs, list(runs), ppl_of, 100, kl_q={k: np.full(3, 1.0) for k in runs})
+    kept = wide.cases[0]
+    assert 3.0 / 100 > half and kept.decision == "open" and kept.low < 0 < kept.high
+    without = AG.instance_vs_corpus(runs, list(runs), ppl_of, 100).cases[0]  # no KL: the same case
+    assert kept.estimate == pytest.approx(noise.mean() / 100, rel=1e-9, abs=0) == without.estimate
+
+
+def test_exact_floor_is_the_kl_of_the_proposal_from_the_posterior():
+    model, em = toy(sticky=0.5)
+    props = {"m": {SR.EXACT: L.posterior(model, em), "peek 1": L.lookahead(model, em, 1)}}
+    kl = AG.exact_floor(props, [("m", SR.EXACT), ("m", "peek 1")])
+    assert np.allclose(kl["m", SR.EXACT], 0, atol=1e-12) and np.all(kl["m", "peek 1"] > 0)
+    assert np.allclose(kl["m", "peek 1"], L.divergence(props["m"]["peek 1"], props["m"][SR.EXACT])[0])
+
+
 def test_bias_rows_on_a_toy_with_the_exact_posterior_and_peek_1():
     model, em = toy(sticky=0.5)
     props = {"m": {SR.EXACT: L.posterior(model, em), "peek 1": L.lookahead(model, em, 1)}}

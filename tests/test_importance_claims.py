@@ -401,6 +401,19 @@ def test_the_base_evidence_gives_the_verdicts_it_was_built_for():
     assert "in nats per token the gap is ln(41.7/29.6) = 0.34, not 10" in t.loc["16", "measured"]
 
 
+def test_claim_5_does_not_count_a_pair_tied_at_the_floor_and_says_so():
+    """A pair that the theory pins to the floor below its runs' resolution (the proposal is the
+    posterior to a tiny KL) is not applicable: the claim comes out as its other pairs give it."""
+    base = measured().ic_cases
+    tie = AG.at_floor("peek 4, fitted", Estimate(3.4e-9, -7.3e-9, 1.4e-8), 2.1e-10)
+    t = table(ic_cases=base + [tie])
+    assert t.loc["5", "verdict"] == "reproduced"
+    assert (t.loc["5", "n_for"], t.loc["5", "n_against"]) == (len(base), 0)
+    assert "one pair ties at the floor (peek 4, fitted: theory pins the gap" in t.loc["5", "measured"]
+    assert len(t.loc["5", "measured"]) <= lmclaims.MAX_MEASURED
+    assert "ties at the floor" not in table().loc["5", "measured"]
+
+
 @pytest.mark.parametrize("number", list(CONTRADICTING))
 def test_every_claim_can_be_contradicted_by_evidence(number):
     """Not only the cases' tests but the data: each claim comes out contradicted on evidence

@@ -117,6 +117,11 @@ def test_worked_examples_recomputed():
     assert r["ppl per word, segmentation 1"] == pytest.approx(135.29, abs=0.01)  # printed 134.3
     assert r["ppl per character, segmentation 2"] == pytest.approx(2.03, abs=0.01)  # printed 2.11
     assert df["follows"].sum() == 6  # the other six differ, each note says why
+    # from the post's own figures (its rounded nll, 16 characters for "the deforestation") all but two
+    assert list(df.index[~df["follows from the post's figures"]]) == [
+        "ppl per character, same sentence",
+        "ppl per word from the listed conditionals",
+    ]
     assert (df.loc[~df["follows"], "note"] != "").all()
     # every mismatch has a known cause, and only the mismatches have one
     assert not (df.loc[~df["follows"], "cause"].isin(["", "unexplained"])).any()

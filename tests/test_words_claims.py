@@ -15,6 +15,7 @@ from lmnotes.report import cases as LC, claims as lmclaims, sections
 from lmnotes.report.sections import Measured
 from lmnotes.studies.words import claims as C
 from lmnotes.studies.words import table1 as PT
+from lmnotes.studies.words.labels import label
 from lmnotes.studies.words import table2 as T2
 from lmnotes.studies.words import wordstats as WS
 
@@ -33,6 +34,11 @@ def est(value, half=0.5, pattern=0):
 def zero():
     """A rate at its floor: no hit on any resample."""
     return stats.Estimate(0.0, 0.0, 0.0, np.zeros(3))
+
+
+def ratio(*values):
+    """T1 / E₀[T1] (%) per model: 60 % each unless given."""
+    return {n: est(v, half=5) for n, v in zip(MODELS, values or (60,) * len(MODELS))}
 
 
 def table1(**changes):
@@ -165,6 +171,7 @@ def results(**changes):
         robust=robust(),
         size_rows=[],
         split_pools={},
+        coverage_ratio=ratio(),
     )
     return Measured({**base, **changes})
 
@@ -261,7 +268,7 @@ CONTRADICTING = {
         pool=triples(rare_split=(45, 50), common_split=(180, 200))[1],
     ),
     "9": dict(enc_diff=est(20, half=2)),
-    "10": dict(by_bin=by_bin(cov=(60, 30, 20))),
+    "10": dict(coverage_ratio=ratio(110, 120, 130)),
     "11": dict(
         soft_gain={(n, 100): (est(2), est(1, pattern=1), est(0.1, half=0.1, pattern=1)) for n in MODELS}
     ),
@@ -290,7 +297,7 @@ OPEN = {
     "8a": dict(table2=table2(b=(30, 30))),
     "8b": dict(trip=triples(rare_split=(8, 10))[0], pool=triples(rare_split=(8, 10))[1]),
     "9": dict(enc_diff=est(10, half=8)),
-    "10": dict(by_bin=by_bin(cov=(49.9, 10, 5))),
+    "10": dict(coverage_ratio=ratio(60, 98, 60)),
     "11": dict(soft_gain={(n, 100): (est(2), est(1, pattern=1), est(1.0, pattern=1)) for n in MODELS}),
     "12": dict(robust=robust(t10=(20, 24, 24))),
     "13": dict(size_rows=[{"model": "BPE-8k", "difference": est(0.5, half=1)}]),
@@ -342,11 +349,8 @@ def test_the_measured_texts_report_the_counts():
     )
     assert m["8b"].endswith("; B split no rare word or no common one: no case")
     assert m["9"] == "A − B 3.00 [−2.00, 8.00] points on 10 rare triples (margin ±15), McNemar p 0.5"
-    assert m["10"].startswith(
-        "best of our models per bin: BPE-1k 40.0 % / BPE-1k 10.0 % / BPE-1k 5.0 %; our "
-        f"{B0} bin holds 7 types"
-    )
-    assert m["10"].endswith("its words go beyond its numbers")
+    assert m["10"].startswith("T1 / E₀[T1]: BPE-1k 60.0 [55.0, 65.0] %;")
+    assert "(our best 40 / 10 / 5 %)" in m["10"] and m["10"].endswith("it prints no hit rates to test")
     assert m["11"] == (
         "raw T1 gain as a share of T1: BPE-1k +40%; BPE-8k +80%; byte +80%; above chance (not "
         "counted): BPE-1k +10%; BPE-8k +20%; byte +20%"
@@ -385,8 +389,9 @@ def test_ties_at_a_floor_are_not_applicable_and_block_nothing():
 
 
 def test_a_zero_width_interval_is_not_resolved():
-    """Resamples that do not vary bound nothing: the case is open, its interval (−∞, ∞)."""
-    same = est(20)
+    """Resamples that do not vary bound nothing where there is no hit: the case is open, its
+    interval (−∞, ∞); two searches that hit the same words on every resample agree exactly."""
+    same = zero()
     rob = {
         "bpe1000": {
             "top-10": (est(40), est(41, pattern=1), est(41, pattern=1)),
@@ -400,6 +405,9 @@ def test_a_zero_width_interval_is_not_resolved():
     assert evidence(df, "12") == ("inconclusive", (1, 0, 1))
     t10 = cases_of(df, "12").iloc[1]
     assert (t10["low"], t10["high"]) == (-math.inf, math.inf) and "zero-width" in t10["why"]
+    rob["bpe1000"]["T10"] = (est(20), est(20), est(20))  # the same hits, so the same replicates
+    agree = cases_of(table(results(robust=rob)), "12").iloc[1]
+    assert (agree["low"], agree["high"], agree["decision"]) == (0, 0, "for") and "agreement" in agree["why"]
     assert C.case("x", "within", 0.0, 0.0, 0.0, 1.0, why="w").decision == "open"
     assert C.case("x", "above", 0.0, 0.0, 0.0, 0.0, why="w", floor=0.0).decision == "not applicable"
 
@@ -543,10 +551,14 @@ def test_8b_counts_the_margins_own_uncertainty():
     narrow = T2.stratified_difference([360], [400], [210], [400])  # 37.5 ± 5.7 points alone
     assert narrow.low > 30 and case["low"] < 30 < case["high"] and case["decision"] == "open"
     assert case["threshold"] == pytest.approx(30) and case["estimate"] == pytest.approx(37.5)
-    # 7.5 points above a margin that reaches 9.2 below its value: more split words alone
-    # cannot decide it; 10 points above can be
-    assert "more split words cannot decide the case" in case["why"]
-    clear = cases_of(table(results(split_pools={"A": split(200)}, table2=gap)), "8b").iloc[0]
+    # the end that decides takes the margin's side toward it: 7.5 points above a margin whose
+    # upper side is 6.2 can be decided by more split words; 5 points below one whose lower
+    # side is 9.2 cannot, and the row says so
+    assert "cannot decide" not in case["why"]
+    stuck = table(results(split_pools={"A": split(260)}, table2=gap))
+    assert "more split words cannot decide the case" in cases_of(stuck, "8b").iloc[0]["why"]
+    assert "its margin's interval reaching past it" in stuck.loc["8b", "measured"]
+    clear = cases_of(table(results(split_pools={"A": split(300)}, table2=gap)), "8b").iloc[0]
     assert "cannot decide" not in clear["why"]
 
 
@@ -569,12 +581,13 @@ def test_8b_scales_the_margin_to_the_split_words_frequency_contrast():
     assert case["estimate"] == pytest.approx(12.5) and "(×0.50)" in df.loc["8b", "measured"]
 
 
-def test_claim_10_takes_the_best_model_per_bin():
-    bins = by_bin(cov=(40, 10, 5))
-    bins["byte", B1]["cov"] = est(20, pattern=1)  # the byte model is best in the middle bin, above 14 %
-    df = table(results(by_bin=bins))
-    assert evidence(df, "10") == ("differs", (2, 1, 0))
-    assert list(cases_of(df, "10")["name"]) == [f"{B0}: BPE-1k", f"{B1}: byte", f"{B2}: BPE-1k"]
+def test_claim_10_reads_low_as_below_the_type_blind_coverage():
+    """Each model is a case: covering fewer types than hits blind to the type would (below
+    100 %) is for, more is against, one model above is a counterexample."""
+    df = table(results(coverage_ratio=ratio(60, 110, 130)))
+    assert evidence(df, "10") == ("differs", (1, 2, 0))
+    assert list(cases_of(df, "10")["name"]) == [label(n) for n in MODELS]
+    assert set(cases_of(df, "10")["unit"]) == {"test articles"}
 
 
 def test_claim_11_reads_the_raw_gain_as_a_share_of_t1():
@@ -587,25 +600,22 @@ def test_claim_11_reads_the_raw_gain_as_a_share_of_t1():
 def test_the_source_passes_its_own_claims():
     """Issue 41, item 4: the paper's own printed numbers (each interval its printed precision)
     under the chapter's forms and case builders reproduce each claim they rest on; where they
-    cannot (claim 10: its values are the thresholds), the row says its words go beyond them."""
+    cannot (claim 10: it prints no hit rates per bin), the row says so."""
     margin = WS.reading_margin(PT.paper_readings(PT.paper_table1()))[0]
     rules = dataclasses.replace(RULES, margin=margin)
     found = C.source_cases(rules)
-    assert set(found) == {"1", "2", "3", "4", "8a", "9", "10", "11"}
+    assert set(found) == {"1", "2", "3", "4", "8a", "9", "11"}
+    assert "it prints no hit rates to test" in table(rules=rules).loc["10", "measured"]
     for number, (form, cases) in found.items():
         assert form == FORMS[number], number
         verdict = LC.verdict(form, *LC.counts(cases))
-        if number == "10":
-            assert verdict == "inconclusive"
-            assert "its words go beyond its numbers" in table(rules=rules).loc["10", "measured"]
-        else:
-            assert verdict == "reproduced", (number, [(c.name, c.decision) for c in cases])
+        assert verdict == "reproduced", (number, [(c.name, c.decision) for c in cases])
     # claim 4 on the paper's Table 1: one pair found (GPT's lower ppx with its lower T1), five against
     assert LC.counts(found["4"][1]) == (1, 5, 0)
     assert [c.name for c in found["2"][1] if c.decision == "for"] == ["GPT/RoBERTa"]
     assert [c.name for c in found["3"][1] if c.decision == "for"] == ["GPT-2/RoBERTa", "GPT/BERT"]
     check = C.source_check(rules)
-    assert list(check["claim"]) == list(found) and set(check["verdict"]) == {"reproduced", "inconclusive"}
+    assert list(check["claim"]) == list(found) and set(check["verdict"]) == {"reproduced"}
 
 
 def test_printed_numbers_carry_their_precision():

@@ -13,9 +13,10 @@ some case, most cases, an effect of a sign and a size, an exact identity), and :
 the form and the counts of the applicable cases to one verdict, the same in every chapter.
 :func:`reachable` says which verdicts a claim's form and cases could give with other data: a
 claim that could never be reproduced, contradicted or left open is not a test. It knows each
-case's test, not its data: a case built so that it can only go one way (a threshold at the
-bound of its quantity, an upper end that is always infinite) passes it, and the chapters'
-unit tests build the opposite evidence for each claim to show that it can.
+case's test and its saved interval: an end that is infinite stays infinite (:func:`can`), so a
+case built to go one way only counts as such. A case names the unit its interval resamples
+(:attr:`Case.unit`), and :func:`to_decide` says, in that unit, how much more would decide an
+open claim, or why more of the same would not.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Iterable, Mapping, Sequence
 
-from lmnotes.stats.inference import unpaired
+from lmnotes.stats.inference import bonferroni, unpaired
 
 #: How a case is decided from its numbers, by the name a cases file records.
 TESTS = {
@@ -38,15 +39,26 @@ TESTS = {
     "lies inside, open otherwise",
     "less": "an exact value (no sampling error): for if it is below the threshold, against if not",
     "more": "an exact value (no sampling error): for if it is above the threshold, against if not",
-    "clearly above": "an exact value against a threshold its source does not fix: for if it is above twice "
-    "the threshold, against if below half of it, open between (the decision at half and "
+    "clearly above": "a value against a threshold its source does not fix: for if it (or its interval) lies "
+    "above twice the threshold, against if below half of it, open between (the decision at half and "
     "at twice the threshold, when they agree)",
-    "clearly below": "an exact value against a threshold its source does not fix: for if it is below half "
-    "the threshold, against if above twice it, open between",
+    "clearly below": "a value against a threshold its source does not fix: for if it (or its interval) lies "
+    "below half the threshold, against if above twice it, open between",
     "holds": "an identity checked exactly (estimate 1 if it holds, 0 if not)",
     "p": "a test of the claim's direction (positive statistic): for if the estimate is positive and p < "
     "threshold, against if negative and p < threshold, open otherwise",
 }
+#: The unit of an interval that is not a sampling interval (an exact range of values that
+#: tie, bounds the design fixes): no amount of data narrows it.
+NOT_SAMPLED = "not sampled"
+#: The family level of a claim of form *some*: the chance, in all, that any one of its cases
+#: comes out *for* by chance. The engine gives the claim's function the level of each case
+#: (:func:`family_level`), so that no chapter applies its own correction.
+FAMILY_ALPHA = 0.05
+#: The tests decided by an interval, whose cases name the unit they resample (:attr:`Case.unit`).
+INTERVAL_TESTS = ("above", "below", "within", "outside")
+#: The tests against a threshold the source does not fix, on an exact value or an interval.
+CLEARLY = ("clearly above", "clearly below")
 #: The decisions each test can reach with other data (a zero-width tie aside).
 CAN = {
     "above": {"for", "against", "open"},
@@ -69,15 +81,21 @@ FORMS = {
     "most": "the source says it holds in most cases: reproduced if more than half of the applicable cases are "
     "for even with every open case counted against; contradicted if at most half are for even with "
     "every open case counted for; inconclusive otherwise",
-    "some": "the source says there is a case: reproduced if some case is for (the chapter gives each "
-    "case's interval at the level corrected for their number, Bonferroni); contradicted if every "
-    "applicable case is against; inconclusive otherwise",
+    "some": "the source says there is a case: reproduced if some case is for, each case's interval at "
+    "the level corrected for their number (Bonferroni, 1 − 5 %/n, which the engine gives the claim); "
+    "contradicted if every applicable case is against; inconclusive otherwise",
     "effect": "the source gives an effect's sign and size: one case for the sign (beyond 0) and one for the "
     "size (within the source's margin, or beyond it); reproduced if both are for; contradicted if "
     "both are against; differs if one is for and the other against; inconclusive otherwise",
     "identity": "an exact fact (an identity, or arithmetic on exact values): reproduced if every case holds, "
     "contradicted if one does not (no case can stay open)",
 }
+
+
+def family_level(n: int, alpha: float = FAMILY_ALPHA) -> float:
+    """The level of each interval (one minus that of each test) of a *some* claim with ``n``
+    cases: Bonferroni's 1 − α/n, so that a false find among them stays below α in all."""
+    return bonferroni(alpha, n)
 
 
 def decide(
@@ -95,21 +113,23 @@ def decide(
         raise ValueError(f"unknown test {test!r}; the tests are {list(TESTS)}")
     if not (math.isfinite(estimate) and math.isfinite(threshold)):
         raise ValueError(f"a case needs a finite estimate and threshold, got {estimate} and {threshold}")
-    interval = test in ("above", "below", "within", "outside")
+    interval = test in INTERVAL_TESTS or (test in CLEARLY and not (math.isnan(low) and math.isnan(high)))
     if interval and not low <= estimate <= high:
         raise ValueError(f"an interval [{low}, {high}] must hold its estimate {estimate}")
     if estimate == threshold == floor and (not interval or low == high == floor):
         return "not applicable"
+    if test in CLEARLY:
+        return (
+            _clearly(test, low, high, threshold)
+            if interval
+            else _clearly(test, estimate, estimate, threshold)
+        )
     if interval:
         return _by_interval(test, low, high, threshold)
     if test == "less":
         return "for" if estimate < threshold else "against"
     if test == "more":
         return "for" if estimate > threshold else "against"
-    if test == "clearly above":
-        return "for" if estimate > 2 * threshold else "against" if estimate < threshold / 2 else "open"
-    if test == "clearly below":
-        return "for" if estimate < threshold / 2 else "against" if estimate > 2 * threshold else "open"
     if test == "holds":
         if estimate not in (0, 1):
             raise ValueError(f"an identity's estimate is 1 (holds) or 0 (does not), got {estimate}")
@@ -117,6 +137,14 @@ def decide(
     if not 0 <= p <= 1 or not 0 < threshold < 1:
         raise ValueError(f"a p-value lies in [0, 1] and its level in (0, 1), got {p} and {threshold}")
     return "open" if p >= threshold or estimate == 0 else "for" if estimate > 0 else "against"
+
+
+def _clearly(test: str, low: float, high: float, threshold: float) -> str:
+    """The decision of a *clearly* test on [``low``, ``high``] (an exact value's is [v, v]):
+    beyond twice or half the threshold, as the test asks; open in the buffer between."""
+    if test == "clearly above":
+        return "for" if low > 2 * threshold else "against" if high < threshold / 2 else "open"
+    return "for" if high < threshold / 2 else "against" if low > 2 * threshold else "open"
 
 
 def _by_interval(test: str, low: float, high: float, threshold: float) -> str:
@@ -138,7 +166,7 @@ def side(test: str, estimate, threshold: float = 0.0) -> bool | None:
     """Where an estimate's interval (its ``low`` and ``high``) lies for the interval test
     ``test`` of :data:`TESTS` against ``threshold``: True (for), False (against) or None
     (open). The decision of a case that is counted in a chapter's prose, not kept as a case."""
-    if test not in ("above", "below", "within", "outside"):
+    if test not in INTERVAL_TESTS:
         raise ValueError(f"{test!r} is not an interval test; those are above, below, within and outside")
     return {"for": True, "against": False, "open": None}[
         _by_interval(test, estimate.low, estimate.high, threshold)
@@ -152,8 +180,10 @@ def excludes(estimate, value: float = 0.0) -> bool:
 
 @dataclass(frozen=True)
 class Case:
-    """One case of a claim: its name, its test, the numbers it is decided on, and why it is
-    what it is (the reader's account of what was counted)."""
+    """One case of a claim: its name, its test, the numbers it is decided on, why it is what
+    it is (the reader's account of what was counted), and the ``unit`` its interval resamples
+    (test articles, runs, samples, draws K: what more data means for it), or
+    :data:`NOT_SAMPLED` for an interval that is not a sampling interval (an exact range)."""
 
     name: str
     test: str
@@ -164,6 +194,7 @@ class Case:
     p: float = math.nan
     floor: float = math.nan
     why: str = ""
+    unit: str = ""
 
     def __post_init__(self):
         for f in ("estimate", "low", "high", "threshold", "p", "floor"):
@@ -178,10 +209,27 @@ class Case:
 
     @classmethod
     def interval(
-        cls, name: str, test: str, estimate, threshold: float = 0.0, why: str = "", floor: float = math.nan
+        cls,
+        name: str,
+        test: str,
+        estimate,
+        threshold: float = 0.0,
+        why: str = "",
+        floor: float = math.nan,
+        unit: str = "",
     ) -> "Case":
         """A case on an estimate with ``value``, ``low`` and ``high`` (a bootstrap interval)."""
-        return cls(name, test, estimate.value, estimate.low, estimate.high, threshold, floor=floor, why=why)
+        return cls(
+            name,
+            test,
+            estimate.value,
+            estimate.low,
+            estimate.high,
+            threshold,
+            floor=floor,
+            why=why,
+            unit=unit,
+        )
 
     @classmethod
     def weakest(cls, name: str, test: str, diffs: Sequence, threshold: float = 0.0, why: str = "") -> "Case":
@@ -217,25 +265,61 @@ class Case:
 
 
 def more_data(case: Case) -> float | None:
-    """How many times its data an open case needs to be decided if its estimate stayed where it
-    is: an interval's half-width shrinks as one over the square root of the independent units it
-    resamples, so an interval case needs (half-width / distance to the nearest threshold)²
-    times them, and a test's case (z_{α/2} / z)² with z the normal score of its p-value (a power
-    calculation at the observed effect, power one half). ``math.inf`` where no amount can
-    decide it (an estimate on its threshold); None for a case that is not open, or whose
-    threshold the source does not fix (*clearly above*, *clearly below*: more data cannot move
-    an exact value, only a threshold from the source can)."""
-    if case.decision != "open" or case.test in ("clearly above", "clearly below"):
+    """How many times its data (its :attr:`Case.unit`) an open case needs to be decided if its
+    estimate stayed where it is. An interval's ends close in on its estimate as one over the
+    square root of the independent units it resamples, so the case needs (d_end / d_edge)²
+    times them, where d_end is the distance from the estimate to the end that must cross a
+    threshold for the decision it leans to (:func:`leaning`) and d_edge the distance from the
+    estimate to that threshold (the larger factor where both ends must cross, "within"); a
+    test's case needs (z_{α/2} / z)², with z the normal score of its p-value (a power
+    calculation at the observed effect, power one half). ``math.inf`` where the needed end is
+    infinite or the estimate sits on its threshold; None for a case that is not open, whose
+    interval is not a sampling interval (:data:`NOT_SAMPLED`: no data narrows it), or that is
+    an exact value against a threshold the source does not fix (*clearly above*, *clearly
+    below* without an interval: more data cannot move it, only a threshold from the source
+    can). A *clearly* case with an interval must clear twice or half its threshold, and an
+    estimate in the buffer between needs more than data (``math.inf``)."""
+    if (
+        case.decision != "open"
+        or case.unit == NOT_SAMPLED
+        or (case.test in CLEARLY and not has_interval(case))
+    ):
         return None
     if case.test == "p":
         from scipy.stats import norm
 
         z, need = norm.isf(case.p / 2), norm.isf(case.threshold / 2)
         return math.inf if case.estimate == 0 or z <= 0 else float((need / z) ** 2)
-    half = (case.high - case.low) / 2
-    edges = (case.threshold,) if case.test in ("above", "below") else (case.threshold, -case.threshold)
-    distance = min(abs(case.estimate - e) for e in edges)
-    return math.inf if distance == 0 else float((half / distance) ** 2)
+    return max((_factor(d_end, d_edge) for d_end, d_edge in _crossings(case)), default=math.inf)
+
+
+def has_interval(case: Case) -> bool:
+    """Whether a case is decided on an interval (an interval test, or a *clearly* test given one)."""
+    return case.test in INTERVAL_TESTS or (case.test in CLEARLY and not math.isnan(case.low))
+
+
+def _crossings(case: Case) -> list[tuple[float, float]]:
+    """The (distance from the estimate to an end, distance from the estimate to the threshold
+    that end must cross) pairs an open interval case needs for the decision it leans to."""
+    e, lo, hi, t = case.estimate, case.low, case.high, case.threshold
+    if case.test in CLEARLY:  # the edge of the buffer on the estimate's side; none inside it
+        upper, lower = 2 * t, t / 2
+        if not (e > upper or e < lower):
+            return [(math.inf, 0.0)]
+        return [(e - lo, e - upper)] if e > upper else [(hi - e, lower - e)]
+    rise, fall = (e - lo, e - t), (hi - e, t - e)  # the lower end must pass t upward; the upper end downward
+    if case.test in ("above", "below"):
+        up = (case.test == "above") == (leaning(case) == "for")
+        return [rise] if up else [fall]
+    inside = (case.test == "within") == (leaning(case) == "for")
+    if inside:  # both ends within ±t
+        return [(hi - e, t - e), (e - lo, e + t)]
+    return [(e - lo, e - t)] if e > 0 else [(hi - e, -t - e)]
+
+
+def _factor(d_end: float, d_edge: float) -> float:
+    """(d_end / d_edge)², infinite for an infinite end or an estimate on its threshold."""
+    return math.inf if not math.isfinite(d_end) or d_edge <= 0 else float((d_end / d_edge) ** 2)
 
 
 def leaning(case: Case) -> str:
@@ -243,7 +327,14 @@ def leaning(case: Case) -> str:
     e, t = case.estimate, case.threshold
     if case.test == "p":
         return "for" if e > 0 else "against"
-    toward = {"above": e > t, "below": e < t, "within": abs(e) < t, "outside": abs(e) > t}[case.test]
+    toward = {
+        "above": e > t,
+        "below": e < t,
+        "within": abs(e) < t,
+        "outside": abs(e) > t,
+        "clearly above": e > t,
+        "clearly below": e < t,
+    }[case.test]
     return "for" if toward else "against"
 
 
@@ -254,37 +345,48 @@ def times(k: float) -> str:
 
 def to_decide(form: str, cases: Sequence[Case]) -> str:
     """What would decide a claim left open by its ``cases``, in words: the least data, as a
-    multiple of what it has, at which the open cases, each decided the way its estimate leans
-    once its interval is narrow enough (:func:`more_data`, :func:`leaning`), turn the claim's
-    form to a verdict, and that verdict; or that no amount of data can, where the estimates sit
-    on their thresholds or the threshold is not the source's."""
+    multiple of what it has and in the unit its intervals resample (:attr:`Case.unit`), at
+    which the open cases, each decided the way its estimate leans once its interval is narrow
+    enough (:func:`more_data`, :func:`leaning`), turn the claim's form to a verdict, and that
+    verdict; or why more of the same data would not: an estimate on its threshold, a value
+    between half and twice a threshold the source does not fix, an interval that no data
+    narrows, or an end the design leaves open, which only more of its unit can close."""
     n_for, n_against, n_open = counts(cases)
     if verdict(form, n_for, n_against, n_open) != "inconclusive":
         return ""
-    steps = sorted((k, leaning(c)) for c in cases if (k := more_data(c)) is not None and k < math.inf)
-    for k, side in steps:
+    steps = sorted((k, leaning(c), c.unit) for c in cases if (k := more_data(c)) is not None and k < math.inf)
+    units: list[str] = []
+    for k, side, unit in steps:
         n_open -= 1
         n_for, n_against = n_for + (side == "for"), n_against + (side == "against")
+        units += [unit or "data"] if (unit or "data") not in units else []
         if (got := verdict(form, n_for, n_against, n_open)) != "inconclusive":
-            return f"about {times(k)} the data, at the observed effects, would make it {got}"
+            return f"about {times(k)} the {' and the '.join(units)}, at the observed effects, would make it {got}"
     stuck = [c for c in cases if c.decision == "open" and more_data(c) in (None, math.inf)]
-    why = {
-        "fixed": [c.name for c in stuck if c.test in ("clearly above", "clearly below")],
-        "unbounded": [
-            c.name
-            for c in stuck
-            if c.test not in ("p", "clearly above", "clearly below") and not math.isfinite(c.high - c.low)
-        ],
-    }
-    why["on"] = [c.name for c in stuck if c.name not in why["fixed"] + why["unbounded"]]
+    why: dict[str, list[Case]] = {"fixed": [], "buffer": [], "not sampled": [], "no end": [], "on": []}
+    for c in stuck:
+        if c.test in CLEARLY and not has_interval(c):
+            why["fixed"].append(c)
+        elif c.test in CLEARLY and c.threshold / 2 <= c.estimate <= 2 * c.threshold:
+            why["buffer"].append(c)
+        elif c.unit == NOT_SAMPLED:
+            why["not sampled"].append(c)
+        elif c.test != "p" and not all(math.isfinite(d) for d, _ in _crossings(c)):
+            why["no end"].append(c)
+        else:
+            why["on"].append(c)
     said = {
-        "fixed": "an exact value without an interval, between half and twice its threshold",
-        "unbounded": "an interval unbounded on one side, which more of the same data does not close",
-        "on": "an estimate on its threshold",
+        "fixed": lambda c: "an exact value without an interval, between half and twice its threshold",
+        "buffer": lambda c: "an estimate between half and twice a threshold the source does not fix",
+        "not sampled": lambda c: "an exact range, which no data narrows",
+        "no end": lambda c: f"an end its design leaves open, which only more {c.unit or 'data'} can close",
+        "on": lambda c: "an estimate on its threshold",
     }
-    return "no amount of data at the observed effects: " + "; ".join(
-        f"{', '.join(names)}: {said[k]}" for k, names in why.items() if names
-    )
+    parts = []
+    for k, found in why.items():
+        for text in dict.fromkeys(said[k](c) for c in found):
+            parts.append(f"{', '.join(c.name for c in found if said[k](c) == text)}: {text}")
+    return "more of the same data would not decide it at the observed effects: " + "; ".join(parts)
 
 
 #: The columns of a cases file: the claim's number, form and verdict, then a :class:`Case`, then its decision.
@@ -322,26 +424,67 @@ def verdict(form: str, n_for: int, n_against: int, n_open: int) -> str:
     return "differs" if n_for and n_against else "inconclusive"
 
 
-def reachable(form: str, tests: Sequence[str]) -> set[str]:
-    """The verdicts a claim of ``form`` could get from cases decided by ``tests`` (one per
-    applicable case), whatever the data: every count of decisions the tests can reach."""
+def can(case: "Case | str") -> set[str]:
+    """The decisions a case could take with other data: those its test can reach
+    (:data:`CAN`), less those that need an end its interval does not have. An interval end
+    that is infinite in the saved case (a lower end the design leaves open, an extrapolation
+    that does not close) stays infinite, so an "above" case with no lower end can never be
+    *for*, and one with neither end can only stay open. Given a test's name instead of a case,
+    every decision that test can reach."""
+    if isinstance(case, str):
+        return set(CAN[case])
+    if case.decision == "not applicable":
+        return set()
+    if not has_interval(case):
+        return set(CAN[case.test])
+    t = abs(case.threshold)
+    step = max(1.0, t)
+    # the ends an interval may take with other data: points on each side of ±threshold
+    points = sorted({-t - 2 * step, -t, -t + step / 2, 0.0, t / 4, t - step / 2, t, 3 * t, t + 2 * step})
+    lows = [-math.inf] if case.low == -math.inf else points
+    highs = [math.inf] if case.high == math.inf else points
+    decide_on = _clearly if case.test in CLEARLY else _by_interval
+    return {decide_on(case.test, lo, hi, case.threshold) for lo in lows for hi in highs if lo <= hi}
+
+
+def reachable(form: str, cases: "Sequence[Case | str]") -> set[str]:
+    """The verdicts a claim of ``form`` could get from its applicable ``cases`` with other
+    data: every count of the decisions each case can reach (:func:`can`). Each item is a
+    :class:`Case`, whose saved interval limits what it can reach, or a test's name (any data)."""
     triples = {(0, 0, 0)}
-    for test in tests:
-        steps = [(d == "for", d == "against", d == "open") for d in CAN[test]]
+    for case in cases:
+        reach = can(case)
+        if not reach:
+            continue
+        steps = [(d == "for", d == "against", d == "open") for d in reach]
         triples = {(f + a, g + b, o + c) for f, g, o in triples for a, b, c in steps}
     return {verdict(form, *t) for t in triples}
 
 
-def needed(form: str, tests: Sequence[str] | None = None) -> set[str]:
+def needed(form: str, cases: "Sequence[Case | str] | None" = None) -> set[str]:
     """The verdicts a claim of ``form`` must be able to reach: reproduced and contradicted, and
-    inconclusive unless it is an identity or every one of its cases (decided by ``tests``) is
+    inconclusive unless it is an identity or every one of its ``cases`` (or tests, by name) is
     an exact check, which cannot stay open (a count over settings, under *every*)."""
-    exact = tests is not None and len(tests) > 0 and all("open" not in CAN[t] for t in tests)
+    tests = [c if isinstance(c, str) else c.test for c in cases or ()]
+    exact = len(tests) > 0 and all("open" not in CAN[t] for t in tests)
     return (
         {"reproduced", "contradicted"}
         if form == "identity" or exact
         else {"reproduced", "contradicted", "inconclusive"}
     )
+
+
+def with_unit(cases: Iterable[Case], unit: str) -> list[Case]:
+    """The ``cases`` with ``unit`` for those interval cases that name none (a claim's cases
+    share the unit of its list entry unless a case says otherwise); ValueError if an interval
+    case is left without one, since what would decide it depends on what its interval resamples."""
+    from dataclasses import replace
+
+    out = [replace(c, unit=unit) if has_interval(c) and not c.unit and unit else c for c in cases]
+    bare = [c.name for c in out if has_interval(c) and not c.unit and c.decision != "not applicable"]
+    if bare:
+        raise ValueError(f"interval cases {bare} name no unit: say what their intervals resample")
+    return out
 
 
 def from_records(rows: "Iterable[Mapping]") -> list[Case]:

@@ -98,10 +98,14 @@ class Claim:
     or a function of them), the function that gives its cases and the sentence of what was
     measured, ``decide(view, rules)``, the name of the section
     (:class:`lmnotes.report.sections.Section`) whose measurements decide it (``view`` holds
-    what that section reads), its form (:data:`lmnotes.report.cases.FORMS`) and its basis
-    (:data:`BASES`). ``decide`` returns a third item, a mapping, where what was run changes
-    the row's ``form`` or ``basis`` (a claim not run at this profile). Adding a claim to a
-    study is adding such an entry and its ``decide``."""
+    what that section reads; a claim of form *some* is called ``decide(view, rules, level=…)``
+    with the level of each of its cases, :func:`lmnotes.report.cases.family_level` of their
+    number), its form (:data:`lmnotes.report.cases.FORMS`) and its basis
+    (:data:`BASES`), and the ``unit`` its cases' intervals resample (test articles, runs, draws
+    K; :data:`lmnotes.report.cases.NOT_SAMPLED` for exact ranges), which a case may override.
+    ``decide`` returns a third item, a mapping, where what was run changes the row's ``form``
+    or ``basis`` (a claim not run at this profile). Adding a claim to a study is adding such an
+    entry and its ``decide``."""
 
     number: str
     words: str | Callable[[Any], str]
@@ -109,6 +113,7 @@ class Claim:
     section: str
     form: str = "every"
     basis: str = "measured"
+    unit: str = ""
 
 
 def decide_all(claims: Sequence[Claim], sections: Sequence, measured: Mapping, rules: Any) -> pd.DataFrame:
@@ -118,7 +123,15 @@ def decide_all(claims: Sequence[Claim], sections: Sequence, measured: Mapping, r
     rows = []
     for c in claims:
         view = lmsections.named(sections, c.section).view(measured)
-        cases, text, *changed = c.decide(view, rules)
+        if c.form == "some":  # each case at the family level corrected for their number
+            n = len(c.decide(view, rules, level=1 - lmcases.FAMILY_ALPHA)[0])
+            cases, text, *changed = c.decide(view, rules, level=lmcases.family_level(n))
+        else:
+            cases, text, *changed = c.decide(view, rules)
+        try:
+            cases = lmcases.with_unit(cases, c.unit)
+        except ValueError as e:
+            raise ValueError(f"claim {c.number}: {e}") from None
         how = {"form": c.form, "basis": c.basis, **(changed[0] if changed else {})}
         words = c.words(rules) if callable(c.words) else c.words.format(rules=rules)
         rows.append(row(f"{c.number}. {words}", cases, text, **how))
@@ -388,6 +401,7 @@ def load_cases(chapter: str, folder: str | Path = FOLDER) -> pd.DataFrame | None
             "name": str,
             "test": str,
             "why": str,
+            "unit": str,
             "decision": str,
         },
         keep_default_na=False,

@@ -89,6 +89,11 @@ RULES = {
 }
 
 
+#: What most of the chapter's intervals resample (:attr:`lmnotes.report.cases.Case.unit`): L's
+#: test sequences, the independent units of :class:`.resample.Bootstrap`, :func:`.distortion.bin_means`
+#: and :mod:`.deficit`; and the random Σ* sequences of claims 10 and 12.
+TEST, RANDOM = "test sequences", "random sequences"
+
 #: The largest training set of the paper's Fig. 3 (sequences), against which claim 6b's N is judged.
 PAPER_LARGEST_N = 30_000_000
 #: How far below the paper's largest N a set must stay for claim 6b to be beyond reach (a factor).
@@ -101,7 +106,11 @@ def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float, larges
     not levelled off. Where the gains shrink and the largest N lies more than
     :data:`BEYOND_REACH` times below the paper's, where it sees the levelling, a doubling at the
     paper's N gains between 0 and the last one's upper end: the case's interval, which can show
-    the levelling but never its absence (the claim is not testable at this N)."""
+    the levelling but never its absence. With the gain still above the threshold
+    (:func:`beyond_reach`) the claim is not testable at this N: the interval is a range the
+    design fixes, which more test sequences would not close
+    (:data:`lmnotes.report.cases.NOT_SAMPLED`); below it, the upper end is the gain's bootstrap
+    end over the test sequences, which more of them narrow."""
     (n, _), gain = list(step_gain.items())[-1]
     threshold = level_margin * error_at[n]
     why = f"nats, against level_margin × the error at N = {n:,} ({num(error_at[n])} nats)"
@@ -117,8 +126,9 @@ def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float, larges
             why=why + f"; our largest N, {largest_n:,}, lies {PAPER_LARGEST_N / largest_n:,.0f}× below the "
             f"paper's {PAPER_LARGEST_N / 1e6:.0f} M, where it levels off: the gains shrink, so a doubling there gains "
             "between 0 and the last one's upper end (a gain above the threshold here is not against)",
+            unit=lmcases.NOT_SAMPLED if 0 < threshold < gain.value else TEST,  # as beyond_reach
         )
-    return lmcases.Case.interval("the last doubling's gain", "below", gain, threshold, why=why)
+    return lmcases.Case.interval("the last doubling's gain", "below", gain, threshold, why=why, unit=TEST)
 
 
 #: What the chapter says of the levelling case, by its decision.
@@ -340,8 +350,8 @@ def levels_off(r, q):
         f"N = {r.sizes[-1]:,}, {PAPER_LARGEST_N / r.sizes[-1]:,.0f}× below the paper's "
         f"{PAPER_LARGEST_N / 1e6:.0f} M sequences"
         + (
-            ": at the paper's N a doubling gains between 0 and this one's upper end (the gains shrink), "
-            "so a gain above the margin here is not against"
+            ": not testable at this N; at the paper's N a doubling gains between 0 and this one's upper "
+            "end (the gains shrink), so a gain above the margin here is not against"
             if beyond_reach(case)
             else ""
         )
@@ -382,6 +392,7 @@ def not_to_the_head(r, q):
             "below",
             r.head_mass[n],
             why="M's mass minus L's on L's most probable fifth, from M's samples",
+            unit="samples of M and L",  # deficit.mass_by_bin resamples both sample sets
         )
         for n in learners
     ]
@@ -486,7 +497,7 @@ def pretrained_truth(r, q):
             bin_estimate(p.top_bin),
             why="mean error (their intervals apart)",
         ),
-        est("random sequences", "above", p.rand, why="mean error"),
+        est("random sequences", "above", p.rand, why="mean error", unit=RANDOM),
     ]
     return cases, (
         f"{p.language} at T = 1: underestimated {ci(p.share)}; "
@@ -610,28 +621,50 @@ SECTIONS = [
 #: The paper's claims (and its conclusion), numbered as the chapter's list numbers them, each
 #: with its form and the function that decides it (:class:`lmnotes.report.claims.Claim`).
 CLAIMS = [
-    lmclaims.Claim("1", "M underestimates most test sequences", underestimated, ERROR),
+    lmclaims.Claim("1", "M underestimates most test sequences", underestimated, ERROR, unit=TEST),
     lmclaims.Claim(
-        "2a", "The rarer the sequence, the worse the underestimation (binned)", rarer_worse, ERROR
+        "2a", "The rarer the sequence, the worse the underestimation (binned)", rarer_worse, ERROR, unit=TEST
     ),
-    lmclaims.Claim("2b", "Rare sequences are underestimated beyond their length", beyond_length, ERROR),
-    lmclaims.Claim("2c", "The error falls non-linearly with $\\log p_L$", non_linear, ERROR),
-    lmclaims.Claim("3", "Model size matters little", size_matters_little, ERROR, form="effect"),
-    lmclaims.Claim("4", "Training error converges to ≈ 0 in every stratum", training_converges, TRAINING),
-    lmclaims.Claim("5", "The gaps between test strata persist", gaps_persist, TRAINING),
-    lmclaims.Claim("6a", "More data helps", more_data_helps, DATA),
-    lmclaims.Claim("6b", "… and levels off", levels_off, DATA),
     lmclaims.Claim(
-        "7", "The Transformer uses data more efficiently than the LSTM", transformer_efficient, DATA
+        "2b", "Rare sequences are underestimated beyond their length", beyond_length, ERROR, unit=TEST
     ),
-    lmclaims.Claim("8", "The mass does not go to the head", not_to_the_head, MASS),
-    lmclaims.Claim("9", "Perturbed sequences end up overestimated", perturbed_over, MASS),
-    lmclaims.Claim("10", "Random Σ* sequences are overestimated whatever $p_L$", random_over, MASS),
-    lmclaims.Claim("11a", "Lower-entropy languages suffer more", colder_worse, TEMPERATURE),
-    lmclaims.Claim("11b", "The underestimation holds at T = 1 (App. A.3)", holds_at_one, TEMPERATURE),
-    lmclaims.Claim("12", "The findings hold with a pretrained ground truth", pretrained_truth, PRETRAINED),
+    lmclaims.Claim("2c", "The error falls non-linearly with $\\log p_L$", non_linear, ERROR, unit=TEST),
+    lmclaims.Claim("3", "Model size matters little", size_matters_little, ERROR, form="effect", unit=TEST),
+    lmclaims.Claim(
+        "4",
+        "Training error converges to ≈ 0 in every stratum",
+        training_converges,
+        TRAINING,
+        unit="training sequences",
+    ),
+    lmclaims.Claim("5", "The gaps between test strata persist", gaps_persist, TRAINING, unit=TEST),
+    lmclaims.Claim("6a", "More data helps", more_data_helps, DATA, unit=TEST),
+    lmclaims.Claim("6b", "… and levels off", levels_off, DATA, unit=TEST),
+    lmclaims.Claim(
+        "7",
+        "The Transformer uses data more efficiently than the LSTM",
+        transformer_efficient,
+        DATA,
+        unit=TEST,
+    ),
+    lmclaims.Claim("8", "The mass does not go to the head", not_to_the_head, MASS, unit=TEST),
+    lmclaims.Claim(
+        "9", "Perturbed sequences end up overestimated", perturbed_over, MASS, unit="perturbed test sequences"
+    ),
+    lmclaims.Claim(
+        "10", "Random Σ* sequences are overestimated whatever $p_L$", random_over, MASS, unit=RANDOM
+    ),
+    lmclaims.Claim("11a", "Lower-entropy languages suffer more", colder_worse, TEMPERATURE, unit=TEST),
+    lmclaims.Claim(
+        "11b", "The underestimation holds at T = 1 (App. A.3)", holds_at_one, TEMPERATURE, unit=TEST
+    ),
+    lmclaims.Claim(
+        "12", "The findings hold with a pretrained ground truth", pretrained_truth, PRETRAINED, unit=TEST
+    ),
     lmclaims.Claim("13", "Natural language is in the LNRE zone, unlike dice", lnre_zone, LNRE),
-    lmclaims.Claim("14", "M spreads its mass too uniformly (the conclusion)", too_uniform, UNIFORM),
+    lmclaims.Claim(
+        "14", "M spreads its mass too uniformly (the conclusion)", too_uniform, UNIFORM, unit=TEST
+    ),
 ]
 
 

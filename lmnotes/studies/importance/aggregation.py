@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from lmnotes.report import cases as lmcases, plots
+from lmnotes.studies.importance import latent as L
+from lmnotes.studies.importance import switch_runs as SR
 from lmnotes.studies.importance.summaries import percent, runs_interval
 
 
@@ -43,18 +45,56 @@ def instance_lower(gaps: Mapping[str, object], why: str) -> list[lmcases.Case]:
     return [lmcases.Case.interval(name, "above", g, why=why) for name, g in gaps.items()]
 
 
-def instance_vs_corpus(runs: Mapping, keys: Sequence, ppl_of: Callable, n_tokens: float) -> InstanceVsCorpus:
+def exact_floor(props: Mapping, keys: Sequence) -> dict:
+    """Per ``(model, proposal)`` of ``keys``, the exact KL(q ‖ p(z|x)) per sentence (nats) of
+    the proposal ``props[model][proposal]`` from the exact posterior: −KL is the floor of the
+    bias of log p̂ at every K (:func:`.bias.bias_rows`), per instance and over the corpus."""
+    return {(m, n): L.divergence(props[m][n], props[m][SR.EXACT])[0] for m, n in keys}
+
+
+def at_floor(name: str, gap, bound: float) -> lmcases.Case:
+    """Claim 5's case for a pair whose theory pins the gap (instance minus corpus level, nats
+    per token) to [0, ``bound``] (Rao–Blackwell: ≥ 0; both biases in [−KL(q ‖ p), 0]: ≤ the
+    KL per token), narrower than its runs' interval ``gap`` resolves: a tie at the floor,
+    which the claims engine does not count (not applicable)."""
+    return lmcases.Case(
+        name,
+        "above",
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        floor=0.0,
+        why=f"the proposal is the posterior to KL {bound:.2g} nats per token: theory pins the gap to "
+        f"[0, {bound:.2g}], below the runs' resolution (measured {gap.value:.2g} "
+        f"[{gap.low:.2g}, {gap.high:.2g}]): a tie at the floor, not counted",
+    )
+
+
+def instance_vs_corpus(
+    runs: Mapping, keys: Sequence, ppl_of: Callable, n_tokens: float, kl_q: Mapping | None = None
+) -> InstanceVsCorpus:
     """Compare the instance- and corpus-level estimates of the runs ``runs[key]`` (columns
     ``instance``, ``corpus``, ``corpus ESS``: errors in nats against the exact log p) for each
     ``(model, proposal)`` of ``keys``; ``ppl_of(m, err, tokens)`` turns an error into a
-    perplexity."""
+    perplexity. ``kl_q[key]``, the exact KL(q ‖ p(z|x)) per test sentence (:func:`exact_floor`),
+    bounds the gap to [0, Σ KL / tokens]; a pair whose bound is narrower than its runs'
+    half-width is a tie at the floor (:func:`at_floor`), not a case."""
     T = n_tokens
     gaps_ic = {k: (runs[k]["instance"] - runs[k]["corpus"]) / T for k in keys}
-    ic_cases = instance_lower(
-        {f"{k[1]}, {k[0]}": runs_interval(g) for k, g in gaps_ic.items()},
+    intervals = {k: runs_interval(g) for k, g in gaps_ic.items()}
+    bounds = {k: float(np.sum(kl_q[k])) / T for k in keys} if kl_q is not None else {}
+    tied = {k for k, b in bounds.items() if b < (intervals[k].high - intervals[k].low) / 2}
+    cases = instance_lower(
+        {f"{k[1]}, {k[0]}": intervals[k] for k in keys if k not in tied},
         why="log p̂ per token, instance minus corpus level (nats), mean over the runs, "
         "Student-t interval; > 0: instance level is lower in perplexity",
     )
+    by_name = {c.name: c for c in cases}
+    ic_cases = [
+        at_floor(f"{k[1]}, {k[0]}", intervals[k], bounds[k]) if k in tied else by_name[f"{k[1]}, {k[0]}"]
+        for k in keys
+    ]
     decided = [c.decision for c in ic_cases]
     ic_runs = np.mean([np.mean(g > 0) for g in gaps_ic.values()])
     ic_rel = {
@@ -69,6 +109,7 @@ def instance_vs_corpus(runs: Mapping, keys: Sequence, ppl_of: Callable, n_tokens
         "n_ic_for": decided.count("for"),
         "n_ic_cases": len(decided),
         "n_ic_unresolved": decided.count("open"),
+        "n_ic_floor": decided.count("not applicable"),
         "ic_runs_pct": float(100 * ic_runs),
         "ic_worst": f"{worst[1]} on the {worst[0]} model",
         "ic_worst_c": float(ppl_c[worst]),

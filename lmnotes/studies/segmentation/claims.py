@@ -48,11 +48,12 @@ class Rules:
 
 def negligible(results: Measured, threshold: float) -> list[lmcases.Case]:
     """Claim 4 at one threshold, one case per model: the gap (a share of the bits per
-    character) below ``threshold``, its interval from the certified lower bound (what the
+    character) clearly below ``threshold`` (below half of it; against above twice it: the
+    source's "negligibly" fixes no number), its interval from the certified lower bound (what the
     drawn segmentations prove) to the upper end of the estimate's interval. The estimate is
     biased low, so that upper end bounds the gap only once the estimate has levelled off in N;
     a model whose estimate still grows has no upper bound (∞), and only more draws could make
-    it count for. Against: the certified lower bound above the threshold."""
+    it count for. Against: the certified lower bound above twice the threshold."""
     cases = []
     for m, g in results.gaps.items():  # in % of the bits per character, as the chapter shows them
         bounded = results.levelled.get(m, False)
@@ -62,11 +63,12 @@ def negligible(results: Measured, threshold: float) -> list[lmcases.Case]:
         cases.append(
             lmcases.Case(
                 m,
-                "below",
+                "clearly below",  # "negligibly": a threshold the source does not fix
                 min(100 * max(g[GAP], g[CERTIFIED]), high),
                 100 * g[CERTIFIED],
                 high,
                 100 * threshold,
+                unit="" if bounded else "draws per sentence",  # only more draws give it an upper end
                 why=why + "; % of the bits per character, from the certified "
                 "lower bound; the estimate is the larger of the importance-sampling estimate "
                 "and that bound",
@@ -118,12 +120,21 @@ def independent_comparable(r: Measured, rules: Rules):
         for c in INDEPENDENT
         if c != "bits / byte"
     ]
-    follows = int(r.examples["follows"].sum())
+    ex = r.examples
+    post = ex["follows from the post's figures"]
+    follows, n = int(ex["follows"].sum()), len(ex)
+
+    def why(rows) -> str:
+        return ", ".join(f"{k} from {c}" for c, k in ex.loc[rows, "cause"].value_counts().items())
+
+    # the post's own figures: its rounded intermediates and counts (comparability.worked_examples)
+    own = post & ~ex["follows"]
+    own = f", {int(post.sum())} from its own figures ({why(own)})" if own.any() else ""
+    rest = f"; the other {int((~post).sum())} do not: {why(~post)}" if (~post).any() else ""
     return cases, (
         f"over the {len(r.open_ranks)} open-vocabulary models the four measures give "
         f"{'one order' if agree_open(r) else 'different orders'}, as they share their denominators; of the post's "
-        f"printed conversions {follows} of {len(r.examples)} follow from their inputs "
-        "(the others: see the text)."
+        f"printed conversions {follows} of {n} follow from their inputs{own}{rest}."
     )
 
 
@@ -277,12 +288,17 @@ CLAIMS = [
         "a closed vocabulary gives a large advantage that makes its perplexity incomparable",
         closed_advantage,
         CLOSED,
+        # rate_row(s, n_boot, seed, article): "a bootstrap interval over groups (the test articles)"
+        unit="test articles",
     ),
     lmclaims.Claim(
         "4",
         "the marginal over segmentations differs negligibly from the canonical segmentation",
         marginal_negligible,
         MARGINAL,
+        # marginal.gap's interval "resamples the strings and, within each string, its importance
+        # samples"; on the saved draws the sentences give most of its width
+        unit="test sentences",
     ),
 ]
 
@@ -303,8 +319,9 @@ def alt_text(results: Measured, rules: Rules) -> str:
     parts = []
     for c in negligible(results, rules.negligible_share_alt):
         how = {
-            "against": f"against: its certified lower bound, {c.low:.3f} %, lies above it",
-            "for": f"for: its estimate has levelled off and its interval lies below it (up to {c.high:.3f} %)",
+            "against": f"against: its certified lower bound, {c.low:.3f} %, lies above twice it",
+            "for": f"for: its estimate has levelled off and its interval lies below half of it (up to "
+            f"{c.high:.3f} %)",
             "open": "open",
         }[c.decision]
         parts.append(f"{c.name} is {how}")
@@ -326,8 +343,8 @@ def _decisions(cases: list[lmcases.Case]) -> str:
 def thresholds(rules: Rules) -> dict[str, str]:
     """The thresholds the claims table shows, with what each decides."""
     return {
-        f"negligible_share = {rules.negligible_share:g}": "claim 4: a gap below this share of the bits per "
-        "character is negligible (the post gives no number)",
+        f"negligible_share = {rules.negligible_share:g}": "claim 4: a gap below half this share of the bits per "
+        "character is negligible, above twice it not (the post gives no number: the buffer between stays open)",
         f"negligible_share_alt = {rules.negligible_share_alt:g}": "claim 4: the stricter choice the text "
         "reports beside it",
     }

@@ -33,7 +33,8 @@ def worked_examples() -> pd.DataFrame:
     """Each number printed in Mielke (2019), recomputed from the inputs the post gives.
 
     Counts are recounted from the strings (EOS counted as one unit, as the post does). Rows
-    whose printed value does not follow from the inputs say why in ``note``.
+    whose printed value does not follow from the inputs say why in ``note``; *follows from the
+    post's figures* says whether it follows from the post's own rounded nll and counts.
     """
     p_sentence = 0.000000000341  # p(the cat sat on the mat)
     s1, w1 = "the cat sat on the mat", len("the cat sat on the mat".split())
@@ -126,6 +127,21 @@ def worked_examples() -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=["quantity", "formula", "printed", "decimals", "recomputed", "note"])
     # a printed value follows from its inputs if it is the recomputed value, rounded as printed
     df["follows"] = [round(r, d) == p for p, d, r in zip(df["printed"], df["decimals"], df["recomputed"])]
+    # or from the post's own figures where it uses them: nll_k as it prints them (one decimal),
+    # and its count of "the deforestation" without the space (its first example counts spaces)
+    post = {
+        f"ppl per word, segmentation {k}": units.from_nats(round(nll[k], 1), len(s4.split()) + 1) for k in nll
+    }
+    post |= {
+        f"ppl per character, segmentation {k}": units.from_nats(
+            round(nll[k], 1), len(s4.replace(" ", "")) + 1
+        )
+        for k in nll
+    }
+    df["follows from the post's figures"] = [
+        round(post.get(q, r), d) == p
+        for q, p, d, r in zip(df["quantity"], df["printed"], df["decimals"], df["recomputed"])
+    ]
     # why a printed value does not follow, by kind (the notes give the detail)
     causes = {
         "ppl per character, same sentence": "EOS left out of the count",
