@@ -170,19 +170,23 @@ def training(chapter: str, v: dict) -> dict[str, float]:
         return out
     if chapter.startswith("06_"):
         main, *others = v["learners"]
-        sizes = sum(_learner_s(main, n, v["epochs"]) * 2 for n in v["data_sizes"])  # two schedules each
-        temps = (
-            len(v["language_temperatures"])
+        seeds = len(v["learner_seeds"])  # every seed repeats the comparisons of claims 3, 6 and 7
+        lstm = [m for m in others if m.startswith("lstm")][:1]
+        # a probe on the full set's schedule and an annealed run (at most as long) per size
+        sizes = seeds * sum(_learner_s(m, n, v["epochs"]) * 2 for m in [main, *lstm] for n in v["data_sizes"])
+        temps = (  # an early-stopped probe and an annealed run (at most as long) each
+            2
+            * len(v["language_temperatures"])
             * len(v["temperature_seeds"])
             * _learner_s(main, v["n_train_temperature"], v["epochs"])
         )
         out = {
             "L (BPE-8k Transformer)": train_s(_seg(v["language"])),
-            f"main learner {main}, {len(v['learner_seeds'])} seeds": len(v["learner_seeds"])
-            * _learner_s(main, v["n_train"], v["epochs"]),
-            "other learners": sum(_learner_s(m, v["n_train"], v["epochs"]) for m in others),
-            "smaller N, two schedules each": sizes,
-            "temperature sweep": temps,
+            f"main learner {main}, {seeds} seeds": seeds * _learner_s(main, v["n_train"], v["epochs"]),
+            f"other learners, {seeds} seeds": seeds
+            * sum(_learner_s(m, v["n_train"], v["epochs"]) for m in others),
+            "smaller N, a probe and an annealed run each": sizes,
+            "temperature sweep, a probe and an annealed run each": temps,
             "distillation control (1.5x a run)": 1.5
             * _learner_s(main, v["n_train"], v["epochs"])
             * v["distill"],

@@ -194,9 +194,12 @@ def test_every_learner_gets_the_main_learners_updates_and_reports_its_training()
     with pytest.raises(ValueError, match="> 0"):
         SC.same_updates(8, 0.0)
     config = LG.TRAINING["cpu"]
-    own = SC.own_schedule(config, 0.25)
+    own = SC.annealed(config, 8, 2)
     assert own.warmup == round(config.warmup / 4) and own.lr == config.lr
-    assert SC.own_schedule(config, 1.0) == config and SC.own_schedule(config, 1e-6).warmup == 1
+    assert SC.annealed(config, 8, 8) == config and SC.annealed(config, 10**6, 1).warmup == 1
+    for best in (0, 9):
+        with pytest.raises(ValueError, match="best epoch must lie in 1..8"):
+            SC.annealed(config, 8, best)
     # training keeps the first loss more than 1e-4 below all before it
     assert SC.kept_row([3.0, 2.0, 1.99995, 2.5]) == 1 and SC.kept_row([3.0, 2.0, 1.5]) == 2
     # 10 updates a pass, 4 passes planned, warm-up 5; best at epoch 3
@@ -219,7 +222,7 @@ def test_every_learner_gets_the_main_learners_updates_and_reports_its_training()
     assert early["learning rate kept"] == pytest.approx(0.5 * (1 + np.cos(np.pi * 30 / 80)))
 
 
-def test_a_smaller_set_keeps_the_schedule_that_validates_better():
+def test_a_smaller_set_is_kept_annealed_at_the_end_of_a_schedule_ending_where_its_probe_peaked():
     def model(losses, steps_per_pass):
         return type(
             "M",
@@ -237,23 +240,38 @@ def test_a_smaller_set_keeps_the_schedule_that_validates_better():
 
     trained = {}
 
-    def learn(passes, config):  # the full schedule overfits; its own anneals lower
+    def learn(passes, config):  # the full set's schedule overfits after 2 passes; 2 annealed passes go lower
         trained[passes] = config
-        return model([3.0, 2.0, 2.5, 2.6] * 2, 10) if passes == 8 else model([3.0, 2.2, 1.9, 1.8], 10)
+        return model([3.0, 2.0, 2.5, 2.6] * 2, 10) if passes == 8 else model([2.9, 1.8], 10)
 
     config = LG.TRAINING["cpu"]
     m, got, other = SC.learn_size(learn, 0.5, 4, config)
-    assert set(trained) == {8, 4} and trained[4].warmup == round(config.warmup / 2)
-    assert got["schedule"] == "own, 4 passes" and got["valid loss"] == 1.8
-    assert other["schedule"] == "full set's" and other["valid loss"] == 2.0
+    assert set(trained) == {8, 2} and trained[2].warmup == round(config.warmup * 2 / 8)
+    assert trained[8] == config  # the probe runs the full set's schedule
+    assert got["schedule"] == "own, annealed over 2 passes" and got["valid loss"] == 1.8
+    assert (got["updates planned"], got["kept update"], got["learning rate kept"]) == (20, 20, 0.0)
+    assert other["schedule"] == "full set's" and other["valid loss"] == 2.0 and other["best epoch"] == 2
     err_n = {("m", 3): (None, got, other)}
     note = DS.schedule_note(err_n, "m", [3])
-    assert note.startswith("At N = 3 m keeps the own, 4 passes schedule (validation loss 1.800 against 2.000")
+    assert note.startswith(
+        "At N = 3 m is kept at the end of its own schedule, annealed over 2 passes, where the full set's "
+        "schedule validated best (validation loss 1.800 against the probe's 2.000"
+    )
     assert note.endswith("Every size is compared at weights taken where its learning rate had decayed.")
+    # a kept learner whose own schedule still peaked early is named
     err_n = {("m", 3): (None, other, got)}
     assert "So N = 3 is compared at weights taken before" in DS.schedule_note(err_n, "m", [3])
     rows = DS.training_table(err_n, ["m"], [3])
-    assert rows.loc[0, "kept update"] == "20 of 80" and rows.loc[0, "other schedule's valid loss"] == 1.8
+    assert rows.loc[0, "kept update"] == "20 of 80" and rows.loc[0, "probe's valid loss"] == 1.8
+
+    # a probe whose best epoch is its last is already annealed: the same schedule again
+    def peaks_last(passes, config):
+        trained[passes] = config
+        return model([3.0, 2.0, 1.5, 1.4, 1.3, 1.2, 1.1, 1.0], 10)
+
+    trained.clear()
+    SC.learn_size(peaks_last, 0.5, 4, config)
+    assert set(trained) == {8} and trained[8] == config
 
 
 def test_doubling_gains_and_relative_change():
@@ -418,11 +436,13 @@ def test_architectures_compare_at_equal_and_doubled_data():
         ("lstm", 1): (np.full(30, -3.0),),
         ("lstm", 2): (np.full(30, -1.5),),
     }
-    ahead, same_n, texts = DS.architectures(
-        R.Bootstrap(np.random.default_rng(0)), err_n, "tf", "lstm", [1, 2]
-    )
+    boot = R.Bootstrap(np.random.default_rng(0))
+    ahead, same_n, texts = DS.architectures(boot, err_n, "tf", ["lstm"], [1, 2], {"tf": 1000, "lstm": 2000})
     assert [e.value for e in same_n] == [1.0, 0.5] and [e.value for e in ahead] == [-0.5]
     assert texts["arch_same"] == "N = 1: 1.00 [1.00, 1.00]; N = 2: 0.500 [0.500, 0.500]"
+    assert texts["arch_params"] == "1,000 and 2,000"
+    none = DS.architectures(boot, err_n, "tf", [], [1, 2])
+    assert none[:2] == ([], []) and set(none[2].values()) == {"not run (no LSTM among the learners)"}
     f = DS.facts(
         {"best epoch": 8, "updates planned": 488}, 8, {(1, 2): Estimate(1.0, 0.5, 1.5)}, {(1, 2): 0.25}
     )
@@ -533,3 +553,29 @@ def test_a_sequence_stands_out_only_far_beyond_its_mean_deficit():
     name, i = E.worst_error(["lstm"], near)
     assert i == 1 and not E.stands_out(name, i, near, kl)
     assert E.outlier_text(name, i, near, test, kl).startswith("No sequence stands out")
+
+
+def test_the_seeds_table_has_a_row_per_seed_and_leaves_out_what_did_not_run():
+    from lmnotes.stats import Estimate as Est
+    from lmnotes.studies.distortion import seeds as SD
+
+    first = {
+        "step_gain": {(1000, 2000): Est(1.0, 0.5, 1.5), (2000, 4000): Est(0.2, 0.1, 0.3)},
+        "same_n": [Est(0.1, 0.05, 0.15)] * 3,
+        "pp_gain": Est(0.11, 0.1, 0.12),
+    }
+    other = first | {"same_n": [], "pp_gain": None}
+    size = {"pp_gain": first["pp_gain"]}
+    t = SD.table({1: other}, [1000, 2000, 4000], 0, first["step_gain"], first["same_n"], size)
+    assert list(t["seed"]) == [0, 1]
+    assert list(t.columns) == [
+        "seed",
+        "gain 1,000 → 2,000",
+        "gain 2,000 → 4,000",
+        "minus LSTM at 1,000",
+        "minus LSTM at 2,000",
+        "minus LSTM at 4,000",
+        "mean-PP gain (%)",
+    ]
+    assert t.loc[0, "mean-PP gain (%)"] == "11.0 [10.0, 12.0]" and pd.isna(t.loc[1, "mean-PP gain (%)"])
+    assert t.loc[1, "gain 1,000 → 2,000"] == "1.00 [0.500, 1.50]"

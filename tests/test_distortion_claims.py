@@ -103,6 +103,7 @@ def results(**changes):
         error_at={1500: 6.0, 3000: 1.0, 6000: 0.95},
         same_n=[above(), above(), above()],
         ahead=[open_(), open_()],
+        seeds={},
         head_mass={n: below(-0.05) for n in LEARNERS},
         perturbed=pd.DataFrame({"model": ["tf-small", "lstm"], "ci": [above(), above()]}),
         top_level=30,
@@ -231,8 +232,8 @@ def test_a_last_doubling_that_still_helps_leaves_levelling_off_open_or_against()
     # error at N 0.25, margin 0.025: open
     assert t.loc["6a. More data helps", "verdict"] == "reproduced"
     assert (
-        "weights kept at updates 100, 200, 400 (N = 1,500, 3,000, 6,000; each N the better of two "
-        "schedules on validation), learning rate there 0.00, 0.00, 0.00 of its peak"
+        "weights kept at updates 100, 200, 400 (N = 1,500, 3,000, 6,000; each N annealed on its own schedule "
+        "to where a probe validated best), learning rate there 0.00, 0.00, 0.00 of its peak"
         in t.loc["6a. More data helps", "measured"]
     )
     row = t.loc["6b. … and levels off"]
@@ -277,6 +278,48 @@ def test_measured_text_counts_the_cases():
         and "resolved in 3 of 20" in size
     )
     assert "mean-PP gain 1.00 [0.500, 2.00] % against the paper's 4.65 %" in size
+
+
+def test_a_second_seed_is_a_case_of_every_comparison_and_one_runs_luck_cannot_decide():
+    """Claims 3, 6a, 6b and 7 compare trained learners: each seed's comparison is a case, so
+    a second seed that disagrees with the first moves the verdict off reproduced."""
+    same = {
+        "step_gain": {(1500, 3000): above(2.0), (3000, 6000): E(0.05, 0.01, 0.09)},
+        "rel_step": {(1500, 3000): 0.3, (3000, 6000): 0.05},
+        "error_at": {1500: 6.0, 3000: 1.0, 6000: 0.95},
+        "steps": {},
+        "same_n": [above(), above(), above()],
+        "pp_gain": E(0.01, 0.005, 0.02),
+    }
+    claims = [
+        "3. Model size matters little",
+        "6a. More data helps",
+        "6b. … and levels off",
+        "7. The Transformer uses data more efficiently than the LSTM",
+    ]
+    one, two = table(), table(seeds={1: same})
+    for c in claims:
+        assert one.loc[c, "verdict"] == two.loc[c, "verdict"] == "reproduced", c
+        n = one.loc[c, ["n_for", "n_against", "n_unresolved"]].sum()
+        assert two.loc[c, ["n_for", "n_against", "n_unresolved"]].sum() == 2 * n, c
+    assert (
+        "; seed 1: 2.00 [1.80, 2.20], 0.0500 [0.0100, 0.0900]" in two.loc["6a. More data helps", "measured"]
+    )
+    # the second seed's learners reverse each comparison: no longer reproduced
+    other = same | {
+        "step_gain": {(1500, 3000): below(-2.0), (3000, 6000): above(2.0)},
+        "error_at": {1500: 6.0, 3000: 1.0, 6000: 5.0},
+        "same_n": [below(), below(), below()],
+        "pp_gain": E(-0.2, -0.25, -0.15),
+    }
+    flipped = table(seeds={1: other})
+    for c in claims:
+        assert flipped.loc[c, "verdict"] in ("differs", "contradicted", "inconclusive"), c
+        assert flipped.loc[c, "n_for"] < two.loc[c, "n_for"], c
+    cases = flipped.attrs["cases"]
+    assert "seed 1: doubling N = 1,500 → 3,000" in set(cases["name"])
+    for c in claims:
+        assert len(flipped.loc[c, "measured"]) <= 400, c
 
 
 def test_missing_runs_are_not_tested():

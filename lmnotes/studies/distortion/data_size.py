@@ -1,7 +1,8 @@
 """More data, and which architecture uses it better (LeBrun, Sordoni & O'Donnell 2022, Fig. 3,
 claims 6–7), as the distortion chapter (06) measures it: the main learner and the LSTM trained
-on nested subsets of the training sequences, each on the better by validation loss of two
-schedules (:func:`lmnotes.studies.distortion.schedule.learn_size`).
+on nested subsets of the training sequences, each kept at the end of a schedule of its own
+annealed where a probe on the full set's schedule validated best
+(:func:`lmnotes.studies.distortion.schedule.learn_size`).
 
 The relative change between successive sizes N′ < N is r_N = (ē_N − ē_N′)/|ē_N′| (the paper's
 Fig. 3 inset), per stratum of log p_L.
@@ -39,7 +40,7 @@ def learn_sizes(
     device: str,
 ) -> dict:
     """``(learner, N)`` -> :func:`errors` of each learner at each smaller size of ``sizes`` (the
-    first N sequences of ``train``; each the better of two schedules,
+    first N sequences of ``train``; each annealed at the end of its own schedule,
     :func:`SC.learn_size`) and at the full size (its model in ``models``, trained for
     ``epochs`` passes on ``config``).
 
@@ -57,8 +58,8 @@ def learn_sizes(
 
 
 def errors(model, test, got: dict, other: dict | None = None) -> tuple:
-    """A learner's test errors, what its training got (:func:`SC.summary`) and what the
-    schedule not kept got (None for the full set)."""
+    """A learner's test errors, what its training got (:func:`SC.summary`) and what its
+    probe got (None for the full set)."""
     return (D.estimation_error(LG.model_logprob(model, test.ids), test.logp), got, other)
 
 
@@ -130,7 +131,7 @@ def table(boot, err_n: dict, main: str, arch, sizes) -> pd.DataFrame:
 def training_table(err_n: dict, learners, sizes) -> pd.DataFrame:
     """What each learner got at each size (:func:`SC.summary`): the schedule kept, the update
     kept of those planned, the learning rate there as a share of its peak, the summed
-    learning rate up to it, its validation loss and the other schedule's."""
+    learning rate up to it, its validation loss and its probe's (:func:`SC.learn_size`)."""
     rows = []
     for n in learners:
         for N in sizes:
@@ -144,7 +145,7 @@ def training_table(err_n: dict, learners, sizes) -> pd.DataFrame:
                     "learning rate kept": g["learning rate kept"],
                     "Σ learning rate": g["Σ learning rate"],
                     "valid loss": g["valid loss"],
-                    "other schedule's valid loss": other["valid loss"] if other else np.nan,
+                    "probe's valid loss": other["valid loss"] if other else np.nan,
                 }
             )
     return pd.DataFrame(rows)
@@ -162,11 +163,19 @@ def gain_table(step_gain: dict, rel_step: dict) -> pd.DataFrame:
     )
 
 
-def architectures(boot, err_n: dict, main: str, lstm: str, sizes):
-    """The Transformer's mean error minus the LSTM's (positive: the Transformer is closer to
-    L), intervals from ``boot``: against the LSTM on the next N (``ahead``, a stricter
-    criterion) and on the same N (``same_n``, the paper's), and the texts the chapter states,
-    by name."""
+def architectures(boot, err_n: dict, main: str, arch, sizes, parameters: dict | None = None):
+    """The Transformer's mean error minus the LSTM's (``arch[0]``; positive: the Transformer
+    is closer to L), intervals from ``boot``: against the LSTM on the next N (``ahead``, a
+    stricter criterion) and on the same N (``same_n``, the paper's), and the texts the
+    chapter states, by name (with ``parameters``, learner -> count, the two counts). Without
+    an LSTM (``arch`` empty), no comparisons and texts that say so."""
+    if not arch:
+        return (
+            [],
+            [],
+            {k: "not run (no LSTM among the learners)" for k in ("arch_same", "arch_ahead", "arch_params")},
+        )
+    lstm = arch[0]
     # data efficiency: the Transformer on N against the LSTM on the next N
     ahead = [boot.mean_ci(err_n[main, a][0] - err_n[lstm, b][0]) for a, b in zip(sizes, sizes[1:])]
     # the paper's criterion: both architectures on the same data
@@ -177,20 +186,24 @@ def architectures(boot, err_n: dict, main: str, lstm: str, sizes):
             f"{a:,} vs {b:,}: {ci(e)}" for (a, b), e in zip(zip(sizes, sizes[1:]), ahead)
         ),
     }
+    if parameters is not None:
+        texts["arch_params"] = f"{parameters[main]:,} and {parameters[lstm]:,}"
     return ahead, same_n, texts
 
 
 def schedule_note(err_n: dict, learner: str, smaller) -> str:
-    """What the two schedules of ``learner``'s smaller sizes came to, for prose: which one
-    each size kept, the learning rate at its kept weights, and both validation losses; and
-    whether the sizes are compared at weights that were never annealed."""
+    """What the schedules of ``learner``'s smaller sizes came to, for prose: each size kept at
+    the end of its own annealed schedule (:func:`SC.learn_size`), its validation loss against
+    its probe's and the learning rate at its kept weights; and whether any size is compared at
+    weights that were never annealed."""
     parts, unannealed = [], []
     for N in smaller:
-        _, g, other = err_n[learner, N]
+        _, g, probe = err_n[learner, N]
         parts.append(
-            f"at N = {N:,} {learner} keeps the {g['schedule']} schedule (validation loss "
-            f"{g['valid loss']:.3f} against {other['valid loss']:.3f}, learning rate "
-            f"{g['learning rate kept']:.2f} of its peak at the kept weights)"
+            f"at N = {N:,} {learner} is kept at the end of its {g['schedule'].replace('own,', 'own schedule,')}, "
+            f"where the {probe['schedule']} schedule validated best (validation loss {g['valid loss']:.3f} "
+            f"against the probe's {probe['valid loss']:.3f}, learning rate {g['learning rate kept']:.2f} of "
+            "its peak at the kept weights)"
         )
         if g["learning rate kept"] > 0.05:
             unannealed.append(f"{N:,}")
@@ -201,9 +214,9 @@ def schedule_note(err_n: dict, learner: str, smaller) -> str:
         + ". "
         + (
             f"So N = {', '.join(unannealed)} {'is' if len(unannealed) == 1 else 'are'} compared at "
-            "weights taken before the learning rate decayed, because the annealed schedule "
-            "validates worse; the full set's weights are annealed, and part of each doubling's "
-            "gain may be that annealing."
+            "weights taken before the learning rate decayed, because its own schedule still "
+            "validated best before its end; the full set's weights are annealed, and part of each "
+            "doubling's gain may be that annealing."
             if unannealed
             else "Every size is compared at weights taken where its learning rate had decayed."
         )

@@ -1,15 +1,19 @@
-"""How much training each learner of the distortion chapter (06) got, and the budgets that make
-training comparable across the data sizes and the temperatures of the language (LeBrun,
+"""How much training each learner of the distortion chapter (06) got, and the schedules that
+make training comparable across the data sizes and the temperatures of the language (LeBrun,
 Sordoni & O'Donnell 2022 train every model to its best validation loss; claims 6–7 and 11).
 
-- A smaller training set trains on two schedules (:func:`learn_size`): the full set's, as
-  many updates as the full set gets with the set repeated (:func:`same_updates`), whose best
-  epoch is kept wherever it falls; and a schedule of its own over the full set's passes,
-  its cosine reaching 0 at its end (:func:`own_schedule`). The one with the lower
-  validation loss is kept, so that no size is compared only at weights that were never
-  annealed while the full set's were.
-- The temperature learners plan the main learner's updates (rounded to whole passes) and
-  stop at their best validation loss (early stopping), each where it converges.
+Every learner that a claim compares is kept at the end of a schedule of its own whose cosine
+reaches 0 there (:func:`annealed`), so that no learner is compared at weights taken while its
+learning rate was still high and another's annealed:
+
+- A smaller training set first trains on the full set's schedule, as many updates as the
+  full set gets with the set repeated (:func:`same_updates`); that run is a probe of where
+  the set stops improving. The kept learner trains again on a schedule of its own as many
+  passes as the probe's best epoch, its warm-up the same share of its updates as the main
+  learner's, annealed to 0 at its end (:func:`learn_size`).
+- The temperature learners probe the main learner's schedule (rounded to whole passes) with
+  early stopping, and train again on a schedule of their own annealed to 0 at the probe's
+  best epoch.
 
 :func:`summary` reports what a learner got: updates planned and made, the update whose
 weights were kept, the learning rate there as a share of its peak, the summed learning-rate
@@ -35,11 +39,13 @@ def same_updates(epochs: int, share: float) -> int:
     return max(1, round(epochs / _checked(share)))
 
 
-def own_schedule(config: TrainConfig, share: float) -> TrainConfig:
-    """The main learner's ``config`` for a training set ``share`` times as large, trained for
-    the main learner's passes: a schedule of its own, its warm-up the same share of its
-    updates (``share`` times as long, at least one update)."""
-    return replace(config, warmup=max(1, round(config.warmup * _checked(share))))
+def annealed(config: TrainConfig, passes: int, best: int) -> TrainConfig:
+    """The schedule of its own that ends where a probe of ``passes`` passes on ``config``
+    validated best (its epoch ``best``): ``config`` over ``best`` passes, its warm-up the same
+    share of its updates (at least one), its cosine reaching 0 at its end."""
+    if not 1 <= best <= passes:
+        raise ValueError(f"the probe's best epoch must lie in 1..{passes}, not {best!r}")
+    return replace(config, warmup=max(1, round(config.warmup * best / passes)))
 
 
 def kept_row(valid_losses) -> int:
@@ -74,16 +80,23 @@ def summary(model, warmup: int, epochs: int) -> dict:
     }
 
 
+def anneal_to_best(learn, probe, passes: int, config: TrainConfig, name: str) -> tuple:
+    """A learner trained again on :func:`annealed`'s schedule, ending at the best epoch of
+    ``probe`` (a run of ``passes`` passes on ``config``; ``learn(passes, config)`` trains):
+    the learner, its :func:`summary` with the schedule's name, and the probe's (``name``).
+    A probe whose best epoch is its last already ends annealed: its schedule is the same, and
+    ``learn`` finds it in the cache."""
+    got = summary(probe, config.warmup, passes) | {"schedule": name}
+    best = got["best epoch"]
+    own = annealed(config, passes, best)
+    model = learn(best, own)
+    return model, summary(model, own.warmup, best) | {"schedule": f"own, annealed over {best} passes"}, got
+
+
 def learn_size(learn, share: float, epochs: int, config: TrainConfig) -> tuple:
-    """A smaller training set (``share`` of the main learner's tokens) trained on both
-    schedules (``learn(passes, config)`` trains it): the model with the lower validation
-    loss, its :func:`summary` with the schedule's name (``schedule``), and the other's."""
+    """A smaller training set (``share`` of the main learner's tokens; ``learn(passes,
+    config)`` trains it): probed on the full set's schedule, then trained again on a
+    schedule of its own annealed to 0 at the probe's best epoch (:func:`anneal_to_best`):
+    the annealed learner, its :func:`summary` and the probe's."""
     passes = same_updates(epochs, share)
-    own = own_schedule(config, share)
-    tried = [
-        ("full set's", learn(passes, config), config.warmup, passes),
-        (f"own, {epochs} passes", learn(epochs, own), own.warmup, epochs),
-    ]
-    got = [(m, summary(m, w, e) | {"schedule": name}) for name, m, w, e in tried]
-    got.sort(key=lambda g: g[1]["valid loss"])
-    return got[0][0], got[0][1], got[1][1]
+    return anneal_to_best(learn, learn(passes, config), passes, config, "full set's")

@@ -41,12 +41,7 @@ def compare(
     a_b, t_b = err[main][idx].mean(1), err[tiny][idx].mean(1)
     a_m, t_m = err[main].mean(), err[tiny].mean()
     rel = est((a_m - t_m) / abs(a_m + t_m) * 2, (a_b - t_b) / np.abs(a_b + t_b) * 2)
-    # the paper's own metric: the gain in mean PP (Eq. 1), same resamples
-    pp_seq = {k: np.exp(-logp_m[k] / test.lengths) for k in (main, tiny)}
-    pp_gain = est(
-        1 - pp_seq[main].mean() / pp_seq[tiny].mean(),
-        1 - pp_seq[main][idx].mean(1) / pp_seq[tiny][idx].mean(1),
-    )
+    pp_gain = gain_in_pp(logp_m, test, main, tiny, idx)  # the paper's own metric, same resamples
     # the paper's criterion: the two curves' (unpaired) per-bin intervals
     # overlap in most bins; and the paired one: few bins resolve a difference
     c_a, c_b = curves[main, "equal count"], curves[tiny, "equal count"]
@@ -61,6 +56,17 @@ def compare(
         "n_resolved": n_resolved,
         "n_paired": len(paired),
     }
+
+
+def gain_in_pp(logp_m: dict, test, main: str, tiny: str, idx: np.ndarray):
+    """The paper's metric of model size: 1 − mean PP of ``main`` / mean PP of ``tiny`` (its
+    Eq. 1, the mean over test sequences of each one's perplexity), with its percentile
+    interval over the resamples ``idx`` (rows of test-sequence indices)."""
+    pp_seq = {k: np.exp(-logp_m[k] / test.lengths) for k in (main, tiny)}
+    return est(
+        1 - pp_seq[main].mean() / pp_seq[tiny].mean(),
+        1 - pp_seq[main][idx].mean(1) / pp_seq[tiny][idx].mean(1),
+    )
 
 
 def table(size: dict, main: str, paper_size_gain: float) -> pd.DataFrame:

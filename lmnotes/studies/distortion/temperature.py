@@ -1,12 +1,15 @@
 """The temperature of the language (LeBrun, Sordoni & O'Donnell 2022, Fig. 5, claim 11: lower-
 entropy languages suffer more), as the distortion chapter (06) measures it: L read at several
-temperatures T, the main learner trained on each with equal training tokens, on the main
-learner's schedule and stopped early at its best validation loss, once per seed, and compared
+temperatures T, the main learner trained on each with equal training tokens, once per seed,
+each kept at the end of a schedule of its own annealed where an early-stopped probe on the
+main learner's schedule validated best (:func:`lmnotes.studies.distortion.schedule.anneal_to_best`), and compared
 per token (which removes length) and at equal log p_L (the paper's comparison, where a colder
 language's sequences are longer).
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -73,26 +76,27 @@ def learn_all(
     device: str = "cpu",
     n_boot: int = 2000,
 ):
-    """The main learner trained on every language (``t_budget`` tokens) with every seed, on
-    the main learner's schedule (as many updates as ``epochs`` passes over its
-    ``main_tokens`` training tokens, :func:`SC.same_updates`), stopped early (no better
-    validation loss for ``patience`` passes, the best weights kept): the table of the languages, each test
-    sequence's (log p_L, error averaged over seeds, length), and by (T, seed) the error per
-    token (value and ``n_boot`` replicates from ``boot.rng``), the share underestimated (from
-    ``boot``) and what the training got (:func:`SC.summary`).
+    """The main learner trained on every language (``t_budget`` tokens) with every seed: a
+    probe on the main learner's schedule (as many updates as ``epochs`` passes over its
+    ``main_tokens`` training tokens, :func:`SC.same_updates`) stopped early (no better
+    validation loss for ``patience`` passes), then the learner kept, trained again on a
+    schedule of its own annealed to 0 at the probe's best epoch (:func:`SC.anneal_to_best`).
+    Returns the table of the languages, each test sequence's (log p_L, error averaged over
+    seeds, length), and by (T, seed) the error per token (value and ``n_boot`` replicates
+    from ``boot.rng``), the share underestimated (from ``boot``), what the kept learner's
+    training got (:func:`SC.summary`) and what its probe's got.
 
     (11 parameters: the bootstrap, the draws and the chapter's training parameters, passed through.)
     """
-    temp_rows, temp_err, per_tok, t_share, got = [], {}, {}, {}, {}
+    temp_rows, temp_err, per_tok, t_share, got, probes = [], {}, {}, {}, {}, {}
     passes = SC.same_updates(epochs, t_budget / main_tokens)
     for T, (lg, tr, va, te) in t_draws.items():
         tr = tr.up_to_tokens(t_budget)
         errs = []
         for s in seeds:
-            m = LG.learn(
-                lg, main, tr, va, passes, config, seed=s, tag=f"T{T}", device=device, patience=patience
-            )
-            got[T, s] = SC.summary(m, config.warmup, passes)
+            learn = partial(LG.learn, lg, main, tr, va, seed=s, tag=f"T{T}", device=device)
+            probe = learn(passes, config, patience=patience)
+            m, got[T, s], probes[T, s] = SC.anneal_to_best(learn, probe, passes, config, "early-stopped")
             e = D.estimation_error(LG.model_logprob(m, te.ids), te.logp)
             errs.append(e)
             per_tok[T, s] = per_token(boot, e, te.lengths, n_boot)
@@ -112,19 +116,21 @@ def learn_all(
                 "seed spread": max(by_seed) - min(by_seed),
             }
         )
-    return pd.DataFrame(temp_rows), temp_err, per_tok, t_share, got
+    return pd.DataFrame(temp_rows), temp_err, per_tok, t_share, got, probes
 
 
-def by_seed_table(per_tok: dict, t_share: dict, got: dict, main_row: dict) -> pd.DataFrame:
-    """By temperature and seed, what the learner's training got (:func:`SC.summary`: the update
-    kept of those planned, the summed learning-rate factor up to it, the learning rate there,
-    validation loss), its
-    error per token and the share underestimated; ``main_row``, the main learner's, last."""
+def by_seed_table(per_tok: dict, t_share: dict, got: dict, probes: dict, main_row: dict) -> pd.DataFrame:
+    """By temperature and seed, where its early-stopped probe peaked (``probes``) and what the
+    kept learner's training got (``got``, :func:`SC.summary`: the update kept of those
+    planned, the summed learning-rate factor up to it, the learning rate there, validation
+    loss), its error per token and the share underestimated; ``main_row``, the main
+    learner's, last (no probe)."""
 
-    def row(T, s, g, tok, sh):
+    def row(T, s, g, tok, sh, probe=None):
         return {
             "T": T,
             "seed": s,
+            "probe's best update": f"{probe['kept update']} of {probe['updates planned']}" if probe else "–",
             "kept update": f"{g['kept update']} of {g['updates planned']}",
             "Σ learning rate": g["Σ learning rate"],
             "learning rate kept": g["learning rate kept"],
@@ -134,7 +140,7 @@ def by_seed_table(per_tok: dict, t_share: dict, got: dict, main_row: dict) -> pd
         }
 
     return pd.DataFrame(
-        [row(f"{T:.2f}", s, got[T, s], est(*per_tok[T, s]), t_share[T, s]) for T, s in got]
+        [row(f"{T:.2f}", s, got[T, s], est(*per_tok[T, s]), t_share[T, s], probes[T, s]) for T, s in got]
         + [row(**main_row)]
     )
 
