@@ -70,7 +70,7 @@ n_valid = 400  # validation sequences (the best epoch is kept)
 n_test = 2000  # fresh test sequences
 n_real = 1000  # real test sentences, scored as in the paper's Table 5
 learners = ["tf-small", "tf-tiny", "lstm"]  # models M, the first the main
-learner_seeds = [0, 1]  # each repeats the comparisons of claims 3, 6, 7
+learner_seeds = [0, 1]  # each repeats the comparisons of claims 3, 6a, 6b, 7
 epochs = 8  # passes over the training sequences
 data_sizes = [1000, 2000]  # smaller nested N, each on its own schedule
 n_watch = 300  # train and test sequences scored after each epoch
@@ -583,13 +583,13 @@ glue("levelled_text", study_claims.levelled_text(study_claims.levelling(
     step_gain, error_at, level_margin, sizes[-1])), display=False)
 
 # %% tags=["hide-input"]
-# claims 3, 6 and 7 again, every learner they compare trained afresh at each
-# further seed (its own intervals; the chapter's other intervals are untouched)
+# claims 3, 6a, 6b and 7 again, every learner they compare trained afresh at
+# each further seed (its own intervals; the chapter's others are untouched)
 seeds = {s: SD.repeat(lang, dict(main=main, arch=arch, tiny=tiny),
                       (train, valid, test), data_sizes, epochs, config, s,
                       f"T{temperature}", device) for s in learner_seeds[1:]}
 tables.show(SD.table(seeds, sizes, learner_seeds[0], step_gain, same_n,
-                     size_cmp), "The comparisons of claims 3, 6 and 7 at "
+                     size_cmp), "The comparisons of claims 3, 6a, 6b and 7 at "
             "each seed of the learners (95 % intervals)", index=False)
 
 # %% [markdown]
@@ -1098,7 +1098,7 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # counts, and tests any learner passes. The intervals resample test sequences for one trained model per
 # setting, and do not include the variation between training runs; instead, every claim
 # that compares trained learners counts each training run as a case of its own. Claims 3,
-# 6 and 7 are decided at every seed of the learners (the table of seeds above), claim 11 at
+# 6a, 6b and 7 are decided at every seed of the learners (the table of seeds above), 11a at
 # every seed of the temperature learners, and claim 1 counts every seed of the main learner:
 # a verdict that one run's luck could move comes out as differing or open, not reproduced.
 

@@ -297,7 +297,11 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     lopsided = C.Case("s", "above", 0.5, 0.1, 1.5, 0.3, why="x", unit="test articles")
     assert C.more_data(lopsided) == pytest.approx(4.0)
     assert C.to_decide("every", [lopsided]) == (
-        "about 4.0× the test articles, at the observed effects, would make it reproduced"
+        "about 4.0× the test articles, at the observed effects, would make it reproduced; the test split "
+        "has no more articles: only a larger corpus gives them"
+    )
+    assert C.to_decide("every", [dataclasses.replace(lopsided, unit="runs")]) == (
+        "about 4.0× the runs, at the observed effects, would make it reproduced"
     )
     assert C.times(4.26) == "4.3×" and C.times(1300.4) == "1,300×"
 

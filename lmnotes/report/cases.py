@@ -361,7 +361,8 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
         n_for, n_against = n_for + (side == "for"), n_against + (side == "against")
         units += [unit or "data"] if (unit or "data") not in units else []
         if (got := verdict(form, n_for, n_against, n_open)) != "inconclusive":
-            return f"about {times(k)} the {' and the '.join(units)}, at the observed effects, would make it {got}"
+            more = NO_MORE_ARTICLES if any("test articles" in u for u in units) else ""
+            return f"about {times(k)} the {' and the '.join(units)}, at the observed effects, would make it {got}{more}"
     stuck = [c for c in cases if c.decision == "open" and more_data(c) in (None, math.inf)]
     why: dict[str, list[Case]] = {"fixed": [], "buffer": [], "not sampled": [], "no end": [], "on": []}
     for c in stuck:
@@ -474,17 +475,28 @@ def needed(form: str, cases: "Sequence[Case | str] | None" = None) -> set[str]:
     )
 
 
+def sampled(case: Case) -> bool:
+    """Whether more data could move a case: an interval (:func:`has_interval`) or a test's
+    p-value; an exact value or identity is what it is."""
+    return has_interval(case) or case.test == "p"
+
+
 def with_unit(cases: Iterable[Case], unit: str) -> list[Case]:
-    """The ``cases`` with ``unit`` for those interval cases that name none (a claim's cases
-    share the unit of its list entry unless a case says otherwise); ValueError if an interval
-    case is left without one, since what would decide it depends on what its interval resamples."""
+    """The ``cases`` with ``unit`` for those interval and test cases that name none (a claim's
+    cases share the unit of its list entry unless a case says otherwise); ValueError if such a
+    case is left without one, since what would decide it depends on what it resamples."""
     from dataclasses import replace
 
-    out = [replace(c, unit=unit) if has_interval(c) and not c.unit and unit else c for c in cases]
-    bare = [c.name for c in out if has_interval(c) and not c.unit and c.decision != "not applicable"]
+    out = [replace(c, unit=unit) if sampled(c) and not c.unit and unit else c for c in cases]
+    bare = [c.name for c in out if sampled(c) and not c.unit and c.decision != "not applicable"]
     if bare:
-        raise ValueError(f"interval cases {bare} name no unit: say what their intervals resample")
+        raise ValueError(f"cases {bare} name no unit: say what their intervals or tests resample")
     return out
+
+
+#: What :func:`to_decide` adds where a unit is the test split's articles, which a corpus
+#: cannot add to: its split is all it has.
+NO_MORE_ARTICLES = "; the test split has no more articles: only a larger corpus gives them"
 
 
 def from_records(rows: "Iterable[Mapping]") -> list[Case]:

@@ -971,6 +971,7 @@ CLAIMS = [
         "Paraphrase identification fails more for rare words (Table 2)",
         rare_fail_more,
         PARAPHRASE,
+        unit="rare and common triples",  # Fisher's exact test over them
     ),
     lmclaims.Claim(
         "8b",
