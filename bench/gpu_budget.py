@@ -166,7 +166,8 @@ def training(chapter: str, v: dict) -> dict[str, float]:
     if chapter.startswith("05_"):
         out = {f"{s} Transformer": train_s(s) for s in v["family"]}
         again = v["family"] if v["epochs_all"] else ["byte"]
-        out["one-pass and equal-bpb runs"] = sum(train_s(s, epochs=v["equal_epochs"]) for s in again) * 2
+        # a one-pass run, its probe at the level, and a bisection of shorter annealed runs
+        out["one-pass and equal-bpb runs"] = sum(train_s(s, epochs=v["equal_epochs"]) for s in again) * 4
         return out
     if chapter.startswith("06_"):
         main, *others = v["learners"]

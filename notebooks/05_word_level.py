@@ -774,16 +774,23 @@ if equal_epochs and epochs_all:
     budgets_of[EPOCHS] = family
 matched = diversity.matched_target(spent, [TOKENS, EPOCHS]) if equal_epochs else None
 MATCHED = f"equal bpb ({matched[0]:.2f})" if matched else None
+
+# %% tags=["hide-input"]
+# equal quality: each member on the shortest schedule that ends at the level
+probes = {}  # the update at which each member's probe reached the level
 if matched:
     bits, worst, at = matched  # the worst member's best, and the run's budget
     budgets_of[MATCHED] = open_members
     for n in open_members:
-        trained_at[MATCHED, n] = trained_at[at, n] if n == worst else (
-            budget.at_quality(recipe(n), equal_epochs, bits, size=size,
-                              corpus=corpus, device=device))
+        if n == worst:
+            trained_at[MATCHED, n], config[MATCHED, n] = trained_at[at, n], config[at]
+        else:
+            trained_at[MATCHED, n], config[MATCHED, n], probes[n], _ = (
+                budget.at_level(recipe(n), equal_epochs, bits, size=size,
+                                corpus=corpus, device=device))
         spent[MATCHED, n] = budget.training_budget(
-            trained_at[MATCHED, n], train_sentences,
-            config[at if n == worst else EPOCHS], valid_sentences)
+            trained_at[MATCHED, n], train_sentences, config[MATCHED, n],
+            valid_sentences)
 div = diversity.at_equal_tokens(table1, null_df, family, TOKENS)
 common_keys = pd.MultiIndex.from_frame(evaluated[family[0]][key])
 for (k, n), lm in trained_at.items():
@@ -805,8 +812,8 @@ glue_md("tok_sentence", diversity.tok_sentence(div, budgets_of, ref, unk_of,
                                         unk_share, null_df, spent))
 glue_md("matched_sentence", diversity.matched_sentence(
     matched, MATCHED, budget.EVAL_EVERY, spent,
-    [n for n in family if n not in open_members],
-    config[EPOCHS].warmup, max(equal_epochs, 1)))
+    [n for n in family if n not in open_members], probes,
+    max(equal_epochs, 1)))
 glue_md("epochs_sentence", diversity.epochs_sentence(
     again if equal_epochs else [], equal_epochs, epochs_all))
 glue_md("convergence_note", diversity.convergence_note(

@@ -133,6 +133,11 @@ def test_training_budget_counts_steps_tokens_and_epochs(texts):
     assert row["steps"] == 12 and row["tokens seen"] == 12 * 8 * 32
     assert row["epochs"] == pytest.approx(12 * 8 / n_blocks) and row["training tokens"] == n_blocks * 32
     assert row["steps planned"] == 12 and not row["stopped early"]
+    from lmnotes.models.train import lr_factor
+
+    # the schedule ended: its rate at the last update is 0; the factors of its 12 updates summed
+    assert row["learning rate at stop"] == 0.0
+    assert row["Σ learning rate"] == pytest.approx(sum(lr_factor(s, 50, 12) for s in range(12)))
     assert row["best step"] in (4, 8, 12) and row["valid loss, best"] == lm.history["valid_loss"].min()
     assert "valid bits per byte" not in row
     # a byte model has a token per byte (and one per text's end, as the bytes count one):
@@ -204,6 +209,45 @@ def test_at_epochs_trains_every_member_for_the_same_passes_over_its_text(texts, 
         budget.at_epochs(trained.Recipe("ngram-kn", "word"), 1, size="tiny")
     with pytest.raises(ValueError, match="whole number"):
         budget.at_epochs(trained.Recipe("transformer", "byte"), 0, size="tiny")
+
+
+def test_at_level_is_the_shortest_annealed_schedule_whose_end_reaches_the_level(texts, monkeypatch):
+    """The matched-quality view with schedules that finish (word-level chapter): the member
+    at a level is the run of the shortest one-pass schedule, shortened on a grid of updates,
+    whose annealed end reaches it; one grid step shorter does not."""
+    from lmnotes.models import budget
+    from lmnotes.models.train import lr_factor
+    from lmnotes.text import corpus
+
+    small = {
+        "train": type("S", (), {"sentences": texts[0][:120]}),
+        "valid": type("S", (), {"sentences": texts[1][:40]}),
+    }
+    monkeypatch.setattr(corpus, "load", lambda name: small)
+    recipe = trained.Recipe("transformer", "bpe", 400)
+    full = budget.at_quality(recipe, 1, 1e-3, size="tiny", eval_every=2)  # the whole pass, never reached
+    per_byte = budget.bits_per_byte(full, small["valid"].sentences)
+    curve = (full.history["valid_loss"] * per_byte).to_numpy()
+    level = float((curve[len(curve) // 2] + curve[len(curve) // 2 - 1]) / 2)
+    probe = budget.at_quality(recipe, 1, level, size="tiny", eval_every=2)
+    lm, config, reached, tried = budget.at_level(recipe, 1, level, size="tiny", grid=2, tolerance=0.0)
+    assert reached == probe.history["step"].iloc[-1]
+    ends = dict(tried)
+    end = lm.history["valid_loss"].iloc[-1] * per_byte
+    assert end <= level and ends[config.max_steps] == pytest.approx(end)
+    assert lm.history["step"].iloc[-1] == config.max_steps and len(lm.history) == 1  # evaluated at its end
+    assert lr_factor(config.max_steps, config.warmup, config.max_steps) == 0.0  # annealed at its end
+    planned = budget.training_budget(full, small["train"].sentences, budget.epoch_config("tiny", 1))[
+        "steps planned"
+    ]
+    assert config.warmup == max(1, round(50 * config.max_steps / planned))
+    # the shortest on the grid: every schedule tried that is shorter ends above the level
+    assert all(b > level for u, b in tried if u < config.max_steps)
+    assert config.max_steps - 2 <= 0 or config.max_steps - 2 in ends
+    with pytest.raises(ValueError, match="1..5"):
+        budget.shortened(budget.epoch_config("tiny", 1), 6, 5)
+    with pytest.raises(ModelError, match="closed vocabulary"):
+        budget.at_level(trained.Recipe("transformer", "word"), 1, 2.0, size="tiny", grid=2)
 
 
 def test_at_quality_is_the_equal_epoch_run_stopped_at_a_bits_per_byte(texts, monkeypatch):

@@ -414,25 +414,28 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     div["Q", "b"] = div["T", "b"]
     every = DV.tok_sentence(div, members, "bpe8000", {}, {}, null_df)
     assert "Only the difference of b is resolved at every budget" in every
-    stop = {"steps": 80, "steps planned": 240}
+    stop = {"steps": 80, "steps planned": 80, "learning rate at stop": 0.0, "Σ learning rate": 41.2}
     short = DV.matched_sentence(
         (2.63, "byte", "E"),
         "Q",
-        20,
+        10,
         {
             ("Q", "bpe1000"): row(False, True, 2.70) | stop,
             ("Q", "bpe4000"): row(False, True, 2.632) | stop,
-            ("Q", "bpe8000"): row(False, True, 2.60) | stop,
+            ("Q", "bpe8000"): row(False, True, 2.60) | stop | {"steps": 40, "Σ learning rate": 20.4},
         },
         ["word"],
-        warmup=50,
+        probes={"bpe4000": 120, "bpe8000": 70},
     )
-    assert "BPE-8k at update 80 of 240 (learning rate 0.75 of its peak)" in short
-    assert "as well as segmentations; BPE-1k stops earliest" in short  # all stop at 80: the first
+    assert "whose cosine decay reaches 0 at its end" in short and "on a grid of 10 updates" in short
     assert (
-        "; BPE-1k never came down to it, and keeps its best; BPE-8k went past it by more than 0.01 "
-        "between two evaluations (see the table's bpb), so a difference from it is one of quality as well; "
-        "word, with a closed"
+        "BPE-4k 80 updates (learning rate 0.00 of its peak at its stop, summed 41; its probe reached the "
+        "level at update 120); BPE-8k 40 updates (learning rate 0.00 of its peak at its stop, summed 20; "
+        "its probe reached the level at update 70)"
+    ) in short
+    assert (
+        "; BPE-1k never came down to it, and keeps its whole pass; BPE-8k ended past it by more than 0.01 "
+        "(see the table's bpb), so a difference from it is one of quality as well; word, with a closed"
     ) in short
 
 

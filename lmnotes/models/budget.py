@@ -2,9 +2,11 @@
 of its own training stream, whether it stopped early, and its train–valid gap. Models chapter
 (the training table) and segmentation chapter (the family's budgets, equal in tokens, not in
 text). :func:`at_epochs` trains a registered recipe for a number of epochs of its own stream
-instead, so that a family can be compared at equal text seen, and :func:`at_quality` stops
-that run at a validation bits per byte, so that it can be compared at equal quality
-(word-level chapter).
+instead, so that a family can be compared at equal text seen; :func:`at_quality` stops that
+run at a validation bits per byte, a probe of where a member reaches a common quality, and
+:func:`at_level` trains the member on the shortest schedule of its own whose annealed end
+reaches that quality, so that it can be compared at equal quality with weights that finished
+their schedule (word-level chapter).
 
 The figures come from the model's training history (:func:`lmnotes.models.train.train`) and the
 recipe's :class:`~lmnotes.models.train.TrainConfig`; the training stream is re-encoded to count its
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, replace
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import pandas as pd
 
@@ -23,7 +25,7 @@ from lmnotes.core import io
 from lmnotes.text import segment as seglib
 from lmnotes.models.base import LanguageModel, ModelError
 from lmnotes.models.trained import SIZES, Recipe, on_ids
-from lmnotes.models.train import TrainConfig, _blocks, _stream
+from lmnotes.models.train import TrainConfig, _blocks, _stream, lr_factor
 
 
 #: Updates between evaluations of a run stopped at a quality (:func:`at_quality`).
@@ -54,6 +56,9 @@ def training_budget(
         "steps": steps,
         "steps planned": planned,
         "stopped early": steps < planned,
+        # the schedule at the last update made, and its factors summed over the updates made
+        "learning rate at stop": lr_factor(steps, config.warmup, planned),
+        "Σ learning rate": float(sum(lr_factor(s, config.warmup, planned) for s in range(steps))),
         "best step": int(best["step"]),
         "tokens seen": steps * config.batch_size * block,
         "training tokens": n_blocks * block,
@@ -133,13 +138,7 @@ def at_epochs(
         raise ValueError(f"bits must be a positive number of bits per byte, not {bits!r}")
     if bits is not None and not (isinstance(eval_every, int) and eval_every >= 1):
         raise ValueError(f"eval_every must be a whole number of updates, at least 1, not {eval_every!r}")
-    from lmnotes.text import corpus as corpora
-
-    data = corpora.load(corpus)
-    train_texts, valid_texts = data["train"].sentences, data["valid"].sentences
-    seg = seglib.train(
-        recipe.segmentation, train_texts, vocab_size=recipe.vocab_size, min_count=recipe.min_count
-    )
+    seg, train_texts, valid_texts, key = _prepared(recipe, corpus)
     config = epoch_config(size, epochs)
     name = f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}@{epochs}ep"
     if bits is not None:
@@ -151,7 +150,6 @@ def at_epochs(
         config = replace(config, eval_every=eval_every, patience=10**9)
         name += f"@{bits:.3f}bpb"
     stop = None if bits is None else _stop_loss(seg, valid_texts, bits)
-    key = io.digest("segmentation", asdict(recipe), io.digest(train_texts))
     return on_ids(
         recipe.arch,
         seg,
@@ -165,6 +163,109 @@ def at_epochs(
         device=device,
         stop_below=stop,
     )
+
+
+def _prepared(recipe: Recipe, corpus: str) -> tuple:
+    """What a run of ``recipe`` on ``corpus`` trains on: the segmentation trained exactly as
+    :func:`~lmnotes.models.trained.build` trains it, the training and validation texts, and
+    the key of the segmentation's data."""
+    from lmnotes.text import corpus as corpora
+
+    data = corpora.load(corpus)
+    train_texts, valid_texts = data["train"].sentences, data["valid"].sentences
+    seg = seglib.train(
+        recipe.segmentation, train_texts, vocab_size=recipe.vocab_size, min_count=recipe.min_count
+    )
+    return seg, train_texts, valid_texts, io.digest("segmentation", asdict(recipe), io.digest(train_texts))
+
+
+def shortened(config: TrainConfig, updates: int, planned: int) -> TrainConfig:
+    """The schedule ``config`` (``planned`` updates) shortened to ``updates``: its
+    warm-up the same share of its updates (at least one), its cosine reaching 0 at its end,
+    evaluated there only."""
+    if not 1 <= updates <= planned:
+        raise ValueError(f"a shortened schedule has 1..{planned} updates, not {updates!r}")
+    warmup = max(1, round(config.warmup * updates / planned))
+    return replace(config, max_steps=updates, warmup=warmup, eval_every=0, patience=10**9)
+
+
+class Level(NamedTuple):
+    """A member at a quality (:func:`at_level`): the model, its schedule, the update at which
+    its probe reached the level, and every (updates, end bits per byte) schedule tried."""
+
+    model: LanguageModel
+    config: TrainConfig
+    probe_update: int
+    tried: list[tuple[int, float]]
+
+
+def at_level(
+    recipe: Recipe,
+    epochs: int,
+    bits: float,
+    size: str = "cpu",
+    seed: int = 0,
+    corpus: str = "enwiki",
+    device: str | None = "cpu",
+    grid: int = EVAL_EVERY,
+    tolerance: float = 0.01,
+) -> Level:
+    """A member of a family at a quality ``bits`` (validation bits per byte), on a schedule
+    that finishes there: the shortest schedule of ``epochs`` passes :func:`shortened` to a
+    multiple of ``grid`` updates whose annealed end reaches ``bits``, found by bisection below
+    the update at which a probe (:func:`at_quality`'s run of as many passes, evaluated every
+    ``grid`` updates and stopped at ``bits``) reached it, and stopped early at a run that ends
+    within ``tolerance`` bits below the level. An annealed end usually lies below the probe's
+    curve, so the level takes no more updates than the probe's; where it does, the search
+    doubles up to the whole schedule. A model that never reached the level is the whole
+    schedule's, its end above ``bits``.
+
+    (9 parameters: :func:`at_epochs`'s, the level, and the search's grid and tolerance.)
+    """
+    if not (isinstance(grid, int) and grid >= 1):
+        raise ValueError(f"grid must be a whole number of updates, at least 1, not {grid!r}")
+    probe = at_quality(
+        recipe, epochs, bits, size=size, seed=seed, corpus=corpus, device=device, eval_every=grid
+    )
+    seg, train_texts, valid_texts, key = _prepared(recipe, corpus)
+    per_byte = bits_per_byte(probe, valid_texts)
+    whole = epoch_config(size, epochs)
+    planned = training_budget(probe, train_texts, whole)["steps planned"]
+    train_ids, valid_ids = [seg.encode(t) for t in train_texts], [seg.encode(t) for t in valid_texts]
+    runs: dict[int, tuple[LanguageModel, TrainConfig, float]] = {}
+
+    def run(updates: int) -> float:
+        config = shortened(whole, updates, planned)
+        name = f"wiki/{recipe.arch}-{recipe.segmentation}{recipe.vocab_size or ''}@{updates}up-annealed"
+        lm = on_ids(
+            recipe.arch,
+            seg,
+            train_ids,
+            valid_ids,
+            name,
+            SIZES[size][recipe.arch],
+            config,
+            key,
+            seed=seed,
+            device=device,
+        )
+        runs[updates] = lm, config, float(lm.history["valid_loss"].iloc[-1]) * per_byte
+        return runs[updates][2]
+
+    reached = int(probe.history["step"].iloc[-1])
+    lo, hi = 0, min(planned, max(grid, grid * -(-reached // grid)))
+    while run(hi) > bits and hi < planned:  # lo: the longest schedule known not to reach it
+        lo, hi = hi, min(planned, 2 * hi)
+    while hi - lo > grid and not bits - tolerance <= runs[hi][2] <= bits:
+        mid = grid * round((lo + hi) / 2 / grid)
+        if mid in (lo, hi):
+            break
+        if run(mid) <= bits:
+            hi = mid
+        else:
+            lo = mid
+    lm, config, _ = runs[hi]
+    return Level(lm, config, reached, [(u, b) for u, (_, _, b) in sorted(runs.items())])
 
 
 def _stop_loss(seg, valid_texts: Sequence[str], bits: float) -> float:

@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from lmnotes import stats
-from lmnotes.models.train import lr_factor
 from lmnotes.report import cases as lmcases, plots
 from lmnotes.studies.words import wordstats as WS
 from lmnotes.studies.words.cached import word_predictions
@@ -99,31 +98,33 @@ def matched_sentence(
     every: int,
     spent: Mapping[tuple, dict] | None = None,
     closed: Sequence[str] = (),
-    warmup: int = 0,
+    probes: Mapping[str, int] | None = None,
     passes: int = 1,
 ) -> str:
     """What the equal-quality view (``kind``) is, from :func:`matched_target`'s ``matched``
-    (None: the view was not run), with runs on the schedule of ``passes`` passes evaluated
-    every ``every`` updates: where each
-    member stopped in its schedule (``spent`` at ``kind``; the learning rate there as a share
-    of its peak, with ``warmup`` warm-up updates), the members whose run never came down to
-    the common level or went past it by more than 0.01 bits per byte (an evaluation
-    interval is a large step early in a short run), and the ``closed``-vocabulary members
-    left out."""
+    (None: the view was not run): each member other than the one that sets the level is a
+    run of the shortest schedule of its own, on a grid of ``every`` updates, whose annealed end
+    reaches the level (:func:`lmnotes.models.budget.at_level`), found below the update at
+    which a probe on the schedule of ``passes`` passes reached it (``probes``: member -> that
+    update). It prints what each got (``spent`` at ``kind``: updates, the learning rate at
+    its stop, the summed learning rate), the members that never came down to the level or
+    ended past it by more than 0.01 bits per byte, and the ``closed``-vocabulary members left
+    out."""
     if matched is None or kind is None:
         return (
             "This run trained no second budget with two open vocabularies, so it has no equal-quality view."
         )
     bits, worst, at = matched
+    probes = probes or {}
     rows = {n: b for (k, n), b in (spent or {}).items() if k == kind}
     short = [n for n, b in rows.items() if b["valid bits per byte"] > bits + 0.005]
     past = [n for n, b in rows.items() if b["valid bits per byte"] < bits - 0.01]
-    earliest = min((n for n in rows if n != worst), key=lambda n: rows[n]["steps"], default=None)
-    stops = "; ".join(
-        f"{label(n)} at update {b['steps']:,} of {b['steps planned']:,} (learning rate "
-        f"{lr_factor(b['steps'], warmup, b['steps planned']):.2f} of its peak)"
+    got = "; ".join(
+        f"{label(n)} {b['steps']:,} updates (learning rate {b['learning rate at stop']:.2f} of its peak at its "
+        f"stop, summed {b['Σ learning rate']:,.0f}"
+        + (f"; its probe reached the level at update {probes[n]:,}" if n in probes else "")
+        + ")"
         for n, b in rows.items()
-        if n != worst
     )
     run = f"its run of {passes} pass{'es' if passes > 1 else ''}" if "epochs" in at else f"its run at {at}"
     return (
@@ -131,29 +132,29 @@ def matched_sentence(
         f"*{kind}*, brings them to about the same validation bits per byte: "
         f"{bits:.2f} on the validation split, the best that {label(worst)} reaches (in "
         f"{run}, kept whole, its learning rate annealed to 0), the worst of "
-        f"the open-vocabulary members' best. Every other open-vocabulary member is "
-        f"trained again on the schedule of {passes} pass{'es' if passes > 1 else ''} "
-        f"over its stream, evaluated every {every} updates and stopped at the first "
-        f"evaluation at or below that level. They stop part-way"
-        + (f": {stops}" if stops else "")
-        + ". So this view compares members at different stages of their schedules as well "
-        "as segmentations"
-        + (f"; {label(earliest)} stops earliest" if earliest else "")
+        f"the open-vocabulary members' best. Every other open-vocabulary member is trained "
+        f"again on a schedule of its own that ends there: a probe on the schedule of "
+        f"{passes} pass{'es' if passes > 1 else ''}, evaluated every {every} updates, finds "
+        "where the member reaches the level, and the member kept is the run of the "
+        f"shortest schedule, on a grid of {every} updates, whose cosine decay reaches 0 at "
+        "its end with the validation bits per byte at or below the level (its warm-up the "
+        "same share of its updates). So every member is compared with annealed weights"
+        + (f": {got}" if got else "")
         + (
             f"; {names(short)} never came down to it, and "
-            f"{'keep their' if len(short) > 1 else 'keeps its'} best"
+            f"{'keep their' if len(short) > 1 else 'keeps its'} whole pass"
             if short
             else ""
         )
         + (
-            f"; {names(past)} went past it by more than 0.01 between two evaluations (see "
-            f"the table's bpb), so a difference from {'them' if len(past) > 1 else 'it'} is one of "
-            "quality as well"
+            f"; {names(past)} ended past it by more than 0.01 (see the table's bpb), so a "
+            f"difference from {'them' if len(past) > 1 else 'it'} is one of quality as well"
             if past
             else ""
         )
         + (
-            f"; {names(closed)}, with a closed vocabulary, has no bits per byte and is left out of it"
+            f"; {names(closed)}, with a closed vocabulary, has no bits per byte of its own (it "
+            "predicts <unk> instead of spelling a word) and is left out of it"
             if closed
             else ""
         )
