@@ -405,7 +405,7 @@ def test_claim_5_does_not_count_a_pair_tied_at_the_floor_and_says_so():
     """A pair that the theory pins to the floor below its runs' resolution (the proposal is the
     posterior to a tiny KL) is not applicable: the claim comes out as its other pairs give it."""
     base = measured().ic_cases
-    tie = AG.at_floor("peek 4, fitted", Estimate(3.4e-9, -7.3e-9, 1.4e-8), 2.1e-10)
+    tie = AG.at_floor("peek 4, fitted", Estimate(3.4e-9, -7.3e-9, 1.4e-8), 2.3e-7, 25.0)
     t = table(ic_cases=base + [tie])
     assert t.loc["5", "verdict"] == "reproduced"
     assert (t.loc["5", "n_for"], t.loc["5", "n_against"]) == (len(base), 0)

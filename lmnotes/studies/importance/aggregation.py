@@ -10,6 +10,7 @@ corpus-level bias an instance of a given size removes,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -20,6 +21,7 @@ import pandas as pd
 from lmnotes.report import cases as lmcases, plots
 from lmnotes.studies.importance import latent as L
 from lmnotes.studies.importance import switch_runs as SR
+from lmnotes.studies.importance.paper import PRINTED_HALF
 from lmnotes.studies.importance.summaries import percent, runs_interval
 
 
@@ -52,11 +54,12 @@ def exact_floor(props: Mapping, keys: Sequence) -> dict:
     return {(m, n): L.divergence(props[m][n], props[m][SR.EXACT])[0] for m, n in keys}
 
 
-def at_floor(name: str, gap, bound: float) -> lmcases.Case:
+def at_floor(name: str, gap, bound: float, ppl: float) -> lmcases.Case:
     """Claim 5's case for a pair whose theory pins the gap (instance minus corpus level, nats
     per token) to [0, ``bound``] (Rao–Blackwell: ≥ 0; both biases in [−KL(q ‖ p), 0]: ≤ the
-    KL per token), narrower than its runs' interval ``gap`` resolves: a tie at the floor,
-    which the claims engine does not count (not applicable)."""
+    KL per token), which at its perplexity ``ppl`` stays below the last digit the source's
+    Table 1 prints, while its runs' interval ``gap`` does not resolve the sign: a tie at the
+    floor, which the claims engine does not count (not applicable)."""
     return lmcases.Case(
         name,
         "above",
@@ -66,8 +69,8 @@ def at_floor(name: str, gap, bound: float) -> lmcases.Case:
         0.0,
         floor=0.0,
         why=f"the proposal is the posterior to KL {bound:.2g} nats per token: theory pins the gap to "
-        f"[0, {bound:.2g}], below the runs' resolution (measured {gap.value:.2g} "
-        f"[{gap.low:.2g}, {gap.high:.2g}]): a tie at the floor, not counted",
+        f"[0, {bound:.2g}], at most {ppl * math.expm1(bound):.1g} in perplexity, below Table 1's last digit "
+        f"(runs: {gap.value:.2g} [{gap.low:.2g}, {gap.high:.2g}]): a tie at the floor, not counted",
     )
 
 
@@ -78,13 +81,21 @@ def instance_vs_corpus(
     ``instance``, ``corpus``, ``corpus ESS``: errors in nats against the exact log p) for each
     ``(model, proposal)`` of ``keys``; ``ppl_of(m, err, tokens)`` turns an error into a
     perplexity. ``kl_q[key]``, the exact KL(q ‖ p(z|x)) per test sentence (:func:`exact_floor`),
-    bounds the gap to [0, Σ KL / tokens]; a pair whose bound is narrower than its runs'
-    half-width is a tie at the floor (:func:`at_floor`), not a case."""
+    bounds the gap to [0, Σ KL / tokens]: a pair whose runs do not resolve its sign and whose
+    bound keeps the gap below what the source's Table 1 can print (half its last digit of
+    perplexity, :data:`.paper.PRINTED_HALF`) cannot show "lower" in the source's terms, and
+    is a tie at the floor (:func:`at_floor`), not a case."""
     T = n_tokens
     gaps_ic = {k: (runs[k]["instance"] - runs[k]["corpus"]) / T for k in keys}
     intervals = {k: runs_interval(g) for k, g in gaps_ic.items()}
+    ppl_i = {k: ppl_of(k[0], runs[k]["instance"].mean(), T) for k in gaps_ic}
+    ppl_c = {k: ppl_of(k[0], runs[k]["corpus"].mean(), T) for k in gaps_ic}
     bounds = {k: float(np.sum(kl_q[k])) / T for k in keys} if kl_q is not None else {}
-    tied = {k for k, b in bounds.items() if b < (intervals[k].high - intervals[k].low) / 2}
+    tied = {
+        k
+        for k, b in bounds.items()
+        if intervals[k].low <= 0 <= intervals[k].high and ppl_c[k] * math.expm1(b) < PRINTED_HALF
+    }
     cases = instance_lower(
         {f"{k[1]}, {k[0]}": intervals[k] for k in keys if k not in tied},
         why="log p̂ per token, instance minus corpus level (nats), mean over the runs, "
@@ -92,7 +103,9 @@ def instance_vs_corpus(
     )
     by_name = {c.name: c for c in cases}
     ic_cases = [
-        at_floor(f"{k[1]}, {k[0]}", intervals[k], bounds[k]) if k in tied else by_name[f"{k[1]}, {k[0]}"]
+        at_floor(f"{k[1]}, {k[0]}", intervals[k], bounds[k], ppl_c[k])
+        if k in tied
+        else by_name[f"{k[1]}, {k[0]}"]
         for k in keys
     ]
     decided = [c.decision for c in ic_cases]
@@ -101,8 +114,6 @@ def instance_vs_corpus(
         k: 100 * (ppl_of(k[0], runs[k]["corpus"].mean(), T) / ppl_of(k[0], runs[k]["instance"].mean(), T) - 1)
         for k in gaps_ic
     }
-    ppl_i = {k: ppl_of(k[0], runs[k]["instance"].mean(), T) for k in gaps_ic}
-    ppl_c = {k: ppl_of(k[0], runs[k]["corpus"].mean(), T) for k in gaps_ic}
     worst = max(gaps_ic, key=lambda k: ppl_c[k] - ppl_i[k])
     ess = np.concatenate([runs[k]["corpus ESS"].to_numpy() for k in gaps_ic])
     values = {
