@@ -543,8 +543,9 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # validation loss. We train the main learner on nested subsets of the training set. A
 # smaller set first runs the full set's schedule ({glue:text}`updates_txt` updates, the set
 # repeated) as a probe of where it stops improving, then trains again on a schedule of its
-# own as many passes as the probe's best epoch, whose cosine decay reaches zero at its end:
-# every size is compared at annealed weights, each where it converges. We report the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
+# own whose cosine decay reaches zero at its end, the fewest passes that give it as much
+# training as the probe had at its best epoch, measured by the summed learning rate: every
+# size is compared at annealed weights, each at about its probe's training. We report the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
 # stratum (its inset). The LSTM, trained on the same data, shows how efficiently each
 # architecture turns data into lower error.
 
@@ -553,7 +554,7 @@ sizes = sorted(set(data_sizes) | {n_train})
 arch = [n for n in learners if n.startswith("lstm")]
 
 
-# each smaller N probed on the full set's schedule, then annealed to its best epoch
+# each smaller N probed on the full set's schedule, then annealed on its own
 err_n = DS.learn_sizes(lang, models, [main] + arch, train, valid, test,
                        data_sizes, epochs, config, learner_seeds[0],
                        f"T{temperature}", device)
@@ -677,9 +678,10 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 # ({glue:text}`t_budget`) of every other language, once per seed. A probe on the main
 # learner's schedule (the whole passes nearest its updates, the same warm-up) stops once its
 # validation loss has not improved for {glue:text}`t_patience` passes; the learner kept
-# trains again on a schedule of its own that ends at the probe's best epoch, its cosine
-# decay reaching zero there, so that each is compared annealed, where it converges, as the
-# main learner is (from {glue:text}`t_data_ratio` times as many sequences). The second table
+# trains again on a schedule of its own whose cosine decay reaches zero at its end, the
+# fewest passes with the probe's summed learning rate up to its best epoch, so that each is
+# compared annealed, with about its probe's training, as the main learner is (from
+# {glue:text}`t_data_ratio` times as many sequences). The second table
 # prints what each got: where its probe peaked, the update kept, the summed learning rate
 # up to it and the learning rate there. We compare the error
 # curves where their ranges of $\log p_L$ overlap. The error of each bin is compared between

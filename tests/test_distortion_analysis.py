@@ -197,9 +197,16 @@ def test_every_learner_gets_the_main_learners_updates_and_reports_its_training()
     own = SC.annealed(config, 8, 2)
     assert own.warmup == round(config.warmup / 4) and own.lr == config.lr
     assert SC.annealed(config, 8, 8) == config and SC.annealed(config, 10**6, 1).warmup == 1
-    for best in (0, 9):
-        with pytest.raises(ValueError, match="best epoch must lie in 1..8"):
-            SC.annealed(config, 8, best)
+    for bad in (0, 9):
+        with pytest.raises(ValueError, match="1..8 passes"):
+            SC.annealed(config, 8, bad)
+    # a schedule's summed learning rate, and the fewest passes whose annealed schedule reaches a sum
+    assert SC.schedule_sum(4, 2) == pytest.approx(
+        sum(min(1, (s + 1) / 2) * 0.5 * (1 + np.cos(np.pi * s / 4)) for s in range(4))
+    )
+    need = SC.schedule_sum(30, round(config.warmup * 3 / 8))
+    assert SC.equal_sum(config, 8, 10, need) == 3 and SC.equal_sum(config, 8, 10, need + 1e-6) == 4
+    assert SC.equal_sum(config, 8, 10, 1e9) == 8
     # training keeps the first loss more than 1e-4 below all before it
     assert SC.kept_row([3.0, 2.0, 1.99995, 2.5]) == 1 and SC.kept_row([3.0, 2.0, 1.5]) == 2
     # 10 updates a pass, 4 passes planned, warm-up 5; best at epoch 3
@@ -222,7 +229,7 @@ def test_every_learner_gets_the_main_learners_updates_and_reports_its_training()
     assert early["learning rate kept"] == pytest.approx(0.5 * (1 + np.cos(np.pi * 30 / 80)))
 
 
-def test_a_smaller_set_is_kept_annealed_at_the_end_of_a_schedule_ending_where_its_probe_peaked():
+def test_a_smaller_set_is_kept_annealed_with_its_probes_summed_learning_rate():
     def model(losses, steps_per_pass):
         return type(
             "M",
@@ -239,35 +246,47 @@ def test_a_smaller_set_is_kept_annealed_at_the_end_of_a_schedule_ending_where_it
         )()
 
     trained = {}
-
-    def learn(passes, config):  # the full set's schedule overfits after 2 passes; 2 annealed passes go lower
-        trained[passes] = config
-        return model([3.0, 2.0, 2.5, 2.6] * 2, 10) if passes == 8 else model([2.9, 1.8], 10)
-
     config = LG.TRAINING["cpu"]
-    m, got, other = SC.learn_size(learn, 0.5, 4, config)
-    assert set(trained) == {8, 2} and trained[2].warmup == round(config.warmup * 2 / 8)
-    assert trained[8] == config  # the probe runs the full set's schedule
-    assert got["schedule"] == "own, annealed over 2 passes" and got["valid loss"] == 1.8
-    assert (got["updates planned"], got["kept update"], got["learning rate kept"]) == (20, 20, 0.0)
-    assert other["schedule"] == "full set's" and other["valid loss"] == 2.0 and other["best epoch"] == 2
-    err_n = {("m", 3): (None, got, other)}
+
+    def learn(passes, schedule):  # the full set's schedule overfits after 2 passes
+        trained[passes] = schedule
+        return model([3.0, 2.0, 2.5, 2.6] * 2, 50) if passes == 8 else model([2.9] * (passes - 1) + [1.8], 50)
+
+    m, got, probe = SC.learn_size(learn, 0.5, 4, config)
+    own = SC.equal_sum(config, 8, 50, probe["Σ learning rate"])
+    assert (
+        set(trained) == {8, own} and trained[8] == config and 2 < own < 8
+    )  # more passes than its best epoch
+    assert trained[own].warmup == round(config.warmup * own / 8)
+    assert got["schedule"] == f"own, annealed over {own} passes" and got["valid loss"] == 1.8
+    assert (got["updates planned"], got["kept update"], got["learning rate kept"]) == (
+        50 * own,
+        50 * own,
+        0.0,
+    )
+    assert (
+        got["Σ learning rate"]
+        >= probe["Σ learning rate"]
+        > SC.schedule_sum(50 * (own - 1), round(config.warmup * (own - 1) / 8))
+    )
+    assert probe["schedule"] == "full set's" and probe["valid loss"] == 2.0 and probe["best epoch"] == 2
+    err_n = {("m", 3): (None, got, probe)}
     note = DS.schedule_note(err_n, "m", [3])
     assert note.startswith(
-        "At N = 3 m is kept at the end of its own schedule, annealed over 2 passes, where the full set's "
-        "schedule validated best (validation loss 1.800 against the probe's 2.000"
+        f"At N = 3 m is kept at the end of its own schedule, annealed over {own} passes, summed learning rate "
     )
+    assert "where the full set's schedule validated best (validation loss 1.800 against 2.000" in note
     assert note.endswith("Every size is compared at weights taken where its learning rate had decayed.")
     # a kept learner whose own schedule still peaked early is named
-    err_n = {("m", 3): (None, other, got)}
+    err_n = {("m", 3): (None, probe, got)}
     assert "So N = 3 is compared at weights taken before" in DS.schedule_note(err_n, "m", [3])
     rows = DS.training_table(err_n, ["m"], [3])
-    assert rows.loc[0, "kept update"] == "20 of 80" and rows.loc[0, "probe's valid loss"] == 1.8
+    assert rows.loc[0, "kept update"] == "100 of 400" and rows.loc[0, "probe's valid loss"] == 1.8
 
     # a probe whose best epoch is its last is already annealed: the same schedule again
-    def peaks_last(passes, config):
-        trained[passes] = config
-        return model([3.0, 2.0, 1.5, 1.4, 1.3, 1.2, 1.1, 1.0], 10)
+    def peaks_last(passes, schedule):
+        trained[passes] = schedule
+        return model([3.0, 2.0, 1.5, 1.4, 1.3, 1.2, 1.1, 1.0], 50)
 
     trained.clear()
     SC.learn_size(peaks_last, 0.5, 4, config)

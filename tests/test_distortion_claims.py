@@ -233,7 +233,7 @@ def test_a_last_doubling_that_still_helps_leaves_levelling_off_open_or_against()
     assert t.loc["6a. More data helps", "verdict"] == "reproduced"
     assert (
         "weights kept at updates 100, 200, 400 (N = 1,500, 3,000, 6,000; each N annealed on its own schedule "
-        "to where a probe validated best), learning rate there 0.00, 0.00, 0.00 of its peak"
+        "with its probe's summed learning rate), learning rate there 0.00, 0.00, 0.00 of its peak"
         in t.loc["6a. More data helps", "measured"]
     )
     row = t.loc["6b. … and levels off"]

@@ -172,6 +172,7 @@ def results(**changes):
         size_rows=[],
         split_pools={},
         coverage_ratio=ratio(),
+        seeds={},
     )
     return Measured({**base, **changes})
 
@@ -716,3 +717,28 @@ def test_the_stratified_difference_is_the_mantel_haenszel_one_with_satos_varianc
     assert e2.value == pytest.approx(100 * (w @ [0.2, 0.5 - 0.1]) / w.sum())
     with pytest.raises(ValueError, match="both groups"):
         T2.stratified_difference([1], [2], [0], [0])
+
+
+def test_a_pair_counts_for_claims_2_to_4_only_where_every_training_run_of_the_family_shows_it():
+    """Issue 60, item 11: each pair's case is the hull of its cases at every seed of the family
+    (Case.across): a second run that shows it too keeps it for, one that does not opens it."""
+    base = C.claims(results(), RULES).set_index("claim")
+    same = C.claims(results(seeds={1: (table1(), pairs())}), RULES).set_index("claim")
+    for number in ("2", "3", "4"):
+        row = next(r for c, r in base.iterrows() if c.startswith(f"{number}."))
+        again = next(r for c, r in same.iterrows() if c.startswith(f"{number}."))
+        assert (row.verdict, row.n_for) == (again.verdict, again.n_for) and row.verdict == "reproduced", (
+            number
+        )
+        assert "each pair over 2 training runs of the family" in again.measured
+    # claim 4's pair at the second seed: the lower perplexity now goes with the higher T1
+    flipped = pairs(**{"bpe1000/bpe8000": dict(dp=(-20, 5), dT=(-3, 0.5)), "bpe8000/byte": dict(dT=(3, 0.5))})
+    four = {"pairs": pairs(**{"bpe1000/bpe8000": dict(dp=(-20, 5)), "bpe8000/byte": dict(dT=(3, 0.5))})}
+    one = C.claims(results(**four), RULES).set_index("claim")
+    two = C.claims(results(**four, seeds={1: (table1(), flipped)}), RULES).set_index("claim")
+    r1 = next(r for c, r in one.iterrows() if c.startswith("4."))
+    r2 = next(r for c, r in two.iterrows() if c.startswith("4."))
+    assert r2.n_for < r1.n_for or r2.verdict != r1.verdict
+    cases = two.attrs["cases"]
+    mine = cases[(cases["claim"] == "4") & cases["why"].str.contains("hull over 2 training runs")]
+    assert len(mine) == len(pairs())

@@ -255,6 +255,28 @@ class Case:
         )
 
     @classmethod
+    def across(cls, cases: Sequence["Case"], why: str) -> "Case":
+        """One case from the same interval case at several training runs (seeds) of the
+        models it compares: the mean of their estimates with the hull of their intervals, so
+        that it is *for* only if every run's is, *against* only if every run's is, and open
+        where the runs disagree: a decision that one run's luck moves is not yet evidence.
+        The first case gives its name, test, threshold, unit and why (``why`` is added)."""
+        if not cases or any((c.test, c.threshold) != (cases[0].test, cases[0].threshold) for c in cases):
+            raise ValueError("the runs of one case are at least one, and share its test and threshold")
+        first = cases[0]
+        return cls(
+            first.name,
+            first.test,
+            sum(c.estimate for c in cases) / len(cases),
+            min(c.low for c in cases),
+            max(c.high for c in cases),
+            first.threshold,
+            floor=first.floor,
+            why=f"{first.why}; {why}",
+            unit=first.unit,
+        )
+
+    @classmethod
     def apart(cls, name: str, test: str, a, b, threshold: float = 0.0, why: str = "") -> "Case":
         """A case on a − b for two estimates without shared resamples, its interval the span
         of the differences of their intervals, [a.low − b.high, a.high − b.low]: it lies below 0

@@ -40,7 +40,7 @@ PARAMETERS: dict[str, checks.Check] = {
         checks.each(checks.one_of(_learners, "lmnotes.studies.distortion.language.LEARNERS")),
         checks.nonempty("learner"),
     ),
-    "learner_seeds": checks.nonempty("seed"),
+    "learner_seeds": checks.all_of(checks.nonempty("seed"), checks.ascending),
     "epochs": checks.at_least(1),
     "data_sizes": checks.increasing,
     "teacher_draws": checks.at_least(0).noting("0: skip"),

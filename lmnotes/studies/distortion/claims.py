@@ -353,7 +353,7 @@ def more_data_helps(r, q):
         + ", ".join(f"{r.steps[N]['kept update']}" for N in r.sizes)
         + " (N = "
         + ", ".join(f"{N:,}" for N in r.sizes)
-        + "; each N annealed on its own schedule to where a probe validated best), learning "
+        + "; each N annealed on its own schedule with its probe's summed learning rate), learning "
         "rate there " + ", ".join(f"{r.steps[N]['learning rate kept']:.2f}" for N in r.sizes) + " of its peak"
     )
 
@@ -484,9 +484,9 @@ def colder_worse(r, q):
         "per token, colder minus warmer, by seed: "
         + "; ".join(ci(c) for c in r.colder.values())
         + f"; at equal log p_L, T = "
-        f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins; equal tokens, each annealed to 0 at its "
-        f"early-stopped probe's best update ({min(r.t_kept)}–{max(r.t_kept)} of {r.t_planned}; main: "
-        f"{r.main_planned})"
+        f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins; equal tokens, each annealed to 0 with its "
+        f"early-stopped probe's summed learning rate ({min(r.t_kept)}–{max(r.t_kept)} updates; probes "
+        f"planned {r.t_planned}, main {r.main_planned})"
     )
 
 

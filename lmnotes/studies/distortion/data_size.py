@@ -1,7 +1,7 @@
 """More data, and which architecture uses it better (LeBrun, Sordoni & O'Donnell 2022, Fig. 3,
 claims 6–7), as the distortion chapter (06) measures it: the main learner and the LSTM trained
 on nested subsets of the training sequences, each kept at the end of a schedule of its own
-annealed where a probe on the full set's schedule validated best
+annealed to 0 with the summed learning rate of a probe on the full set's schedule
 (:func:`lmnotes.studies.distortion.schedule.learn_size`).
 
 The relative change between successive sizes N′ < N is r_N = (ē_N − ē_N′)/|ē_N′| (the paper's
@@ -201,9 +201,9 @@ def schedule_note(err_n: dict, learner: str, smaller) -> str:
         _, g, probe = err_n[learner, N]
         parts.append(
             f"at N = {N:,} {learner} is kept at the end of its {g['schedule'].replace('own,', 'own schedule,')}, "
-            f"where the {probe['schedule']} schedule validated best (validation loss {g['valid loss']:.3f} "
-            f"against the probe's {probe['valid loss']:.3f}, learning rate {g['learning rate kept']:.2f} of "
-            "its peak at the kept weights)"
+            f"summed learning rate {g['Σ learning rate']:.0f} against {probe['Σ learning rate']:.0f} where the "
+            f"{probe['schedule']} schedule validated best (validation loss {g['valid loss']:.3f} against "
+            f"{probe['valid loss']:.3f}; learning rate {g['learning rate kept']:.2f} of its peak at the kept weights)"
         )
         if g["learning rate kept"] > 0.05:
             unannealed.append(f"{N:,}")

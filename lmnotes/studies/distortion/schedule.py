@@ -4,16 +4,18 @@ Sordoni & O'Donnell 2022 train every model to its best validation loss; claims 6
 
 Every learner that a claim compares is kept at the end of a schedule of its own whose cosine
 reaches 0 there (:func:`annealed`), so that no learner is compared at weights taken while its
-learning rate was still high and another's annealed:
+learning rate was still high and another's annealed, and with as much training as its probe
+got where it validated best, measured as the summed learning rate (the area under the
+schedule, which the updates at a high rate dominate; :func:`equal_sum`):
 
 - A smaller training set first trains on the full set's schedule, as many updates as the
   full set gets with the set repeated (:func:`same_updates`); that run is a probe of where
-  the set stops improving. The kept learner trains again on a schedule of its own as many
-  passes as the probe's best epoch, its warm-up the same share of its updates as the main
-  learner's, annealed to 0 at its end (:func:`learn_size`).
+  the set stops improving. The kept learner trains again on a schedule of its own, the
+  fewest whole passes whose annealed schedule sums to the probe's learning rate up to its
+  best epoch, its warm-up the same share of its updates as the main learner's
+  (:func:`learn_size`).
 - The temperature learners probe the main learner's schedule (rounded to whole passes) with
-  early stopping, and train again on a schedule of their own annealed to 0 at the probe's
-  best epoch.
+  early stopping, and train again in the same way.
 
 :func:`summary` reports what a learner got: updates planned and made, the update whose
 weights were kept, the learning rate there as a share of its peak, the summed learning-rate
@@ -39,13 +41,29 @@ def same_updates(epochs: int, share: float) -> int:
     return max(1, round(epochs / _checked(share)))
 
 
-def annealed(config: TrainConfig, passes: int, best: int) -> TrainConfig:
-    """The schedule of its own that ends where a probe of ``passes`` passes on ``config``
-    validated best (its epoch ``best``): ``config`` over ``best`` passes, its warm-up the same
-    share of its updates (at least one), its cosine reaching 0 at its end."""
-    if not 1 <= best <= passes:
-        raise ValueError(f"the probe's best epoch must lie in 1..{passes}, not {best!r}")
-    return replace(config, warmup=max(1, round(config.warmup * best / passes)))
+def annealed(config: TrainConfig, passes: int, own: int) -> TrainConfig:
+    """The schedule of its own of ``own`` passes for a learner probed on ``passes`` passes of
+    ``config``: ``config``, its warm-up the same share of its updates (at least one), its
+    cosine reaching 0 at the end of the ``own`` passes (the caller trains it for as many)."""
+    if not 1 <= own <= passes:
+        raise ValueError(f"a schedule of its own has 1..{passes} passes, not {own!r}")
+    return replace(config, warmup=max(1, round(config.warmup * own / passes)))
+
+
+def schedule_sum(updates: int, warmup: int) -> float:
+    """The summed learning-rate factor of a whole schedule of ``updates`` updates with
+    ``warmup`` warm-up updates (:func:`lmnotes.models.train.lr_factor`)."""
+    return float(sum(lr_factor(s, warmup, updates) for s in range(updates)))
+
+
+def equal_sum(config: TrainConfig, passes: int, per_pass: int, target: float) -> int:
+    """The fewest whole passes (at most ``passes``) whose :func:`annealed` schedule, of
+    ``per_pass`` updates a pass, sums to at least ``target`` (a probe's summed learning rate
+    up to its kept weights): as much training as the probe had, ending annealed."""
+    for own in range(1, passes + 1):
+        if schedule_sum(own * per_pass, annealed(config, passes, own).warmup) >= target:
+            return own
+    return passes
 
 
 def kept_row(valid_losses) -> int:
@@ -80,23 +98,27 @@ def summary(model, warmup: int, epochs: int) -> dict:
     }
 
 
-def anneal_to_best(learn, probe, passes: int, config: TrainConfig, name: str) -> tuple:
-    """A learner trained again on :func:`annealed`'s schedule, ending at the best epoch of
-    ``probe`` (a run of ``passes`` passes on ``config``; ``learn(passes, config)`` trains):
-    the learner, its :func:`summary` with the schedule's name, and the probe's (``name``).
-    A probe whose best epoch is its last already ends annealed: its schedule is the same, and
-    ``learn`` finds it in the cache."""
+def anneal_like(learn, probe, passes: int, config: TrainConfig, name: str) -> tuple:
+    """A learner trained again on a schedule of its own annealed to 0 at its end, of as many
+    passes as :func:`equal_sum` gives for ``probe``'s summed learning rate up to its kept
+    weights (``probe``: a run of ``passes`` passes on ``config``; ``learn(passes, config)``
+    trains): the learner, its :func:`summary` with the schedule's name, and the probe's
+    (``name``). A probe whose best epoch is its last already ends annealed: its schedule is
+    the same, and ``learn`` finds it in the cache."""
     got = summary(probe, config.warmup, passes) | {"schedule": name}
-    best = got["best epoch"]
-    own = annealed(config, passes, best)
-    model = learn(best, own)
-    return model, summary(model, own.warmup, best) | {"schedule": f"own, annealed over {best} passes"}, got
+    per_pass = got["updates planned"] // passes
+    own = (
+        passes if got["best epoch"] == passes else equal_sum(config, passes, per_pass, got["Σ learning rate"])
+    )
+    schedule = annealed(config, passes, own)
+    model = learn(own, schedule)
+    return model, summary(model, schedule.warmup, own) | {"schedule": f"own, annealed over {own} passes"}, got
 
 
 def learn_size(learn, share: float, epochs: int, config: TrainConfig) -> tuple:
     """A smaller training set (``share`` of the main learner's tokens; ``learn(passes,
     config)`` trains it): probed on the full set's schedule, then trained again on a
-    schedule of its own annealed to 0 at the probe's best epoch (:func:`anneal_to_best`):
-    the annealed learner, its :func:`summary` and the probe's."""
+    schedule of its own annealed to 0 with the probe's summed learning rate
+    (:func:`anneal_like`): the annealed learner, its :func:`summary` and the probe's."""
     passes = same_updates(epochs, share)
-    return anneal_to_best(learn, learn(passes, config), passes, config, "full set's")
+    return anneal_like(learn, learn(passes, config), passes, config, "full set's")

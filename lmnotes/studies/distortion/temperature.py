@@ -1,10 +1,11 @@
 """The temperature of the language (LeBrun, Sordoni & O'Donnell 2022, Fig. 5, claim 11: lower-
 entropy languages suffer more), as the distortion chapter (06) measures it: L read at several
 temperatures T, the main learner trained on each with equal training tokens, once per seed,
-each kept at the end of a schedule of its own annealed where an early-stopped probe on the
-main learner's schedule validated best (:func:`lmnotes.studies.distortion.schedule.anneal_to_best`), and compared
-per token (which removes length) and at equal log p_L (the paper's comparison, where a colder
-language's sequences are longer).
+each kept at the end of a schedule of its own annealed to 0, with the summed learning rate of
+an early-stopped probe on the main learner's schedule up to its best weights
+(:func:`lmnotes.studies.distortion.schedule.anneal_like`), and compared per token (which
+removes length) and at equal log p_L (the paper's comparison, where a colder language's
+sequences are longer).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def learn_all(
     probe on the main learner's schedule (as many updates as ``epochs`` passes over its
     ``main_tokens`` training tokens, :func:`SC.same_updates`) stopped early (no better
     validation loss for ``patience`` passes), then the learner kept, trained again on a
-    schedule of its own annealed to 0 at the probe's best epoch (:func:`SC.anneal_to_best`).
+    schedule of its own annealed to 0 with the probe's summed learning rate (:func:`SC.anneal_like`).
     Returns the table of the languages, each test sequence's (log p_L, error averaged over
     seeds, length), and by (T, seed) the error per token (value and ``n_boot`` replicates
     from ``boot.rng``), the share underestimated (from ``boot``), what the kept learner's
@@ -96,7 +97,7 @@ def learn_all(
         for s in seeds:
             learn = partial(LG.learn, lg, main, tr, va, seed=s, tag=f"T{T}", device=device)
             probe = learn(passes, config, patience=patience)
-            m, got[T, s], probes[T, s] = SC.anneal_to_best(learn, probe, passes, config, "early-stopped")
+            m, got[T, s], probes[T, s] = SC.anneal_like(learn, probe, passes, config, "early-stopped")
             e = D.estimation_error(LG.model_logprob(m, te.ids), te.logp)
             errs.append(e)
             per_tok[T, s] = per_token(boot, e, te.lengths, n_boot)

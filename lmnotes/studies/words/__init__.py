@@ -46,4 +46,7 @@ PARAMETERS: dict[str, checks.Check] = {
     "similar_share": checks.between(0, 1).noting("0: from the paper's readings"),
     "size_compare": checks.each(checks.segmentation).noting("of the family"),
     "equal_points": checks.between(0, 100, open_low=True).noting("percentage points"),
+    "family_seeds": checks.all_of(checks.starting_at(0), checks.ascending).noting(
+        "0: the registered models' seed"
+    ),
 }

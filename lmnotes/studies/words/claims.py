@@ -99,6 +99,8 @@ READS = {
     "Δ word ppl (estimates with replicates)",
     "table1": "the chapter's Table 1 by model (estimates top-1, top-10 (Alg. 2), T1, word ppl), whose "
     "values set the pairs' margins",
+    "seeds": "{seed: (Table 1, pairs)} with the family trained again at each further seed (rows from "
+    "greedy predictions: top-1, T1, word ppl); empty: one seed",
     "by_bin": "{(model, bin): {'acc', 'cov': estimates, 'hits': count}}",
     "n_types": "the test's types per bin",
     "concentration": "{model: (share of the hits, share of the words) in the most frequent bin}",
@@ -461,12 +463,38 @@ def ranking(results: Measured, rules: Rules):
     )
 
 
+def at_seeds(results: Measured, make) -> list[Case]:
+    """One case per pair of Table 1's models, ``make(table, row)`` built on each row of
+    ``pairs`` (with the ``table1`` whose values set its margins), combined over the seeds at
+    which the family was trained (``seeds``: the hull of their intervals,
+    :meth:`lmnotes.report.cases.Case.across`): a pair counts for a claim only where every
+    training run shows it."""
+    runs = [(results.table1, results.pairs)] + list(results.seeds.values())
+    cases = []
+    for _, r in results.pairs.iterrows():
+        at = [make(t, p[(p["a"] == r["a"]) & (p["b"] == r["b"])].iloc[0]) for t, p in runs]
+        seeds = f"the hull over {len(at)} training runs of the family (seeds), each run's case as above"
+        cases.append(at[0] if len(at) == 1 else Case.across(at, seeds))
+    return cases
+
+
+def _seeds_text(results: Measured) -> str:
+    """What the measured text adds where the family ran at more than one seed."""
+    n = 1 + len(results.seeds)
+    return (
+        f"; each pair over {n} training runs of the family (for or against only where every run is)"
+        if n > 1
+        else ""
+    )
+
+
 def separated(results: Measured, rules: Rules, same: str, other: str, level: float):
     """Claims 2 and 3: some pair is similar in ``same`` and different in ``other``, each
-    pair's intervals at ``level``, which the engine corrects for the number of pairs."""
-    t, pairs = results.table1, results.pairs
-    cases = [
-        separation_case(
+    pair's intervals at ``level``, which the engine corrects for the number of pairs, and at
+    every seed of the family (:func:`at_seeds`)."""
+
+    def make(t, r):
+        return separation_case(
             _pair_name(r["a"], r["b"]),
             at_level(r[f"Δ {same}"], level),
             at_level(r[f"Δ {other}"], level),
@@ -475,8 +503,8 @@ def separated(results: Measured, rules: Rules, same: str, other: str, level: flo
             same,
             other,
         )
-        for _, r in pairs.iterrows()
-    ]
+
+    cases = at_seeds(results, make)
     n_for, n_against, n_open = lmcases.counts(cases)
     return (
         cases,
@@ -484,28 +512,30 @@ def separated(results: Measured, rules: Rules, same: str, other: str, level: flo
             f"of {len(cases)} pairs, {n_for} similar in {same} and different in {other}{_listed(cases, 'for')}, "
             f"{n_against} not (different in {same} or similar in {other}), {n_open} open; margin {rules.margin:.1%} "
             f"of the pair's mean, intervals at {level:.2%} (Bonferroni over {len(cases)} pairs)"
+            + _seeds_text(results)
         ),
     )
 
 
 def perplexity(results: Measured, rules: Rules, level: float):
     """Claim 4: perplexity does not reveal diversity: some pair has the lower word perplexity
-    with the lower T1, each pair's intervals at ``level`` (corrected by the engine). Every
-    model is scored on the same words (those every self-trained model decodes), so the
-    closed vocabularies' pairs count too."""
-    pairs = results.pairs
-    cases = [
-        perplexity_case(
+    with the lower T1, each pair's intervals at ``level`` (corrected by the engine), at every
+    seed of the family (:func:`at_seeds`). Every model is scored on the same words (those
+    every self-trained model decodes), so the closed vocabularies' pairs count too."""
+
+    def make(t, r):
+        return perplexity_case(
             _pair_name(r["a"], r["b"]), at_level(r["Δ word ppl"], level), at_level(r["Δ T1"], level)
         )
-        for _, r in pairs.iterrows()
-    ]
+
+    cases = at_seeds(results, make)
     n_for, n_against, n_open = lmcases.counts(cases)
     return (
         cases,
         f"of {len(cases)} pairs (every model scored on the same words), {n_for} with the lower perplexity and "
         f"the lower T1{_listed(cases, 'for')}, {n_against} with the lower perplexity and the higher T1, "
         f"{n_open} open; intervals at {level:.2%} (Bonferroni over {len(cases)} pairs)"
+        + _seeds_text(results)
         + (
             "; a pair for with the word model compares a closed vocabulary's perplexity, which chapter 03 shows "
             "is not comparable"
@@ -915,7 +945,7 @@ CHANCES = "Is diversity more than the number of chances?"
 #: The chapter's sections that decide claims, what each reads of what it measured and the
 #: values its prose quotes.
 SECTIONS = [
-    Section(TABLE1, reading(READS, "segmentation", "pairs", "table1"), table1_values),
+    Section(TABLE1, reading(READS, "segmentation", "pairs", "table1", "seeds"), table1_values),
     Section(CHANCES, reading(READS, "segmentation", "coverage_ratio", "by_bin")),
     Section(BINS, reading(READS, "segmentation", "by_bin", "n_types", "concentration"), bins_values),
     Section(SOFT, reading(READS, "segmentation", "soft_gain", "table1"), soft_values),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from lmnotes.report import cases as lmcases
@@ -76,14 +77,17 @@ READ = {True: "similar", False: "different", None: "undecided"}
 def metrics(t: pd.DataFrame, res: WS.Resampler) -> dict:
     """One model's row of Table 1 (percent; perplexities): accuracies over its decodable and
     out-of-vocabulary targets, T1 and T10 over the paper's bins, and the perplexities over the
-    targets every self-trained model decodes (``all_decodable``)."""
+    targets every self-trained model decodes (``all_decodable``). Greedy predictions alone
+    (no ``hit10_dfs`` column: :func:`.diversity.on_targets`) give top-1, T1 and the
+    perplexities, and NaN for the top-10 measures."""
     ok = t[t["decodable"] | t["oov"]]
     paper = ok[ok["bin"].isin(WS.PAPER_BINS)]
     scored = ok[ok["decodable"] & ok["all_decodable"]]
     logp, art = scored["logp"], scored["article"]
-    out = {name: res.rate(ok[c].to_numpy(), ok["article"]) for name, c in HIT.items()}
+    searched = "hit10_dfs" in t
+    out = {name: res.rate(ok[c].to_numpy(), ok["article"]) if c in t else np.nan for name, c in HIT.items()}
     out["T1"] = res.coverage(paper["word"], paper["hit1"], paper["article"])
-    out["T10"] = res.coverage(paper["word"], paper["hit10_dfs"], paper["article"])
+    out["T10"] = res.coverage(paper["word"], paper["hit10_dfs"], paper["article"]) if searched else np.nan
     out["word ppl"] = res.log_rate(logp, art)
     out["Eq. 2 ppl"] = res.log_rate(scored["logp_prefix"], art)
     return out
@@ -115,8 +119,9 @@ def pair_table(table: pd.DataFrame, models: Sequence[str], res: WS.Resampler, ma
     False different, None undecided, by :func:`lmnotes.report.cases.side` against ± the
     margin times the pair's mean) and its word."""
 
-    def paired(a, b, col):
-        return res.paired(table.loc[a, col], table.loc[b, col])
+    def paired(a, b, col):  # NaN where a model has no such measure (greedy predictions only)
+        x, y = table.loc[a, col], table.loc[b, col]
+        return np.nan if pd.isna(x) or pd.isna(y) else res.paired(x, y)
 
     pair_rows = []
     for a, b in itertools.combinations(models, 2):
