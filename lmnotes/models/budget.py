@@ -215,10 +215,10 @@ def at_level(
     multiple of ``grid`` updates whose annealed end reaches ``bits``, found by bisection below
     the update at which a probe (:func:`at_quality`'s run of as many passes, evaluated every
     ``grid`` updates and stopped at ``bits``) reached it, and stopped early at a run that ends
-    within ``tolerance`` bits below the level. An annealed end usually lies below the probe's
-    curve, so the level takes no more updates than the probe's; where it does, the search
-    doubles up to the whole schedule. A model that never reached the level is the whole
-    schedule's, its end above ``bits``.
+    within ``tolerance`` bits below the level. A shortened schedule of the probe's length
+    anneals but sums a smaller learning rate than the probe had there, so its end may lie
+    above the level: the search then doubles, up to the whole schedule. A model that never
+    reached the level is the whole schedule's, its end above ``bits``.
 
     (9 parameters: :func:`at_epochs`'s, the level, and the search's grid and tolerance.)
     """
