@@ -283,6 +283,18 @@ def test_a_smaller_set_is_kept_annealed_with_its_probes_summed_learning_rate():
     rows = DS.training_table(err_n, ["m"], [3])
     assert rows.loc[0, "kept update"] == "100 of 400" and rows.loc[0, "probe's valid loss"] == 1.8
 
+    # an own schedule that still validates best before its end is shortened to that epoch
+    def overfits(passes, schedule):
+        trained[passes] = schedule
+        if passes == 8:
+            return model([3.0, 2.0, 2.5, 2.6] * 2, 50)
+        return model(([3.0, 2.5, 1.5] + [1.7] * (passes - 3)) if passes > 3 else [3.0, 2.5, 1.5][:passes], 50)
+
+    trained.clear()
+    m, got, probe = SC.learn_size(overfits, 0.5, 4, config)
+    assert set(trained) == {8, own, 3} and got["schedule"] == "own, annealed over 3 passes"
+    assert (got["best epoch"], got["learning rate kept"]) == (3, 0.0)
+
     # a probe whose best epoch is its last is already annealed: the same schedule again
     def peaks_last(passes, schedule):
         trained[passes] = schedule

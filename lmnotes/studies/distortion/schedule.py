@@ -12,8 +12,8 @@ schedule, which the updates at a high rate dominate; :func:`equal_sum`):
   full set gets with the set repeated (:func:`same_updates`); that run is a probe of where
   the set stops improving. The kept learner trains again on a schedule of its own, the
   fewest whole passes whose annealed schedule sums to the probe's learning rate up to its
-  best epoch, its warm-up the same share of its updates as the main learner's
-  (:func:`learn_size`).
+  best epoch, its warm-up the same share of its updates as the main learner's, shortened
+  to its own best epoch until that is its last (:func:`anneal_like`, :func:`learn_size`).
 - The temperature learners probe the main learner's schedule (rounded to whole passes) with
   early stopping, and train again in the same way.
 
@@ -102,7 +102,10 @@ def anneal_like(learn, probe, passes: int, config: TrainConfig, name: str) -> tu
     """A learner trained again on a schedule of its own annealed to 0 at its end, of as many
     passes as :func:`equal_sum` gives for ``probe``'s summed learning rate up to its kept
     weights (``probe``: a run of ``passes`` passes on ``config``; ``learn(passes, config)``
-    trains): the learner, its :func:`summary` with the schedule's name, and the probe's
+    trains). Where that run still validates best before its end (it overfits as its rate
+    decays), it is trained again over as many passes as its best epoch, until the best epoch
+    of a run is its last: the learner kept ends its schedule, annealed, at its convergence.
+    Returns the learner, its :func:`summary` with the schedule's name, and the probe's
     (``name``). A probe whose best epoch is its last already ends annealed: its schedule is
     the same, and ``learn`` finds it in the cache."""
     got = summary(probe, config.warmup, passes) | {"schedule": name}
@@ -110,9 +113,14 @@ def anneal_like(learn, probe, passes: int, config: TrainConfig, name: str) -> tu
     own = (
         passes if got["best epoch"] == passes else equal_sum(config, passes, per_pass, got["Σ learning rate"])
     )
-    schedule = annealed(config, passes, own)
-    model = learn(own, schedule)
-    return model, summary(model, schedule.warmup, own) | {"schedule": f"own, annealed over {own} passes"}, got
+    while True:
+        schedule = annealed(config, passes, own)
+        model = learn(own, schedule)
+        mine = summary(model, schedule.warmup, own)
+        if mine["best epoch"] in (own, 1):
+            break
+        own = mine["best epoch"]  # fewer passes each time: ends
+    return model, mine | {"schedule": f"own, annealed over {own} passes"}, got
 
 
 def learn_size(learn, share: float, epochs: int, config: TrainConfig) -> tuple:
