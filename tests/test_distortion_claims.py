@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lmnotes.report import claims as lmclaims
+from lmnotes.report import cases as LC, claims as lmclaims
 from lmnotes.stats import Estimate
 from lmnotes.studies.distortion import claims as C
 
@@ -575,3 +575,15 @@ def test_the_source_passes_its_own_claims_on_its_table_4():
     assert t.loc["6a. More data helps", "verdict"] == "reproduced"
     planted = C.claims(results(size=size, paper_size_gain=gain.value), RULES | {"size_cut": gain.value / 10})
     assert planted.set_index("claim").loc["3. Model size matters little", "verdict"] == "differs"
+
+
+def test_far_below_the_papers_n_a_gain_above_the_margin_is_not_against_whether_or_not_gains_shrink():
+    growing = {(1000, 2000): above(6.0), (2000, 4000): above(7.0)}
+    case = C.levelling(growing, {1000: 20.0, 2000: 14.4}, 0.1, 4000)
+    assert (case.low, case.decision, case.unit) == (0.0, "open", LC.NOT_SAMPLED) and C.beyond_reach(case)
+    # within reach of the paper's N, the gain's own interval decides: against
+    near = C.levelling(growing, {1000: 20.0, 2000: 14.4}, 0.1, 1_000_000)
+    assert near.decision == "against" and near.low == pytest.approx(6.3)
+    # a doubling that lost error keeps its own lower end, and has levelled off
+    lost = C.levelling({(2000, 4000): below(-1.0)}, {2000: 14.4}, 0.1, 4000)
+    assert lost.low == pytest.approx(-1.1) and lost.decision == "for"

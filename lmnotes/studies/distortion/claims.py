@@ -106,10 +106,11 @@ BEYOND_REACH = 100
 def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float, largest_n: int) -> lmcases.Case:
     """Claim 6's levelling case: the last doubling's gain (nats) below `level_margin` times
     the size of the mean error at its smaller N; above it beyond its interval, the data have
-    not levelled off. Where the gains shrink and the largest N lies more than
-    :data:`BEYOND_REACH` times below the paper's, where it sees the levelling, a doubling at the
-    paper's N gains between 0 and the last one's upper end: the case's interval, which can show
-    the levelling but never its absence. With the gain still above the threshold
+    not levelled off. Where the largest N lies more than :data:`BEYOND_REACH` times below the
+    paper's, where it sees the levelling, a doubling at the paper's N gains between 0 and the
+    last one's upper end (a learning curve falls as a power law of N, Hestness et al. 2017,
+    so a doubling's gain shrinks as N grows, whatever two small doublings show): the case's
+    interval, which can show the levelling but never its absence. With the gain still above the threshold
     (:func:`beyond_reach`) the claim is not testable at this N: the interval is a range the
     design fixes, which more test sequences would not close
     (:data:`lmnotes.report.cases.NOT_SAMPLED`); below it, the upper end is the gain's bootstrap
@@ -117,18 +118,17 @@ def levelling(step_gain: Mapping, error_at: Mapping, level_margin: float, larges
     (n, _), gain = list(step_gain.items())[-1]
     threshold = level_margin * error_at[n]
     why = f"nats, against level_margin × the error at N = {n:,} ({num(error_at[n])} nats)"
-    values = [g.value for g in step_gain.values()]
-    if len(values) > 1 and values[-1] < values[-2] and largest_n * BEYOND_REACH <= PAPER_LARGEST_N:
+    if largest_n * BEYOND_REACH <= PAPER_LARGEST_N:
         return lmcases.Case(
             "the last doubling's gain",
             "below",
             gain.value,
-            0.0,
+            min(0.0, gain.low),  # a doubling that lost error: its own interval
             gain.high,
             threshold,
             why=why + f"; our largest N, {largest_n:,}, lies {PAPER_LARGEST_N / largest_n:,.0f}× below the "
-            f"paper's {PAPER_LARGEST_N / 1e6:.0f} M, where it levels off: the gains shrink, so a doubling there gains "
-            "between 0 and the last one's upper end (a gain above the threshold here is not against)",
+            f"paper's {PAPER_LARGEST_N / 1e6:.0f} M, where it levels off: a doubling's gain shrinks as N grows, so "
+            "one there gains between 0 and the last one's upper end (a gain above the threshold here is not against)",
             unit=lmcases.NOT_SAMPLED if 0 < threshold < gain.value else TEST,  # as beyond_reach
         )
     return lmcases.Case.interval("the last doubling's gain", "below", gain, threshold, why=why, unit=TEST)
@@ -374,7 +374,7 @@ def levels_off(r, q):
         f"{PAPER_LARGEST_N / 1e6:.0f} M sequences"
         + (
             ": not testable at this N; at the paper's N a doubling gains between 0 and this one's upper "
-            "end (the gains shrink), so a gain above the margin here is not against"
+            "end (a gain shrinks as N grows), so a gain above the margin here is not against"
             if all(beyond_reach(c) for c in cases)
             else ""
         )
