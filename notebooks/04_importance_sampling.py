@@ -490,10 +490,9 @@ glue_all(ic.values)
 # %% [markdown]
 # Instance level is lower (better) than corpus level in {glue:text}`n_ic_for` of
 # {glue:text}`n_ic_cases` model–proposal pairs beyond the runs' interval, and in
-# {glue:text}`ic_runs_pct:.0f` % of single runs; {glue:text}`n_ic_unresolved` stay open. In
-# {glue:text}`n_ic_floor` the proposal is so close to the posterior that the exact KL pins
-# the gap below the last digit the paper's Table 1 prints, and the runs cannot resolve it: a
-# tie at the floor, which the claim does not count (as the non-latent model of claim 7). The direction
+# {glue:text}`ic_runs_pct:.0f` % of single runs; {glue:text}`n_ic_unresolved` stay open, and
+# {glue:text}`n_ic_floor` tie at the floor (the exact KL pins the gap below Table 1's last
+# digit; not counted, as claim 7's model). The direction
 # is the theorem above, so it could not have come out otherwise in expectation; the size is
 # the finding. The gap can be large: for
 # {glue:text}`ic_worst` the corpus-level estimate is {glue:text}`ic_worst_c:.1f` and the

@@ -279,10 +279,12 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     )
     # leaning against, its upper end must fall below 1, and it has none: only more draws close it
     no_end = C.Case("u", "above", 0.5, 0.1, math.inf, 1.0, why="x", unit="draws K")
-    assert (
-        C.to_decide("every", [no_end])
-        == stuck + "u: an end its design leaves open, which only more draws K can close"
+    assert C.to_decide("every", [no_end]) == (
+        "u: an interval end left open at this many draws K, which only more of them can close"
     )
+    # many names are cut to three and a count
+    many = [dataclasses.replace(no_end, name=f"u{i}") for i in range(5)]
+    assert C.to_decide("every", many).startswith("u0, u1, u2 and 2 more: an interval end left open")
     # a 'clearly' case has no interval (NaN ends): named once, for its exact value
     assert C.to_decide("every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")]) == (
         stuck + "c: an exact value without an interval, between half and twice its threshold"

@@ -402,14 +402,28 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
         "fixed": lambda c: "an exact value without an interval, between half and twice its threshold",
         "buffer": lambda c: "an estimate between half and twice a threshold the source does not fix",
         "not sampled": lambda c: "an exact range, which no data narrows",
-        "no end": lambda c: f"an end its design leaves open, which only more {c.unit or 'data'} can close",
+        "no end": lambda c: (
+            f"an interval end left open at this many {c.unit or 'data'}, which only more of them can close"
+        ),
         "on": lambda c: "an estimate on its threshold",
     }
     parts = []
     for k, found in why.items():
         for text in dict.fromkeys(said[k](c) for c in found):
-            parts.append(f"{', '.join(c.name for c in found if said[k](c) == text)}: {text}")
-    return "more of the same data would not decide it at the observed effects: " + "; ".join(parts)
+            parts.append(f"{_named([c.name for c in found if said[k](c) == text])}: {text}")
+    lead = (
+        ""
+        if not stuck or why["no end"] == stuck
+        else "more of the same data would not decide it at the observed effects: "
+    )
+    return lead + "; ".join(parts)
+
+
+def _named(names: Sequence[str], most: int = 3) -> str:
+    """Up to ``most`` names, then how many more (the cases file lists them all)."""
+    return (
+        ", ".join(names) if len(names) <= most else f"{', '.join(names[:most])} and {len(names) - most} more"
+    )
 
 
 #: The columns of a cases file: the claim's number, form and verdict, then a :class:`Case`, then its decision.

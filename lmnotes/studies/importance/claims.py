@@ -529,7 +529,7 @@ def instance_lower(r: Measured, rules: Rules):
         f"{counted(r.ic_cases, 'open')}), in {100 * r.ic_runs:.0f} % of single runs"
         + (
             f"; {'one pair ties' if len(tied) == 1 else f'{len(tied)} pairs tie'} at the floor ({'; '.join(tied)}: "
-            "theory pins the gap below the runs' resolution; not counted)"
+            "theory pins the gap below Table 1's last digit; not counted)"
             if tied
             else ""
         )
