@@ -385,3 +385,19 @@ def test_a_threshold_the_source_does_not_fix_gets_the_same_buffer_with_or_withou
     assert C.can(C.Case("n", "clearly above", 3.0, -np.inf, 4.5, 1.0, why="x")) == {"against", "open"}
     with pytest.raises(ValueError, match="name no unit"):
         C.with_unit([beyond.__class__("u", "clearly above", 3.0, 1.5, 4.5, 1.0, why="x")], "")
+
+
+def test_clearly_within_buffers_a_margin_the_source_does_not_fix():
+    """for inside ± half the margin, against beyond ± twice it, open between; exact values alike."""
+    assert C.decide("clearly within", 0.1, -0.2, 0.4, threshold=1.0) == "for"
+    assert C.decide("clearly within", 0.1, -0.2, 0.6, threshold=1.0) == "open"
+    assert C.decide("clearly within", 3.0, 2.5, 3.5, threshold=1.0) == "against"
+    assert C.decide("clearly within", -3.0, -3.5, -2.5, threshold=1.0) == "against"
+    assert C.decide("clearly within", 1.5, 1.2, 1.8, threshold=1.0) == "open"
+    assert C.decide("clearly within", 0.21, threshold=0.25) == "open"  # 12.1 points against 10 ± 25 %
+    inside = C.Case("i", "clearly within", 0.1, -0.6, 0.8, 1.0, why="x", unit="runs")
+    assert C.more_data(inside) == pytest.approx(max((0.7 / 0.4) ** 2, (0.7 / 0.6) ** 2))
+    buffered = C.Case("b", "clearly within", 1.5, 0.2, 2.8, 1.0, why="x", unit="runs")
+    assert C.more_data(buffered) == math.inf
+    assert C.to_decide("every", [buffered]).endswith("between half and twice a threshold the source does not fix")
+    assert C.can(inside) == {"for", "against", "open"}

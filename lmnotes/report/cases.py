@@ -44,6 +44,8 @@ TESTS = {
     "at twice the threshold, when they agree)",
     "clearly below": "a value against a threshold its source does not fix: for if it (or its interval) lies "
     "below half the threshold, against if above twice it, open between",
+    "clearly within": "a value against a margin its source does not fix: for if it (or its interval) lies "
+    "within ± half the margin, against if beyond ± twice it, open between",
     "holds": "an identity checked exactly (estimate 1 if it holds, 0 if not)",
     "p": "a test of the claim's direction (positive statistic): for if the estimate is positive and p < "
     "threshold, against if negative and p < threshold, open otherwise",
@@ -58,7 +60,7 @@ FAMILY_ALPHA = 0.05
 #: The tests decided by an interval, whose cases name the unit they resample (:attr:`Case.unit`).
 INTERVAL_TESTS = ("above", "below", "within", "outside")
 #: The tests against a threshold the source does not fix, on an exact value or an interval.
-CLEARLY = ("clearly above", "clearly below")
+CLEARLY = ("clearly above", "clearly below", "clearly within")
 #: The decisions each test can reach with other data (a zero-width tie aside).
 CAN = {
     "above": {"for", "against", "open"},
@@ -69,6 +71,7 @@ CAN = {
     "more": {"for", "against"},
     "clearly above": {"for", "against", "open"},
     "clearly below": {"for", "against", "open"},
+    "clearly within": {"for", "against", "open"},
     "holds": {"for", "against"},
     "p": {"for", "against", "open"},
 }
@@ -144,6 +147,11 @@ def _clearly(test: str, low: float, high: float, threshold: float) -> str:
     beyond twice or half the threshold, as the test asks; open in the buffer between."""
     if test == "clearly above":
         return "for" if low > 2 * threshold else "against" if high < threshold / 2 else "open"
+    if test == "clearly within":
+        t = threshold
+        return (
+            "for" if -t / 2 < low and high < t / 2 else "against" if low > 2 * t or high < -2 * t else "open"
+        )
     return "for" if high < threshold / 2 else "against" if low > 2 * threshold else "open"
 
 
@@ -324,6 +332,12 @@ def _crossings(case: Case) -> list[tuple[float, float]]:
     """The (distance from the estimate to an end, distance from the estimate to the threshold
     that end must cross) pairs an open interval case needs for the decision it leans to."""
     e, lo, hi, t = case.estimate, case.low, case.high, case.threshold
+    if case.test == "clearly within":  # both ends within ± t/2, or one beyond ± 2t
+        if abs(e) < t / 2:
+            return [(hi - e, t / 2 - e), (e - lo, e + t / 2)]
+        if abs(e) > 2 * t:
+            return [(e - lo, e - 2 * t)] if e > 0 else [(hi - e, -2 * t - e)]
+        return [(math.inf, 0.0)]
     if case.test in CLEARLY:  # the edge of the buffer on the estimate's side; none inside it
         upper, lower = 2 * t, t / 2
         if not (e > upper or e < lower):
@@ -356,6 +370,7 @@ def leaning(case: Case) -> str:
         "outside": abs(e) > t,
         "clearly above": e > t,
         "clearly below": e < t,
+        "clearly within": abs(e) < t,
     }[case.test]
     return "for" if toward else "against"
 
@@ -390,7 +405,10 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
     for c in stuck:
         if c.test in CLEARLY and not has_interval(c):
             why["fixed"].append(c)
-        elif c.test in CLEARLY and c.threshold / 2 <= c.estimate <= 2 * c.threshold:
+        elif (
+            c.test in CLEARLY
+            and c.threshold / 2 <= (abs(c.estimate) if "within" in c.test else c.estimate) <= 2 * c.threshold
+        ):
             why["buffer"].append(c)
         elif c.unit == NOT_SAMPLED:
             why["not sampled"].append(c)

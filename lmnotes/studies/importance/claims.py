@@ -23,6 +23,8 @@ table shows.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -173,13 +175,10 @@ def tau_window(name: str, best: float, low: float, high: float, why: str) -> Cas
 
 def kglm_gap(corpus: Estimate, instance: Estimate, approx_share: float) -> list[Case]:
     """Claim 16, an effect: its sign (instance level below corpus level, perplexity points)
-    and its size (the gap in nats per token, ln(PPL_C / PPL_I), within ``approx_share`` of
-    the source's 10)."""
-    nats = Estimate(
-        math.log(corpus.value / instance.value),
-        math.log(corpus.low / instance.high),
-        math.log(corpus.high / instance.low),
-    )
+    and its size, the gap in perplexity points relative to the source's 10 (gap / 10 − 1)
+    clearly within ``approx_share`` (the source calls perplexities "nats": "the perplexity of
+    43 nats"; "≈" fixes no margin, so the buffer applies)."""
+    gap = stats.unpaired(corpus, instance)
     return [
         Case.apart(
             "the sign, instance below corpus level",
@@ -189,13 +188,13 @@ def kglm_gap(corpus: Estimate, instance: Estimate, approx_share: float) -> list[
             why="perplexity points, corpus minus instance level, as printed (± half the last digit)",
         ),
         Case(
-            "the size, ≈ 10 nats",
-            "within",
-            nats.value / 10 - 1,
-            nats.low / 10 - 1,
-            nats.high / 10 - 1,
+            "the size, ≈ 10",
+            "clearly within",
+            gap.value / 10 - 1,
+            gap.low / 10 - 1,
+            gap.high / 10 - 1,
             approx_share,
-            why="the gap in nats per token, ln(PPL_C / PPL_I), relative to 10: gap / 10 − 1",
+            why="the gap in perplexity points (the source's 'nats' of perplexity) relative to 10: gap / 10 − 1",
         ),
     ]
 
@@ -308,7 +307,8 @@ def source_cases(paper: pd.DataFrame, rules: Rules) -> dict[str, list[Case]]:
 
 def source_text(number: str, paper: pd.DataFrame, rules: Rules) -> str:
     """What the source's own numbers give by claim ``number``'s form: its verdict and counts,
-    and, where it does not reproduce its claim, that its words go beyond its table."""
+    and, where it does not reproduce its claim, that its words go beyond its table (or, left
+    open, that its digits do not decide it)."""
     cases = source_cases(paper, rules)[number]
     n_for, n_against, n_open = lmcases.counts(cases)
     verdict = lmcases.verdict(SOURCE_FORMS[number], n_for, n_against, n_open)
@@ -318,7 +318,11 @@ def source_text(number: str, paper: pd.DataFrame, rules: Rules) -> str:
             text
             + "; not "
             + ", ".join(c.name for c in cases if c.decision != "for")
-            + "): its words go beyond its table"
+            + (
+                "): its digits leave it open"
+                if verdict == "inconclusive"
+                else "): its words go beyond its table"
+            )
         )
     return text + ")"
 
@@ -337,14 +341,17 @@ def peeking_summary(table: pd.DataFrame) -> str:
 
 def source_summary(paper: pd.DataFrame, rules: Rules) -> str:
     """In words, what the source's own printed numbers give the claims that rest on them, by
-    the chapter's rules: those it reproduces, and those where its words go beyond its table,
-    with the cases that are not for."""
-    passes, beyond = [], []
+    the chapter's rules: those it reproduces, those where its words go beyond its table, and
+    those its digits leave open, with the cases that are not for."""
+    passes, beyond, left = [], [], []
     for number, cases in source_cases(paper, rules).items():
-        if lmcases.verdict(SOURCE_FORMS[number], *lmcases.counts(cases)) == "reproduced":
+        verdict = lmcases.verdict(SOURCE_FORMS[number], *lmcases.counts(cases))
+        if verdict == "reproduced":
             passes.append(number)
         else:
-            beyond.append(f"{number} (not {', '.join(c.name for c in cases if c.decision != 'for')})")
+            (left if verdict == "inconclusive" else beyond).append(
+                f"{number} (not {', '.join(c.name for c in cases if c.decision != 'for')})"
+            )
 
     def listed(items):
         return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
@@ -358,6 +365,7 @@ def source_summary(paper: pd.DataFrame, rules: Rules) -> str:
             f"its words go beyond its table in claim{'s' * (len(beyond) > 1)} {listed(beyond)}"
             if beyond
             else "",
+            f"its digits leave claim{'s' * (len(left) > 1)} {listed(left)} open" if left else "",
         )
         if part
     )
@@ -370,8 +378,8 @@ def source_summary(paper: pd.DataFrame, rules: Rules) -> str:
 def thresholds(rules: Rules) -> dict[str, str]:
     """The thresholds the claims table shows, ``{parameter = value: what it decides}``."""
     return {
-        f"converged_gap = {rules.converged_gap:g}": "claims 2 and 4: a perplexity within this share of "
-        "the truth has converged",
+        f"converged_gap = {rules.converged_gap:g}": "claims 2 and 4: a perplexity within half this share of "
+        "the truth has converged, one beyond twice it has not (the paper fixes no threshold: open between)",
         f"bias_removed = {rules.bias_removed:g}": "claim 6: 'most' of the corpus-level bias",
         f"tau_tolerance = {rules.tau_tolerance:g}": "claim 11: a temperature whose mean log(1 + χ²) is within "
         "log(1 + this) of the best's is as good (the range of τ a case spans)",
@@ -380,8 +388,10 @@ def thresholds(rules: Rules) -> dict[str, str]:
         f"overlap_shared = {rules.overlap_shared:g}": "claim 12: two densities sharing less than half this "
         "mass are clearly separated, more than twice it not (the paper fixes no threshold)",
         f"beam_share_margin = {rules.beam_share_margin:g}": "claim 15: at equal length, two beams whose shares "
-        "of p(x) lie within this many points are equally tight",
-        f"approx_share = {rules.approx_share:g}": "claim 16: '≈ 10' holds within this share of 10",
+        "of p(x) lie within half this many points are equally tight, beyond twice it not; a share falls "
+        "when by more than twice it (open between)",
+        f"approx_share = {rules.approx_share:g}": "claim 16: '≈ 10' holds within half this share of 10, not "
+        "beyond twice it (open between)",
     }
 
 
@@ -439,7 +449,7 @@ def consistent(r: Measured, rules: Rules):
             c2.append(
                 Case.interval(
                     f"{n}, {m}",
-                    "below",
+                    "clearly below",  # converged_gap is the chapter's, not the source's
                     g,
                     converged_gap,
                     why=f"relative perplexity gap at K = {k_max:,}, Monte Carlo interval; every "
@@ -450,7 +460,7 @@ def consistent(r: Measured, rules: Rules):
             c2.append(
                 Case(
                     f"{n}, {m}",
-                    "below",
+                    "clearly below",
                     g.value,
                     -np.inf,
                     g.high,
@@ -462,7 +472,7 @@ def consistent(r: Measured, rules: Rules):
             )
     n_tail = sum(v > 0 for v in r.tail_sub.values())
     return c2, (
-        f"relative perplexity gap at K = {k_max:,} below {converged_gap:.1%} beyond its interval for "
+        f"relative perplexity gap at K = {k_max:,} below half of {converged_gap:.1%} beyond its interval for "
         f"{counted(c2)} of the {len(c2)} curves; {n_tail} have sentences that need more than K draws (e^KL), "
         f"cannot reach the limit at this K, and are open unless already below."
     )
@@ -505,16 +515,16 @@ def no_convergence(r: Measured, rules: Rules):
     c4 = [
         Case.interval(
             f"{n}, {m}",
-            "above",
+            "clearly above",
             r.gap_interval[m, n],
             converged_gap,
-            why=f"relative perplexity gap at K = {k_max:,}, Monte Carlo interval; above the threshold: "
-            "no convergence",
+            why=f"relative perplexity gap at K = {k_max:,}, Monte Carlo interval; above twice the threshold: "
+            "no convergence; below half of it: converged",
         )
         for m, n in r.tail_sub
     ]
     return c4, (
-        f"perplexity still above the truth by more than {converged_gap:.1%} at K = {k_max:,} for "
+        f"perplexity still above the truth by more than twice {converged_gap:.1%} at K = {k_max:,} for "
         f"{counted(c4)} of {len(c4)} model–proposal pairs, within it for {counted(c4, 'against')}; "
         f"exp(KL), the draws a sentence needs, decides which ({'exactly' if r.agree else 'nearly'})."
     )
@@ -649,7 +659,13 @@ def best_temperature(r: Measured, rules: Rules):
                     "reaches the best's",
                 )
             )
-    c11 = [tau_window(label, best, lo, hi, why) for label, best, lo, hi, why in ranges]
+    c11 = [
+        # the χ² ranges are exact (the claim's unit); the tokenization ranges come from sampled runs
+        tau_window(label, best, lo, hi, why)
+        if not label.endswith(", constrained")
+        else dataclasses.replace(tau_window(label, best, lo, hi, why), unit="tokenization runs")
+        for label, best, lo, hi, why in ranges
+    ]
     others = [
         f"{label.replace(', constrained', '')} {best:.2g} ({lo:.2g}–{hi:.2g})"
         for c, (label, best, lo, hi, _) in zip(c11, ranges)
@@ -778,7 +794,7 @@ def beams_tight(r: Measured, rules: Rules):
     equal = [
         Case.interval(
             f"{b} tokens",
-            "within",
+            "clearly within",  # beam_share_margin is the chapter's, not the source's
             e,
             rules.beam_share_margin,
             why=f"share of p(x) on the beam's {r.k_top} paths, sticky minus fitted, points (95 % "
@@ -789,7 +805,7 @@ def beams_tight(r: Measured, rules: Rules):
     falls = [
         Case.interval(
             f"{m}: shortest minus longest",
-            "above",
+            "clearly above",
             r.short_long[m],
             rules.beam_share_margin,
             why=f"share of p(x) on the beam's {r.k_top} paths, shortest minus longest sentences, points "
@@ -799,11 +815,11 @@ def beams_tight(r: Measured, rules: Rules):
         for m in r.models
     ]
     return equal + falls, (
-        f"the beam's share falls from the shortest to the longest sentences beyond {rules.beam_share_margin:g} "
+        f"the beam's share falls from the shortest to the longest sentences beyond twice {rules.beam_share_margin:g} "
         f"points in {counted(falls)} of {len(falls)} models ("
         + "; ".join(f"{m} {fmt(r.short_long[m], 2)}" for m in r.models)
         + "); at equal length (the same space) the sticky model's beam holds more than the fitted one's "
-        f"beyond the margin in {counted(equal, 'against')} of {len(equal)} bins ("
+        f"beyond twice the margin in {counted(equal, 'against')} of {len(equal)} bins ("
         + ", ".join(f"{e.value:+.0f}" for e in r.equal_size)
         + "): the space is not all that decides."
     )
@@ -818,12 +834,11 @@ def kglm_arithmetic(r: Measured, rules: Rules):
         stats.printed(kglm_i, half=PA.PRINTED_HALF),
         rules.approx_share,
     )
-    points = abs((kglm_c - kglm_i) / 10 - 1) <= rules.approx_share
     return c16, (
-        f"the direction holds ({kglm_c:.1f} > {kglm_i:.1f}); in nats per token the gap is "
-        f"ln({kglm_c:.1f}/{kglm_i:.1f}) = {math.log(kglm_c / kglm_i):.2f}, not 10: its words go beyond its table; "
-        f"its 10 is a difference of perplexities, {kglm_c - kglm_i:.1f} points, "
-        f"{'within' if points else 'beyond'} {rules.approx_share:.0%} of 10 (not counted: no unit)."
+        f"the direction holds ({kglm_c:.1f} > {kglm_i:.1f}); the gap is {kglm_c - kglm_i:.1f} perplexity "
+        f"points (the source's 'nats', as in 'the perplexity of 43 nats'), {abs((kglm_c - kglm_i) / 10 - 1):.0%} "
+        f"from 10, against ± half and twice {rules.approx_share:.0%}; in nats per token it is "
+        f"ln({kglm_c:.1f}/{kglm_i:.1f}) = {math.log(kglm_c / kglm_i):.2f} (not counted: the source's unit is perplexity)."
     )
 
 
