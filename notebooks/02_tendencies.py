@@ -940,11 +940,12 @@ glue("long_length_used", long_length, display=False)
 # one degree of freedom fewer than the articles (`lmnotes.stats.quantile`): the normal
 # quantile is too narrow with so few clusters.
 #
-# The source prints its Tab. 2 and Tab. 3 without intervals. Claims 5, 6, 8a and 9 rest on them,
-# and the same rule, applied to its printed digits (each an interval of ± half its last
-# digit), gives {glue:text}`source_verdicts` (8a by construction: its margin is read off
-# the same table); its row says where its digits do not resolve a
-# case.
+# The source prints its Tab. 2 and Tab. 3 without intervals. Claims 1, 4a, 4b, 5, 6, 8a, 9
+# and 11 rest on them, and the same rule, applied to its printed digits (each an interval of
+# ± half its last digit), gives {glue:text}`source_verdicts` (4a and 8a by construction:
+# their margins are read off the same tables); each row says where its digits do not
+# resolve a case. The others rest on figures (2, 3, 10b), on paired resamples or a test that
+# printed digits cannot feed (7a, 7b, 8b), or are not tested (10a).
 
 # %% tags=["hide-input"]
 own = [label[m] for m in model_names if m.startswith("wiki/")]  # trained here

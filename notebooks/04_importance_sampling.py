@@ -492,15 +492,13 @@ glue_all(ic.values)
 # {glue:text}`n_ic_cases` model–proposal pairs beyond the runs' interval, and in
 # {glue:text}`ic_runs_pct:.0f` % of single runs; {glue:text}`n_ic_unresolved` stay open, and
 # {glue:text}`n_ic_floor` tie at the floor (the exact KL pins the gap below Table 1's last
-# digit; not counted, as claim 7's model). The direction
-# is the theorem above, so it could not have come out otherwise in expectation; the size is
+# digit; not counted, as claim 7's model). The direction is the theorem above; the size is
 # the finding. The gap can be large: for
 # {glue:text}`ic_worst` the corpus-level estimate is {glue:text}`ic_worst_c:.1f` and the
 # instance-level one {glue:text}`ic_worst_i:.1f`. The corpus-level weights degenerate,
-# because the corpus's KL is the sum of its sentences' (the theorem above orders the
-# variances, this says by how much): over all runs, the median effective sample size of the
-# $K$ =
-# {glue:text}`k_runs_used` corpus-level weights is {glue:text}`corpus_ess_median:.2f`. For the
+# because the corpus's KL is the sum of its sentences': the median effective sample size of
+# the $K$ = {glue:text}`k_runs_used` corpus-level weights is
+# {glue:text}`corpus_ess_median:.2f`. For the
 # Transformer alone every weight equals $p(x)$ and the two aggregations agree to the last
 # bit, as the paper says.
 #
@@ -1275,15 +1273,12 @@ glue_all(paper.table1_values(t1, kglm_factor))
 # Each claim has the form its words give it, and one function turns the form and the
 # decisions of its cases into the verdict (the forms are stated under the table, with every
 # case and the numbers that decide it). A case is decided by its 95% interval, or its test,
-# against its threshold: for, against or open. Most claims are universal ("a bound",
-# "uniformly lower", "in all settings") and hold in *every* case, each model–proposal pair,
-# curve, temperature or length bin: cases against and none for refute them, cases both
-# ways make them differ, and an open case with none against leaves them inconclusive. The
-# theorems are no exception (claims 1, 2, 3a and 5: Jensen's inequality, the law of large
-# numbers, Burda et al.'s monotonicity, the Rao–Blackwell argument): the verdict is on what
-# the runs resolve, so a proposal too close to the posterior for the runs to resolve its
-# bias stays open, and one whose sentences need more draws than the curves have can show
-# that it has converged but not that it has not (claim 2: no lower end). *Identities* hold
+# against its threshold (one the paper does not fix, such as a convergence gap, must be
+# cleared by a factor of two). Most claims are universal ("a bound", "uniformly lower", "in
+# all settings") and hold in *every* case. The theorems are no exception (claims 1, 2, 3a
+# and 5): the verdict is on what the runs resolve, so a proposal too close to the posterior
+# for the runs to resolve its bias stays open, and one whose sentences need more draws than
+# the curves have can show that it has converged but not that it has not. *Identities* hold
 # or fail: what holds by construction (7, 14) and what the source's code does (8, quoted
 # above); each plotted curve (3b) is an exact case under *every*. Claims 9 ("in general"),
 # 11 ("e.g.") and 13 ("mostly preserved") hold in *most* cases; the source's

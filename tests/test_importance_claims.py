@@ -401,7 +401,7 @@ def test_the_base_evidence_gives_the_verdicts_it_was_built_for():
     assert t.loc["12", "n_for"] == 2 * (5 + 2)
     assert "the paper's Table 1 by this rule: reproduced (20 of 20 for)" in t.loc["5", "measured"]
     assert "the paper's Table 1 by this rule: reproduced (4 of 4 for)" in t.loc["9", "measured"]
-    assert "the gap is 12.1 perplexity points" in t.loc["16", "measured"]
+    assert "the gap is 12.1 points of perplexity" in t.loc["16", "measured"]
     assert "21% from 10" in t.loc["16", "measured"] and "ln(41.7/29.6) = 0.34" in t.loc["16", "measured"]
 
 

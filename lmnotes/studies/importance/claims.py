@@ -835,10 +835,10 @@ def kglm_arithmetic(r: Measured, rules: Rules):
         rules.approx_share,
     )
     return c16, (
-        f"the direction holds ({kglm_c:.1f} > {kglm_i:.1f}); the gap is {kglm_c - kglm_i:.1f} perplexity "
-        f"points (the source's 'nats', as in 'the perplexity of 43 nats'), {abs((kglm_c - kglm_i) / 10 - 1):.0%} "
-        f"from 10, against ± half and twice {rules.approx_share:.0%}; in nats per token it is "
-        f"ln({kglm_c:.1f}/{kglm_i:.1f}) = {math.log(kglm_c / kglm_i):.2f} (not counted: the source's unit is perplexity)."
+        f"the direction holds ({kglm_c:.1f} > {kglm_i:.1f}); the gap is {kglm_c - kglm_i:.1f} points of "
+        f"perplexity (the source's 'nats'), {abs((kglm_c - kglm_i) / 10 - 1):.0%} from 10, against half and twice "
+        f"{rules.approx_share:.0%}; per token, ln({kglm_c:.1f}/{kglm_i:.1f}) = {math.log(kglm_c / kglm_i):.2f} nats "
+        "(not counted)."
     )
 
 
