@@ -378,6 +378,15 @@ tables.show(pair_df[["pair", "Δ top-1", "Δ top-10 (Alg. 2)", "Δ T1",
             "(percentage points; perplexity) and the paper's reading of "
             "them", index=False)
 
+# %% [markdown]
+# Every pair above compares models trained once (seed 0), and a training run's luck (its
+# initialisation and the order of its batches) is not in intervals that resample the test
+# articles. So the family is trained once more at each further seed of `family_seeds` (the
+# same recipes, data and budget) and its greedy predictions scored on the same targets
+# (the trigram has no seed; the pretrained model is not among the pairs): the table below
+# gives the second run's measures, and claims 2–4 count a pair for or against only where
+# every training run agrees.
+
 # %% tags=["hide-input"]
 # the family trained again at each further seed: its greedy predictions on
 # the same targets, on the same resamples of the articles
@@ -396,13 +405,6 @@ for s in family_seeds[1:]:
                         ": greedy whole-word prediction (percent; perplexity)"))
 
 # %% [markdown]
-# Every pair above compares models trained once, and a training run's luck (its
-# initialisation and the order of its batches) moves a pair's differences by more than
-# their intervals, which resample the test articles only, can show. So the family is
-# trained again at each further seed (the same recipes, data and budget) and its greedy
-# predictions scored on the same targets; claims 2–4 count a pair for or against only
-# where every training run agrees (the table above gives the second run's measures).
-#
 # ## Is diversity more than the number of chances?
 #
 # T1 rewards a model for hitting a type once. A type that occurs often in the test has

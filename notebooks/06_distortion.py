@@ -216,7 +216,9 @@ tables.show(OV.examples(L, test), f"Samples of p_L at T = {temperature}",
 # ## The models M
 #
 # Each learner is trained from scratch on L's training ids with L's tokenizer, for a fixed
-# number of epochs, keeping the weights of the best validation epoch (the paper's choice).
+# number of epochs, keeping the weights of the best validation epoch (the paper's choice;
+# here the last, where the learning rate has decayed to zero). The learners the claims
+# compare are trained at each seed of `learner_seeds`; the figures show the first.
 # After every epoch the main learner and the LSTM score fixed subsets of the training and
 # test sequences, for the curves of claims 4–5.
 
@@ -544,8 +546,11 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # smaller set first runs the full set's schedule ({glue:text}`updates_txt` updates, the set
 # repeated) as a probe of where it stops improving, then trains again on a schedule of its
 # own whose cosine decay reaches zero at its end, the fewest passes that give it as much
-# training as the probe had at its best epoch, measured by the summed learning rate: every
-# size is compared at annealed weights, each at about its probe's training. We report the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
+# training as the probe had at its best epoch, measured by the summed learning rate (the
+# schedule's factor summed over its updates: updates at the peak rate); where that run still
+# validates best before its end, it is trained again over as many passes as its best epoch,
+# until its best epoch is its last. Every size is compared at annealed weights, each at its
+# convergence. We report the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
 # stratum (its inset). The LSTM, trained on the same data, shows how efficiently each
 # architecture turns data into lower error.
 
@@ -603,7 +608,8 @@ tables.show(SD.table(seeds, sizes, learner_seeds[0], step_gain, same_n,
 # ```
 #
 # The first doubling of the data gains {glue:text}`gain_first` nats of mean error, the
-# last {glue:text}`gain_last`, still {glue:text}`rel_last` of the error: the deficit is
+# last {glue:text}`gain_last`, still {glue:text}`rel_last` of the error (the first seed; the
+# table of seeds gives the second's): the deficit is
 # weakened by data and not eliminated, and {glue:text}`levelled_text`. The first table
 # prints what each learner got: the schedule kept, the update kept of those planned, the
 # learning rate there as a share of its peak, the summed learning rate up to it, and its
@@ -679,8 +685,9 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 # learner's schedule (the whole passes nearest its updates, the same warm-up) stops once its
 # validation loss has not improved for {glue:text}`t_patience` passes; the learner kept
 # trains again on a schedule of its own whose cosine decay reaches zero at its end, the
-# fewest passes with the probe's summed learning rate up to its best epoch, so that each is
-# compared annealed, with about its probe's training, as the main learner is (from
+# fewest passes with the probe's summed learning rate up to its best epoch (shortened, as
+# for the data sizes, until its best epoch is its last), so that each is compared annealed
+# at its convergence, as the main learner is (from
 # {glue:text}`t_data_ratio` times as many sequences). The second table
 # prints what each got: where its probe peaked, the update kept, the summed learning rate
 # up to it and the learning rate there. We compare the error
@@ -1098,11 +1105,12 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # the verdict; the cases are listed under the table with the numbers that decide them.
 # What is not counted is named in the table's last column: evidence another claim already
 # counts, and tests any learner passes. The intervals resample test sequences for one trained model per
-# setting, and do not include the variation between training runs; instead, every claim
-# that compares trained learners counts each training run as a case of its own. Claims 3,
-# 6a, 6b and 7 are decided at every seed of the learners (the table of seeds above), 11a at
-# every seed of the temperature learners, and claim 1 counts every seed of the main learner:
-# a verdict that one run's luck could move comes out as differing or open, not reproduced.
+# setting, and do not include the variation between training runs; instead, the claims that
+# compare trained learners count each training run as a case of its own. Claims 3, 6a, 6b
+# and 7 are decided at every seed of the learners (the table of seeds above; claim 3 has a
+# sign and a size case at each), 11a and 11b at every seed of the temperature learners, and
+# claim 1 counts every seed of the main learner: a verdict that one run's luck could move
+# comes out as differing or open. Claims 2a–2c, 8 and 14 describe the first seed's learners.
 
 # %% tags=["hide-input"]
 seeded = [k for k in models if k.startswith(f"{main} seed")]

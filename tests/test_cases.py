@@ -284,7 +284,7 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     )
     # many names are cut to three and a count
     many = [dataclasses.replace(no_end, name=f"u{i}") for i in range(5)]
-    assert C.to_decide("every", many).startswith("u0, u1, u2 and 2 more: an interval end left open")
+    assert C.to_decide("every", many).startswith("u0 / u1 / u2 and 2 more: an interval end left open")
     # a 'clearly' case has no interval (NaN ends): named once, for its exact value
     assert C.to_decide("every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")]) == (
         stuck + "c: an exact value without an interval, between half and twice its threshold"
@@ -399,5 +399,7 @@ def test_clearly_within_buffers_a_margin_the_source_does_not_fix():
     assert C.more_data(inside) == pytest.approx(max((0.7 / 0.4) ** 2, (0.7 / 0.6) ** 2))
     buffered = C.Case("b", "clearly within", 1.5, 0.2, 2.8, 1.0, why="x", unit="runs")
     assert C.more_data(buffered) == math.inf
-    assert C.to_decide("every", [buffered]).endswith("between half and twice a threshold the source does not fix")
+    assert C.to_decide("every", [buffered]).endswith(
+        "between half and twice a threshold the source does not fix"
+    )
     assert C.can(inside) == {"for", "against", "open"}

@@ -587,3 +587,10 @@ def test_far_below_the_papers_n_a_gain_above_the_margin_is_not_against_whether_o
     # a doubling that lost error keeps its own lower end, and has levelled off
     lost = C.levelling({(2000, 4000): below(-1.0)}, {2000: 14.4}, 0.1, 4000)
     assert lost.low == pytest.approx(-1.1) and lost.decision == "for"
+
+
+def test_claim_4_is_not_tested_where_no_learner_has_passed_its_validation_minimum():
+    row = table(n_best_last=3, n_models=3).loc["4. Training error converges to ≈ 0 in every stratum"]
+    assert (row["verdict"], row["n_for"] + row["n_against"] + row["n_unresolved"]) == ("not tested", 0)
+    assert row["measured"].startswith("not tested: the best validation epoch is the last for 3 of 3 learners")
+    assert table().loc["4. Training error converges to ≈ 0 in every stratum", "verdict"] != "not tested"

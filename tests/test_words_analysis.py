@@ -429,13 +429,14 @@ def test_the_budgets_are_named_matched_and_read_from_their_training():
     )
     assert "whose cosine decay reaches 0 at its end" in short and "on a grid of 10 updates" in short
     assert (
-        "BPE-4k 80 updates (learning rate 0.00 of its peak at its stop, summed 41; its probe reached the "
-        "level at update 120); BPE-8k 40 updates (learning rate 0.00 of its peak at its stop, summed 20; "
-        "its probe reached the level at update 70)"
+        "BPE-4k 80 updates (annealed to 0, summed learning rate 41; its probe reached the level at update "
+        "120); BPE-8k 40 updates (annealed to 0, summed learning rate 20; its probe reached the level at "
+        "update 70)"
     ) in short
     assert (
-        "; BPE-1k never came down to it, and keeps its whole pass; BPE-8k ended past it by more than 0.01 "
-        "(see the table's bpb), so a difference from it is one of quality as well; word, with a closed"
+        "; BPE-1k never came down to it, and keeps its whole pass; BPE-8k ended more than 0.01 bits per byte "
+        "better than the level (see the table's bpb), so a difference from it is one of quality as well; word, "
+        "with a closed"
     ) in short
 
 

@@ -439,8 +439,11 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
 
 def _named(names: Sequence[str], most: int = 3) -> str:
     """Up to ``most`` names, then how many more (the cases file lists them all)."""
+    # names hold commas ("peek 1, sticky"): slashes keep them apart
     return (
-        ", ".join(names) if len(names) <= most else f"{', '.join(names[:most])} and {len(names) - most} more"
+        " / ".join(names)
+        if len(names) <= most
+        else f"{' / '.join(names[:most])} and {len(names) - most} more"
     )
 
 

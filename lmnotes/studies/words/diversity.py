@@ -120,8 +120,13 @@ def matched_sentence(
     short = [n for n, b in rows.items() if b["valid bits per byte"] > bits + 0.005]
     past = [n for n, b in rows.items() if b["valid bits per byte"] < bits - 0.01]
     got = "; ".join(
-        f"{label(n)} {b['steps']:,} updates (learning rate {b['learning rate at stop']:.2f} of its peak at its "
-        f"stop, summed {b['Σ learning rate']:,.0f}"
+        f"{label(n)} {b['steps']:,} updates ("
+        + (
+            "annealed to 0"
+            if b["learning rate at stop"] == 0
+            else f"learning rate {b['learning rate at stop']:.2f} of its peak at its stop"
+        )
+        + f", summed learning rate {b['Σ learning rate']:,.0f}"
         + (f"; its probe reached the level at update {probes[n]:,}" if n in probes else "")
         + ")"
         for n, b in rows.items()
@@ -138,7 +143,8 @@ def matched_sentence(
         "where the member reaches the level, and the member kept is the run of the "
         f"shortest schedule, on a grid of {every} updates, whose cosine decay reaches 0 at "
         "its end with the validation bits per byte at or below the level (its warm-up the "
-        "same share of its updates). So every member is compared with annealed weights"
+        "same share of its updates). So every member is compared with annealed weights (the summed "
+        "learning rate is the schedule's factor summed over the updates: updates at the peak rate)"
         + (f": {got}" if got else "")
         + (
             f"; {names(short)} never came down to it, and "
@@ -147,7 +153,7 @@ def matched_sentence(
             else ""
         )
         + (
-            f"; {names(past)} ended past it by more than 0.01 (see the table's bpb), so a "
+            f"; {names(past)} ended more than 0.01 bits per byte better than the level (see the table's bpb), so a "
             f"difference from {'them' if len(past) > 1 else 'it'} is one of quality as well"
             if past
             else ""
