@@ -154,8 +154,7 @@ tables.show(paper_t, "The paper's Tables 6 and 7 (GPT2-medium by temperature)",
 
 # %% [markdown]
 # The tables agree with each other: GPT2-medium at T = 0.85 appears in Tables 4 and 6
-# (same value: {glue:text}`p_t6_t4`) and in Tables 5 and 7 (same value:
-# {glue:text}`p_t7_t5`). More data lowers GPT2-medium's perplexity by
+# ({glue:text}`p_t6_t4`) and in Tables 5 and 7 ({glue:text}`p_t7_t5`). More data lowers GPT2-medium's perplexity by
 # {glue:text}`p_gain_gpt` and the LSTM's by {glue:text}`p_gain_lstm`, in the direction of
 # claim 7 (which the paper bases on estimation error, its Fig. 3); GPT2-medium beats
 # GPT2-small by only {glue:text}`p_small_medium` (claim 3). The ground truth L itself
@@ -526,16 +525,15 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # training gap by {glue:text}`apart`. Much of a gap between strata is length, though: the
 # rarest stratum holds the longest sequences, and any deficit per token makes a gap. Beyond
 # what the length law gives, the rarest test stratum's residual minus the most probable
-# one's is {glue:text}`gap_beyond` nats: below 0 it would be a part of the gap beyond
-# length, a finding (the claims table gives it as the gap's part, with the gap's sign); claim 5, which is the paper's claim about the gaps themselves, counts the whole
-# gap, most of it length. The paper's GPT2-medium fitted its training set
+# one's is {glue:text}`gap_beyond` nats (below 0: a gap beyond length; the claims table
+# gives it with the gap's sign); claim 5, about the gaps themselves, counts the whole gap. The paper's GPT2-medium fitted its training set
 # around epoch 5, and its test strata kept "a relatively consistent distance"; ours keep
 # apart, at a narrowing distance. Two points bear on the comparison with the paper.
 # The paper's training strata *converge* on one another; {glue:text}`train_strata_paper`.
 # And the paper stops where the validation loss is least (its shaded area), after the
 # training set is fitted; for {glue:text}`best_last` learners the best validation epoch is
-# the last one: our learners never reach that point, and claims 4 and 5 are tested on
-# learners still improving.
+# the last one: our learners never reach that point, so claim 4 is not tested and claim 5
+# is tested on learners still improving.
 #
 # (fold-06-data)=
 # ## Over data and architecture (Fig. 3)
@@ -760,6 +758,7 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # comparison use each test sequence's error averaged over the seeds.
 
 # %% [markdown]
+# (fold-06-pretrained)=
 # ## A pretrained ground truth (App. A.2)
 #
 # The paper repeats the experiment with a pretrained, fine-tuned GPT2-medium as L at

@@ -441,7 +441,8 @@ def test_the_papers_tables_agree_where_they_overlap():
 
     paper, paper_t = PA.tables()
     facts = PA.facts(paper, paper_t)
-    assert facts["p_t6_t4"] == "True" and facts["p_t7_t5"] == "True"
+    assert facts["p_t6_t4"] == "25.42 in both" and facts["p_t7_t5"].endswith(" in both")
+    assert PA._in_both(25.42, 25.5) == "25.42 in one and 25.5 in the other"
     assert PA.size_gain(paper) == pytest.approx(1 - 25.42 / 26.66)
     assert facts["p_small_medium"] == "4.65%" and facts["gpt2_vocab"] == "50,257"
     assert facts["p_gain_gpt"] == f"{1 - 21.60 / 25.42:.1%}"

@@ -333,7 +333,7 @@ def gaps_persist(r, q):
         f"{ci(gaps['test', 1])}; epoch {mid}: {ci(gaps['test', mid])}), of "
         f"which the length law leaves {ci(negated(r.gap_beyond))} (above 0: a gap beyond length; not counted, "
         "the claim is about the gaps themselves); exceeding the training gap "
-        f"by {ci(r.apart)}; training strata gap {ci(gaps['train', last])} (claim 4's case)"
+        f"by {ci(r.apart)}; training strata gap {ci(gaps['train', last])}"
     )
 
 

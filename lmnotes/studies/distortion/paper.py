@@ -62,14 +62,19 @@ def facts(paper: pd.DataFrame, paper_t: pd.DataFrame) -> dict:
         "p_gain_gpt": f"{gain['GPT2-medium']:.1%}",
         "p_small_medium": f"{size_gain(paper):.2%}",
         "p_L_real": f"{p4.loc['L (the ground truth)', 'PP on OpenWebText (Table 5)']}",
-        "p_t6_t4": str(paper_t.loc[1, "PP on L (Table 6)"] == p4.loc["GPT2-medium", "PP on L (Table 4)"]),
-        "p_t7_t5": str(
-            paper_t.loc[1, "PP on OpenWebText (Table 7)"]
-            == p4.loc["GPT2-medium", "PP on OpenWebText (Table 5)"]
+        "p_t6_t4": _in_both(paper_t.loc[1, "PP on L (Table 6)"], p4.loc["GPT2-medium", "PP on L (Table 4)"]),
+        "p_t7_t5": _in_both(
+            paper_t.loc[1, "PP on OpenWebText (Table 7)"],
+            p4.loc["GPT2-medium", "PP on OpenWebText (Table 5)"],
         ),
         "p_logpp": ", ".join(f"{v:.2f}" for v in paper_t["log PP on L (nats)"]),
         "gpt2_vocab": f"{GPT2_VOCAB:,}",
     }
+
+
+def _in_both(a: float, b: float) -> str:
+    """The value two of the paper's tables print for one model, or both where they differ."""
+    return f"{a:g} in both" if a == b else f"{a:g} in one and {b:g} in the other"
 
 
 def two_decimals(x) -> str:
