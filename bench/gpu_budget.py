@@ -1,7 +1,7 @@
 """What each chapter costs at the gpu profile on one H200, from a bare machine: set-up (wheels,
 corpus), GGUF conversions and the training the chapter does, from training step times
-measured there, so that ``params/gpu.yaml`` can be sized to the 8-minute slice a lent
-accelerator gives (``bench/gpu_edition.py plan`` prints it). The chapter's scoring, sampling
+measured there, so that ``params/gpu.yaml`` can be sized to the 8-minute slice of one command
+on the accelerator (``bench/gpu_edition.py plan`` prints it). The chapter's scoring, sampling
 and statistics were not measured at ``gpu`` and are not counted: what the plan prints is the
 floor of a chapter's minutes and the room left for the rest.
 

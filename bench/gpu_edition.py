@@ -5,14 +5,13 @@ there in which calls. Run here, by hand, never in CI.
     .venv/bin/python bench/gpu_edition.py prepare [NAME ...]   # its files, in calls under .gpu/calls/NAME/
     .venv/bin/python bench/gpu_edition.py publish DIR          # what came back: into book/gpu/, committed
 
-The machine this plan is written for (an H100 or H200 lent to a development session) starts
+The machine this plan is written for (a remote H100 or H200 reached by short commands) starts
 bare, reaches no network, runs one command of at most 10 minutes at a time, takes at most
 64 MiB of files with each command (the working tree included) and gives back at most 64 MiB.
 Its Python (3.12) has PyTorch, transformers, numpy, scipy, pandas, matplotlib and seaborn; the
 rest travels as wheels, and the pretrained models as their packages' wheels, in pieces
-(:mod:`gpu_transfer`). A session has about 15 minutes of device time, so each chapter is sized
-(``params/gpu.yaml``) to run in one 8-minute slice from a bare machine after its transfers; its
-disk keeps what a command wrote (the store of files, the installed wheels, the shared cache)
+(:mod:`gpu_transfer`). Each chapter is sized (``params/gpu.yaml``) to run in one 8-minute
+slice from a bare machine after its transfers; its disk keeps what a command wrote (the store of files, the installed wheels, the shared cache)
 only while the machine stays warm between commands. On a GPU, cuDNN's attention backward is
 not deterministic, so weights retrained on another machine differ in the last bits.
 
