@@ -11,9 +11,10 @@ bare, reaches no network, runs one command of at most 10 minutes at a time, take
 Its Python (3.12) has PyTorch, transformers, numpy, scipy, pandas, matplotlib and seaborn; the
 rest travels as wheels, and the pretrained models as their packages' wheels, in pieces
 (:mod:`gpu_transfer`). Each chapter is sized (``params/gpu.yaml``) to run in one 8-minute
-slice from a bare machine after its transfers; its disk keeps what a command wrote (the store of files, the installed wheels, the shared cache)
-only while the machine stays warm between commands. On a GPU, cuDNN's attention backward is
-not deterministic, so weights retrained on another machine differ in the last bits.
+slice from a bare machine after its transfers; its disk keeps what a command wrote (the store
+of files, the installed wheels, the shared cache) only while the machine stays warm between
+commands. On a GPU, cuDNN's attention backward is not deterministic, so weights retrained on
+another machine differ in the last bits.
 
 On the machine, the calls ``prepare`` prints end with ``bench/gpu_chapter.sh --receive CALL
 NAME``: it installs what arrived, executes the chapter at ``--profile gpu`` into ``book/gpu/``
