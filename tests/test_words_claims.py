@@ -478,11 +478,11 @@ def test_an_open_claim_9_says_how_many_triples_would_decide_it():
     trip.attrs["candidates"] = {"rare": 316, "common": 3110}
     m = table(results(trip=trip, pool=pool, enc_diff=est(10, half=8))).loc["9", "measured"]
     assert m.endswith(
-        "; showing it within at this difference would take about 26 rare triples, and "
+        "; showing the difference within ±15 points would take about 26 rare triples, and "
         "the training split offers 316"
     )
     m = table(results(enc_diff=est(16, half=8))).loc["9", "measured"]
-    assert m.endswith("; no number of triples shows it within at this difference")
+    assert m.endswith("; at this difference no number of triples shows it within ±15 points")
 
 
 def test_8b_is_decided_on_each_encoders_own_split_words_where_they_are_given():

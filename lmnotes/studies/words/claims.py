@@ -757,9 +757,10 @@ def encoders_alike(results: Measured, rules: Rules):
     reach = (
         ""
         if case.decision != "open"
-        else "; no number of triples shows it within at this difference"
+        else f"; at this difference no number of triples shows it within ±{rules.equal_points:g} points"
         if need is None
-        else f"; showing it within at this difference would take about {float(f'{need:.2g}'):,.0f} "
+        else f"; showing the difference within ±{rules.equal_points:g} points would take about "
+        f"{float(f'{need:.2g}'):,.0f} "
         "rare triples" + (f", and the training split offers {offered:,}" if offered else "")
     )
     return (
