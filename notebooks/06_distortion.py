@@ -154,8 +154,9 @@ tables.show(paper_t, "The paper's Tables 6 and 7 (GPT2-medium by temperature)",
 
 # %% [markdown]
 # The tables agree with each other: GPT2-medium at T = 0.85 appears in Tables 4 and 6
-# ({glue:text}`p_t6_t4`) and in Tables 5 and 7 ({glue:text}`p_t7_t5`). More data lowers GPT2-medium's perplexity by
-# {glue:text}`p_gain_gpt` and the LSTM's by {glue:text}`p_gain_lstm`, in the direction of
+# ({glue:text}`p_t6_t4`) and in Tables 5 and 7 ({glue:text}`p_t7_t5`). More data lowers
+# GPT2-medium's perplexity by {glue:text}`p_gain_gpt` and the LSTM's by
+# {glue:text}`p_gain_lstm`, in the direction of
 # claim 7 (which the paper bases on estimation error, its Fig. 3); GPT2-medium beats
 # GPT2-small by only {glue:text}`p_small_medium` (claim 3). The ground truth L itself
 # scores {glue:text}`p_L_real` on real text (Table 5): a real language model, whose
@@ -526,8 +527,9 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # rarest stratum holds the longest sequences, and any deficit per token makes a gap. Beyond
 # what the length law gives, the rarest test stratum's residual minus the most probable
 # one's is {glue:text}`gap_beyond` nats (below 0: a gap beyond length; the claims table
-# gives it with the gap's sign); claim 5, about the gaps themselves, counts the whole gap. The paper's GPT2-medium fitted its training set
-# around epoch 5, and its test strata kept "a relatively consistent distance"; ours keep
+# gives it with the gap's sign); claim 5, about the gaps themselves, counts the whole gap.
+# The paper's GPT2-medium fitted its training set around epoch 5, and its test strata kept
+# "a relatively consistent distance"; ours keep
 # apart, at a narrowing distance. Two points bear on the comparison with the paper.
 # The paper's training strata *converge* on one another; {glue:text}`train_strata_paper`.
 # And the paper stops where the validation loss is least (its shaded area), after the
