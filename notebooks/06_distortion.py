@@ -549,9 +549,11 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # training as the probe had at its best epoch, measured by the summed learning rate (the
 # schedule's factor summed over its updates: updates at the peak rate); where that run still
 # validates best before its end, it is trained again over as many passes as its best epoch,
-# until its best epoch is its last. Every size is compared at annealed weights, each at its
-# convergence. We report the relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes N′ < N, per
-# stratum (its inset). The LSTM, trained on the same data, shows how efficiently each
+# until its best epoch is its last: a smaller set, which overfits sooner, gets less
+# training than its probe had (the first table prints both). Every size is compared at
+# annealed weights, each where its own annealed schedule stops improving. We report the
+# relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes
+# N′ < N, per stratum (its inset). The LSTM, trained on the same data, shows how efficiently each
 # architecture turns data into lower error.
 
 # %% tags=["hide-input"]
@@ -683,11 +685,12 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 # first {glue:text}`n_t_txt` training sequences and on as many tokens
 # ({glue:text}`t_budget`) of every other language, once per seed. A probe on the main
 # learner's schedule (the whole passes nearest its updates, the same warm-up) stops once its
-# validation loss has not improved for {glue:text}`t_patience` passes; the learner kept
-# trains again on a schedule of its own whose cosine decay reaches zero at its end, the
-# fewest passes with the probe's summed learning rate up to its best epoch (shortened, as
-# for the data sizes, until its best epoch is its last), so that each is compared annealed
-# at its convergence, as the main learner is (from
+# validation loss has not improved for {glue:text}`t_patience` passes, and each finds a
+# schedule of its own as the data sizes do. A learner that trains longer underestimates
+# less, so the learners compared train on one schedule for all, whose cosine decay reaches
+# zero at its end: the shortest of their own, shortened until every learner's best epoch is
+# its last. Each is compared annealed at its best validation loss on that schedule, with
+# equal updates, tokens and summed learning rate, as the main learner is annealed (from
 # {glue:text}`t_data_ratio` times as many sequences). The second table
 # prints what each got: where its probe peaked, the update kept, the summed learning rate
 # up to it and the learning rate there. We compare the error
@@ -1110,8 +1113,8 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # compare trained learners count each training run as a case of its own. Claims 3, 6a, 6b
 # and 7 are decided at every seed of the learners (the table of seeds above; claim 3 has a
 # sign and a size case at each), 11a and 11b at every seed of the temperature learners, and
-# claim 1 counts every seed of the main learner: a verdict that one run's luck could move
-# comes out as differing or open. Claims 2a–2c, 8 and 14 describe the first seed's learners.
+# claims 1 and 14 count every seed of the main learner: a verdict that one run's luck could
+# move comes out as differing or open. Claims 2a–2c and 8 describe the first seed's learners.
 
 # %% tags=["hide-input"]
 seeded = [k for k in models if k.startswith(f"{main} seed")]

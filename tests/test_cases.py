@@ -289,10 +289,10 @@ def test_what_would_decide_an_open_case_is_the_data_that_shrinks_its_interval_pa
     assert C.to_decide("every", [C.Case("c", "clearly above", 1.0, threshold=1.0, why="x")]) == (
         stuck + "c: an exact value without an interval, between half and twice its threshold"
     )
-    # an exact range that no data narrows
+    # a range the design fixes, which more of the same data leaves as it is
     tied = C.Case("r", "within", 0.2, -0.5, 0.9, 0.6, why="x", unit=C.NOT_SAMPLED)
     assert C.more_data(tied) is None
-    assert C.to_decide("every", [tied]) == stuck + "r: an exact range, which no data narrows"
+    assert C.to_decide("every", [tied]) == stuck + "r: a range its design fixes, not a sampling interval"
     assert C.to_decide("every", [decided]) == ""
     # the end that must cross decides, not the mean half-width: a lopsided interval leaning
     # for needs its lower end, 0.4 from the estimate, to pass a threshold 0.2 away (4×, not 12×)

@@ -305,6 +305,54 @@ def test_a_smaller_set_is_kept_annealed_with_its_probes_summed_learning_rate():
     assert set(trained) == {8} and trained[8] == config
 
 
+def test_learners_compared_together_share_one_annealed_schedule_that_each_ends_at_its_best():
+    config, trained = LG.TRAINING["cpu"], []
+
+    def model(passes, best):  # validates best at epoch `best`, worse after
+        losses = [3.0 - 0.1 * i for i in range(best)] + [3.0 + 0.1 * i for i in range(passes - best)]
+        return type(
+            "M",
+            (),
+            {
+                "history": pd.DataFrame(
+                    {
+                        "step": [50 * (i + 1) for i in range(passes)],
+                        "epoch": range(1, passes + 1),
+                        "valid_loss": losses,
+                    }
+                )
+            },
+        )()
+
+    def learner(key, best):  # best(passes) -> its best epoch on an annealed schedule of that many
+        def learn(passes, schedule):
+            trained.append((key, passes, schedule.warmup))
+            return model(passes, best(passes))
+
+        return learn
+
+    learns = {
+        "a": learner("a", lambda p: min(p, 4)),  # overfits after 4 passes
+        "b": learner("b", lambda p: p),  # never overfits
+        "c": learner("c", lambda p: 3 if p == 4 else p),  # peaks early on 4 passes only
+    }
+    probes = {k: model(8, 3) for k in learns}  # each probe peaks at epoch 3 of 8
+    kept = SC.anneal_together(learns, probes, 8, config)
+    own = SC.equal_sum(config, 8, 50, SC.summary(probes["a"], config.warmup, 8)["Σ learning rate"])
+    assert own > 4  # a's own schedule is shortened to 4, the shortest: c peaks early there
+    assert {k: g["schedule"] for k, (_, g, _) in kept.items()} == dict.fromkeys(
+        learns, "common, annealed over 3 passes"
+    )
+    for _, got, probe in kept.values():
+        assert (got["updates planned"], got["kept update"], got["learning rate kept"]) == (150, 150, 0.0)
+        assert probe["best epoch"] == 3 and probe["schedule"] == "early-stopped"
+    # equal training: one summed learning rate, below the probes' where a learner overfits sooner
+    assert len({round(g["Σ learning rate"], 9) for _, g, _ in kept.values()}) == 1
+    four = SC.annealed(config, 8, 4).warmup
+    assert ("a", 4, four) in trained and ("c", 4, four) in trained
+    assert SC.own_passes(kept["a"][1], kept["a"][2], 8) == 3
+
+
 def test_doubling_gains_and_relative_change():
     err_n = {
         ("m", 1): (np.full(50, -4.0), 0, 0),

@@ -98,7 +98,7 @@ def results(**changes):
         apart=above(2.5),
         step_gain={(1500, 3000): above(2.0), (3000, 6000): E(0.05, 0.01, 0.09)},
         rel_step={(1500, 3000): 0.3, (3000, 6000): 0.05},
-        steps={N: {"kept update": N // 15, "learning rate kept": 0.0} for N in (1500, 3000, 6000)},
+        steps={N: {"kept update": N // 15, "learning rate kept": 0.0, "Σ learning rate": N / 40} for N in (1500, 3000, 6000)},
         sizes=[1500, 3000, 6000],
         error_at={1500: 6.0, 3000: 1.0, 6000: 0.95},
         same_n=[above(), above(), above()],
@@ -232,8 +232,8 @@ def test_a_last_doubling_that_still_helps_leaves_levelling_off_open_or_against()
     # error at N 0.25, margin 0.025: open
     assert t.loc["6a. More data helps", "verdict"] == "reproduced"
     assert (
-        "weights kept at updates 100, 200, 400 (N = 1,500, 3,000, 6,000; each N annealed on its own schedule "
-        "with its probe's summed learning rate), learning rate there 0.00, 0.00, 0.00 of its peak"
+        "weights kept at updates 100, 200, 400 (N = 1,500, 3,000, 6,000; each N at the end of an annealed "
+        "schedule of its own), learning rate there 0.00, 0.00, 0.00 of its peak, summed learning rate 38, 75, 150"
         in t.loc["6a. More data helps", "measured"]
     )
     row = t.loc["6b. … and levels off"]
@@ -255,7 +255,7 @@ def test_a_last_doubling_that_still_helps_leaves_levelling_off_open_or_against()
         rel_step={k: 0.5 for k in gains},
         sizes=big,
         error_at={n: 1.0 for n in big},
-        steps={n: {"kept update": n, "learning rate kept": 0.0} for n in big},
+        steps={n: {"kept update": n, "learning rate kept": 0.0, "Σ learning rate": 1.0} for n in big},
     )  # at the paper's scale, a gain beyond the margin is against
     assert t.loc["6b. … and levels off", "verdict"] == "contradicted"
     assert C.levelled_text(C.levelling(gains, {big[1]: 1.0}, 0.1, big[-1])) == C.LEVELLED["against"]
@@ -454,6 +454,13 @@ def test_the_conclusion_does_not_count_what_any_calibrated_learner_shows():
     assert "is not counted: for a calibrated learner it is about its KL per token" in row["measured"]
 
 
+def test_the_conclusion_counts_every_seed_of_the_main_learner():
+    gap = {n: above(0.1) for n in LEARNERS} | {"tf-small seed 1": below()}
+    row = table(gap=gap).loc["14. M spreads its mass too uniformly (the conclusion)"]
+    assert (row["verdict"], row["n_for"], row["n_against"]) == ("differs", 3, 1)
+    assert "tf-small seed 1" in row["measured"]
+
+
 def test_size_is_an_effect_of_a_sign_and_a_size():
     """The larger model better by about the paper's 4.65 % or less: reproduced; by much more:
     differs (the sign, not the size); the smaller model much better: contradicted."""
@@ -488,7 +495,7 @@ CONTRADICTING = {
         rel_step={(300_000, 600_000): 0.5, (600_000, 1_200_000): 0.5},
         sizes=[300_000, 600_000, 1_200_000],
         error_at={300_000: 1.0, 600_000: 1.0, 1_200_000: 1.0},
-        steps={n: {"kept update": n, "learning rate kept": 0.0} for n in (300_000, 600_000, 1_200_000)},
+        steps={n: {"kept update": n, "learning rate kept": 0.0, "Σ learning rate": 1.0} for n in (300_000, 600_000, 1_200_000)},
     ),
     "7. The Transformer uses data more efficiently than the LSTM": dict(same_n=[below(), below(), below()]),
     "8. The mass does not go to the head": dict(
@@ -564,7 +571,7 @@ def test_the_source_passes_its_own_claims_on_its_table_4():
             size=size,
             paper_size_gain=gain.value,
             step_gain=more,
-            steps={N: {"kept update": N, "learning rate kept": 0.0} for N in (1, 2, 4)},
+            steps={N: {"kept update": N, "learning rate kept": 0.0, "Σ learning rate": 1.0} for N in (1, 2, 4)},
             sizes=[1, 2, 4],
             rel_step={k: 0.1 for k in more},
             error_at={1: 1.0, 2: 1.0, 4: 1.0},

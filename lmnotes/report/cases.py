@@ -419,7 +419,7 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
     said = {
         "fixed": lambda c: "an exact value without an interval, between half and twice its threshold",
         "buffer": lambda c: "an estimate between half and twice a threshold the source does not fix",
-        "not sampled": lambda c: "an exact range, which no data narrows",
+        "not sampled": lambda c: "a range its design fixes, not a sampling interval",
         "no end": lambda c: (
             f"an interval end left open at this many {c.unit or 'data'}, which only more of them can close"
         ),

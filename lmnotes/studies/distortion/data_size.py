@@ -1,7 +1,7 @@
 """More data, and which architecture uses it better (LeBrun, Sordoni & O'Donnell 2022, Fig. 3,
 claims 6–7), as the distortion chapter (06) measures it: the main learner and the LSTM trained
 on nested subsets of the training sequences, each kept at the end of a schedule of its own
-annealed to 0 with the summed learning rate of a probe on the full set's schedule
+annealed to 0, with at most the summed learning rate of a probe on the full set's schedule
 (:func:`lmnotes.studies.distortion.schedule.learn_size`).
 
 The relative change between successive sizes N′ < N is r_N = (ē_N − ē_N′)/|ē_N′| (the paper's
@@ -131,7 +131,8 @@ def table(boot, err_n: dict, main: str, arch, sizes) -> pd.DataFrame:
 def training_table(err_n: dict, learners, sizes) -> pd.DataFrame:
     """What each learner got at each size (:func:`SC.summary`): the schedule kept, the update
     kept of those planned, the learning rate there as a share of its peak, the summed
-    learning rate up to it, its validation loss and its probe's (:func:`SC.learn_size`)."""
+    learning rate up to it and its probe's, its validation loss and its probe's
+    (:func:`SC.learn_size`)."""
     rows = []
     for n in learners:
         for N in sizes:
@@ -144,6 +145,7 @@ def training_table(err_n: dict, learners, sizes) -> pd.DataFrame:
                     "kept update": f"{g['kept update']} of {g['updates planned']}",
                     "learning rate kept": g["learning rate kept"],
                     "Σ learning rate": g["Σ learning rate"],
+                    "probe's Σ learning rate": other["Σ learning rate"] if other else np.nan,
                     "valid loss": g["valid loss"],
                     "probe's valid loss": other["valid loss"] if other else np.nan,
                 }

@@ -5,8 +5,8 @@ Sordoni & O'Donnell 2022 train every model to its best validation loss; claims 6
 Every learner that a claim compares is kept at the end of a schedule of its own whose cosine
 reaches 0 there (:func:`annealed`), so that no learner is compared at weights taken while its
 learning rate was still high and another's annealed, and with as much training as its probe
-got where it validated best, measured as the summed learning rate (the area under the
-schedule, which the updates at a high rate dominate; :func:`equal_sum`):
+got where it validated best where it can take it, measured as the summed learning rate (the
+area under the schedule, which the updates at a high rate dominate; :func:`equal_sum`):
 
 - A smaller training set first trains on the full set's schedule, as many updates as the
   full set gets with the set repeated (:func:`same_updates`); that run is a probe of where
@@ -15,7 +15,14 @@ schedule, which the updates at a high rate dominate; :func:`equal_sum`):
   best epoch, its warm-up the same share of its updates as the main learner's, shortened
   to its own best epoch until that is its last (:func:`anneal_like`, :func:`learn_size`).
 - The temperature learners probe the main learner's schedule (rounded to whole passes) with
-  early stopping, and train again in the same way.
+  early stopping, find their own schedules in the same way, and are then compared on one
+  schedule for all, the shortest of their own, shortened until every one's best epoch is its
+  last (:func:`anneal_together`): equal updates, tokens and summed learning rate.
+
+Where an annealed run still validates best before its end (it overfits as its rate decays),
+shortening it gives it less summed learning rate than its probe had: the learner is kept at
+its convergence on an annealed schedule, with at most its probe's training, and
+:func:`summary` says how much it got.
 
 :func:`summary` reports what a learner got: updates planned and made, the update whose
 weights were kept, the learning rate there as a share of its peak, the summed learning-rate
@@ -123,10 +130,40 @@ def anneal_like(learn, probe, passes: int, config: TrainConfig, name: str) -> tu
     return model, mine | {"schedule": f"own, annealed over {own} passes"}, got
 
 
+def own_passes(got: dict, probe: dict, passes: int) -> int:
+    """The passes of the schedule a learner's :func:`summary` ``got`` was trained on, its
+    probe's (``probe``) of ``passes`` passes giving the updates in one pass."""
+    return got["updates planned"] // (probe["updates planned"] // passes)
+
+
+def anneal_together(learns: dict, probes: dict, passes: int, config: TrainConfig) -> tuple:
+    """Learners compared with one another at equal training: one schedule for all, annealed
+    to 0 at its end. ``learns``: key -> ``learn(passes, config)`` on training sets of equal
+    tokens (equal updates a pass); ``probes``: key -> its run of ``passes`` passes on
+    ``config``. Each first finds its own (:func:`anneal_like`); the common schedule has as
+    many passes as the shortest of these, and where a learner still validates best before its
+    end there, all train again over as many passes as the latest such best epoch, until every
+    learner's best epoch is its last: equal updates, tokens and summed learning rate, each
+    kept annealed at its best validation loss on that schedule. Returns by key the learner, its
+    :func:`summary` with the schedule's name, and its probe's."""
+    found = {k: anneal_like(learn, probes[k], passes, config, "early-stopped") for k, learn in learns.items()}
+    common = min(own_passes(mine, probe, passes) for _, mine, probe in found.values())
+    while True:
+        schedule = annealed(config, passes, common)
+        models = {k: learn(common, schedule) for k, learn in learns.items()}
+        mine = {k: summary(m, schedule.warmup, common) for k, m in models.items()}
+        early = [g["best epoch"] for g in mine.values() if g["best epoch"] < common]
+        if not early:
+            break
+        common = max(early)  # fewer passes each time: ends
+    name = f"common, annealed over {common} passes"
+    return {k: (models[k], mine[k] | {"schedule": name}, found[k][2]) for k in learns}
+
+
 def learn_size(learn, share: float, epochs: int, config: TrainConfig) -> tuple:
     """A smaller training set (``share`` of the main learner's tokens; ``learn(passes,
     config)`` trains it): probed on the full set's schedule, then trained again on a
-    schedule of its own annealed to 0 with the probe's summed learning rate
+    schedule of its own annealed to 0 with at most the probe's summed learning rate
     (:func:`anneal_like`): the annealed learner, its :func:`summary` and the probe's."""
     passes = same_updates(epochs, share)
     return anneal_like(learn, learn(passes, config), passes, config, "full set's")

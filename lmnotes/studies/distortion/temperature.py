@@ -1,9 +1,10 @@
 """The temperature of the language (LeBrun, Sordoni & O'Donnell 2022, Fig. 5, claim 11: lower-
 entropy languages suffer more), as the distortion chapter (06) measures it: L read at several
 temperatures T, the main learner trained on each with equal training tokens, once per seed,
-each kept at the end of a schedule of its own annealed to 0, with the summed learning rate of
-an early-stopped probe on the main learner's schedule up to its best weights
-(:func:`lmnotes.studies.distortion.schedule.anneal_like`), and compared per token (which
+all kept at the end of one schedule annealed to 0, as long as every one still improves at
+its end (:func:`lmnotes.studies.distortion.schedule.anneal_together`): equal updates, tokens
+and summed learning rate, so that no comparison follows one learner's longer training; and
+compared per token (which
 removes length) and at equal log p_L (the paper's comparison, where a colder language's
 sequences are longer).
 """
@@ -80,8 +81,8 @@ def learn_all(
     """The main learner trained on every language (``t_budget`` tokens) with every seed: a
     probe on the main learner's schedule (as many updates as ``epochs`` passes over its
     ``main_tokens`` training tokens, :func:`SC.same_updates`) stopped early (no better
-    validation loss for ``patience`` passes), then the learner kept, trained again on a
-    schedule of its own annealed to 0 with the probe's summed learning rate (:func:`SC.anneal_like`).
+    validation loss for ``patience`` passes), then the learners kept, trained again on one
+    schedule for all annealed to 0 (:func:`SC.anneal_together`).
     Returns the table of the languages, each test sequence's (log p_L, error averaged over
     seeds, length), and by (T, seed) the error per token (value and ``n_boot`` replicates
     from ``boot.rng``), the share underestimated (from ``boot``), what the kept learner's
@@ -91,13 +92,19 @@ def learn_all(
     """
     temp_rows, temp_err, per_tok, t_share, got, probes = [], {}, {}, {}, {}, {}
     passes = SC.same_updates(epochs, t_budget / main_tokens)
+    learns = {
+        (T, s): partial(LG.learn, lg, main, tr.up_to_tokens(t_budget), va, seed=s, tag=f"T{T}", device=device)
+        for T, (lg, tr, va, _) in t_draws.items()
+        for s in seeds
+    }
+    kept = SC.anneal_together(
+        learns, {k: learn(passes, config, patience=patience) for k, learn in learns.items()}, passes, config
+    )
     for T, (lg, tr, va, te) in t_draws.items():
         tr = tr.up_to_tokens(t_budget)
         errs = []
         for s in seeds:
-            learn = partial(LG.learn, lg, main, tr, va, seed=s, tag=f"T{T}", device=device)
-            probe = learn(passes, config, patience=patience)
-            m, got[T, s], probes[T, s] = SC.anneal_like(learn, probe, passes, config, "early-stopped")
+            m, got[T, s], probes[T, s] = kept[T, s]
             e = D.estimation_error(LG.model_logprob(m, te.ids), te.logp)
             errs.append(e)
             per_tok[T, s] = per_token(boot, e, te.lengths, n_boot)
