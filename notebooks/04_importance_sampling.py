@@ -483,8 +483,8 @@ ic_keys = [(m, n) for m in switch for n in latent_names]
 # the exact KL(q ‖ p) per sentence bounds the gap to [0, Σ KL / T]
 ic = AG.instance_vs_corpus(runs, ic_keys, ppl_of, T,
                            kl_q=AG.exact_floor(props, ic_keys))
-ic_cases, ic_runs, ic_min_gap, ic_max_gap = (ic.cases, ic.runs_share,
-                                             ic.min_gap, ic.max_gap)
+ic_cases, ic_runs, ic_min_gap, ic_max_gap, ic_floors = (
+    ic.cases, ic.runs_share, ic.min_gap, ic.max_gap, ic.floors)
 glue_all(ic.values)
 
 # %% [markdown]
@@ -1316,7 +1316,8 @@ measured = Measured(
     models=list(switch), runs=runs, latent_names=latent_names,
     density_names=density_names, rank_names=rank_names, n_test=N_test,
     ic_cases=ic_cases, ic_runs=ic_runs, ic_min_gap=ic_min_gap,
-    ic_max_gap=ic_max_gap, doc_cases=doc_cases, removed=removed,
+    ic_max_gap=ic_max_gap, ic_floors=ic_floors, doc_cases=doc_cases,
+    removed=removed,
     article_tokens=grain_tokens["article"],
     nonlatent_gap=nonlatent["instance − corpus"].iloc[0],
     tail_sub=tail_sub, gap_interval=gap_interval, agree=agree,

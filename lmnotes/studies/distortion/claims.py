@@ -587,10 +587,9 @@ def too_uniform(r, q):
     return cases, (
         "calibration gap ΔH − KL per token: "
         + "; ".join(f"{n} {ci(r.gap[n])}" for n in learners)
-        + "; the entropy rate of M's "
-        "samples minus L's, "
+        + "; the entropy rate of M's samples minus L's, "
         + "; ".join(f"{n} {ci(r.seq_rate[n])}" for n in learners if n in r.seq_rate)
-        + ", is not counted: for a calibrated learner it is about its KL per token, above 0 whatever its shape"
+        + ", is not counted: for a calibrated learner it is about its KL per token, above 0 anyway"
     )
 
 
