@@ -100,7 +100,7 @@ def learn_all(
     kept = SC.anneal_together(
         learns, {k: learn(passes, config, patience=patience) for k, learn in learns.items()}, passes, config
     )
-    for T, (lg, tr, va, te) in t_draws.items():
+    for T, (lg, tr, _, te) in t_draws.items():
         tr = tr.up_to_tokens(t_budget)
         errs = []
         for s in seeds:
