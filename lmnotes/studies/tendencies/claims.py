@@ -12,7 +12,8 @@ cases (:mod:`lmnotes.report.cases`),
 decided by 95% intervals or tests at 5%, from which the verdict is computed. Comparisons of
 two sets use paired intervals (:func:`lmnotes.stats.excess`); a case that needs several
 comparisons at once is decided on the weakest of them at the Bonferroni level
-(:func:`weakest`). The case builders of claims 5, 6, 9 and 11 also decide them on the source's
+(:func:`weakest`), and the settings of a universal claim that one setting refutes (3, 4b)
+each at the Bonferroni level over them (:func:`long_family`). The case builders of claims 5, 6, 9 and 11 also decide them on the source's
 printed tables (:mod:`.paper`). :func:`factor_ranges` is the table behind claim 7, and
 :func:`unk_artefact` measures how much of claim 4b the closed vocabulary's ``<unk>`` explains.
 """
@@ -177,13 +178,14 @@ def span(estimates) -> str:
     return f"{min(v):.3f} to {max(v):.3f}".replace("-", "−") if v else "none"
 
 
-def _word_vs_bpe(m: Measured) -> dict:
+def _word_vs_bpe(m: Measured, k: int = 1) -> dict:
     """Word-level minus BPE Transformer, per sampled strategy, on the top-types TVD (<unk> left
-    out) and over all types: (strategy, distance) -> paired estimate."""
+    out) and over all types: (strategy, distance) -> paired estimate, each interval at the
+    level that keeps ``k`` of them at :data:`ALPHA` in all (:func:`paired`)."""
     if not {"Transformer", "Transformer (word)"} <= set(m.own):
         return {}
     return {
-        (s, c): stats.excess(m.results["Transformer (word)", s][c], m.results["Transformer", s][c])
+        (s, c): paired(m.results["Transformer (word)", s][c], m.results["Transformer", s][c], k)
         for s in m.sampled
         for c in ["top-types TVD", "unigram TVD"]
     }
@@ -486,15 +488,42 @@ def nucleus_type_token(m: Measured, rules: Rules):
     )
 
 
+def long_family(
+    matched: Mapping, sets: Mapping, reference, articles, long_length: int, groups: Mapping
+) -> dict:
+    """Claim 3's cases: the sampled Transformer settings of ``matched`` (``groups``:
+    :func:`groups`) that have long documents,
+    :func:`measures.matched_type_token` from ``long_length`` tokens again with each interval
+    at the level that keeps them at :data:`ALPHA` in all (Bonferroni): a universal claim is
+    refuted by one setting, so a setting that goes against it by chance among several must
+    stay as unlikely as one alone."""
+    keys = [
+        (mo, s)
+        for mo, s, span in matched
+        if span == "long" and mo in groups["transformers"] and s in groups["sampled"]
+    ]
+    level = stats.bonferroni(ALPHA, len(keys))
+    return {
+        k: T.matched_type_token(
+            sets[k], reference, min_length=long_length, reference_groups=articles, level=level
+        )
+        for k in keys
+    }
+
+
 def long_fall_off(m: Measured, rules: Rules):
-    """Claim 3: distinct words per token at matched long lengths, Transformer settings."""
+    """Claim 3: distinct words per token at matched long lengths, Transformer settings, each
+    at the Bonferroni level over them (:func:`long_family`)."""
     c3 = {
         (mo, s): m.matched[mo, s, "long"]
         for mo in m.neural
         for s in m.sampled
         if (mo, s, "long") in m.matched
     }
-    tf3 = {k: v for k, v in c3.items() if k[0] in m.transformers}
+    tf3 = dict(m.matched_family)
+    family = f", each at {100 * stats.bonferroni(ALPHA, len(tf3)):.2f} %, Bonferroni over {len(tf3)}" * (
+        len(tf3) > 1
+    )
     cases = [
         Case(
             f"{'/'.join(k)}",
@@ -503,7 +532,7 @@ def long_fall_off(m: Measured, rules: Rules):
             e.low,
             e.high,
             why=f"distinct words per token, sample − test, "
-            f"at matched lengths of {rules.long_length}–{rules.max_tokens} tokens (cluster-robust t interval, "
+            f"at matched lengths of {rules.long_length}–{rules.max_tokens} tokens (cluster-robust t interval{family}, "
             f"p = {p:.2g})",
         )
         for k, (e, p) in tf3.items()
@@ -537,8 +566,10 @@ def closed_vocabulary_unigram(m: Measured, rules: Rules):
     """Claim 4b: closed vocabulary worse on the top-types TVD (all types shown: dominated by the
     tail)."""
     sets = m.sets
-    c4 = _word_vs_bpe(m)
-    c4_top = {k: e for k, e in c4.items() if k[1] == "top-types TVD"}
+    # a universal claim is refuted by one strategy: each at the Bonferroni level over them
+    k = len(m.sampled)
+    c4 = _word_vs_bpe(m, k)
+    c4_top = {key: e for key, e in c4.items() if key[1] == "top-types TVD"}
     all_types = lmcases.verdict(
         "every",
         *lmcases.counts(
@@ -559,7 +590,12 @@ def closed_vocabulary_unigram(m: Measured, rules: Rules):
         )
     cases = closed_cases(
         {s: e for (s, _), e in c4_top.items()},
-        why="top-types TVD over words, word-level minus BPE Transformer (paired; <unk> left out)",
+        why="top-types TVD over words, word-level minus BPE Transformer (paired; <unk> left out"
+        + (
+            f"; each at {100 * stats.bonferroni(ALPHA, k):.2f} %, Bonferroni over the {k} strategies)"
+            if k > 1
+            else ")"
+        ),
     )
     return cases, (
         f"word-level minus BPE Transformer, top-types TVD over words, <unk> left out: {span(c4_top.values())}; "
@@ -805,6 +841,8 @@ READS = {
     "tt_fit": "measures.type_token_by_length: the per-bin type–token KS of each set",
     "tt_mean": "measures.type_token_by_length: the mean type–token distance of each set",
     "matched": "measures.matched_type_token keyed (model, strategy, 'all lengths' | 'long')",
+    "matched_family": "claim 3's long-length estimates of the Transformers, (model, strategy) -> (estimate, "
+    "p), each interval at the Bonferroni level over them (long_family)",
     "unk_effect": "the human sample through a closed vocabulary minus the human shift, keyed "
     "(model, 'counted' | 'left out')",
     "floor_range": "distances between exact Zipf samples of the sets' size (min, median, max)",
@@ -841,6 +879,7 @@ SECTIONS = [
             "tt_fit",
             "tt_mean",
             "matched",
+            "matched_family",
             "own",
             "neural",
             "transformers",
