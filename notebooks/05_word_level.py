@@ -34,7 +34,9 @@
 #    a check of our own asks whether word-piece splitting explains it (8b);
 # 9. BERT and RoBERTa do not differ there;
 # 10. even the best model covers few types: GPT-2 50 %, 14 % and 7 % of the three bins,
-#     tested as whether our best model per bin stays below GPT-2's;
+#     tested as whether each model's coverage stays below what hits blind to the type would
+#     cover (the source's bins are counts in a far larger corpus, so its percentages are
+#     shown, not compared);
 # 11. soft match adds 11–14 % more types at k = 100 (§3.2), tested as more than a threshold
 #     below both;
 # 12. the word-level metrics are robust to implementation differences such as

@@ -1108,13 +1108,15 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # a threshold the paper does not fix), and one function turns a form and its cases into
 # the verdict; the cases are listed under the table with the numbers that decide them.
 # What is not counted is named in the table's last column: evidence another claim already
-# counts, and tests any learner passes. The intervals resample test sequences for one trained model per
-# setting, and do not include the variation between training runs; instead, the claims that
-# compare trained learners count each training run as a case of its own. Claims 3, 6a, 6b
-# and 7 are decided at every seed of the learners (the table of seeds above; claim 3 has a
-# sign and a size case at each), 11a and 11b at every seed of the temperature learners, and
-# claims 1 and 14 count every seed of the main learner: a verdict that one run's luck could
-# move comes out as differing or open. Claims 2a–2c and 8 describe the first seed's learners.
+# counts, and tests any learner passes. The intervals resample test sequences for one
+# trained model per setting, and do not include the variation between training runs;
+# instead, the claims that compare trained learners count each training run as a case of its
+# own ("seed 1" names a learner's second training run, with its own initialisation and batch
+# order). Claims 3, 6a, 6b and 7 are decided at every seed of the learners (the table of
+# seeds above; claim 3 has a sign and a size case at each), 11a and 11b at every seed of the
+# temperature learners, and claims 1 and 14 count every seed of the main learner: a verdict
+# that one run's luck could move comes out as differing or open. Claims 2a–2c and 8
+# describe the first seed's learners.
 
 # %% tags=["hide-input"]
 seeded = [k for k in models if k.startswith(f"{main} seed")]

@@ -51,7 +51,8 @@ Markdown(claims.key())
 # A contradicted claim is a finding, not a failure: the claims are about the sources' models
 # and data, the verdicts about the small models and the Wikipedia excerpt of this report,
 # on two CPU cores; {doc}`at_scale` is the edition that runs the chapters with larger models
-# and samples, chapter by chapter.
+# and samples, chapter by chapter, and {doc}`own_model` shows how to run a chapter on a
+# model of your own.
 
 # %% tags=["remove-input"]
 # chapters as columns, by number, so that the table fits a phone's screen

@@ -98,7 +98,10 @@ def results(**changes):
         apart=above(2.5),
         step_gain={(1500, 3000): above(2.0), (3000, 6000): E(0.05, 0.01, 0.09)},
         rel_step={(1500, 3000): 0.3, (3000, 6000): 0.05},
-        steps={N: {"kept update": N // 15, "learning rate kept": 0.0, "Σ learning rate": N / 40} for N in (1500, 3000, 6000)},
+        steps={
+            N: {"kept update": N // 15, "learning rate kept": 0.0, "Σ learning rate": N / 40}
+            for N in (1500, 3000, 6000)
+        },
         sizes=[1500, 3000, 6000],
         error_at={1500: 6.0, 3000: 1.0, 6000: 0.95},
         same_n=[above(), above(), above()],
@@ -495,7 +498,10 @@ CONTRADICTING = {
         rel_step={(300_000, 600_000): 0.5, (600_000, 1_200_000): 0.5},
         sizes=[300_000, 600_000, 1_200_000],
         error_at={300_000: 1.0, 600_000: 1.0, 1_200_000: 1.0},
-        steps={n: {"kept update": n, "learning rate kept": 0.0, "Σ learning rate": 1.0} for n in (300_000, 600_000, 1_200_000)},
+        steps={
+            n: {"kept update": n, "learning rate kept": 0.0, "Σ learning rate": 1.0}
+            for n in (300_000, 600_000, 1_200_000)
+        },
     ),
     "7. The Transformer uses data more efficiently than the LSTM": dict(same_n=[below(), below(), below()]),
     "8. The mass does not go to the head": dict(
@@ -571,7 +577,9 @@ def test_the_source_passes_its_own_claims_on_its_table_4():
             size=size,
             paper_size_gain=gain.value,
             step_gain=more,
-            steps={N: {"kept update": N, "learning rate kept": 0.0, "Σ learning rate": 1.0} for N in (1, 2, 4)},
+            steps={
+                N: {"kept update": N, "learning rate kept": 0.0, "Σ learning rate": 1.0} for N in (1, 2, 4)
+            },
             sizes=[1, 2, 4],
             rel_step={k: 0.1 for k in more},
             error_at={1: 1.0, 2: 1.0, 4: 1.0},

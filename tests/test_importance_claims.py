@@ -530,8 +530,8 @@ def test_claim_11_decides_the_range_not_a_grid_point_beside_1():
     t = table(tau_div=open_tau_div())
     row = t.loc["11"]
     assert row["verdict"] == "inconclusive" and row["n_unresolved"] == 4
-    assert "inside (1.05, 3.16) for 2 of 6; not: peek 1 (fitted) 1.1 (0.5–5)" in row["measured"]
-    assert "and 1 more" in row["measured"]
+    assert "inside (1.05, 3.16) for 2 of 6; open: peek 1 (fitted) 1.1 (0.5–5)" in row["measured"]
+    assert "and 2 more" in row["measured"]
 
 
 def test_claim_2_counts_every_curve_and_leaves_those_beyond_their_draws_open():
@@ -645,8 +645,8 @@ def test_the_chapter_quotes_the_lines_claim_8_rests_on():
 
 def test_the_sentences_the_chapter_glues_from_the_claims():
     assert IC.source_summary(PA.TABLE1, RULES) == (
-        "by its own Table 1 the source reproduces claims 5, 9 and 11; its digits leave claim 16 (not the size, "
-        "≈ 10) open"
+        "by its own Table 1 the source reproduces claims 5, 9 and 11; its digits leave claim 16 open (its case "
+        "“the size, ≈ 10” is not for)"
     )
     assert (
         IC.peeking_summary(IC.claims(measured(), RULES))

@@ -324,7 +324,7 @@ def test_every_claim_could_come_out_each_way():
 def test_the_measured_texts_report_the_counts():
     m = table()["measured"]
     assert m["1"].startswith(
-        "1 of the 1 pairs without a character-level model ranked alike by both (1 of them "
+        "1 of the 1 pairs without a byte- or character-level model ranked alike by both (1 of them "
         "tied by both within the margin), 0 reversed, 0 open; 2 pairs with byte not testable"
     )
     assert m["2"].startswith("of 3 pairs, 1 similar in top-1 and different in T1 (BPE-1k/BPE-8k), 2 not")
@@ -345,7 +345,7 @@ def test_the_measured_texts_report_the_counts():
     )
     assert m["8b"].startswith(
         "common minus rare split words (points) against 0.5 × 8a's gap × the split words' "
-        "Zipf contrast over Table 2's (its interval widens the case's): A 1/10 vs 18/20, "
+        "Zipf contrast over Table 2's (×; its interval widens the case's): A rare 1/10 vs common 18/20, "
         "80.0 [43.0, 94.3] vs 30 [20.8, 36.2] (×1.00);"
     )
     assert m["8b"].endswith("; B split no rare word or no common one: no case")
@@ -353,8 +353,9 @@ def test_the_measured_texts_report_the_counts():
     assert m["10"].startswith("T1 / E₀[T1]: BPE-1k 60.0 [55.0, 65.0] %;")
     assert "(our best 40 / 10 / 5 %)" in m["10"] and m["10"].endswith("it prints no hit rates to test")
     assert m["11"] == (
-        "raw T1 gain as a share of T1: BPE-1k +40%; BPE-8k +80%; byte +80%; above chance (not "
-        "counted): BPE-1k +10%; BPE-8k +20%; byte +20%"
+        "raw T1 gain as a share of T1, the source's measure (its 11 and 14 % are raw): BPE-1k +40%; BPE-8k "
+        "+80%; byte +80%; above chance (not counted: the size of the gain is the claim; claim 7 tests it "
+        "against chance): BPE-1k +10%; BPE-8k +20%; byte +20%"
     )
     assert m["12"] == "Alg. 2 minus exact on the first 60 sentences: BPE-1k top-10 −1.0, T10 −0.8 points"
     assert m["13"] == "not run at this profile (size_compare is empty)"
@@ -499,7 +500,7 @@ def test_8b_is_decided_on_each_encoders_own_split_words_where_they_are_given():
     df = table(results(split_pools={"A": split, "B": split}))
     cases = cases_of(df, "8b").set_index("name")
     assert list(cases["decision"]) == ["against", "for"]
-    assert "270/300 vs 270/300" in df.loc["8b", "measured"]
+    assert "rare 270/300 vs common 270/300" in df.loc["8b", "measured"]
     # the margin is half of each encoder's own gap in 8a (A: 60, B: 40 points), not a constant
     assert list(cases["threshold"]) == pytest.approx([30, 20])
     assert "vs 30" in df.loc["8b", "measured"] and "vs 20" in df.loc["8b", "measured"]

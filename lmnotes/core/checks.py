@@ -224,9 +224,12 @@ def model_of(*kinds: str) -> Check:
 
         return importlib.import_module("lmnotes.models.zoo").check_kind(kinds)(v)
 
-    return _gguf_first(
-        Check(check, f"a {' or '.join(kinds)} model: registered, a model folder or a .gguf file")
+    where = (
+        "registered (wiki/...)"
+        if kinds == ("self-trained",)
+        else "registered, a model folder or a .gguf file"
     )
+    return _gguf_first(Check(check, f"a {' or '.join(kinds)} model: {where}"))
 
 
 def including(kind: str, why: str) -> Check:

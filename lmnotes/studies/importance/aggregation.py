@@ -119,7 +119,7 @@ def instance_vs_corpus(
     ess = np.concatenate([runs[k]["corpus ESS"].to_numpy() for k in gaps_ic])
     values = {
         "n_ic_for": decided.count("for"),
-        "n_ic_cases": len(decided),
+        "n_ic_cases": len(decided) - decided.count("not applicable"),  # the pairs counted
         "n_ic_unresolved": decided.count("open"),
         "n_ic_floor": decided.count("not applicable"),
         "ic_runs_pct": float(100 * ic_runs),

@@ -351,26 +351,31 @@ def source_summary(paper: pd.DataFrame, rules: Rules) -> str:
         if verdict == "reproduced":
             passes.append(number)
         else:
-            (left if verdict == "inconclusive" else beyond).append(
-                f"{number} (not {', '.join(c.name for c in cases if c.decision != 'for')})"
-            )
+            not_for = [f"“{c.name}”" for c in cases if c.decision != "for"]
+            (left if verdict == "inconclusive" else beyond).append((number, not_for))
 
     def listed(items):
         return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
 
-    return "; ".join(
-        part
-        for part in (
-            f"by its own Table 1 the source reproduces claim{'s' * (len(passes) > 1)} {listed(passes)}"
-            if passes
-            else "",
-            f"its words go beyond its table in claim{'s' * (len(beyond) > 1)} {listed(beyond)}"
-            if beyond
-            else "",
-            f"its digits leave claim{'s' * (len(left) > 1)} {listed(left)} open" if left else "",
+    def claims_of(found):
+        numbers = listed([n for n, _ in found])
+        why = "; ".join(
+            f"{'its' if len(found) == 1 else f'claim {n}’s'} case{'s' * (len(nf) > 1)} {listed(nf)} "
+            f"{'are' if len(nf) > 1 else 'is'} not for"
+            for n, nf in found
         )
-        if part
-    )
+        return f"claim{'s' * (len(found) > 1)} {numbers}", why
+
+    parts = [
+        f"by its own Table 1 the source reproduces claim{'s' * (len(passes) > 1)} {listed(passes)}"
+    ] * bool(passes)
+    if beyond:
+        numbers, why = claims_of(beyond)
+        parts.append(f"its words go beyond its table in {numbers} ({why})")
+    if left:
+        numbers, why = claims_of(left)
+        parts.append(f"its digits leave {numbers} open ({why})")
+    return "; ".join(parts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,10 +494,18 @@ def consistent(r: Measured, rules: Rules):
                 )
             )
     n_tail = sum(v > 0 for v in r.tail_sub.values())
+    bounded_open = [c for c, v in zip(c2, r.tail_sub.values()) if v == 0 and c.decision == "open"]
     return c2, (
         f"relative perplexity gap at K = {k_max:,} below half of {converged_gap:.1%} beyond its interval for "
         f"{counted(c2)} of the {len(c2)} curves; {n_tail} have sentences that need more than K draws (e^KL), "
-        f"cannot reach the limit at this K, and are open unless already below."
+        f"cannot reach the limit at this K, and are open unless already below"
+        + (
+            f"; {len(bounded_open)} other{'s' * (len(bounded_open) > 1)} open within the buffer or its interval "
+            f"({named(bounded_open, 'open')})"
+            if bounded_open
+            else ""
+        )
+        + "."
     )
 
 
@@ -689,22 +702,19 @@ def best_temperature(r: Measured, rules: Rules):
         else dataclasses.replace(tau_window(label, best, lo, hi, why), unit="tokenization runs")
         for label, best, lo, hi, why in ranges
     ]
-    others = [
-        f"{label.replace(', constrained', '')} {best:.2g} ({lo:.2g}–{hi:.2g})"
-        for c, (label, best, lo, hi, _) in zip(c11, ranges)
-        if c.decision != "for"
-    ]
+
+    def listed(decision: str, most: int = 2) -> str:
+        found = [
+            f"{label.replace(', constrained', '')} {best:.3g} ({lo:.3g}–{hi:.3g})"
+            for c, (label, best, lo, hi, _) in zip(c11, ranges)
+            if c.decision == decision
+        ]
+        more = f" and {len(found) - most} more" if len(found) > most else ""
+        return f"; {decision}: {'; '.join(found[:most])}{more}" if found else ""
+
     return c11, (
         f"the best τ and the range as good inside ({WINDOW[0]:.2f}, {WINDOW[1]:.2f}) for {counted(c11)} of "
-        f"{len(c11)}"
-        + (
-            f"; not: {'; '.join(others[:3])}" + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-            if others
-            else ""
-        )
-        + "; "
-        + source_text("11", r.paper, rules)
-        + "."
+        f"{len(c11)}" + listed("against") + listed("open") + "; " + source_text("11", r.paper, rules) + "."
     )
 
 
@@ -740,7 +750,9 @@ def stable_modes(r: Measured, rules: Rules):
             n: (float(np.mean(x)), float(np.std(x, ddof=1) / math.sqrt(len(x))), len(x))
             for n, x in per_sentence.items()
         }
-        chi_cases += order_cases(m, {n: float(np.mean(r.chi[m, n])) for n in r.density_names}, every, why="χ² order")
+        chi_cases += order_cases(
+            m, {n: float(np.mean(r.chi[m, n])) for n in r.density_names}, every, why="χ² order"
+        )
     c12_order = len(c12)
     for m in r.models:
         best = max(r.density_names, key=lambda n: runs[m, n]["instance"].mean())

@@ -13,9 +13,10 @@ decided by 95% intervals or tests at 5%, from which the verdict is computed. Com
 two sets use paired intervals (:func:`lmnotes.stats.excess`); a case that needs several
 comparisons at once is decided on the weakest of them at the Bonferroni level
 (:func:`weakest`), and the settings of a universal claim that one setting refutes (3, 4b)
-each at the Bonferroni level over them (:func:`long_family`). The case builders of claims 5, 6, 9 and 11 also decide them on the source's
-printed tables (:mod:`.paper`). :func:`factor_ranges` is the table behind claim 7, and
-:func:`unk_artefact` measures how much of claim 4b the closed vocabulary's ``<unk>`` explains.
+each at the Bonferroni level over them (:func:`long_family`). The case builders of claims
+5, 6, 9 and 11 also decide them on the source's printed tables (:mod:`.paper`).
+:func:`factor_ranges` is the table behind claim 7, and :func:`unk_artefact` measures how
+much of claim 4b the closed vocabulary's ``<unk>`` explains.
 """
 
 from __future__ import annotations

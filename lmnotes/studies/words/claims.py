@@ -456,10 +456,10 @@ def ranking(results: Measured, rules: Rules):
     n_ties = sum(c.test == "within" and c.decision == "for" for c in cases)
     return (
         cases,
-        f"{n_for} of the {len(cases)} pairs without a character-level model ranked alike by both "
+        f"{n_for} of the {len(cases)} pairs without a byte- or character-level model ranked alike by both "
         f"({n_ties} of them tied by both within the margin), {n_against} reversed{_listed(cases, 'against')}, "
         f"{n_open} open; {len(results.pairs) - len(cases)} pairs with {names(sorted(_char_level(results)))} not "
-        "testable (Alg. 2's top-10 of a character-level model)",
+        "testable (Alg. 2's top-10 of a byte- or character-level model)",
     )
 
 
@@ -665,7 +665,7 @@ def split_words(results: Measured) -> dict[str, pd.DataFrame]:
 def split_text(name: str, words: pd.DataFrame) -> str:
     """An encoder's rare and common split words' hits, as claim 8b's row prints them."""
     rare, common = (words.loc[words["kind"] == k, name] for k in ("rare", "common"))
-    return f"{int(rare.sum())}/{len(rare)} vs {int(common.sum())}/{len(common)}"
+    return f"rare {int(rare.sum())}/{len(rare)} vs common {int(common.sum())}/{len(common)}"
 
 
 def _paraphrase(results: Measured, rules: Rules):
@@ -705,7 +705,7 @@ def _paraphrase(results: Measured, rules: Rules):
         (
             c8b,
             f"common minus rare split words (points) against {rules.explained_share:g} × 8a's gap × "
-            "the split words' Zipf contrast over Table 2's (its interval widens the case's): "
+            "the split words' Zipf contrast over Table 2's (×; its interval widens the case's): "
             + "; ".join(
                 f"{c.name} {split_text(c.name, w)}, {fmt(stats.Estimate(c.estimate, c.low, c.high))}"
                 + (" in equal pieces" if "pieces" in w else "")
@@ -825,9 +825,9 @@ def more_types(results: Measured, rules: Rules):
 
     return (
         cases,
-        "raw T1 gain as a share of T1: "
+        "raw T1 gain as a share of T1, the source's measure (its 11 and 14 % are raw): "
         + "; ".join(pct(results.soft_gain[n, kk][2], n) for n in models)
-        + "; above chance (not counted): "
+        + "; above chance (not counted: the size of the gain is the claim; claim 7 tests it against chance): "
         + "; ".join(pct(results.soft_gain[n, kk][1], n) for n in models),
     )
 
