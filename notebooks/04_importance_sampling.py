@@ -59,7 +59,7 @@
 corpus = "enwiki"  # the corpus whose test split is evaluated
 size = "cpu"  # size of the self-trained models: "cpu" or "gpu"
 device = "cpu"  # "cpu", "cuda" or "auto" (the tokenization models)
-components = ["wiki/transformer-word", "wiki/kn3-word"]  # word models of one vocabulary; + a cache
+components = ["wiki/transformer-word", "wiki/kn3-word"]  # one vocabulary
 cache_mu = 100.0  # prior weight of the document cache, in tokens
 em_iterations = 30  # Baum-Welch iterations on the valid split
 stickiness = 0.9  # rho of the sticky variant: rho I + (1 - rho) A
@@ -73,7 +73,7 @@ beam_sizes = [1, 10, 100]  # k of the beam bounds (Table 2)
 n_boot = 1000  # bootstrap resamples of test articles
 n_coverage = 500  # simulated test splits for the interval's coverage
 block_sizes = [1, 2, 4, 8, 16, 32]  # sentences per instance (granularity)
-n_tau_grid = 25  # geometric grid from 0.5 to 5 for the exact best τ (+ the paper's τ)
+n_tau_grid = 25  # geometric τ grid, 0.5–5, for the exact best (+ paper's)
 law_stickiness = [0.0, 0.3, 0.6, 0.8, 0.9, 0.95]  # ρ of the τ* law
 n_law_sentences = 200  # test sentences for the τ* law (0: all)
 n_smc_runs = 12  # runs of SMC and of IS at equal cost
