@@ -1351,15 +1351,12 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 # {glue:md}`summary`
 #
 # - Importance-sampled perplexity is a stochastic upper bound and consistent, as the paper
-#   proves; whether an estimate with $K$ draws has converged is decided by the proposal's
-#   divergence from the posterior, about $e^{\mathrm{KL}}$ draws per instance, not by $K$
-#   alone: "no convergence at $10^4$" holds for proposals far from the posterior, not for
-#   those close to it.
-# - Aggregate per instance: the corpus-level estimate is the instance-level one with its
-#   draws arbitrarily paired, and never better in expectation. But the benefit shrinks with
-#   the instance: with whole articles as instances, as KGLM has them, the estimate is nearly
-#   as biased as the corpus-level one; shorter documents, such as EntityNLM's, keep more of
-#   the benefit ({numref}`fig-granularity`).
+#   proves; whether $K$ draws have converged depends on the proposal's divergence from the
+#   posterior (about $e^{\mathrm{KL}}$ draws per instance), not on $K$ alone.
+# - Aggregate per instance: the corpus-level estimate pairs the draws arbitrarily and is
+#   never better in expectation. The benefit shrinks with the instance: whole articles as
+#   instances, as KGLM has them, are nearly as biased as the corpus level
+#   ({numref}`fig-granularity`).
 # - Peeking helps a proposal that keeps the chain's state; mean-field reads the whole text
 #   but forgets the state, as KGLM's proposal samples every mention at once, and
 #   {glue:md}`peek_summary`. Tempering buys most for a proposal confident about the wrong

@@ -499,12 +499,7 @@ def consistent(r: Measured, rules: Rules):
         f"relative perplexity gap at K = {k_max:,} below half of {converged_gap:.1%} beyond its interval for "
         f"{counted(c2)} of the {len(c2)} curves; {n_tail} have sentences that need more than K draws (e^KL), "
         f"cannot reach the limit at this K, and are open unless already below"
-        + (
-            f"; {len(bounded_open)} other{'s' * (len(bounded_open) > 1)} open within the buffer or its interval "
-            f"({named(bounded_open, 'open')})"
-            if bounded_open
-            else ""
-        )
+        + (f"; also open: {named(bounded_open, 'open')}" if bounded_open else "")
         + "."
     )
 
@@ -588,11 +583,10 @@ def documents_as_instances(r: Measured, rules: Rules):
     runs show is reported, not counted: the share of the corpus-level bias removed with
     articles as instances."""
     return [], (
-        "not tested: the source does not state it; its first recommendation (aggregate at the instance level) "
-        "presumes it. Not counted: articles "
-        f"({r.article_tokens:,.0f} tokens) as instances remove less than {rules.bias_removed:.0%} of the "
-        f"corpus-level bias beyond the interval in {counted(r.doc_cases, 'against')} of {len(r.doc_cases)} pairs, "
-        f"more in {counted(r.doc_cases)}; sentences {min(v['instance'].value for v in r.removed.values()):.0%} or more."
+        "not tested: the source's advice presumes it and never states it. Not counted: articles "
+        f"({r.article_tokens:,.0f} tokens) as instances remove less than {rules.bias_removed:.0%} of the bias "
+        f"beyond the interval in {counted(r.doc_cases, 'against')} of {len(r.doc_cases)} pairs, more in "
+        f"{counted(r.doc_cases)}; sentences {min(v['instance'].value for v in r.removed.values()):.0%} or more."
     )
 
 
@@ -1007,9 +1001,8 @@ CLAIMS = [
     ),
     lmclaims.Claim(
         "6",
-        "(Presumed by the first recommendation, to aggregate at the instance level) aggregating "
-        "per instance removes most of the corpus-level bias, also with article-length documents as "
-        "instances (KGLM)",
+        "(Presumed by the advice to aggregate per instance) it removes most of the corpus-level "
+        "bias, also with article-length documents as instances (KGLM)",
         documents_as_instances,
         TABLE1,
         unit="runs",
