@@ -351,6 +351,13 @@ def test_learners_compared_together_share_one_annealed_schedule_that_each_ends_a
     four = SC.annealed(config, 8, 4).warmup
     assert ("a", 4, four) in trained and ("c", 4, four) in trained
     assert SC.own_passes(kept["a"][1], kept["a"][2], 8) == 3
+    # training sets of unequal updates a pass cannot be compared at equal training
+    learns["d"] = lambda passes, schedule: type(
+        "M", (), {"history": model(passes, passes).history.assign(step=lambda h: h["step"] * 2)}
+    )()
+    probes["d"] = model(8, 3)
+    with pytest.raises(ValueError, match="equal updates a pass"):
+        SC.anneal_together(learns, probes, 8, config)
 
 
 def test_doubling_gains_and_relative_change():

@@ -152,6 +152,11 @@ def anneal_together(learns: dict, probes: dict, passes: int, config: TrainConfig
         schedule = annealed(config, passes, common)
         models = {k: learn(common, schedule) for k, learn in learns.items()}
         mine = {k: summary(m, schedule.warmup, common) for k, m in models.items()}
+        if len({g["updates planned"] for g in mine.values()}) > 1:
+            raise ValueError(
+                "learners compared together need training sets of equal updates a pass, got "
+                f"{sorted({g['updates planned'] for g in mine.values()})} updates over {common} passes"
+            )
         early = [g["best epoch"] for g in mine.values() if g["best epoch"] < common]
         if not early:
             break
