@@ -43,7 +43,8 @@
 #
 # The source works with 1 million samples per set and reports no intervals for its distances
 # (only significance marks for the differences of means, App. D). We work with
-# {glue:text}`n_self:,` per self-trained set and {glue:text}`n_pre:,` per pretrained one, and our reference, the test split, is a handful of articles, so the
+# {glue:text}`n_self:,` samples per self-trained set and {glue:text}`n_pre:,` per
+# pretrained one, and our reference, the test split, is a handful of articles, so the
 # chapter is as much about inference as about the statistics: which differences can a
 # sample of this size, against a reference of this kind, tell apart from noise?
 
@@ -217,8 +218,8 @@ tables.show(summary.set_index(["model", "strategy"]), "The sample sets and the r
 # ## The unit of inference is the article
 #
 # The reference is not a sample of independent sentences. Sentences of one article share
-# its topic, its names, its style; a test split of {glue:text}`n_test_articles` articles is a
-# sample of {glue:text}`n_test_articles` articles. A test that treats its sentences as
+# its topic, its names, its style; a test split of {glue:text}`n_test_articles` articles
+# holds {glue:text}`n_test_articles` independent units, however many sentences. A test that treats its sentences as
 # independent mistakes the articles' own differences for evidence. To see how much, we play
 # the study on human text where the null hypothesis is true: in each of
 # {glue:text}`calibration_splits_used` splits of the training split we draw two disjoint
@@ -1004,7 +1005,7 @@ glue("pre_beyond", f"in all {len(cells)} of their distance cells" if not within_
 # differences between architectures (claims 3, 5, 7b) could change with models trained to
 # convergence; those about decoding strategies (6, 8b, 11) and about the statistics themselves
 # (1, 10) depend less on model quality. The `gpu` profile trains larger models for longer and
-# samples as many documents as the test split has.
+# samples ten times as many documents per set.
 #
 # Claim 4b may rest on an artefact of its own, the closed vocabulary's `<unk>`. Counted as a
 # type, `<unk>` puts the word Transformer {glue:text}`c4_counted_span` farther from the test

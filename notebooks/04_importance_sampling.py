@@ -776,8 +776,9 @@ glue_all(beam_values)
 # Within each model the beam holds more of $p(x)$ for short sentences than for long ones
 # (the shortest bin minus the longest: {glue:md}`short_long_sentence`). At equal length the
 # sticky model's beam holds more than the fitted model's beyond the interval in
-# {glue:text}`n_bins_tighter` of {glue:text}`n_length_bins` length bins: the same space, a
-# more concentrated posterior, a tighter bound. The regression says the same from the
+# {glue:text}`n_bins_tighter` of {glue:text}`n_length_bins` length bins (claim 15 counts a
+# bin only beyond twice `beam_share_margin`): the same space, a more concentrated
+# posterior, a tighter bound. The regression says the same from the
 # other side: with the entropy held fixed, {glue:md}`reg_sentence` (the length enlarges the
 # space, and the space's posterior entropy with it, so the entropy carries most of the
 # length's effect; this regression describes these sentences, resampling them, not
@@ -1350,8 +1351,8 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 #
 # {glue:md}`summary`
 #
-# - Importance-sampled perplexity is a stochastic upper bound and consistent, as the paper
-#   proves; whether $K$ draws have converged depends on the proposal's divergence from the
+# - Importance-sampled perplexity is a stochastic upper bound, and consistent in the limit,
+#   as the paper proves; whether $K$ draws have converged depends on the proposal's divergence from the
 #   posterior (about $e^{\mathrm{KL}}$ draws per instance), not on $K$ alone.
 # - Aggregate per instance: the corpus-level estimate pairs the draws arbitrarily and is
 #   never better in expectation. The benefit shrinks with the instance: whole articles as
@@ -1363,7 +1364,7 @@ lmclaims.show(claims, "The claims of the paper and the verdicts",
 #   states (mean-field on the sticky chain: {glue:text}`tau_gain_mf_sticky:.0f` % of its
 #   $\log(1 + \chi^2)$) and less for one that is merely diffuse (the prior:
 #   {glue:text}`tau_gain_prior_sticky:.0f` %) ({numref}`fig-tau-law`); a few draws rank
-#   proposals roughly, but flatter cold proposals that concentrate on the posterior's mode.
+#   proposals roughly, but favour cold proposals that concentrate on the posterior's mode.
 # - Beam bounds are certain; on these models {glue:md}`beam_finding`.
 # - Beyond the paper: an exact floor on the bias ($-\mathrm{KL}(q \,\|\, p(z \mid x))$); a
 #   particle filter that beats importance sampling at equal cost in

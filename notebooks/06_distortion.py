@@ -120,7 +120,7 @@ from lmnotes.studies.distortion import (
     language as LG, lengths as LN, lnre as LR, mass as MS, overview as OV,
     paper as PA, perturbation as PT, pretrained as PR, resample as R,
     schedule as SC, seeds as SD, size as SZ, temperature as TP, training as TR)
-from lmnotes.studies.distortion.resample import ci, est, num
+from lmnotes.studies.distortion.resample import ci, est, negated, num
 from lmnotes.text import corpus as lmcorpus
 
 plots.use_style()
@@ -201,7 +201,8 @@ tables.show(OV.examples(L, test), f"Samples of p_L at T = {temperature}",
 # %% [markdown]
 # We drew {glue:text}`n_drawn` sequences; {glue:text}`n_unfinished` of them
 # ({glue:text}`p_trunc`) reached the cap without EOS and are left out, which shifts every
-# $\log p_{L'}$ by $-\log(1 - P_\text{trunc})$. Decoding and re-encoding changes
+# $\log p_{L'}$ by $-\log(1 - P_\text{trunc})$. The finished ones are split in order, so
+# the test split, last, is `n_test` less the unfinished. Decoding and re-encoding changes
 # {glue:text}`roundtrip` of the finished samples. Most of them,
 # {glue:text}`trip_same` of all samples, keep their text: L sampled a segmentation of it
 # that its tokenizer would never produce. The other {glue:text}`trip_text` do not even keep
@@ -217,7 +218,8 @@ tables.show(OV.examples(L, test), f"Samples of p_L at T = {temperature}",
 #
 # Each learner is trained from scratch on L's training ids with L's tokenizer, for a fixed
 # number of epochs, keeping the weights of the best validation epoch (the paper's choice;
-# here the last, where the learning rate has decayed to zero). The learners the claims
+# where that is the last epoch, the learning rate has decayed to zero there, and the
+# training section says for how many learners it is). The learners the claims
 # compare are trained at each seed of `learner_seeds`; the figures show the first.
 # After every epoch the main learner and the LSTM score fixed subsets of the training and
 # test sequences, for the curves of claims 4–5.
@@ -499,7 +501,7 @@ last, mid, final, gaps = (over[k] for k in ("last", "mid", "final", "gaps"))
 apart, gap_beyond = over["apart"], over["gap_beyond"]
 best_epoch = TR.best_epoch
 n_best_last = sum(best_epoch(m) == len(m.history) for m in models.values())
-glue("gap_beyond", ci(gap_beyond), display=False)
+glue("gap_beyond", ci(negated(gap_beyond)), display=False)  # the gap's sign
 glue_all(TR.facts(over, n_best_last, len(models)))
 tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
             "between the most probable and the rarest stratum (95 % intervals)",
@@ -525,9 +527,9 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # {glue:text}`gap_test_last` at the end, but it does not close, and it exceeds the
 # training gap by {glue:text}`apart`. Much of a gap between strata is length, though: the
 # rarest stratum holds the longest sequences, and any deficit per token makes a gap. Beyond
-# what the length law gives, the rarest test stratum's residual minus the most probable
-# one's is {glue:text}`gap_beyond` nats (below 0: a gap beyond length; the claims table
-# gives it with the gap's sign); claim 5, about the gaps themselves, counts the whole gap.
+# what the length law gives, the most probable test stratum's residual minus the rarest
+# one's is {glue:text}`gap_beyond` nats (above 0: a gap beyond length); claim 5, about the
+# gaps themselves, counts the whole gap.
 # The paper's GPT2-medium fitted its training set around epoch 5, and its test strata kept
 # "a relatively consistent distance"; ours keep
 # apart, at a narrowing distance. Two points bear on the comparison with the paper.

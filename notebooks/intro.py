@@ -72,9 +72,10 @@ Markdown(claims.overview(found))
 # ## How a verdict is decided
 #
 # A claim is tested in *cases* (models, decoding strategies, statistics, settings). Each case
-# is decided against a threshold by its interval (95%, or the level corrected for the number
-# of cases where the form asks for some case) or by its test: it is *for* the claim,
-# *against* it, or *open* when its interval cannot decide at this report's scale. A case whose
+# is decided against a threshold by its interval (95%, or the Bonferroni level over the
+# cases where one case can decide the claim: any case *for* a claim about some case, and in
+# chapter 02 any case *against* a universal claim) or by its test: it is *for* the
+# claim, *against* it, or *open* when its interval cannot decide. A case whose
 # estimate, interval and threshold all sit at a floor that no data can move is *not
 # applicable* and counts neither way. Each claim declares the *form* its source's words give
 # it, and one function turns the form and the counts of its cases into the verdict (under

@@ -17,11 +17,11 @@
 #
 # Every chapter takes its models as parameters, so a reader can run it on a model of their
 # own: a registered name, a local folder in the Hugging Face layout (`config.json`, the
-# weights and the tokenizer), or a single `.gguf` file, which transformers dequantises to
-# PyTorch weights. From the environment of a clone (`source .venv/bin/activate`):
+# weights and the tokenizer), a single `.gguf` file, which transformers dequantises to
+# PyTorch weights, or a hub id already in your Hugging Face cache. From the environment of a clone (`source .venv/bin/activate`):
 #
 # ```bash
-# # chapter 01's table with your model beside ours
+# # chapter 01's table: your model beside the BPE Transformer
 # python -m lmnotes.book run 01_models \
 #   -p model_names '[wiki/transformer-bpe8k, ~/models/my-model.gguf]'
 # # chapter 05's pretrained rows with your model
@@ -53,8 +53,9 @@ from lmnotes.book import params, run as book
 from lmnotes.report import claims, tables
 
 # %% tags=["remove-input"]
-MODEL_PARAMETERS = ("model_names", "pretrained", "others", "tokenization_models",
-                    "sentence_models", "pretrained_language", "encoder_model")
+MODEL_PARAMETERS = ("model_names", "leave_out", "pretrained", "others",
+                    "tokenization_models", "sentence_models", "components",
+                    "pretrained_language", "encoder_model")
 rows = []
 for name in book.chapter_names():
     ran = book.profile_values(name, "default")  # the book's own run
@@ -62,9 +63,9 @@ for name in book.chapter_names():
         if p.name in MODEL_PARAMETERS:
             rule = params.rule_of(p, name)
             value = ran.get(p.name, p.default)
+            shown = (", ".join(value) or "[]") if isinstance(value, list) else value
             rows.append({"page": claims.title(name), "parameter": p.name,
-                         "in the book": ", ".join(value) if isinstance(value, list)
-                         else value or "(none)", "takes": str(rule),
+                         "in the book": shown or "(none)", "takes": str(rule),
                          "what": p.comment[:width]})
 tables.show(pd.DataFrame(rows), "Every model parameter, the models the book ran it with, "
             "and the models it takes", index=False)

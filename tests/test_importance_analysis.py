@@ -215,7 +215,7 @@ def test_tail_shares_and_the_sentence_that_names_mismatches():
     assert agree and text.startswith("The proposals whose estimate is still more than 0.1%")
     gaps["m", "b"] = Estimate(0.1, 0.05, 0.15)  # unconverged without a tail
     agree, text = CG.tail_sentence(tail, gaps, 0.001)
-    assert not agree and "b, m: 0.0 % of sentences beyond, gap resolved" in text
+    assert not agree and "b, m: 0.0 % of the curves' sentences beyond, gap resolved" in text
 
 
 def test_monotone_cases_for_a_clear_rise_against_for_a_fall():

@@ -402,7 +402,9 @@ def test_the_base_evidence_gives_the_verdicts_it_was_built_for():
         "6": "not tested",
     }
     assert t["verdict"].to_dict() == expected
-    assert t.loc["6", "measured"].startswith("not tested: the source's advice presumes it and never states it")
+    assert t.loc["6", "measured"].startswith(
+        "not tested: the source's advice presumes it and never states it"
+    )
     assert "articles (5,000 tokens) as instances remove less than 50%" in t.loc["6", "measured"]
     # claim 9 counts mean-field with the peek horizons: 3 peekers on 2 models
     assert (t.loc["9", "n_for"], t.loc["9", "n_against"]) == (6, 0)

@@ -530,8 +530,8 @@ def in_words(df: pd.DataFrame) -> str:
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     return (
         f"Of the {len(df)} claims of this chapter, the verdicts are {listed}. A verdict is "
-        f"about the models and the corpus of this report at its scale; [the GPU edition]"
-        f"(at_scale.html) says which survive larger models and more samples."
+        f"about the models and the corpus of this report at its scale; for the chapters it has run, "
+        f"[the GPU edition](at_scale.html) says which survive larger models and more samples."
     )  # an inline glue: no roles
 
 
@@ -576,7 +576,8 @@ MEANING = {
     "reproduced": "the cases show the claim as its form asks (every case, most, some case, "
     "the effect's sign and size, or an identity)",
     "differs": "a claim about every case or an effect: some cases show it and some the opposite",
-    "inconclusive": "too many cases stay open at this report's scale to decide the form",
+    "inconclusive": "too many cases stay open to decide the form: at this report's scale, or with "
+    "data of this kind at all (the claims table says which, and what would decide it)",
     "contradicted": "the cases show the opposite as the form asks (one failing case refutes an identity, "
     "and a case against with none for refutes a claim about every case)",
     "not tested": "no case could be run here, or the claim cannot be tested as posed (its row says why)",

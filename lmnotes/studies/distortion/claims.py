@@ -193,7 +193,7 @@ def rarer_worse(r, q):
         "rarest vs most probable equal-count bin: "
         + "; ".join(f"{n} {num(ends[n][0]['mean'])} vs {num(ends[n][1]['mean'])}" for n in learners)
         + f"; a constant deficit per token predicts "
-        f"both ends within {num(r.law_miss, 2)} nats"
+        f"both ends within {num(r.law_miss, 2)} nats for these learners"
     )
 
 

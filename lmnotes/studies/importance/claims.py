@@ -1001,8 +1001,8 @@ CLAIMS = [
     ),
     lmclaims.Claim(
         "6",
-        "(Presumed by the advice to aggregate per instance) it removes most of the corpus-level "
-        "bias, also with article-length documents as instances (KGLM)",
+        "(Presumed by the advice to aggregate per instance) instance-level aggregation removes most "
+        "of the corpus-level bias, also with article-length documents as instances (KGLM)",
         documents_as_instances,
         TABLE1,
         unit="runs",

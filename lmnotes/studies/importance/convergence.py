@@ -52,7 +52,7 @@ def tail_sentence(tail_sub: Mapping, gap_interval: Mapping, converged_gap: float
         if agree
         else "The match is not exact: "
         + "; ".join(
-            f"{n}, {m}: {100 * tail_sub[m, n]:.1f} % of sentences beyond, "
+            f"{n}, {m}: {100 * tail_sub[m, n]:.1f} % of the curves' sentences beyond, "
             f"gap {'resolved' if (m, n) in unconverged else 'not resolved'}"
             for m, n in sorted(unconverged ^ with_tail)
         )

@@ -540,10 +540,10 @@ def long_fall_off(m: Measured, rules: Rules):
     ]
     return cases, (
         f"distinct words per token at matched lengths of {rules.long_length}–{rules.max_tokens} tokens "
-        f"(sentences; the samples stop at {rules.max_tokens}), sample − test: "
-        f"{span(e for e, _ in tf3.values())} (Transformers), {span(e for e, _ in c3.values())} (all neural). "
-        "Not the source's long documents; a model that repeats itself less than fluent text would also "
-        "raise the ratio; 'specific to the transformer' is not tested."
+        f"(sentences; the samples stop at {rules.max_tokens}), sample − test, {' and '.join(m.sampled)}: "
+        f"{span(e for e, _ in tf3.values())} (Transformers), {span(e for e, _ in c3.values())} (all neural); "
+        "beam, which repeats itself in every architecture, not counted. Not the source's long documents; "
+        "'specific to the transformer' is not tested."
         if tf3
         else "No Transformer setting has long documents."
     )
