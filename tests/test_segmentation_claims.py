@@ -151,7 +151,7 @@ def test_measured_texts_carry_the_counts():
     assert "3.00 against 1.50 epochs" in m3
     m4 = table.iloc[3].measured
     assert "BPE 8k 0.20 % (certified ≥ 0.150 %)" in m4 and "smollm2-135m 3.00 %" in m4
-    assert "Below 1 %: BPE 8k for, smollm2-135m against" in m4
+    assert "Clearly below (the upper end under half of it) 1 %: BPE 8k for, smollm2-135m against" in m4
     assert "BPE 8k levelled off in N; smollm2-135m levelled off in N" in m4
 
 

@@ -88,8 +88,6 @@ READS = {
     "density_names": "the proposals of the density figure",
     "rank_names": "the proposals the ranking orders (the density figure's and more temperatures)",
     "ic_cases": "instance against corpus level (aggregation.instance_vs_corpus)",
-    "ic_floors": "'proposal, model' -> (KL bound per token, PPL) of the pairs theory pins below Table 1's "
-    "last digit (aggregation.instance_vs_corpus)",
     "ic_runs": "the share of single runs where instance level is better",
     "ic_min_gap": "the smallest gap, in % of the perplexity",
     "ic_max_gap": "the largest gap, in % of the perplexity",
@@ -432,16 +430,6 @@ def upper_bound(r: Measured, rules: Rules):
         )
         for m, n in latent_cases
     ]
-    # a pair that theory pins at the floor (as claim 5's) cannot show the bound in Table 1's digits
-    floors = r.ic_floors
-    c1 = [
-        AG.at_floor(
-            c.name, "below", ub[k], *floors[c.name], pinned=f"the bias to [−{floors[c.name][0]:.2g}, 0]"
-        )
-        if c.decision == "open" and c.name in floors
-        else c
-        for k, c in zip(latent_cases, c1)
-    ]
     below_truth = np.mean([np.mean(runs[k]["instance"] > 0) for k in latent_cases])
     return c1, (
         f"E log p̂ − log p per sentence over {rules.n_runs} runs below 0 beyond the interval for {counted(c1)} of "
@@ -449,12 +437,6 @@ def upper_bound(r: Measured, rules: Rules):
         + (
             f"; open: {named(c1, 'open')}, too close to the posterior for the runs to resolve its bias"
             if counted(c1, "open")
-            else ""
-        )
-        + (
-            f"; at the floor, not counted: {named(c1, 'not applicable')} (theory pins the bias below Table 1's "
-            "last digit, as claim 5's)"
-            if counted(c1, "not applicable")
             else ""
         )
         + f"; {100 * below_truth:.0f} % of single runs fall below the truth: a bound on average, not run by run."
@@ -551,7 +533,8 @@ def no_convergence(r: Measured, rules: Rules):
     ]
     return c4, (
         f"perplexity still above the truth by more than twice {converged_gap:.1%} at K = {k_max:,} for "
-        f"{counted(c4)} of {len(c4)} model–proposal pairs, within it for {counted(c4, 'against')}; "
+        f"{counted(c4)} of {len(c4)} model–proposal pairs, below half of it (converged) for "
+        f"{counted(c4, 'against')}, between for {counted(c4, 'open')}; "
         f"exp(KL), the draws a sentence needs, decides which ({'exactly' if r.agree else 'nearly'})."
     )
 
@@ -862,7 +845,7 @@ def beams_tight(r: Measured, rules: Rules):
         + "); at equal length (the same space) the sticky model's beam holds more than the fitted one's "
         f"beyond twice the margin in {counted(equal, 'against')} of {len(equal)} bins ("
         + ", ".join(f"{e.value:+.0f}" for e in r.equal_size)
-        + "): the space is not all that decides."
+        + "): the source's explanation, the size of the space, is not all that decides."
     )
 
 
@@ -903,7 +886,6 @@ SECTIONS = [
             "runs",
             "n_test",
             "latent_names",
-            "ic_floors",
             "tail_sub",
             "gap_interval",
             "agree",

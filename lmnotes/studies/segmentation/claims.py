@@ -172,7 +172,7 @@ def marginal_negligible(r: Measured, rules: Rules):
             f"{m} {_pct(100 * g[GAP], 2)} % (certified ≥ {_pct(100 * g[CERTIFIED], 3)} %)"
             for m, g in r.gaps.items()
         )
-        + f"; {levelled_text(r)}. Below "
+        + f"; {levelled_text(r)}. Clearly below (the upper end under half of it) "
         f"{100 * rules.negligible_share:g} %: {_decisions(c4)}; below {100 * rules.negligible_share_alt:g} %: "
         f"{_decisions(c4_alt)}: {negligible_verdict(r, rules.negligible_share_alt)} at that threshold."
     )
