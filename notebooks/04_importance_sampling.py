@@ -408,7 +408,10 @@ glue_md("tail_sentence", tail_text)
 # above the truth at every $K$; those near τ = 1 come closest.
 # ```
 #
-# **Monotone in expectation, not run by run.** {cite:t}`burda-etal-2016-iwae` prove that
+# (fold-04-monotone)=
+# ### Monotone in expectation, not run by run
+#
+# {cite:t}`burda-etal-2016-iwae` prove that
 # $\mathbb{E} \log \hat p_K$ rises with $K$. The table below estimates
 # $\mathbb{E} \log \hat p_K - \log p$ from disjoint runs of the same draws (all of them cut
 # into runs of $K = 1$, of $K = 10$, …), summed over the sentences. A single running curve, as the
@@ -437,14 +440,12 @@ glue("n_curve_steps", n_curve_steps, display=False)
 
 # %% [markdown]
 # In {glue:text}`n_mono_rises` of {glue:text}`n_mono_cases` model–proposal pairs the
-# expected log-estimate rises from each $K$ to the next beyond its interval, at every step
-# where the rise that the delta method predicts exceeds the interval; in
-# {glue:text}`n_mono_unresolved` the proposal is so close to the posterior that no rise is
-# larger than the interval, and the case stays open.
-# A single run is another matter: the running curves of the figure turn up (the perplexity
-# estimate rises from one $K$ to the next) {glue:text}`n_single_drops` times in
-# {glue:text}`n_curve_steps` steps. The paper's "monotonically decreasing in all settings"
-# holds for the expectation, the quantity its Eq. 4 is about, not for a run.
+# expected log-estimate rises beyond its interval at every step where the delta method
+# predicts a rise larger than the interval; in {glue:text}`n_mono_unresolved` no predicted
+# rise is that large (the proposal is near the posterior), and the case stays open. The
+# running curves of single runs turn up {glue:text}`n_single_drops` times in
+# {glue:text}`n_curve_steps` steps: the paper's "monotonically decreasing in all settings"
+# holds for the expectation, which its Eq. 4 is about, not for a run.
 #
 # ## Instance-level against corpus-level estimates (the paper's Table 1)
 #
