@@ -403,3 +403,23 @@ def test_clearly_within_buffers_a_margin_the_source_does_not_fix():
         "between half and twice a threshold the source does not fix"
     )
     assert C.can(inside) == {"for", "against", "open"}
+
+
+def test_a_case_over_training_runs_needs_what_its_binding_run_needs():
+    """What would decide a case over several seeds (Case.across) is the data its weakest run
+    needs, not the hull's: runs at 0.9 [0.5, 1.3] (decided) and 0.1 [−0.2, 0.4] (9×) make a
+    hull 0.5 [−0.2, 1.3] that would claim 2.0×; runs that lean different ways need more runs."""
+    strong = C.Case("r", "above", 0.9, 0.5, 1.3, why="x", unit="articles")
+    weak = C.Case("r", "above", 0.1, -0.2, 0.4, why="x", unit="articles")
+    both = C.Case.across([strong, weak], "two runs")
+    assert both.decision == "open" and both.estimate == pytest.approx(0.5)
+    assert C.more_data(both) == pytest.approx(9.0)
+    assert C.to_decide("every", [both]).startswith("about 9.0× the articles")
+    split = C.Case.across([weak, C.Case("r", "above", -0.1, -0.4, 0.2, why="x", unit="articles")], "two")
+    assert split.need == math.inf and C.more_data(split) == math.inf
+    assert "training runs that lean different ways" in C.to_decide("every", [split])
+    one = C.Case("r", "above", 0.1, -0.2, 0.4, why="x")
+    assert math.isnan(one.need) and C.more_data(one) == pytest.approx(9.0)
+    # the need travels through a cases file
+    row = C.records("1. x", "every", "inconclusive", [both])[0]
+    assert C.more_data(C.from_records([row])[0]) == pytest.approx(9.0)

@@ -191,7 +191,10 @@ class Case:
     """One case of a claim: its name, its test, the numbers it is decided on, why it is what
     it is (the reader's account of what was counted), and the ``unit`` its interval resamples
     (test articles, runs, samples, draws K: what more data means for it), or
-    :data:`NOT_SAMPLED` for an interval that is not a sampling interval (an exact range)."""
+    :data:`NOT_SAMPLED` for an interval that is not a sampling interval (an exact range).
+    A case over several training runs (:meth:`across`) keeps in ``need`` the factor of its
+    unit that its binding run needs to be decided (:func:`more_data`), ``math.inf`` where the
+    runs lean different ways; NaN for a case of one run."""
 
     name: str
     test: str
@@ -203,9 +206,10 @@ class Case:
     floor: float = math.nan
     why: str = ""
     unit: str = ""
+    need: float = math.nan
 
     def __post_init__(self):
-        for f in ("estimate", "low", "high", "threshold", "p", "floor"):
+        for f in ("estimate", "low", "high", "threshold", "p", "floor", "need"):
             object.__setattr__(self, f, float(getattr(self, f)))
         if not self.why:
             raise ValueError(f"case {self.name!r}: say why it is what it is (what was counted)")
@@ -268,10 +272,17 @@ class Case:
         models it compares: the mean of their estimates with the hull of their intervals, so
         that it is *for* only if every run's is, *against* only if every run's is, and open
         where the runs disagree: a decision that one run's luck moves is not yet evidence.
-        The first case gives its name, test, threshold, unit and why (``why`` is added)."""
+        The first case gives its name, test, threshold, unit and why (``why`` is added). What
+        would decide it is what its binding run needs (``need``): the largest factor of data
+        that its open runs need (:func:`more_data`), each at its own estimate, where every run
+        is for or leans for (or every one against); infinite where they lean different ways,
+        which more runs, not more data, would settle."""
         if not cases or any((c.test, c.threshold) != (cases[0].test, cases[0].threshold) for c in cases):
             raise ValueError("the runs of one case are at least one, and share its test and threshold")
         first = cases[0]
+        sides = {c.decision if c.decision != "open" else leaning(c) for c in cases} - {"not applicable"}
+        factors = [k for c in cases if (k := more_data(c)) is not None]
+        need = math.inf if len(sides) > 1 else max(factors, default=math.nan)
         return cls(
             first.name,
             first.test,
@@ -282,6 +293,7 @@ class Case:
             floor=first.floor,
             why=f"{first.why}; {why}",
             unit=first.unit,
+            need=need,
         )
 
     @classmethod
@@ -296,7 +308,8 @@ class Case:
 
 def more_data(case: Case) -> float | None:
     """How many times its data (its :attr:`Case.unit`) an open case needs to be decided if its
-    estimate stayed where it is. An interval's ends close in on its estimate as one over the
+    estimate stayed where it is; a case over several runs, what its binding run needs
+    (:attr:`Case.need`). An interval's ends close in on its estimate as one over the
     square root of the independent units it resamples, so the case needs (d_end / d_edge)²
     times them, where d_end is the distance from the estimate to the end that must cross a
     threshold for the decision it leans to (:func:`leaning`) and d_edge the distance from the
@@ -315,6 +328,8 @@ def more_data(case: Case) -> float | None:
         or (case.test in CLEARLY and not has_interval(case))
     ):
         return None
+    if not math.isnan(case.need):
+        return case.need
     if case.test == "p":
         from scipy.stats import norm
 
@@ -387,7 +402,8 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
     enough (:func:`more_data`, :func:`leaning`), turn the claim's form to a verdict, and that
     verdict; or why more of the same data would not: an estimate on its threshold, a value
     between half and twice a threshold the source does not fix, an interval that no data
-    narrows, or an end the design leaves open, which only more of its unit can close."""
+    narrows, an end the design leaves open, which only more of its unit can close, or training
+    runs that lean different ways."""
     n_for, n_against, n_open = counts(cases)
     if verdict(form, n_for, n_against, n_open) != "inconclusive":
         return ""
@@ -401,7 +417,14 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
             more = NO_MORE_ARTICLES if any("test articles" in u for u in units) else ""
             return f"about {times(k)} the {' and the '.join(units)}, at the observed effects, would make it {got}{more}"
     stuck = [c for c in cases if c.decision == "open" and more_data(c) in (None, math.inf)]
-    why: dict[str, list[Case]] = {"fixed": [], "buffer": [], "not sampled": [], "no end": [], "on": []}
+    why: dict[str, list[Case]] = {
+        "fixed": [],
+        "buffer": [],
+        "not sampled": [],
+        "no end": [],
+        "runs": [],
+        "on": [],
+    }
     for c in stuck:
         if c.test in CLEARLY and not has_interval(c):
             why["fixed"].append(c)
@@ -414,6 +437,8 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
             why["not sampled"].append(c)
         elif c.test != "p" and not all(math.isfinite(d) for d, _ in _crossings(c)):
             why["no end"].append(c)
+        elif c.need == math.inf:
+            why["runs"].append(c)
         else:
             why["on"].append(c)
     said = {
@@ -422,6 +447,9 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
         "not sampled": lambda c: "a range its design fixes, not a sampling interval",
         "no end": lambda c: (
             f"an interval end left open at this many {c.unit or 'data'}, which only more of them can close"
+        ),
+        "runs": lambda c: (
+            "training runs that lean different ways, which more runs, not more data, would settle"
         ),
         "on": lambda c: "an estimate on its threshold",
     }
