@@ -330,8 +330,8 @@ def test_the_measured_texts_report_the_counts():
     assert m["2"].startswith("of 3 pairs, 1 similar in top-1 and different in T1 (BPE-1k/BPE-8k), 2 not")
     assert m["2"].endswith("margin 20.0% of the pair's mean, intervals at 98.33% (Bonferroni over 3 pairs)")
     assert m["4"].startswith(
-        "of 3 pairs (every model scored on the same words), 1 with the lower perplexity and "
-        "the lower T1 (BPE-1k/BPE-8k), 1 with the lower perplexity and the higher T1, 1 open"
+        "of 3 pairs (all scored on the same words), 1 with lower perplexity and "
+        "lower T1 (BPE-1k/BPE-8k), 1 with lower perplexity and higher T1, 1 open"
     )
     assert m["5"] == "12 of 12 adjacent-bin drops beyond their intervals, 0 rises, 0 open"
     assert (
@@ -447,6 +447,12 @@ def test_the_closed_vocabularies_pairs_count_for_perplexity():
     df = table(results(segmentation=seg))
     assert evidence(df, "4") == ("reproduced", (1, 1, 1))  # the word model's pair is the one found
     assert "BPE-1k/BPE-8k" in df.loc["4", "measured"]
+    # whichever way they go, the closed vocabulary's pairs are set apart in the row
+    assert df.loc["4", "measured"].endswith(
+        "; closed vocabularies' perplexities (BPE-8k) are not comparable (chapter 03): without their "
+        "pairs, 0 for, 1 against, 0 open of 1"
+    )
+    assert "closed vocabulary" not in table().loc["4", "measured"]
 
 
 def test_claim_1_orders_and_ties():
@@ -527,6 +533,31 @@ def test_8b_reaches_every_outcome_against_half_the_gap():
     assert decide == {100: "for", 240: "open", 330: "against"}
     no_gap = table(results(split_pools={"A": split(330)}, table2=table2(a=(40, 30))))
     assert cases_of(no_gap, "8b").empty and "A: no gap in 8a, no case" in no_gap.loc["8b", "measured"]
+
+
+def test_8b_says_where_the_training_split_has_too_few_rare_words_to_decide_it():
+    """An open case that needs more rare split words than the split offers: what would decide
+    it says how many times those used the corpus holds (420 rare words against 400 used)."""
+    split = pd.DataFrame(
+        {
+            "kind": ["rare"] * 400 + ["common"] * 400,
+            "A": [True] * 250 + [False] * 150 + [True] * 360 + [False] * 40,
+            "pieces": 2,
+        }
+    )
+
+    def decide(offered):
+        trip, pool = triples()
+        trip.attrs["candidates"] = {"rare": offered, "common": 3110}
+        df = table(results(split_pools={"A": split}, table2=table2(a=(10, 40)), trip=trip, pool=pool))
+        case = LC.from_records(cases_of(df, "8b").to_dict("records"))[0]
+        return case, LC.to_decide("every", [case])
+
+    case, few = decide(420)
+    need = LC.more_data(case)
+    assert case.decision == "open" and case.room == pytest.approx(420 / 400) and need > case.room
+    assert few.endswith("; the corpus holds only about 1.1× them")
+    assert "holds only" not in decide(int(400 * need) + 1)[1]
 
 
 def test_8b_counts_the_margins_own_uncertainty():

@@ -194,7 +194,9 @@ class Case:
     :data:`NOT_SAMPLED` for an interval that is not a sampling interval (an exact range).
     A case over several training runs (:meth:`across`) keeps in ``need`` the factor of its
     unit that its binding run needs to be decided (:func:`more_data`), ``math.inf`` where the
-    runs lean different ways; NaN for a case of one run."""
+    runs lean different ways; NaN for a case of one run. ``room`` is how many times its unit
+    the data at hand hold (the rare words a training split offers over those used), where
+    that is known and finite: what would decide it beyond that needs a larger corpus."""
 
     name: str
     test: str
@@ -207,9 +209,10 @@ class Case:
     why: str = ""
     unit: str = ""
     need: float = math.nan
+    room: float = math.inf
 
     def __post_init__(self):
-        for f in ("estimate", "low", "high", "threshold", "p", "floor", "need"):
+        for f in ("estimate", "low", "high", "threshold", "p", "floor", "need", "room"):
             object.__setattr__(self, f, float(getattr(self, f)))
         if not self.why:
             raise ValueError(f"case {self.name!r}: say why it is what it is (what was counted)")
@@ -407,14 +410,19 @@ def to_decide(form: str, cases: Sequence[Case]) -> str:
     n_for, n_against, n_open = counts(cases)
     if verdict(form, n_for, n_against, n_open) != "inconclusive":
         return ""
-    steps = sorted((k, leaning(c), c.unit) for c in cases if (k := more_data(c)) is not None and k < math.inf)
+    steps = sorted(
+        (k, leaning(c), c.unit, c.room) for c in cases if (k := more_data(c)) is not None and k < math.inf
+    )
     units: list[str] = []
-    for k, side, unit in steps:
+    short = math.inf
+    for k, side, unit, room in steps:
         n_open -= 1
         n_for, n_against = n_for + (side == "for"), n_against + (side == "against")
         units += [unit or "data"] if (unit or "data") not in units else []
+        short = min(short, room) if k > room else short
         if (got := verdict(form, n_for, n_against, n_open)) != "inconclusive":
             more = NO_MORE_ARTICLES if any("test articles" in u for u in units) else ""
+            more += f"; the corpus holds only about {times(short)} them" if short < math.inf else ""
             return f"about {times(k)} the {' and the '.join(units)}, at the observed effects, would make it {got}{more}"
     stuck = [c for c in cases if c.decision == "open" and more_data(c) in (None, math.inf)]
     why: dict[str, list[Case]] = {

@@ -405,7 +405,9 @@ def load_cases(chapter: str, folder: str | Path = FOLDER) -> pd.DataFrame | None
             "decision": str,
         },
         keep_default_na=False,
-        na_values={c: ["", "nan"] for c in ("estimate", "low", "high", "threshold", "p", "floor", "need")},
+        na_values={
+            c: ["", "nan"] for c in ("estimate", "low", "high", "threshold", "p", "floor", "need", "room")
+        },
     )
 
 
