@@ -956,7 +956,9 @@ glue_md("size_sentence", "The comparison ran at this profile (table above)."
 # about ± 17 points), while ours carry their intervals over the test articles. Claim 10
 # is not among them: the paper prints no hit rates per bin, without which its coverage has
 # no type-blind expectation. Claim 11's raw gain counts chance matches as the paper does (claim 7 nets
-# them out), so it can hardly fail at k = 100.
+# them out), so it is a weak test at k = 100; and the paper's "14 % additional unique types"
+# may be points of T1 rather than a share of it, a reading whose gains its row prints
+# beside ours.
 
 # %% tags=["hide-input"]
 rules = word_claims.Rules(

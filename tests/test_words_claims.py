@@ -354,8 +354,8 @@ def test_the_measured_texts_report_the_counts():
     assert "(our best 40 / 10 / 5 %)" in m["10"] and m["10"].endswith("it prints no hit rates to test")
     assert m["11"] == (
         "raw T1 gain as a share of T1, the source's measure (its 11 and 14 % are raw): BPE-1k +40%; BPE-8k "
-        "+80%; byte +80%; above chance (not counted: the size of the gain is the claim; claim 7 tests it "
-        "against chance): BPE-1k +10%; BPE-8k +20%; byte +20%"
+        "+80%; byte +80%; above chance (claim 7's measure, not counted): BPE-1k +10%; BPE-8k +20%; byte "
+        "+20%; read as points of T1 (the source's '14 %' may be either), the gains are 4.0 points"
     )
     assert m["12"] == "Alg. 2 minus exact on the first 60 sentences: BPE-1k top-10 −1.0, T10 −0.8 points"
     assert m["13"] == "not run at this profile (size_compare is empty)"

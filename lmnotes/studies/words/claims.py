@@ -834,6 +834,7 @@ def more_types(results: Measured, rules: Rules):
     kk, share, t1 = rules.soft_k, rules.soft_share, results.table1["T1"]
     models = list(results.segmentation)
     cases = [more_types_case(label(n), results.soft_gain[n, kk][2], t1[n], share) for n in models]
+    raw = [results.soft_gain[n, kk][2].value for n in models]
 
     def pct(gain, n):
         return f"{label(n)} " + (
@@ -844,9 +845,16 @@ def more_types(results: Measured, rules: Rules):
         cases,
         "raw T1 gain as a share of T1, the source's measure (its 11 and 14 % are raw): "
         + "; ".join(pct(results.soft_gain[n, kk][2], n) for n in models)
-        + "; above chance (not counted: the size of the gain is the claim; claim 7 tests it against chance): "
-        + "; ".join(pct(results.soft_gain[n, kk][1], n) for n in models),
+        + "; above chance (claim 7's measure, not counted): "
+        + "; ".join(pct(results.soft_gain[n, kk][1], n) for n in models)
+        + f"; read as points of T1 (the source's '14 %' may be either), the gains are {_span(raw)} points",
     )
+
+
+def _span(values: Sequence[float]) -> str:
+    """The least and largest of some values, as a range (one value alone)."""
+    lo, hi = min(values), max(values)
+    return f"{lo:.1f}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}–{hi:.1f}"
 
 
 def robust_cases(results: Measured, rules: Rules) -> list[Case]:
