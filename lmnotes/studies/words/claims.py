@@ -482,9 +482,7 @@ def _seeds_text(results: Measured) -> str:
     """What the measured text adds where the family ran at more than one seed."""
     n = 1 + len(results.seeds)
     return (
-        f"; each pair over {n} training runs of the family (decided only where every run is)"
-        if n > 1
-        else ""
+        f"; each pair over {n} training runs of the family (decided only where every run is)" if n > 1 else ""
     )
 
 
