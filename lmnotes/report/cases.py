@@ -186,6 +186,10 @@ def excludes(estimate, value: float = 0.0) -> bool:
     return side("above", estimate, value) is not None
 
 
+#: The fields of a :class:`Case` that hold numbers (NaN where a case has none).
+NUMBERS = ("estimate", "low", "high", "threshold", "p", "floor", "need", "room")
+
+
 @dataclass(frozen=True)
 class Case:
     """One case of a claim: its name, its test, the numbers it is decided on, why it is what
@@ -212,7 +216,7 @@ class Case:
     room: float = math.inf
 
     def __post_init__(self):
-        for f in ("estimate", "low", "high", "threshold", "p", "floor", "need", "room"):
+        for f in NUMBERS:
             object.__setattr__(self, f, float(getattr(self, f)))
         if not self.why:
             raise ValueError(f"case {self.name!r}: say why it is what it is (what was counted)")

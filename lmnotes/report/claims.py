@@ -405,9 +405,7 @@ def load_cases(chapter: str, folder: str | Path = FOLDER) -> pd.DataFrame | None
             "decision": str,
         },
         keep_default_na=False,
-        na_values={
-            c: ["", "nan"] for c in ("estimate", "low", "high", "threshold", "p", "floor", "need", "room")
-        },
+        na_values={c: ["", "nan"] for c in lmcases.NUMBERS},
     )
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from lmnotes.studies.words import wordstats as WS
-from lmnotes.studies.words.labels import label
+from lmnotes.studies.words.labels import label, span
 
 BERT_FLOOR = "BERT code's floor 100·(1 − top-1)"
 
@@ -160,8 +160,7 @@ def robust_sentence(robust: dict, n_sentences_exact: int) -> str:
     """The chapter's reading of :func:`robust` for every model searched exactly."""
 
     def exact(r, what, digits=1):
-        lo, hi = r[what][1:] if what == "types" else (e.value for e in r[what][1:])
-        return f"{lo:.{digits}f}" if lo == hi else f"{lo:.{digits}f}–{hi:.{digits}f}"
+        return span(r[what][1:] if what == "types" else [e.value for e in r[what][1:]], digits)
 
     gave_up = ", ".join(
         f"{r['gave up']} of {label(n)}'s {r['searched']}" for n, r in robust.items() if r["gave up"]

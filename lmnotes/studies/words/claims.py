@@ -62,7 +62,7 @@ from lmnotes import stats
 from lmnotes.report import cases as lmcases, claims as lmclaims, tables
 from lmnotes.report.sections import Measured, Section, reading
 from lmnotes.studies.words import softgain as SG, table1 as PT, table2 as T2, wordstats as WS
-from lmnotes.studies.words.labels import label, names, signed
+from lmnotes.studies.words.labels import label, names, signed, span
 
 CHAPTER = "05_word_level"
 CAPTION = "Claims of Dudy & Bedrick (2020) and our verdicts"
@@ -697,14 +697,12 @@ def _paraphrase(results: Measured, rules: Rules):
     scale = {name: s if math.isfinite(s) else 1.0 for name, s in scale.items()}
     decided = {name: words for name, words in split.items() if gap[name].value > 0}
     margin = {name: stats.scaled(gap[name], rules.explained_share * scale[name]) for name in decided}
-    # how many times the rare split words used the training split offers (its rare candidates)
+    # the room of each case: the training split's rare candidates over the rare split words used
     offered = results.trip.attrs.get("candidates", {}).get("rare")
-    c8b = [
-        replace(case, room=offered / used)
-        if offered and (used := int((words["kind"] == "rare").sum()))
-        else case
-        for case, words in ((split_case(name, words, margin[name]), words) for name, words in decided.items())
-    ]
+    c8b = []
+    for name, words in decided.items():
+        case, used = split_case(name, words, margin[name]), int((words["kind"] == "rare").sum())
+        c8b.append(replace(case, room=offered / used) if offered and used else case)
     left = [e for e in results.encoders if e not in split]
     no_gap = [e for e in split if e not in decided]
     return (
@@ -845,14 +843,8 @@ def more_types(results: Measured, rules: Rules):
         + "; ".join(pct(results.soft_gain[n, kk][2], n) for n in models)
         + "; above chance (claim 7's measure, not counted): "
         + "; ".join(pct(results.soft_gain[n, kk][1], n) for n in models)
-        + f"; read as points of T1 (the source's '14 %' may be either), the gains are {_span(raw)} points",
+        + f"; read as points of T1 (the source's '14 %' may be either), the gains are {span(raw)} points",
     )
-
-
-def _span(values: Sequence[float]) -> str:
-    """The least and largest of some values, as a range (one value alone)."""
-    lo, hi = min(values), max(values)
-    return f"{lo:.1f}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}–{hi:.1f}"
 
 
 def robust_cases(results: Measured, rules: Rules) -> list[Case]:

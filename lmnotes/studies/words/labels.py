@@ -36,6 +36,13 @@ def names(models: Iterable[str]) -> str:
     return ", ".join(label(n) for n in models) or "no member"
 
 
+def span(values: Iterable[float], digits: int = 1) -> str:
+    """The least and largest of some values as a range ("0.6–4.9"), one value where both
+    print alike."""
+    lo, hi = (f"{v:.{digits}f}" for v in (min(values), max(values)))
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
 def signed(x: float, digits: int = 3) -> str:
     """A signed number with a typographic minus (−0.5 rather than -0.5)."""
     return f"{x:+.{digits}f}".replace("-", "−")
