@@ -24,17 +24,16 @@ from lmnotes.studies.distortion.resample import ci
 TAUS = 2.0 ** (np.arange(-15, 16) / 15)
 
 
-def truth(L, lang, sub, temperature: float):
-    """L's entropy and its negative log-likelihood summed over each sequence of ``sub``."""
-    h_l = np.array([h.sum() for h in LG.entropies(L, sub.ids, temperature)])
-    nll_l = -np.array([lp.sum() for lp in lang.token_logprobs(sub.ids)])
-    return h_l, nll_l
+def truth(L, sub, temperature: float):
+    """L's entropy summed over the contexts of each sequence of ``sub``."""
+    return np.array([h.sum() for h in LG.entropies(L, sub.ids, temperature)])
 
 
-def calibration(models: dict, sub, h_l, nll_l, seq_rate: dict, seed: int = 0):
+def calibration(models: dict, sub, h_l, seq_rate: dict, seed: int = 0):
     """Each model's entropy gap ΔH, calibration gap ΔH − KL and τ* per token on ``sub`` (with
-    intervals that resample sequences), and the table with the KL per token and the entropy
-    rate of its own samples minus L's (``seq_rate``, where known)."""
+    intervals that resample sequences; ``h_l``: :func:`truth`), and the table with the KL per
+    token, CE_M − H_L, and the entropy rate of its own samples minus L's (``seq_rate``, where
+    known)."""
     sub_n = sub.lengths.astype(float)
     flat_rows, dh, gap, tau_star = [], {}, {}, {}
     for name, m in models.items():
@@ -48,7 +47,8 @@ def calibration(models: dict, sub, h_l, nll_l, seq_rate: dict, seed: int = 0):
                 "model": name,
                 "ΔH per token": ci(dh[name]),
                 "entropy rate of M's samples − h": ci(seq_rate[name]) if name in seq_rate else "—",
-                "KL per token": (nll_m - nll_l).sum() / sub_n.sum(),
+                # CE_M − H_L with L's exact entropies, so that ΔH − KL is the gap exactly
+                "KL per token": (nll_m - h_l).sum() / sub_n.sum(),
                 "calibration gap ΔH − KL": ci(gap[name]),
                 "τ*": ci(tau_star[name], 4),
             }

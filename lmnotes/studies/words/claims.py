@@ -473,8 +473,7 @@ def at_seeds(results: Measured, make) -> list[Case]:
     cases = []
     for _, r in results.pairs.iterrows():
         at = [make(t, p[(p["a"] == r["a"]) & (p["b"] == r["b"])].iloc[0]) for t, p in runs]
-        seeds = f"the hull over {len(at)} training runs of the family (seeds), each run's case as above"
-        cases.append(at[0] if len(at) == 1 else Case.across(at, seeds))
+        cases.append(Case.over_runs(at, of=" of the family"))
     return cases
 
 
