@@ -312,15 +312,15 @@ def training_converges(r, q):
     if r.n_best_last == r.n_models:
         past = [N for N, p in r.probes.items() if p and p["kept update"] < p["updates"]]
         probes = (
-            f"the probes at N = {', '.join(f'{N:,}' for N in past)} pass theirs, but their strata are not scored"
+            f"the probes at N = {', '.join(f'{N:,}' for N in past)} do, but their strata are not scored"
             if past
             else "scoring the strata past it would decide it"
         )
         return [], (
-            f"not tested: each of the {r.n_models} full-set learners validates best at its last epoch, as a "
-            "schedule annealed to 0 there makes likely, so none trains past its validation minimum, where the "
-            f"source reads it ({probes}); at epoch {last} the mean train error is {ci(final['train'])} nats, "
-            f"the strata {strata_end(gaps['train', last])}"
+            f"not tested: all {r.n_models} full-set learners validate best at their last epoch, where their "
+            "schedule anneals to 0, so none trains past its validation minimum, where the source reads it "
+            f"({probes}); at epoch {last} the mean train error is {ci(final['train'])} nats, the strata "
+            f"{strata_end(gaps['train', last])}"
         )
     cases = [
         est("mean training error", "within", final["train"], q.near_zero_nats, why=f"epoch {last}, nats"),
@@ -381,7 +381,6 @@ def more_data_helps(r, q):
         )
         for a, b in r.step_gain
     ]
-    first, lastg = list(r.step_gain.values())[0], list(r.step_gain.values())[-1]
     more = "".join(
         f"; {at}{', '.join(ci(g) for g in v['step_gain'].values())}" for at, v in seeds.items() if at
     )
@@ -396,7 +395,7 @@ def more_data_helps(r, q):
         else f"learning rate there {listed('learning rate kept', '.2f')} of its peak"
     )
     return cases, (
-        f"every doubling's gain (first {ci(first)}, last {ci(lastg)} nats{more}); N = "
+        f"the doublings gain {', '.join(ci(g) for g in r.step_gain.values())} nats{more}; N = "
         + ", ".join(f"{N:,}" for N in r.sizes)
         + f" kept at updates {listed('kept update', 'd')}, {rates}, summed learning rate "
         + listed("Σ learning rate", ".0f")
