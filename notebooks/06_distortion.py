@@ -528,16 +528,16 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # training gap by {glue:text}`apart`. Much of a gap between strata is length, though: the
 # rarest stratum holds the longest sequences, and any deficit per token makes a gap. Beyond
 # what the length law gives, the most probable test stratum's residual minus the rarest
-# one's is {glue:text}`gap_beyond` nats (above 0: a gap beyond length); claim 5, about the
-# gaps themselves, counts the whole gap.
+# one's is {glue:text}`gap_beyond` nats (above 0 beyond length): {glue:text}`beyond_length`;
+# claim 5, about the gaps themselves, counts the whole gap.
 # The paper's GPT2-medium fitted its training set around epoch 5, and its test strata kept
 # "a relatively consistent distance"; ours keep
 # apart, at a narrowing distance. Two points bear on the comparison with the paper.
 # The paper's training strata *converge* on one another; {glue:text}`train_strata_paper`.
-# And the paper reads its training strata past the validation minimum (its shaded area),
-# after the training set is fitted; for {glue:text}`best_last` learners the best validation
-# epoch is the last, as a schedule annealed to zero there makes likely: ours never pass that
-# minimum, so claim 4 is not tested, and claim 5 is tested before the validation loss turns.
+# And the paper's model has fitted its training set by its validation minimum (its shaded
+# area, around the fifth epoch); for {glue:text}`best_last` learners the best validation
+# epoch is the last, where the schedule anneals to zero, before they fit theirs: claim 4 is
+# not tested, and claim 5 is tested on learners that have not fitted their training set.
 #
 # (fold-06-data)=
 # ## Over data and architecture (Fig. 3)
@@ -551,9 +551,9 @@ tables.show(over["table"], f"{main}: the error at the last epoch and the gap "
 # training as the probe had at its best epoch, measured by the summed learning rate (the
 # schedule's factor summed over its updates: updates at the peak rate); where that run still
 # validates best before its end, it is trained again over as many passes as its best epoch,
-# until its best epoch is its last. A smaller set kept so gets less training than its probe
-# had, and validates slightly worse than its probe did at its best (the first table prints
-# both): the price of comparing every size at annealed weights, the full set at the end of
+# until its best epoch is its last. Shortened so, a smaller set gets less training than its
+# probe had, and validates slightly worse than its probe did at its best (the first table
+# prints both): the price of comparing every size at annealed weights, the full set at the end of
 # the main schedule and each smaller one where its own annealed schedule stops improving. We report the
 # relative change $r_N = (\bar e_N - \bar e_{N'})/|\bar e_{N'}|$ between successive sizes
 # N′ < N, per stratum (its inset). The LSTM, trained on the same data, shows how efficiently each
@@ -613,7 +613,7 @@ tables.show(SD.table(seeds, sizes, learner_seeds[0], step_gain, same_n,
 # ```
 #
 # The first doubling of the data gains {glue:text}`gain_first` nats of mean error, the
-# last {glue:text}`gain_last`, still {glue:text}`rel_last` of the error (the first seed; the
+# last {glue:text}`gain_last`, cutting the error by {glue:text}`rel_last` (the first seed; the
 # table of seeds gives the second's): the deficit is
 # weakened by data and not eliminated, and {glue:text}`levelled_text`. The first table
 # prints what each learner got: the schedule kept, the update kept of those planned, the
@@ -684,9 +684,9 @@ tables.show(rand_tab, f"Mean error of {n_random:,} random sequences from Σ* "
 #
 # Lower T sharpens every conditional of L and lowers the language's entropy, and it also
 # shortens the samples: equal numbers of sequences would give the warmer languages more
-# training tokens, and so more updates. We train the main learner on the coldest language's
-# first {glue:text}`n_t_txt` training sequences and on as many tokens
-# ({glue:text}`t_budget`) of every other language, once per seed. A probe on the main
+# training tokens, and so more updates. We train the main learner's architecture afresh on
+# the coldest language's first {glue:text}`n_t_txt` training sequences and on as many
+# tokens ({glue:text}`t_budget`) of every other language, once per seed. A probe on the main
 # learner's schedule (the whole passes nearest its updates, the same warm-up) stops once its
 # validation loss has not improved for {glue:text}`t_patience` passes, and each finds a
 # schedule of its own as the data sizes do. A learner that trains longer underestimates
@@ -754,10 +754,9 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # carries more per-token deficits (see the length section below). Per token,
 # which removes length, the colder language's error minus the warmer's is
 # {glue:text}`colder` nats (negative: the colder language suffers more). The two seeds of
-# one language differ by up to {glue:text}`t_spread` nats per token (the first table's seed
-# spread), variation that the intervals, which resample test sequences for one trained
-# model, do not include; the largest difference between neighbouring temperatures,
-# {glue:text}`t_maxdiff` nats, is {glue:text}`t_ratio` times that spread. Per *sequence*, the
+# one language differ by up to {glue:text}`t_spread` nats per token (the seed spread, which
+# the intervals do not include), and the largest difference between neighbouring
+# temperatures, {glue:text}`t_maxdiff` nats, is {glue:text}`t_ratio` times that spread. Per *sequence*, the
 # paper's unit, without conditioning on $\log p_L$: {glue:md}`t_per_seq` The curves and the binned
 # comparison use each test sequence's error averaged over the seeds.
 
@@ -1009,7 +1008,8 @@ tables.show(ladder_tab, f"From samples to distillation: {main} trained on "
 # token, as any calibrated imperfect learner's would be. Its calibration gap says whether
 # that is more than its imperfection: {glue:text}`gap_all` nats per token, with best
 # temperatures {glue:text}`tau_all`. A learner with a gap above zero and τ* below 1 is too
-# uniform in the paper's sense; one with a gap below zero and τ* above 1 is too sharp.
+# uniform beyond its imperfection; one with a gap below zero and τ* above 1 is too sharp. So
+# {glue:text}`calib_sorted`.
 #
 # The paper's conclusion is about whole sequences, in its words mass spread across them
 # more uniformly than L's: M's entropy rate, $-\log p_M$ per token over M's own samples (the
@@ -1104,21 +1104,15 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # Each claim has the form its words give it: most hold *in every case* (each learner, seed,
 # bin or training size is a case), and claim 3 is an *effect* with a sign (the larger model
 # better) and a size (a gain not clearly larger than the paper's own, which it calls slight:
-# within twice it, either way). Each case is decided by its
-# 95 % interval against its threshold (the exact values of claim 13 against half and twice
-# a threshold the paper does not fix), and one function turns a form and its cases into
-# the verdict; the cases are listed under the table with the numbers that decide them.
-# What is not counted is named in the table's last column: evidence another claim already
-# counts, and tests any learner passes. The intervals resample test sequences for one
-# trained model per setting, and do not include the variation between training runs
-# ("seed 1" names a learner's second training run, with its own initialisation and batch
-# order). A case made at every seed is therefore one case whose interval spans every
-# seed's: *for* or *against* only where every seed's interval is, open where the seeds
-# disagree, so that a verdict never rests on one run's luck. So are claims 3, 6a and 7 (the
-# table of seeds above; claim 3 has a sign and a size case), 11a and 11b (the temperature
-# learners' seeds) and claim 1 (the main learner's seeds); claim 6b, whose threshold
-# depends on each seed's own error, has a case per seed. Claims 2a–2c, 8 and 14 describe the
-# first seed's learners.
+# within twice it, either way). Each case is decided by its 95 % interval against its
+# threshold (claim 13's exact values against half and twice a threshold the paper does not
+# fix), and one function turns a form and its cases into the verdict; the cases are listed
+# under the table. What is not counted is named in the table's last column. The intervals
+# resample test sequences of one trained model, so a case made at every seed ("seed 1": a
+# learner's second training run) is one case whose interval spans every seed's, decided
+# only where every seed's interval decides it: claims 1, 3, 6a, 7, 11a's per-token cases
+# and 11b (11a's bins average the seeds' errors); 6b, whose threshold is each seed's own, is
+# judged at each seed. The other claims describe the first seed's learners.
 
 # %% tags=["hide-input"]
 seeded = [k for k in models if k.startswith(f"{main} seed")]

@@ -74,6 +74,23 @@ def link_text(learners, s_coef: dict, tau_star: dict) -> str:
     )
 
 
+def sorted_text(names, gap: dict, tau_star: dict) -> str:
+    """Which learners are too uniform (calibration gap above 0 and τ* below 1, beyond their
+    intervals), too sharp (below 0 and above 1), or neither, for prose."""
+    kinds = {"too uniform": [], "too sharp": [], "neither beyond their intervals": []}
+    for n in names:
+        flat, sharp = lmcases.side("above", gap[n]), lmcases.side("above", tau_star[n], 1)
+        kind = (
+            "too uniform"
+            if flat is True and sharp is False
+            else "too sharp"
+            if flat is False and sharp is True
+            else "neither beyond their intervals"
+        )
+        kinds[kind].append(n)
+    return "; ".join(f"{', '.join(ns)}: {kind}" for kind, ns in kinds.items() if ns)
+
+
 def facts(
     learners,
     main: str,
@@ -99,6 +116,9 @@ def facts(
         "h_rate": ci(h_rate),
         "gap_all": "; ".join(f"{n} {ci(gap[n])}" for n in learners),
         "tau_all": "; ".join(f"{n} {ci(tau_star[n], 4)}" for n in learners),
+        "calib_sorted": sorted_text(
+            [n for n in gap if n in learners or n.startswith(f"{main} seed")], gap, tau_star
+        ),
         "calib_link": Prose(link),
         "ladder_note": f"k = {teacher_draws} here"
         if teacher_draws

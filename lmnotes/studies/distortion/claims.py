@@ -304,23 +304,25 @@ def size_matters_little(r, q):
 
 def training_converges(r, q):
     """Claim 4: the mean training error and the gap between training strata within ± near_zero_nats.
-    The source reads it past the fit, where the validation loss has turned; where every
-    full-set learner validates best at its last epoch (as a schedule annealed to 0 there makes
-    likely), none has reached that regime and the claim is not tested: scoring the strata of a
-    learner trained past its validation minimum (the data sizes' probes are) would decide it."""
+    The source's model has fitted its training set by its validation minimum (around its
+    fifth epoch, the shaded area of its Fig. 2); where every full-set learner validates best
+    at its last epoch (as a schedule annealed to 0 there makes likely), none has reached that
+    regime and the claim is not tested: scoring the strata of a learner trained until it fits
+    (the data sizes' probes pass their minimum) would decide it."""
     final, gaps, last = r.final, r.gaps, r.last
     if r.n_best_last == r.n_models:
         past = [N for N, p in r.probes.items() if p and p["kept update"] < p["updates"]]
         probes = (
-            f"the probes at N = {', '.join(f'{N:,}' for N in past)} do, but their strata are not scored"
+            f"; the probes at N = {', '.join(f'{N:,}' for N in past)} pass their minimum, but their strata are not "
+            "scored"
             if past
-            else "scoring the strata past it would decide it"
+            else ""
         )
         return [], (
-            f"not tested: all {r.n_models} full-set learners validate best at their last epoch, where their "
-            "schedule anneals to 0, so none trains past its validation minimum, where the source reads it "
-            f"({probes}); at epoch {last} the mean train error is {ci(final['train'])} nats, the strata "
-            f"{strata_end(gaps['train', last])}"
+            f"not tested: the {r.n_models} learners of the models table validate best at their last epoch, where "
+            f"their schedule anneals to 0, before fitting their training set (epoch {last}: mean train error "
+            f"{ci(final['train'])} nats, the strata {strata_end(gaps['train', last])}), which the source's model "
+            f"fits by its validation minimum{probes}"
         )
     cases = [
         est("mean training error", "within", final["train"], q.near_zero_nats, why=f"epoch {last}, nats"),
@@ -422,14 +424,15 @@ def levels_off(r, q):
         cases.append(dataclasses.replace(c, name=at + c.name))
     more = "".join(f"; {at}{ci(list(v['step_gain'].values())[-1])}" for at, v in seeds.items() if at)
     text = (
-        f"the last doubling gains {ci(lastg)} nats, {last_rel:.0%} of the error{more}; judged up to "
+        f"the last doubling gains {ci(lastg)} nats, cutting the error by {last_rel:.0%}{more}; judged up to "
         f"N = {r.sizes[-1]:,}, {PAPER_LARGEST_N / r.sizes[-1]:,.0f}× below the paper's "
         f"{PAPER_LARGEST_N / 1e6:.0f} M sequences"
     )
     if all(beyond_reach(c) for c in cases):
         return [], (
-            f"not tested: {text}, where a gain above the margin is not against (a doubling's gain shrinks as "
-            f"N grows); a doubling from N ≥ {PAPER_LARGEST_N // BEYOND_REACH:,} would decide it"
+            f"not tested: {text}, where a gain above the margin is not against (on a learning curve a "
+            f"doubling's gain shrinks as N grows); doublings from N ≥ {PAPER_LARGEST_N // BEYOND_REACH:,} are "
+            "judged against it"
         )
     return cases, text
 
@@ -544,7 +547,7 @@ def colder_worse(r, q):
         + f"; at equal log p_L, T = "
         f"{r.lo_t} worse in {n_worse} of {len(t_cmp)} bins; one schedule for all, annealed to 0 and kept at "
         f"its end (update {'/'.join(map(str, sorted(set(r.t_kept))))}, summed learning rate "
-        f"{'/'.join(f'{x:.0f}' for x in sorted(set(got)))}; their probes' best {min(probes):.0f}–{max(probes):.0f})"
+        f"{'/'.join(f'{x:.0f}' for x in sorted(set(got)))}; their probes' {min(probes):.0f}–{max(probes):.0f} at their best)"
     )
 
 
@@ -649,11 +652,9 @@ def too_uniform(r, q):
     return cases, (
         "entropy rate of M's samples minus L's: "
         + "; ".join(f"{n} {ci(r.seq_rate[n])}" for n in r.learners if n in r.seq_rate)
-        + " nats per token; beyond the source's words, not counted: the calibration gap ΔH − KL (flatter than "
-        f"its log-loss warrants) is above 0 for {gap.count(True)}, below for {gap.count(False)} and open for "
-        f"{gap.count(None)} of {len(gap)} ("
-        + ", ".join(f"{n} {num(g.value)}" for n, g in shown.items())
-        + ")"
+        + " nats per token, as a calibrated but imperfect learner's would be too; beyond the source's words, "
+        "not counted: the calibration gap ΔH − KL (flatter than its log-loss warrants) is above 0 for "
+        f"{gap.count(True)}, below for {gap.count(False)} and open for {gap.count(None)} of {len(gap)} learners"
     )
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from lmnotes.report import plots
+from lmnotes.report import cases as lmcases, plots
 from lmnotes.report.glue import Prose
 from lmnotes.studies.distortion import distortion as D
 from lmnotes.studies.distortion import language as LG
@@ -240,8 +240,13 @@ def plot(temp_err: dict, temperatures, n_bins: int, n_boot: int, seed: int = 0):
 
 
 def colder_text(colder: dict) -> str:
-    """The per-token differences of :func:`colder_minus_warmer`, for prose."""
-    return "; ".join(f"T = {a} − T = {b}, seed {s}: {ci(c)}" for (a, b, s), c in colder.items())
+    """The per-token differences of :func:`colder_minus_warmer`, for prose, and in how many
+    the colder language suffers more or less beyond their intervals."""
+    worse = [lmcases.side("below", c) for c in colder.values()]
+    return "; ".join(f"T = {a} − T = {b}, seed {s}: {ci(c)}" for (a, b, s), c in colder.items()) + (
+        f"; beyond their intervals the colder language suffers more in {worse.count(True)} and less in "
+        f"{worse.count(False)} of the {len(worse)}"
+    )
 
 
 def facts(colder: dict, temps: pd.DataFrame, temp_err: dict, temperatures, patience: int) -> dict:
