@@ -621,8 +621,8 @@ tables.show(SD.table(seeds, sizes, learner_seeds[0], step_gain, same_n,
 # validation loss beside its probe's. {glue:md}`schedule_note`
 # {glue:md}`full_note` The two architectures have similar
 # parameter counts ({glue:text}`arch_params`). On the same data, the paper's criterion,
-# the Transformer's mean error minus the LSTM's (positive: the Transformer is closer to L)
-# is {glue:text}`arch_same` nats. Against an LSTM given twice its data, a stricter
+# the Transformer's mean error minus the LSTM's in nats (positive: the Transformer is closer
+# to L) is {glue:text}`arch_same`. Against an LSTM given twice its data, a stricter
 # criterion that this chapter adds and does not count in the verdict, it is
 # {glue:text}`arch_ahead`. Each of these comparisons rests on learners trained once, and a
 # training run's luck (its initialisation and batch order) moves them by more than their

@@ -526,7 +526,10 @@ def test_architectures_compare_at_equal_and_doubled_data():
     boot = R.Bootstrap(np.random.default_rng(0))
     ahead, same_n, texts = DS.architectures(boot, err_n, "tf", ["lstm"], [1, 2], {"tf": 1000, "lstm": 2000})
     assert [e.value for e in same_n] == [1.0, 0.5] and [e.value for e in ahead] == [-0.5]
-    assert texts["arch_same"] == "N = 1: 1.00 [1.00, 1.00]; N = 2: 0.500 [0.500, 0.500]"
+    assert texts["arch_same"] == (
+        "N = 1: 1.00 [1.00, 1.00]; N = 2: 0.500 [0.500, 0.500]: the lead narrows as N grows, the LSTM gaining "
+        "more per doubling"
+    )
     assert texts["arch_params"] == "1,000 and 2,000"
     none = DS.architectures(boot, err_n, "tf", [], [1, 2])
     assert none[:2] == ([], []) and set(none[2].values()) == {"not run (no LSTM among the learners)"}

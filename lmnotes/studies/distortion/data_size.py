@@ -182,8 +182,16 @@ def architectures(boot, err_n: dict, main: str, arch, sizes, parameters: dict | 
     ahead = [boot.mean_ci(err_n[main, a][0] - err_n[lstm, b][0]) for a, b in zip(sizes, sizes[1:])]
     # the paper's criterion: both architectures on the same data
     same_n = [boot.mean_ci(err_n[main, N][0] - err_n[lstm, N][0]) for N in sizes]
+    values = [e.value for e in same_n]
+    trend = (
+        ": the lead narrows as N grows, the LSTM gaining more per doubling"
+        if all(a > b for a, b in zip(values, values[1:]))
+        else ": the lead widens as N grows"
+        if all(a < b for a, b in zip(values, values[1:]))
+        else ""
+    )
     texts = {
-        "arch_same": "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(sizes, same_n)),
+        "arch_same": "; ".join(f"N = {N:,}: {ci(e)}" for N, e in zip(sizes, same_n)) + trend,
         "arch_ahead": "; ".join(
             f"{a:,} vs {b:,}: {ci(e)}" for (a, b), e in zip(zip(sizes, sizes[1:]), ahead)
         ),
