@@ -178,7 +178,8 @@ def _runs(values: Mapping) -> dict[str, list]:
 
 
 def underestimated(r, q):
-    """Claim 1: each learner's share of underestimated test sequences above one half."""
+    """Claim 1: each learner's share of underestimated test sequences above one half, one case
+    over its training runs (:meth:`lmnotes.report.cases.Case.over_runs`)."""
     cases = [
         Case.over_runs(
             [est(n, "above", v, 0.5, why="share of the test sequences underestimated") for v in runs]
@@ -256,8 +257,8 @@ def non_linear(r, q):
 
 
 def size_matters_little(r, q):
-    """Claim 3: the larger model's mean-PP gain, its sign and its size (an effect); not tested
-    with one size trained."""
+    """Claim 3: the larger model's mean-PP gain, its sign and its size (an effect), each one
+    case over the seeds; not tested with one size trained."""
     if r.size is None:
         return [], "one size trained", {"form": "every"}
     s, main = SimpleNamespace(**r.size), r.main
@@ -338,7 +339,7 @@ def training_converges(r, q):
         f"epoch {last}: mean train error {ci(final['train'])} nats, gap "
         f"between strata {ci(gaps['train', last])} (the strata {strata_end(gaps['train', last])}); best "
         f"validation epoch = last for {r.n_best_last} of {r.n_models} learners"
-        + (" (at its minimum there: the claim is about a model trained past it)" if r.n_best_last else "")
+        + (" (the claim is about a model that has fitted its training set)" if r.n_best_last else "")
     )
 
 
@@ -372,7 +373,7 @@ def _at_seeds(r) -> dict:
 
 
 def more_data_helps(r, q):
-    """Claim 6a: every doubling of N gains error, at every seed."""
+    """Claim 6a: every doubling of N gains error, each doubling one case over the seeds."""
     seeds = _at_seeds(r)
     cases = [
         Case.over_runs(
@@ -438,7 +439,8 @@ def levels_off(r, q):
 
 
 def transformer_efficient(r, q):
-    """Claim 7: the main learner's error above the LSTM's at every equal N, at every seed."""
+    """Claim 7: the main learner's error above the LSTM's at every equal N, each N one case over
+    the seeds."""
     main, arch, same_n = r.main, r.arch, r.same_n
     if not same_n:
         return [], "no LSTM trained"
@@ -516,8 +518,9 @@ def random_over(r, q):
 
 
 def colder_worse(r, q):
-    """Claim 11a: the colder language's error per token below the warmer's, by seed, and the bins
-    of log p_L where it is worse."""
+    """Claim 11a: the colder language's error per token below the warmer's, each pair of
+    temperatures one case over the seeds, and the bins of log p_L where it is worse (errors
+    averaged over the seeds)."""
     t_cmp = r.t_cmp
     n_worse, n_better = int((t_cmp["high"] < 0).sum()), int((t_cmp["low"] > 0).sum())
     pairs: dict[tuple, list] = {}
@@ -552,7 +555,7 @@ def colder_worse(r, q):
 
 
 def holds_at_one(r, q):
-    """Claim 11b: the share underestimated at T = 1 above one half, by seed."""
+    """Claim 11b: the share underestimated at T = 1 above one half, one case over the seeds."""
     warm = [T for T in r.temperatures if T == 1.0]
     cases = (
         [
