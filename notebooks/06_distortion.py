@@ -708,7 +708,7 @@ t_draws = TP.draws(L, lang, train, valid, test, language_temperatures,
 # fixed blocks, so equal tokens are equal updates
 t_budget = TP.token_budget(t_draws)
 glue("t_budget", f"{t_budget:,}", display=False)
-temps, temp_err, per_tok, t_share, t_got, t_probes = TP.learn_all(
+temps, temp_err, per_tok, t_share, t_got, t_probes, seed_err = TP.learn_all(
     boot, t_draws, t_budget, main, epochs, config, temperature_seeds,
     train.lengths.sum(), temperature_patience, device=device)
 by_seed_tab = TP.by_seed_table(per_tok, t_share, t_got, t_probes, dict(  # + main
@@ -722,7 +722,8 @@ colder = TP.colder_minus_warmer(per_tok, language_temperatures,
 glue_all(TP.facts(colder, temps, temp_err, language_temperatures,
                   temperature_patience))
 lo_t, hi_t = min(language_temperatures), max(language_temperatures)
-t_cmp = TP.compare_bins(boot, temp_err, lo_t, hi_t, n_boot)
+# each bin's interval spans the seeds' (one seed's learners against each other)
+t_cmp = TP.compare_bins(boot, temp_err, lo_t, hi_t, n_boot, seed_err)
 fig = TP.plot(temp_err, language_temperatures, n_bins, n_boot, seed=seed)
 glue("fig_temperature", fig, display=False)
 plt.close(fig)
@@ -736,7 +737,8 @@ display(tables.show(by_seed_tab, "The training each temperature learner got "
                     "share of underestimated sequences (95 % intervals)",
                     index=False))
 tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
-            "bins of log p_L (95 % intervals)", formats={
+            "bins of log p_L (seeds averaged; 95 % intervals spanning the "
+            "seeds')", formats={
                 c: tables.significant(3) for c in t_cmp.columns
                 if not c.startswith("n (")}, index=False)
 
@@ -757,8 +759,8 @@ tables.show(t_cmp, f"Error at T = {lo_t} minus error at T = {hi_t} in common "
 # one language differ by up to {glue:text}`t_spread` nats per token (the seed spread, which
 # the intervals do not include), and the largest difference between neighbouring
 # temperatures, {glue:text}`t_maxdiff` nats, is {glue:text}`t_ratio` times that spread. Per *sequence*, the
-# paper's unit, without conditioning on $\log p_L$: {glue:md}`t_per_seq` The curves and the binned
-# comparison use each test sequence's error averaged over the seeds.
+# paper's unit, without conditioning on $\log p_L$: {glue:md}`t_per_seq` The curves use each
+# test sequence's error averaged over the seeds; each bin's interval spans the seeds'.
 
 # %% [markdown]
 # (fold-06-pretrained)=
@@ -1110,9 +1112,8 @@ tables.show(LR.shown(last_gt), "P̂_N at the largest N of each process, "
 # under the table. What is not counted is named in the table's last column. The intervals
 # resample test sequences of one trained model, so a case made at every seed ("seed 1": a
 # learner's second training run) is one case whose interval spans every seed's, decided
-# only where every seed's interval decides it: claims 1, 3, 6a, 7, 11a's per-token cases
-# and 11b (11a's bins average the seeds' errors); 6b, whose threshold is each seed's own, is
-# judged at each seed. The other claims describe the first seed's learners.
+# only where every seed's interval decides it: claims 1, 3, 6a, 7, 11a (its bins too) and
+# 11b; 6b, whose threshold is each seed's own, is judged at each seed. The other claims describe the first seed's learners.
 
 # %% tags=["hide-input"]
 seeded = [k for k in models if k.startswith(f"{main} seed")]

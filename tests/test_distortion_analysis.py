@@ -397,6 +397,22 @@ def test_compare_bins_keeps_bins_where_both_languages_have_more_than_ten():
     assert (out["tokens (T=0.7)"] == 8).all() and (out["high"] < 0).all()
 
 
+def test_a_bin_is_decided_only_where_every_seed_decides_it():
+    """Two seeds: one whose colder learner is worse by 1 nat, one with no difference. The seeds'
+    mean differs by 0.5 everywhere, but each bin's interval spans the second seed's: open."""
+    rng = np.random.default_rng(1)
+    x = np.linspace(-10, -1, 400)
+    worse, same = -2.0 + rng.normal(0, 0.1, 400), -1.0 + rng.normal(0, 0.1, 400)
+    warm = -1.0 + rng.normal(0, 0.1, 400)
+    temp_err = {0.7: (x, (worse + same) / 2, np.full(400, 8)), 1.0: (x, warm, np.full(400, 4))}
+    seed_err = {0.7: np.array([worse, same]), 1.0: np.array([warm, warm])}
+    boot = R.Bootstrap(np.random.default_rng(0))
+    pooled = TP.compare_bins(boot, temp_err, 0.7, 1.0, 200)
+    spanned = TP.compare_bins(boot, temp_err, 0.7, 1.0, 200, seed_err)
+    assert (pooled["high"] < 0).all() and (spanned["difference"] == pooled["difference"]).all()
+    assert ((spanned["low"] < -0.8) & (spanned["high"] > 0)).all()
+
+
 # -- lengths -------------------------------------------------------------------------------
 
 

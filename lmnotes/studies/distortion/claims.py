@@ -519,8 +519,8 @@ def random_over(r, q):
 
 def colder_worse(r, q):
     """Claim 11a: the colder language's error per token below the warmer's, each pair of
-    temperatures one case over the seeds, and the bins of log p_L where it is worse (errors
-    averaged over the seeds)."""
+    temperatures one case over the seeds, and the bins of log p_L where it is worse (each
+    bin's interval spanning the seeds')."""
     t_cmp = r.t_cmp
     n_worse, n_better = int((t_cmp["high"] < 0).sum()), int((t_cmp["low"] > 0).sum())
     pairs: dict[tuple, list] = {}

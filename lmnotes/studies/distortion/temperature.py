@@ -86,11 +86,12 @@ def learn_all(
     Returns the table of the languages, each test sequence's (log p_L, error averaged over
     seeds, length), and by (T, seed) the error per token (value and ``n_boot`` replicates
     from ``boot.rng``), the share underestimated (from ``boot``), what the kept learner's
-    training got (:func:`SC.summary`) and what its probe's got.
+    training got (:func:`SC.summary`) and what its probe's got; last, by T, each seed's
+    errors on the test sequences (seeds × sequences).
 
     (11 parameters: the bootstrap, the draws and the chapter's training parameters, passed through.)
     """
-    temp_rows, temp_err, per_tok, t_share, got, probes = [], {}, {}, {}, {}, {}
+    temp_rows, temp_err, per_tok, t_share, got, probes, seed_err = [], {}, {}, {}, {}, {}, {}
     passes = SC.same_updates(epochs, t_budget / main_tokens)
     learns = {
         (T, s): partial(LG.learn, lg, main, tr.up_to_tokens(t_budget), va, seed=s, tag=f"T{T}", device=device)
@@ -111,6 +112,7 @@ def learn_all(
             t_share[T, s] = boot.mean_ci(e < 0)
         # the seeds' mean error on each test sequence
         temp_err[T] = (te.logp, np.mean(errs, 0), te.lengths)
+        seed_err[T] = np.array(errs)
         by_seed = [per_tok[T, s][0] for s in seeds]
         temp_rows.append(
             {
@@ -124,7 +126,7 @@ def learn_all(
                 "seed spread": max(by_seed) - min(by_seed),
             }
         )
-    return pd.DataFrame(temp_rows), temp_err, per_tok, t_share, got, probes
+    return pd.DataFrame(temp_rows), temp_err, per_tok, t_share, got, probes, seed_err
 
 
 def by_seed_table(per_tok: dict, t_share: dict, got: dict, probes: dict, main_row: dict) -> pd.DataFrame:
@@ -178,24 +180,39 @@ def per_sequence_text(temp_err: dict, temperatures) -> str:
     )
 
 
-def compare_bins(boot, temp_err: dict, lo_t: float, hi_t: float, n_boot: int) -> pd.DataFrame:
+def compare_bins(
+    boot, temp_err: dict, lo_t: float, hi_t: float, n_boot: int, seed_err: dict | None = None
+) -> pd.DataFrame:
     """The error at ``lo_t`` minus at ``hi_t`` in 10 equal-width bins of log p_L where both
     languages reach, for bins with more than 10 sequences of each, with the mean lengths and a
-    bootstrap of the two (independent) means from ``boot``."""
+    bootstrap of the two (independent) means from ``boot``. With ``seed_err`` (T -> each
+    seed's errors, seeds × sequences), the interval spans those of the seeds' differences,
+    the learners at ``lo_t`` and ``hi_t`` of one seed against each other (as
+    :meth:`lmnotes.report.cases.Case.across` spans runs): a bin is decided only where every
+    seed decides it."""
     overlap = (
         max(temp_err[lo_t][0].min(), temp_err[hi_t][0].min()),
         min(temp_err[lo_t][0].max(), temp_err[hi_t][0].max()),
     )
     edges = np.linspace(*overlap, 11)
     t_cmp = []
+    # each run's errors at lo_t and hi_t: the seeds' means, or every seed's own
+    runs = (
+        [(temp_err[lo_t][1], temp_err[hi_t][1])]
+        if seed_err is None
+        else list(zip(seed_err[lo_t], seed_err[hi_t]))
+    )
     for a, b in zip(edges, edges[1:]):
-        parts, lens = [], []
-        for T in (lo_t, hi_t):
-            x, e, n_tok = temp_err[T]
-            parts.append(e[(x >= a) & (x < b)])
-            lens.append(n_tok[(x >= a) & (x < b)].mean())
+        inside = [(temp_err[T][0] >= a) & (temp_err[T][0] < b) for T in (lo_t, hi_t)]
+        parts = [temp_err[T][1][m] for T, m in zip((lo_t, hi_t), inside)]
+        lens = [temp_err[T][2][m].mean() for T, m in zip((lo_t, hi_t), inside)]
         if min(map(len, parts)) > 10:
-            boots = boot.means(parts[0], n_boot) - boot.means(parts[1], n_boot)
+            ends = [
+                np.quantile(
+                    boot.means(lo[inside[0]], n_boot) - boot.means(hi[inside[1]], n_boot), [0.025, 0.975]
+                )
+                for lo, hi in runs
+            ]
             t_cmp.append(
                 {
                     "log p_L from": a,
@@ -205,8 +222,8 @@ def compare_bins(boot, temp_err: dict, lo_t: float, hi_t: float, n_boot: int) ->
                     f"tokens (T={lo_t})": lens[0],
                     f"tokens (T={hi_t})": lens[1],
                     "difference": parts[0].mean() - parts[1].mean(),
-                    "low": np.quantile(boots, 0.025),
-                    "high": np.quantile(boots, 0.975),
+                    "low": min(e[0] for e in ends),
+                    "high": max(e[1] for e in ends),
                 }
             )
     columns = [
