@@ -722,7 +722,6 @@ colder = TP.colder_minus_warmer(per_tok, language_temperatures,
 glue_all(TP.facts(colder, temps, temp_err, language_temperatures,
                   temperature_patience))
 lo_t, hi_t = min(language_temperatures), max(language_temperatures)
-# each bin's interval spans the seeds' (one seed's learners against each other)
 t_cmp = TP.compare_bins(boot, temp_err, lo_t, hi_t, n_boot, seed_err)
 fig = TP.plot(temp_err, language_temperatures, n_bins, n_boot, seed=seed)
 glue("fig_temperature", fig, display=False)
@@ -1125,8 +1124,7 @@ measured = Measured(
     mid=mid, n_best_last=n_best_last, gap_beyond=gap_beyond, apart=apart,
     step_gain=step_gain, rel_step=rel_step, error_at=error_at, sizes=sizes,
     steps={N: err_n[main, N][1] for N in sizes},
-    probes={N: err_n[main, N][2] for N in sizes}, same_n=same_n, ahead=ahead,
-    seeds=seeds,
+    probes={N: err_n[main, N][2] for N in sizes}, same_n=same_n, ahead=ahead, seeds=seeds,
     head_mass=head_mass, perturbed=overall.query("level == @top_level"),
     top_level=top_level, random_bins=rand_df, models_random=[main] + arch,
     t_cmp=t_cmp, colder=colder, lo_t=lo_t, t_share=t_share, pretrained=pretrained,
