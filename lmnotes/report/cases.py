@@ -22,7 +22,7 @@ open claim, or why more of the same would not.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from typing import Iterable, Mapping, Sequence
 
 from lmnotes.stats.inference import bonferroni, unpaired
@@ -304,18 +304,15 @@ class Case:
         )
 
     @classmethod
-    def over_runs(cls, runs: Sequence["Case"], name: str = "", of: str = "") -> "Case":
+    def over_runs(cls, runs: Sequence["Case"], of: str = "") -> "Case":
         """The case a claim counts for one comparison made at each training run (seed) of the
         models it compares: the one run's case, or :meth:`across` them (``of`` names what was
-        trained, after "training runs"), named ``name`` (else as the first run's)."""
-        case = (
-            runs[0]
-            if len(runs) == 1
-            else cls.across(
-                runs, f"the hull over {len(runs)} training runs{of} (seeds), each run's case as above"
-            )
+        trained, after "training runs")."""
+        if len(runs) == 1:
+            return runs[0]
+        return cls.across(
+            runs, f"the hull over {len(runs)} training runs{of} (seeds), each run's case as above"
         )
-        return replace(case, name=name or case.name)
 
     @classmethod
     def apart(cls, name: str, test: str, a, b, threshold: float = 0.0, why: str = "") -> "Case":

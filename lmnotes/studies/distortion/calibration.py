@@ -74,6 +74,12 @@ def link_text(learners, s_coef: dict, tau_star: dict) -> str:
     )
 
 
+def of_learners(scores: dict, learners, main: str) -> dict:
+    """The entries of ``scores`` (by model name) for the learners and the main learner's
+    further seeds ("<main> seed <k>"), without the teachers and the distilled learner."""
+    return {n: v for n, v in scores.items() if n in learners or n.startswith(f"{main} seed")}
+
+
 def sorted_text(names, gap: dict, tau_star: dict) -> str:
     """Which learners are too uniform (calibration gap above 0 and τ* below 1, beyond their
     intervals), too sharp (below 0 and above 1), or neither, for prose."""
@@ -116,9 +122,7 @@ def facts(
         "h_rate": ci(h_rate),
         "gap_all": "; ".join(f"{n} {ci(gap[n])}" for n in learners),
         "tau_all": "; ".join(f"{n} {ci(tau_star[n], 4)}" for n in learners),
-        "calib_sorted": sorted_text(
-            [n for n in gap if n in learners or n.startswith(f"{main} seed")], gap, tau_star
-        ),
+        "calib_sorted": sorted_text(of_learners(gap, learners, main), gap, tau_star),
         "calib_link": Prose(link),
         "ladder_note": f"k = {teacher_draws} here"
         if teacher_draws

@@ -22,6 +22,7 @@ import pandas as pd
 from lmnotes.report import cases as lmcases, claims as lmclaims
 from lmnotes.report.sections import Section, reading
 from lmnotes.stats import scaled
+from lmnotes.studies.distortion.calibration import of_learners
 from lmnotes.studies.distortion.resample import bin_estimate, ci, grown, negated, num
 from lmnotes.studies.distortion.training import strata_end
 
@@ -650,7 +651,7 @@ def too_uniform(r, q):
         for n in r.learners
         if n in r.seq_rate
     ]
-    shown = {n: g for n, g in r.gap.items() if n in r.learners or n.startswith(f"{r.main} seed")}
+    shown = of_learners(r.gap, r.learners, r.main)
     gap = [lmcases.side("above", g) for g in shown.values()]
     return cases, (
         "entropy rate of M's samples minus L's: "
